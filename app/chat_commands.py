@@ -1,0 +1,216 @@
+"""`parley chats ...`: browse, search, create, rename, delete, import, export and re-embed chats."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from app.controller import ChatController
+from app.settings import Settings
+from app.wiring import open_chat_services, store_path
+from chats.errors import InvalidTurn
+from chats.models import ChatInfo
+from chats.search import ChatMatch
+from chats.transfer import chat_to_json, export_json, export_markdown, parse_import
+
+
+class UsageError(Exception):
+    """Input the command cannot use; the message is one line for the user."""
+
+
+Handler = Callable[[ChatController, argparse.Namespace], Awaitable[Any]]
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    chats = commands.add_parser("chats", help="browse, search and manage chats")
+    sub = chats.add_subparsers(dest="chats_command", metavar="ACTION", required=True)
+
+    def action(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
+        parser = sub.add_parser(name, help=help_text)
+        parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+        parser.set_defaults(handler=_runner(handler))
+        return parser
+
+    listing = action("list", _list, "chats by recent activity")
+    listing.add_argument("--limit", type=int, default=50)
+    listing.add_argument("--offset", type=int, default=0)
+    action("show", _show, "one whole chat").add_argument("id")
+    action("search", _search, "find the chat a description means").add_argument("query")
+    action("new", _new, "start an empty chat").add_argument("--title")
+    rename = action("rename", _rename, "give a chat a title")
+    rename.add_argument("id")
+    rename.add_argument("title")
+    action("delete", _delete, "delete a chat").add_argument("id")
+    action("import", _import, "import a list of turns or an export as new chats").add_argument("file")
+    export = action("export", _export, "write every chat as JSON or Markdown")
+    export.add_argument("--format", choices=["json", "markdown"], default="json")
+    export.add_argument("--out", help="file to write (default: standard output)")
+    action("reembed", _reembed, "rebuild every vector with the current embedding model")
+
+
+async def welcome(settings: Settings) -> int:
+    """`parley` alone: where things are and what to try."""
+    async with open_chat_services(settings) as services:
+        count = await services.store.count()
+    print(f"Parley keeps {count} chat{'s' * (count != 1)} in {store_path(settings)}.")
+    print("Try: parley chats list | parley chats search 'the kitchen renovation' | parley --help")
+    return 0
+
+
+def _runner(handler: Handler) -> Callable[[Settings, argparse.Namespace], int]:
+    def run(settings: Settings, args: argparse.Namespace) -> int:
+        async def with_services() -> int:
+            async with open_chat_services(settings) as services:
+                result = await handler(ChatController(services), args)
+                if args.json and result is not None:
+                    print(json.dumps(result, indent=2, ensure_ascii=False))
+            return 0
+
+        return asyncio.run(with_services())
+
+    return run
+
+
+def _chat_id(text: str) -> UUID:
+    try:
+        return UUID(text)
+    except ValueError:
+        raise UsageError(f"not a chat id: {text!r}") from None
+
+
+def _info_json(info: ChatInfo) -> dict[str, Any]:
+    return {
+        "id": str(info.id),
+        "title": info.title,
+        "project_id": info.project_id,
+        "summary_text": info.summary_text,
+        "turns": info.turn_count,
+        "last_activity_at": info.last_activity_at.isoformat(),
+        "created_at": info.created_at.isoformat(),
+    }
+
+
+async def _list(controller: ChatController, args: argparse.Namespace) -> Any:
+    chats = await controller.list_chats(limit=args.limit, offset=args.offset)
+    if args.json:
+        return [_info_json(info) for info in chats]
+    for info in chats:
+        title = info.title or "(untitled)"
+        print(f"{info.id}  {info.last_activity_at:%Y-%m-%d %H:%M}  {info.turn_count:4d} turns  {title}")
+    if not chats:
+        print("No chats yet.")
+    return None
+
+
+async def _show(controller: ChatController, args: argparse.Namespace) -> Any:
+    chat = await controller.show(_chat_id(args.id))
+    if args.json:
+        return chat_to_json(chat)
+    print(export_markdown([chat]), end="")
+    return None
+
+
+def _match_json(match: ChatMatch) -> dict[str, Any]:
+    return {
+        "outcome": match.outcome,
+        "chats": [
+            {
+                "id": str(option.chat_id),
+                "title": option.title,
+                "score": round(option.score, 4),
+                "similarity": None if option.similarity is None else round(option.similarity, 4),
+                "lexical": round(option.lexical, 4),
+                "last_activity_at": option.last_activity_at.isoformat(),
+            }
+            for option in match.options
+        ],
+    }
+
+
+async def _search(controller: ChatController, args: argparse.Namespace) -> Any:
+    match = await controller.find(args.query)
+    if args.json:
+        return _match_json(match)
+    headline = {
+        "switch": "One chat matches:",
+        "ask": "Several chats could be meant:",
+        "none": "No chat matches.",
+    }[match.outcome]
+    print(headline)
+    for option in match.options:
+        print(f"  {option.chat_id}  {option.title or '(untitled)'}  (score {option.score:.2f})")
+    return None
+
+
+async def _new(controller: ChatController, args: argparse.Namespace) -> Any:
+    chat = await controller.new_chat(args.title)
+    if args.json:
+        return {"id": str(chat.id), "title": chat.title}
+    print(chat.id)
+    return None
+
+
+async def _rename(controller: ChatController, args: argparse.Namespace) -> Any:
+    chat_id = _chat_id(args.id)
+    await controller.rename(chat_id, args.title)
+    if not args.json:
+        print(f"Renamed {chat_id}.")
+    return {"id": str(chat_id), "title": args.title}
+
+
+async def _delete(controller: ChatController, args: argparse.Namespace) -> Any:
+    chat_id = _chat_id(args.id)
+    await controller.delete(chat_id)
+    if not args.json:
+        print(f"Deleted {chat_id}.")
+    return {"id": str(chat_id), "deleted": True}
+
+
+async def _import(controller: ChatController, args: argparse.Namespace) -> Any:
+    path = Path(args.file)
+    try:
+        data = json.loads(await asyncio.to_thread(path.read_text, encoding="utf-8"))
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{path} is not valid JSON (line {error.lineno}, column {error.colno})") from None
+    try:
+        chats = parse_import(data)
+    except InvalidTurn as error:
+        raise UsageError(f"{path}: {error}") from None
+    reports = await controller.import_chats(chats)
+    if args.json:
+        return [{"id": str(r.chat_id), "turns": r.turns, "compactions": r.compactions} for r in reports]
+    for report in reports:
+        print(f"{report.chat_id}  {report.turns} turns imported, {report.compactions} compaction(s)")
+    return None
+
+
+async def _export(controller: ChatController, args: argparse.Namespace) -> Any:
+    chats = await controller.all_chats()
+    text = (
+        json.dumps(export_json(chats), indent=2, ensure_ascii=False) + "\n"
+        if args.format == "json"
+        else export_markdown(chats)
+    )
+    if args.out:
+        await asyncio.to_thread(Path(args.out).write_text, text, encoding="utf-8")
+        return {"chats": len(chats), "out": args.out}
+    sys.stdout.write(text)
+    return None
+
+
+async def _reembed(controller: ChatController, args: argparse.Namespace) -> Any:
+    report = await controller.reembed()
+    if args.json:
+        return {"model": report.model, "vectors": report.vectors, "topics_added": report.topics_added}
+    print(f"{report.vectors} vector(s) rebuilt and {report.topics_added} topic(s) added with {report.model}")
+    return None

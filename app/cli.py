@@ -1,0 +1,73 @@
+"""The `parley` command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from collections.abc import Sequence
+
+from app import chat_commands, key_commands
+from app.logs import configure_logging
+from app.secrets import SecretsError
+from app.settings import Settings, SettingsError, load_settings, settings_table
+from chats.errors import ChatsError
+
+log = logging.getLogger("parley")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="parley", description="A hands-free voice assistant with persistent chats and long-term memory."
+    )
+    parser.add_argument("--data-dir", help="folder of the chat store and logs (also PARLEY_DATA_DIR)")
+    parser.add_argument("--config", help="config file to read (also PARLEY_CONFIG)")
+    parser.add_argument("--embedder", choices=["auto", "local", "openai"], help="embedding model")
+    parser.add_argument("--text-model", choices=["auto", "offline", "gemini"], help="summaries and titles")
+    parser.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log detail")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    chat_commands.add_parser(commands)
+    key_commands.add_parser(commands)
+    config = commands.add_parser("config", help="show the settings in force and where each can be set")
+    config.set_defaults(handler=show_config)
+    return parser
+
+
+def show_config(settings: Settings, args: argparse.Namespace) -> int:
+    print(f"config file: {settings.config_file}")
+    print(f"data folder: {settings.data_dir}")
+    print(f"embedder:    {settings.effective_embedder}  text model: {settings.effective_text_model}")
+    print()
+    for row in settings_table():
+        print(f"  {row.setting:24} env {row.env_var:32} config {row.config_key:24} default {row.default}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = load_settings(
+            {
+                "data_dir": args.data_dir,
+                "config_file": args.config,
+                "embedder": args.embedder,
+                "text_model": args.text_model,
+                "log_level": args.log_level,
+            }
+        )
+        configure_logging(settings)
+        handler = getattr(args, "handler", None)
+        if handler is None:
+            return asyncio.run(chat_commands.welcome(settings))
+        result: int = handler(settings, args)
+        return result
+    except (ChatsError, SettingsError, SecretsError, chat_commands.UsageError) as error:
+        print(f"parley: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,171 @@
+"""API keys: read from the environment first, then the OS keyring; never from a file.
+
+The only module that imports `keyring`. A key travels through the app as a `Secret`, whose `repr` and
+`str` are masked, so a key that slips into a log line or a traceback shows as `Secret('********')`.
+
+On a machine with no keyring backend (a headless Linux box, a CI runner) lookups quietly find nothing
+and `set_secret` raises `SecretsError` telling the user to use the environment instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+import keyring
+import keyring.errors
+from keyring.backends import fail, null
+
+log = logging.getLogger(__name__)
+
+KEYRING_SERVICE = "parley"
+"""Service name of every Parley entry in the OS keyring."""
+
+SecretSource = Literal["environment", "keyring"]
+
+
+class SecretsError(Exception):
+    """A key cannot be stored, deleted or named. The message is one line a user can read."""
+
+
+@dataclass(frozen=True)
+class Secret:
+    """A key that never shows its value by accident: only `reveal()` returns it."""
+
+    _value: str = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if not self._value:
+            raise ValueError("a Secret cannot be empty")
+
+    def reveal(self) -> str:
+        """The value itself: pass it to the SDK, never to a log call or a message."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('********')"
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True)
+class SecretSpec:
+    """Where one named key lives."""
+
+    name: str
+    """What the user types: `parley keys set <name>`."""
+    env_vars: tuple[str, ...]
+    """Environment variables read in this order; the first one is the one we tell users about."""
+    keyring_username: str
+    """Username of the entry under the `parley` service in the OS keyring."""
+    setting: str
+    """The `Settings` field that carries the key."""
+    label: str
+    """The service's name as users write it, for messages."""
+
+
+SECRETS: tuple[SecretSpec, ...] = (
+    # GOOGLE_API_KEY is what google-genai itself reads, so users who set it for the SDK are served too.
+    SecretSpec("gemini", ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini_api_key", "gemini_api_key", "Gemini"),
+    SecretSpec("openai", ("OPENAI_API_KEY",), "openai_api_key", "openai_api_key", "OpenAI"),
+)
+
+SECRET_NAMES: tuple[str, ...] = tuple(spec.name for spec in SECRETS)
+
+
+def secret_spec(name: str) -> SecretSpec:
+    """The spec of a named key; `SecretsError` for a name we do not know."""
+    for spec in SECRETS:
+        if spec.name == name:
+            return spec
+    raise SecretsError(f"unknown key name {name!r}; known names: {', '.join(SECRET_NAMES)}")
+
+
+def get_secret(name: str, env: Mapping[str, str] | None = None) -> Secret | None:
+    """The key from the environment, else from the OS keyring, else None."""
+    found = _lookup(secret_spec(name), os.environ if env is None else env)
+    return None if found is None else found[0]
+
+
+def secret_source(name: str, env: Mapping[str, str] | None = None) -> SecretSource | None:
+    """Where `get_secret` finds the key: "environment", "keyring", or None when it is missing."""
+    found = _lookup(secret_spec(name), os.environ if env is None else env)
+    return None if found is None else found[1]
+
+
+def set_secret(name: str, value: str) -> None:
+    """Store the key in the OS keyring (replacing any earlier value).
+
+    Raises `SecretsError` when the value is empty or no keyring can store it.
+    """
+    spec = secret_spec(name)
+    value = value.strip()
+    if not value:
+        raise SecretsError(f"the {name} key is empty; nothing was stored")
+    _require_keyring(spec)
+    try:
+        keyring.set_password(KEYRING_SERVICE, spec.keyring_username, value)
+    except keyring.errors.NoKeyringError:
+        raise _no_keyring(spec) from None
+    except keyring.errors.KeyringError as exc:
+        # `from None`: the chained backend exception could carry the value into a traceback.
+        reason = str(exc).replace(value, "********")
+        raise SecretsError(
+            f"the OS keyring refused the {name} key ({type(exc).__name__}: {reason}); "
+            f"set {spec.env_vars[0]} in the environment instead"
+        ) from None
+    log.info("stored the %s key in the OS keyring", name)
+
+
+def delete_secret(name: str) -> bool:
+    """Remove the key from the OS keyring. True if there was one, False if there was none.
+
+    The environment is not touched: a key set there stays in effect.
+    """
+    spec = secret_spec(name)
+    _require_keyring(spec)
+    try:
+        if keyring.get_password(KEYRING_SERVICE, spec.keyring_username) is None:
+            return False
+        keyring.delete_password(KEYRING_SERVICE, spec.keyring_username)
+    except keyring.errors.NoKeyringError:
+        raise _no_keyring(spec) from None
+    except keyring.errors.KeyringError as exc:
+        raise SecretsError(f"the OS keyring could not delete the {name} key ({type(exc).__name__}: {exc})") from None
+    log.info("deleted the %s key from the OS keyring", name)
+    return True
+
+
+def keyring_available() -> bool:
+    """Whether an OS keyring backend is in use (False on headless machines)."""
+    return not isinstance(keyring.get_keyring(), fail.Keyring | null.Keyring)
+
+
+def _lookup(spec: SecretSpec, env: Mapping[str, str]) -> tuple[Secret, SecretSource] | None:
+    for var in spec.env_vars:
+        # An empty variable (`GEMINI_API_KEY=`) counts as unset, as shells make it easy to leave one.
+        value = env.get(var, "").strip()
+        if value:
+            return Secret(value), "environment"
+    try:
+        stored = keyring.get_password(KEYRING_SERVICE, spec.keyring_username)
+    except keyring.errors.KeyringError as exc:
+        # Expected on headless machines; the exception text never contains a stored value.
+        log.debug("no %s key from the OS keyring: %s", spec.name, type(exc).__name__)
+        return None
+    if stored is None or not stored.strip():
+        return None
+    return Secret(stored.strip()), "keyring"
+
+
+def _require_keyring(spec: SecretSpec) -> None:
+    # The null backend accepts a write and silently drops it: refuse it like the fail backend.
+    if not keyring_available():
+        raise _no_keyring(spec)
+
+
+def _no_keyring(spec: SecretSpec) -> SecretsError:
+    return SecretsError(f"no OS keyring is available; set {spec.env_vars[0]} in the environment instead")

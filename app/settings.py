@@ -1,0 +1,420 @@
+"""Settings: one loader, four layers.
+
+Each layer overrides the one before it:
+
+1. built-in defaults (the field defaults of `Settings`);
+2. the TOML config file, a flat table whose keys are the field names
+   (`platformdirs.user_config_path("parley") / "config.toml"`, or the file named by `PARLEY_CONFIG`);
+3. environment variables (`PARLEY_*`; an empty variable counts as unset);
+4. command-line overrides, a mapping the CLI passes (None means "not given").
+
+API keys are the exception: they come from the environment or the OS keyring (`app.secrets`), never
+from the config file, and a config file that holds one is refused.
+
+`SETTINGS` lists every setting once, with its variable, its config key and its description; the loader
+reads it, and `settings_table()` renders it for the README and `parley config`, so they cannot drift.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, cast
+
+import platformdirs
+
+from app.secrets import SECRETS, Secret, SecretSpec, get_secret
+
+APP_NAME = "parley"
+
+EmbedderChoice = Literal["auto", "local", "openai"]
+TextModelChoice = Literal["auto", "offline", "gemini"]
+
+Override = str | os.PathLike[str] | None
+"""A command-line value: None means the option was not given."""
+
+
+class SettingsError(Exception):
+    """The settings cannot be loaded. The message is one line naming the file or variable at fault."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the composition root needs to wire the app, resolved once at start-up."""
+
+    data_dir: Path
+    """Folder of the chat store, the turn journal and the logs (absolute, `~` expanded)."""
+    config_file: Path
+    """The config file that was read, or would have been read had it existed."""
+    user_id: str = "local"
+    """Owner of the chats and memories written by this install."""
+    embedder: EmbedderChoice = "auto"
+    """Which embedding model to use; "auto" means OpenAI when its key is present, else local."""
+    text_model: TextModelChoice = "auto"
+    """Model for summaries and titles; "auto" means Gemini when its key is present, else offline."""
+    gemini_text_model: str = "gemini-2.5-flash"
+    """Gemini model name for summaries and titles."""
+    gemini_base_url: str | None = None
+    """Gemini endpoint (None: Google's); tests point it at a local fake."""
+    openai_base_url: str | None = None
+    """OpenAI endpoint (None: OpenAI's); tests point it at a local fake."""
+    openai_embedding_model: str = "text-embedding-3-small"
+    """OpenAI embedding model name."""
+    log_level: str = "INFO"
+    """Root logging level name: DEBUG, INFO, WARNING, ERROR or CRITICAL."""
+    gemini_api_key: Secret | None = None
+    """From GEMINI_API_KEY / GOOGLE_API_KEY or the OS keyring; None when neither has one."""
+    openai_api_key: Secret | None = None
+    """From OPENAI_API_KEY or the OS keyring; None when neither has one."""
+
+    @property
+    def effective_embedder(self) -> Literal["local", "openai"]:
+        """The embedder "auto" stands for. An explicit "openai" stays "openai" even without a key:
+        wiring reports the missing key rather than silently embedding with another model."""
+        if self.embedder == "auto":
+            return "openai" if self.openai_api_key is not None else "local"
+        return self.embedder
+
+    @property
+    def effective_text_model(self) -> Literal["offline", "gemini"]:
+        """The text model "auto" stands for (same rule as `effective_embedder`)."""
+        if self.text_model == "auto":
+            return "gemini" if self.gemini_api_key is not None else "offline"
+        return self.text_model
+
+
+Kind = Literal["text", "path", "url", "level", "secret"]
+
+_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+@dataclass(frozen=True)
+class SettingSpec:
+    """One setting: where each layer finds it, and what it means to the user."""
+
+    name: str
+    """The `Settings` field."""
+    env_vars: tuple[str, ...]
+    """Environment variables, read in this order (most settings have exactly one)."""
+    config_key: str | None
+    """Key in the config file; None when the file may not set it (the file's own path, API keys)."""
+    default: str | None
+    """The built-in default, as text; None when there is none."""
+    description: str
+    """One sentence for the user."""
+    kind: Kind = "text"
+    """How values are checked: text, path (`~` expanded, made absolute), url (http/https), level, secret."""
+    choices: tuple[str, ...] = ()
+    """The allowed values; empty means any non-empty text."""
+
+
+@dataclass(frozen=True)
+class SettingRow:
+    """One row of the settings reference, every cell printable ("-" for "none")."""
+
+    setting: str
+    env_var: str
+    config_key: str
+    default: str
+    description: str
+
+
+def _field_default(name: str) -> str | None:
+    # The defaults live once, on the dataclass; the specs read them from there.
+    default = next(f.default for f in dataclasses.fields(Settings) if f.name == name)
+    return None if default is dataclasses.MISSING else cast("str | None", default)
+
+
+def _spec(name: str, env_var: str, description: str, kind: Kind = "text", choices: tuple[str, ...] = ()) -> SettingSpec:
+    return SettingSpec(name, (env_var,), name, _field_default(name), description, kind, choices)
+
+
+def _secret_spec(secret: SecretSpec) -> SettingSpec:
+    description = (
+        f"{secret.label} API key: from the environment or the OS keyring "
+        f"(`parley keys set {secret.name}`), never the config file."
+    )
+    return SettingSpec(secret.setting, secret.env_vars, None, None, description, "secret")
+
+
+SETTINGS: tuple[SettingSpec, ...] = (
+    SettingSpec(
+        "data_dir",
+        ("PARLEY_DATA_DIR",),
+        "data_dir",
+        None,
+        "Folder for the chat store, the journal and the logs; relative paths in the config file "
+        "are relative to the file's folder.",
+        "path",
+    ),
+    SettingSpec(
+        "config_file",
+        ("PARLEY_CONFIG",),
+        None,
+        None,
+        "The TOML config file; the command line's `config_file` wins over PARLEY_CONFIG.",
+        "path",
+    ),
+    _spec("user_id", "PARLEY_USER_ID", "Owner of the chats and memories written by this install."),
+    _spec(
+        "embedder",
+        "PARLEY_EMBEDDER",
+        "Embedding model: local, openai, or auto (openai when an OpenAI key is present).",
+        choices=("auto", "local", "openai"),
+    ),
+    _spec(
+        "text_model",
+        "PARLEY_TEXT_MODEL",
+        "Model for summaries and titles: offline, gemini, or auto (gemini when a Gemini key is present).",
+        choices=("auto", "offline", "gemini"),
+    ),
+    _spec("gemini_text_model", "PARLEY_GEMINI_TEXT_MODEL", "Gemini model name for summaries and titles."),
+    _spec("gemini_base_url", "PARLEY_GEMINI_BASE_URL", "Gemini endpoint (default: Google's).", "url"),
+    _spec("openai_base_url", "PARLEY_OPENAI_BASE_URL", "OpenAI endpoint (default: OpenAI's).", "url"),
+    _spec("openai_embedding_model", "PARLEY_OPENAI_EMBEDDING_MODEL", "OpenAI embedding model name."),
+    _spec("log_level", "PARLEY_LOG_LEVEL", f"Logging level: {', '.join(_LEVELS)}.", "level"),
+    *(_secret_spec(secret) for secret in SECRETS),
+)
+
+_BY_NAME = {spec.name: spec for spec in SETTINGS}
+_BY_CONFIG_KEY = {spec.config_key: spec for spec in SETTINGS if spec.config_key is not None}
+
+_SECRET_SUFFIXES = ("_api_key", "_apikey", "_token", "_password", "_secret")
+_SECRET_NAMES = frozenset({"api_key", "apikey", "token", "password", "secret"})
+
+
+def default_config_file() -> Path:
+    return platformdirs.user_config_path(APP_NAME) / "config.toml"
+
+
+def default_data_dir() -> Path:
+    return platformdirs.user_data_path(APP_NAME)
+
+
+def settings_table(*, for_docs: bool = False) -> list[SettingRow]:
+    """The settings reference, one row per setting, in `SETTINGS` order.
+
+    The default folders are this machine's (for `parley config`), or platform-neutral text when
+    `for_docs` is set (for the README).
+    """
+    if for_docs:
+        computed = {
+            "config_file": "config.toml in the platform config folder (~/.config/parley on Linux)",
+            "data_dir": "the platform data folder (~/.local/share/parley on Linux)",
+        }
+    else:
+        computed = {"config_file": str(default_config_file()), "data_dir": str(default_data_dir())}
+    return [
+        SettingRow(
+            setting=spec.name,
+            env_var=" or ".join(spec.env_vars) or "-",
+            config_key=spec.config_key or "-",
+            default=computed.get(spec.name, spec.default if spec.default is not None else "-"),
+            description=spec.description,
+        )
+        for spec in SETTINGS
+    ]
+
+
+def settings_markdown() -> str:
+    """`settings_table()` as a Markdown table, for the README."""
+    lines = [
+        "| setting | environment variable | config key | default | description |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for row in settings_table(for_docs=True):
+        cells = (row.setting, row.env_var, row.config_key, row.default, row.description)
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[str, str] | None = None) -> Settings:
+    """Resolve every setting through the four layers; `SettingsError` on any bad value.
+
+    `overrides` maps `Settings` field names to command-line values (None: not given); `env` defaults to
+    `os.environ`. API keys are looked up in `env`, then the OS keyring.
+    """
+    env = os.environ if env is None else env
+    given = _given_overrides(overrides or {})
+
+    config_file, explicit = _config_location(given, env)
+    from_file = _read_config(config_file, explicit=explicit)
+
+    def resolve(name: str) -> str | Path | None:
+        spec = _BY_NAME[name]
+        value: str | Path | None = spec.default
+        if spec.config_key is not None and spec.config_key in from_file:
+            where = f"{config_file}: setting '{spec.config_key}'"
+            value = _convert(spec, from_file[spec.config_key], where, base=config_file.parent)
+        for var in spec.env_vars:
+            if env.get(var, "").strip():
+                value = _convert(spec, env[var], f"environment variable {var}", base=None)
+                break
+        if name in given:
+            value = _convert(spec, given[name], f"command-line option '{name}'", base=None)
+        return value
+
+    data_dir = resolve("data_dir")
+    return Settings(
+        data_dir=data_dir if isinstance(data_dir, Path) else default_data_dir(),
+        config_file=config_file,
+        user_id=_text(resolve("user_id")),
+        embedder=cast(EmbedderChoice, resolve("embedder")),
+        text_model=cast(TextModelChoice, resolve("text_model")),
+        gemini_text_model=_text(resolve("gemini_text_model")),
+        gemini_base_url=_optional_text(resolve("gemini_base_url")),
+        openai_base_url=_optional_text(resolve("openai_base_url")),
+        openai_embedding_model=_text(resolve("openai_embedding_model")),
+        log_level=_text(resolve("log_level")),
+        gemini_api_key=get_secret("gemini", env),
+        openai_api_key=get_secret("openai", env),
+    )
+
+
+def _given_overrides(overrides: Mapping[str, Override]) -> dict[str, str | os.PathLike[str]]:
+    given: dict[str, str | os.PathLike[str]] = {}
+    for name, value in overrides.items():
+        if value is None:
+            continue
+        spec = _BY_NAME.get(name)
+        if spec is None:
+            raise SettingsError(f"unknown command-line setting '{name}'")
+        if spec.kind == "secret":
+            # Command lines end up in shell history and in `ps` output.
+            raise SettingsError(f"'{name}' cannot be given on the command line; use `parley keys set`")
+        given[name] = value
+    return given
+
+
+def _config_location(given: Mapping[str, str | os.PathLike[str]], env: Mapping[str, str]) -> tuple[Path, bool]:
+    """The config file's path, and whether the user named it (then it must exist)."""
+    spec = _BY_NAME["config_file"]
+    if "config_file" in given:
+        path = _convert(spec, given["config_file"], "command-line option 'config_file'", base=None)
+        return cast(Path, path), True
+    for var in spec.env_vars:
+        if env.get(var, "").strip():
+            return cast(Path, _convert(spec, env[var], f"environment variable {var}", base=None)), True
+    return default_config_file(), False
+
+
+def _read_config(path: Path, *, explicit: bool) -> dict[str, object]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        if explicit:
+            raise SettingsError(f"{path}: config file not found") from None
+        return {}
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read the config file ({exc.strerror or exc})") from None
+    try:
+        table = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise SettingsError(f"{path}: the config file is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(_toml_error(path, exc)) from None
+
+    # Secrets first: that message matters more than any other, whatever else is wrong with the file.
+    for key in _all_keys(table):
+        if _looks_secret(key):
+            raise SettingsError(_secret_in_file(path, key))
+    for key in table:
+        if key not in _BY_CONFIG_KEY:
+            raise SettingsError(_unknown_key(path, key))
+    return table
+
+
+def _toml_error(path: Path, exc: tomllib.TOMLDecodeError) -> str:
+    # Python 3.11's TOMLDecodeError has no lineno attribute: the position is only in the message.
+    match = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", str(exc))
+    if match is None:
+        return f"{path}: invalid TOML: {exc}"
+    reason, line, column = match.groups()
+    return f"{path}: invalid TOML at line {line}, column {column}: {reason}"
+
+
+def _all_keys(table: Mapping[str, object]) -> list[str]:
+    keys: list[str] = []
+    for key, value in table.items():
+        keys.append(key)
+        if isinstance(value, Mapping):
+            keys.extend(_all_keys(value))
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, Mapping):
+                    keys.extend(_all_keys(item))
+    return keys
+
+
+def _looks_secret(key: str) -> bool:
+    key = key.lower().replace("-", "_")
+    return key in _SECRET_NAMES or key.endswith(_SECRET_SUFFIXES)
+
+
+def _secret_in_file(path: Path, key: str) -> str:
+    # Never echo the value: the message goes to the terminal and maybe to a bug report.
+    lowered = key.lower()
+    matching = [s for s in SECRETS if s.name in lowered or (s.name == "gemini" and "google" in lowered)]
+    targets = matching or list(SECRETS)
+    where = " or ".join(f"`parley keys set {s.name}`" for s in targets)
+    variables = " or ".join(s.env_vars[0] for s in targets)
+    return (
+        f"{path}: '{key}' looks like a secret, and secrets never go in the config file; remove it and "
+        f"store the key in the OS keyring ({where}) or set {variables} in the environment"
+    )
+
+
+def _unknown_key(path: Path, key: str) -> str:
+    close = difflib.get_close_matches(key, list(_BY_CONFIG_KEY), n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(_BY_CONFIG_KEY)})"
+    return f"{path}: unknown setting '{key}'{hint}"
+
+
+_TOML_TYPES = {bool: "a boolean", int: "an integer", float: "a float", list: "an array", dict: "a table"}
+
+
+def _convert(spec: SettingSpec, raw: object, where: str, *, base: Path | None) -> str | Path | None:
+    """Check and normalise one raw value. `base` anchors relative paths (None: the working folder)."""
+    if isinstance(raw, os.PathLike) and spec.kind == "path":
+        raw = os.fspath(raw)
+    if not isinstance(raw, str):
+        got = _TOML_TYPES.get(type(raw), f"a {type(raw).__name__}")
+        raise SettingsError(f"{where} must be a string, not {got}")
+    text = raw.strip()
+    if spec.kind == "url":
+        if not text:
+            return None  # `gemini_base_url = ""` in the file: back to the default endpoint
+        if not text.startswith(("http://", "https://")):
+            raise SettingsError(f"{where} must start with http:// or https:// (got {text!r})")
+        return text
+    if not text:
+        raise SettingsError(f"{where} must not be empty")
+    if spec.kind == "path":
+        path = Path(text).expanduser()
+        if not path.is_absolute():
+            path = (base / path) if base is not None else path.absolute()
+        return path
+    if spec.kind == "level":
+        text = text.upper()
+        if text not in _LEVELS:
+            raise SettingsError(f"{where} must be one of {', '.join(_LEVELS)} (got {raw.strip()!r})")
+        return text
+    if spec.choices and text not in spec.choices:
+        raise SettingsError(f"{where} must be one of {', '.join(spec.choices)} (got {text!r})")
+    return text
+
+
+def _text(value: str | Path | None) -> str:
+    assert isinstance(value, str), value  # guaranteed by `_convert` and the specs' defaults
+    return value
+
+
+def _optional_text(value: str | Path | None) -> str | None:
+    assert value is None or isinstance(value, str), value
+    return value

@@ -1,0 +1,78 @@
+"""Which store, embedder and text model this run uses, chosen from the settings."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.settings import Settings, SettingsError
+from chats.embedding import Embedder
+from chats.maintenance import ChatMaintainer
+from chats.minilm import MiniLMEmbedder
+from chats.offline_text import OfflineTextModel
+from chats.search import ChatFinder
+from chats.sqlite import SqliteChatStore
+from chats.store import ChatStore
+from chats.text_model import TextModel
+
+STORE_FILE = "chats.sqlite3"
+
+
+def store_path(settings: Settings) -> Path:
+    return settings.data_dir / STORE_FILE
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    if settings.effective_embedder == "local":
+        return MiniLMEmbedder()
+    if settings.openai_api_key is None:
+        raise SettingsError("the OpenAI embedder is chosen but no key is set: set OPENAI_API_KEY")
+    from chats.openai_embedder import OpenAIEmbedder
+
+    return OpenAIEmbedder(
+        api_key=settings.openai_api_key.reveal(),
+        model=settings.openai_embedding_model,
+        base_url=settings.openai_base_url,
+    )
+
+
+def make_text_model(settings: Settings) -> TextModel:
+    if settings.effective_text_model == "offline":
+        return OfflineTextModel()
+    if settings.gemini_api_key is None:
+        raise SettingsError("the Gemini text model is chosen but no key is set: set GEMINI_API_KEY")
+    from chats.gemini_text import GeminiTextModel
+
+    return GeminiTextModel(
+        api_key=settings.gemini_api_key.reveal(),
+        model=settings.gemini_text_model,
+        base_url=settings.gemini_base_url,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ChatServices:
+    store: ChatStore
+    embedder: Embedder
+    text_model: TextModel
+    maintainer: ChatMaintainer
+    finder: ChatFinder
+
+
+@asynccontextmanager
+async def open_chat_services(settings: Settings) -> AsyncIterator[ChatServices]:
+    embedder = make_embedder(settings)
+    text_model = make_text_model(settings)
+    store = await SqliteChatStore.open(store_path(settings), settings.user_id)
+    try:
+        yield ChatServices(
+            store=store,
+            embedder=embedder,
+            text_model=text_model,
+            maintainer=ChatMaintainer(store, embedder, text_model),
+            finder=ChatFinder(store, embedder),
+        )
+    finally:
+        await store.close()

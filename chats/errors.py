@@ -1,0 +1,41 @@
+"""Domain errors of the chats package. Each message is one line a user can read."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+
+class ChatsError(Exception):
+    """Base of every error the chats package raises on purpose."""
+
+
+class InvalidTurn(ChatsError, ValueError):
+    """A turn (or list of turns) does not have the spec's shape."""
+
+
+class ChatNotFound(ChatsError, LookupError):
+    def __init__(self, chat_id: UUID | str) -> None:
+        super().__init__(f"no chat with id {chat_id}")
+        self.chat_id = chat_id
+
+
+class VersionConflict(ChatsError):
+    """A compare-and-swap update lost the race: the chat changed since it was read."""
+
+    def __init__(self, chat_id: UUID, expected: int, actual: int) -> None:
+        super().__init__(f"chat {chat_id} is at version {actual}, not {expected}")
+        self.chat_id = chat_id
+        self.expected = expected
+        self.actual = actual
+
+
+class StoreUnavailable(ChatsError):
+    """The store cannot be opened or reached (corrupt file, locked, network down)."""
+
+
+class EmbeddingError(ChatsError):
+    """The embedding model could not embed (missing weights, bad key, service down)."""
+
+
+class TextModelError(ChatsError):
+    """The text model could not produce a summary or a title."""

@@ -1,0 +1,161 @@
+"""Chat and turn values shared by every store, service and window.
+
+The JSON shape of a turn is the spec's `ConversationTurn`:
+`{"role": "user" | "model", "parts": [{"text": ...}], "thinking"?: ..., "at"?: ISO-8601, "summary"?: true}`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+from uuid import UUID
+
+import numpy as np
+import numpy.typing as npt
+
+from chats.errors import InvalidTurn
+
+Role = Literal["user", "model"]
+Vector = npt.NDArray[np.float32]
+"""A 1-d float32 embedding, L2-normalised so that a dot product is the cosine similarity."""
+
+ROLES: tuple[Role, ...] = ("user", "model")
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One message of a conversation, as the model and the chat list see it."""
+
+    role: Role
+    text: str
+    thinking: str | None = None
+    """The model's thinking text, when the model exposed it; never sent back to the model."""
+    at: datetime | None = None
+    """When the turn ended (UTC); None for turns imported without a time."""
+    summary: bool = False
+    """True on the single turn that stands for compacted older turns."""
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"role": self.role, "parts": [{"text": self.text}]}
+        if self.thinking is not None:
+            data["thinking"] = self.thinking
+        if self.at is not None:
+            data["at"] = self.at.isoformat()
+        if self.summary:
+            data["summary"] = True
+        return data
+
+    @classmethod
+    def from_json(cls, data: object) -> Turn:
+        """Read the spec's turn shape; raise `InvalidTurn` saying what is wrong."""
+        if not isinstance(data, Mapping):
+            raise InvalidTurn(f"a turn must be an object, not {type(data).__name__}")
+        role = data.get("role")
+        if role not in ROLES:
+            raise InvalidTurn(f"a turn's role must be 'user' or 'model', not {role!r}")
+        parts = data.get("parts")
+        if not isinstance(parts, Sequence) or isinstance(parts, str) or not parts:
+            raise InvalidTurn("a turn needs a non-empty 'parts' list")
+        texts = []
+        for part in parts:
+            if not isinstance(part, Mapping) or not isinstance(part.get("text"), str):
+                raise InvalidTurn("every part of a turn needs a 'text' string")
+            texts.append(part["text"])
+        thinking = data.get("thinking")
+        if thinking is not None and not isinstance(thinking, str):
+            raise InvalidTurn("a turn's 'thinking' must be a string")
+        return cls(
+            role=role,
+            text="".join(texts),
+            thinking=thinking,
+            at=_parse_time(data.get("at")),
+            summary=data.get("summary") is True,
+        )
+
+
+def _parse_time(value: object) -> datetime | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidTurn("a turn's 'at' must be an ISO-8601 string")
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError as error:
+        raise InvalidTurn(f"a turn's 'at' is not an ISO-8601 time: {value!r}") from error
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def turns_from_json(data: object) -> tuple[Turn, ...]:
+    if not isinstance(data, Sequence) or isinstance(data, str):
+        raise InvalidTurn("expected a list of turns")
+    return tuple(Turn.from_json(item) for item in data)
+
+
+def turns_to_json(turns: Sequence[Turn]) -> list[dict[str, Any]]:
+    return [turn.to_json() for turn in turns]
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddedText:
+    """A text and its embedding: nothing is stored as a vector without its plain-text twin."""
+
+    text: str
+    vector: Vector = field(repr=False, compare=False)
+    model: str
+    """Name of the embedding model that made `vector`; vectors of different models never meet."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatInfo:
+    """A chat as the chat list shows it: no histories."""
+
+    id: UUID
+    title: str | None
+    project_id: str | None
+    summary_text: str | None
+    turn_count: int
+    """Turns in `full_history`."""
+    last_activity_at: datetime
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Chat:
+    """A whole chat. The model only ever sees `assistant_history`; the window shows `full_history`."""
+
+    id: UUID
+    user_id: str
+    project_id: str | None
+    title: str | None
+    full_history: tuple[Turn, ...]
+    assistant_history: tuple[Turn, ...]
+    summary: EmbeddedText | None
+    """`summary_text` + `summary_embedding` (+ its model), set by the first compaction."""
+    last_activity_at: datetime
+    created_at: datetime
+    version: int
+    """Bumped by every change; compare-and-swap updates name the version they were planned on."""
+
+    @property
+    def summary_text(self) -> str | None:
+        return self.summary.text if self.summary else None
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantContext:
+    """A chat without its `full_history`: what a voice session seeds the model with, and what
+    maintenance decides on, with the version it was read at."""
+
+    chat_id: UUID
+    title: str | None
+    assistant_history: tuple[Turn, ...]
+    summary: EmbeddedText | None
+    topic: EmbeddedText | None
+    """The searchable text of a chat that has no summary yet, with its embedding."""
+    version: int

@@ -1,0 +1,91 @@
+"""Opening the SQLite chat database: pragmas, schema migrations, clear errors for bad files."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from importlib import resources
+from pathlib import Path
+
+from chats.errors import StoreUnavailable
+
+BUSY_TIMEOUT_MS = 10_000
+"""How long a writer waits for another process's write transaction before giving up."""
+
+_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+
+
+def migrations() -> list[tuple[int, str]]:
+    """The bundled migrations as (version, SQL), in order."""
+    found = []
+    for entry in resources.files("chats.migrations").joinpath("sqlite").iterdir():
+        match = _MIGRATION_NAME.match(entry.name)
+        if match:
+            found.append((int(match.group(1)), entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open (creating if needed) and migrate the database at `path`.
+
+    WAL lets readers in other Parley processes run beside the one writer; `BEGIN IMMEDIATE` plus the
+    busy timeout serialise writers across processes, so two instances never corrupt the file.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    except (OSError, sqlite3.Error) as error:
+        raise StoreUnavailable(f"cannot open the chat database at {path}: {error}") from error
+    try:
+        connection.execute("PRAGMA journal_mode = WAL")
+        connection.execute("PRAGMA synchronous = NORMAL")
+        connection.execute("PRAGMA foreign_keys = ON")
+        _migrate(connection, path)
+    except sqlite3.DatabaseError as error:
+        connection.close()
+        raise StoreUnavailable(f"the chat database at {path} is unreadable ({error})") from error
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+def _migrate(connection: sqlite3.Connection, path: Path) -> None:
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)"
+        )
+        applied = {row[0] for row in connection.execute("SELECT version FROM schema_migrations")}
+        known = migrations()
+        newest_known = known[-1][0] if known else 0
+        if applied and max(applied) > newest_known:
+            raise StoreUnavailable(f"the chat database at {path} was written by a newer Parley (schema {max(applied)})")
+        for version, sql in known:
+            if version in applied:
+                continue
+            # executescript would commit our transaction; run the statements one by one instead.
+            for statement in _statements(sql):
+                connection.execute(statement)
+            connection.execute(
+                "INSERT INTO schema_migrations (version, applied_at) VALUES (?, datetime('now'))", (version,)
+            )
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+
+
+def _statements(sql: str) -> list[str]:
+    """Split a migration into complete statements (triggers hold semicolons of their own)."""
+    statements, current = [], ""
+    for line in sql.splitlines(keepends=True):
+        if line.lstrip().startswith("--"):
+            continue
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    if current.strip():
+        statements.append(current.strip())
+    return statements

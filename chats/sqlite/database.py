@@ -1,0 +1,331 @@
+"""The SQLite chat store's queries. Synchronous: `SqliteChatStore` runs every call on one thread."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Literal
+from uuid import UUID
+
+import numpy as np
+
+from chats.errors import ChatNotFound, VersionConflict
+from chats.models import AssistantContext, Chat, ChatInfo, EmbeddedText, Turn, turns_from_json, turns_to_json
+from chats.search import fts_match_expression, fts_phrase, query_terms
+from chats.sqlite.vectors import VectorCache, decode_vector, encode_vector
+from chats.store import AppendResult, EmbeddingKind, SearchCandidate, SearchQuery
+
+_CHAT_COLUMNS = (
+    "id, user_id, project_id, title, assistant_history, summary_text, summary_embedding, summary_model,"
+    " last_activity_at, created_at, version"
+)
+LEXICAL_ROWS = 500
+"""Best-ranked matching turns read per search; enough to find every chat a query names."""
+COMMON_TERM_ROWS = 500
+"""A query term found in more rows than this is left out of BM25. Its inverse document frequency is
+low, so it barely moves the ranking, yet scoring its matches costs the most: in a store of 400,000
+turns, BM25 over every match of a question's terms took 90 ms; without the common terms, a few."""
+
+
+class ChatDatabase:
+    def __init__(self, connection: sqlite3.Connection, user_id: str, clock: Callable[[], datetime]) -> None:
+        self._db = connection
+        self._user_id = user_id
+        self._clock = clock
+        self._vectors = VectorCache(connection, user_id)
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; IMMEDIATE takes the write lock up front so it cannot deadlock."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _now(self) -> str:
+        return _time_text(self._clock())
+
+    def create(self, title: str | None, turns: Sequence[Turn], project_id: str | None) -> Chat:
+        chat_id = uuid.uuid4()
+        now = self._now()
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO chats (id, user_id, project_id, title, title_by_user, assistant_history,"
+                " turn_count, last_activity_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    str(chat_id),
+                    self._user_id,
+                    project_id,
+                    title,
+                    int(title is not None),
+                    json.dumps(turns_to_json(turns)),
+                    len(turns),
+                    now,
+                    now,
+                ),
+            )
+            _insert_turns(db, chat_id, 0, turns)
+        return self.get(chat_id)
+
+    def get(self, chat_id: UUID) -> Chat:
+        row = self._db.execute(
+            f"SELECT {_CHAT_COLUMNS} FROM chats WHERE id = ? AND user_id = ?", (str(chat_id), self._user_id)
+        ).fetchone()
+        if row is None:
+            raise ChatNotFound(chat_id)
+        full = tuple(
+            Turn.from_json(json.loads(body))
+            for (body,) in self._db.execute("SELECT body FROM turns WHERE chat_id = ? ORDER BY seq", (row[0],))
+        )
+        return Chat(
+            id=UUID(row[0]),
+            user_id=row[1],
+            project_id=row[2],
+            title=row[3],
+            full_history=full,
+            assistant_history=turns_from_json(json.loads(row[4])),
+            summary=_embedded(row[5], row[6], row[7]),
+            last_activity_at=datetime.fromisoformat(row[8]),
+            created_at=datetime.fromisoformat(row[9]),
+            version=row[10],
+        )
+
+    def load_assistant_context(self, chat_id: UUID) -> AssistantContext:
+        row = self._db.execute(
+            "SELECT title, assistant_history, summary_text, summary_embedding, summary_model,"
+            " topic_text, topic_embedding, topic_model, version FROM chats WHERE id = ? AND user_id = ?",
+            (str(chat_id), self._user_id),
+        ).fetchone()
+        if row is None:
+            raise ChatNotFound(chat_id)
+        return AssistantContext(
+            chat_id=chat_id,
+            title=row[0],
+            assistant_history=turns_from_json(json.loads(row[1])),
+            summary=_embedded(row[2], row[3], row[4]),
+            topic=_embedded(row[5], row[6], row[7]),
+            version=row[8],
+        )
+
+    def list_chats(self, limit: int, offset: int, project_id: str | None) -> list[ChatInfo]:
+        sql = (
+            "SELECT id, title, project_id, summary_text, turn_count, last_activity_at, created_at"
+            " FROM chats WHERE user_id = ?"
+        )
+        params: list[object] = [self._user_id]
+        if project_id is not None:
+            sql += " AND project_id = ?"
+            params.append(project_id)
+        sql += " ORDER BY last_activity_at DESC, id LIMIT ? OFFSET ?"
+        params += [limit, offset]
+        return [
+            ChatInfo(
+                id=UUID(row[0]),
+                title=row[1],
+                project_id=row[2],
+                summary_text=row[3],
+                turn_count=row[4],
+                last_activity_at=datetime.fromisoformat(row[5]),
+                created_at=datetime.fromisoformat(row[6]),
+            )
+            for row in self._db.execute(sql, params)
+        ]
+
+    def count(self) -> int:
+        row = self._db.execute("SELECT count(*) FROM chats WHERE user_id = ?", (self._user_id,)).fetchone()
+        return int(row[0])
+
+    def append(self, chat_id: UUID, turns: Sequence[Turn]) -> AppendResult:
+        with self._write() as db:
+            row = db.execute(
+                "SELECT assistant_history, turn_count, version FROM chats WHERE id = ? AND user_id = ?",
+                (str(chat_id), self._user_id),
+            ).fetchone()
+            if row is None:
+                raise ChatNotFound(chat_id)
+            history = json.loads(row[0]) + turns_to_json(turns)
+            if not turns:
+                return AppendResult(version=row[2], assistant_turns=len(history), full_turns=row[1])
+            _insert_turns(db, chat_id, row[1], turns)
+            db.execute(
+                "UPDATE chats SET assistant_history = ?, turn_count = ?, last_activity_at = ?,"
+                " version = version + 1 WHERE id = ?",
+                (json.dumps(history), row[1] + len(turns), self._now(), str(chat_id)),
+            )
+        return AppendResult(version=row[2] + 1, assistant_turns=len(history), full_turns=row[1] + len(turns))
+
+    def replace_assistant_history(
+        self, chat_id: UUID, expected_version: int, history: Sequence[Turn], summary: EmbeddedText | None
+    ) -> int:
+        with self._write() as db:
+            sql = "UPDATE chats SET assistant_history = ?, version = version + 1"
+            params: list[object] = [json.dumps(turns_to_json(history))]
+            if summary is not None:
+                sql += ", summary_text = ?, summary_embedding = ?, summary_model = ?"
+                params += [summary.text, encode_vector(summary.vector), summary.model]
+            sql += " WHERE id = ? AND user_id = ? AND version = ?"
+            params += [str(chat_id), self._user_id, expected_version]
+            if db.execute(sql, params).rowcount == 0:
+                raise VersionConflict(chat_id, expected_version, self._version(chat_id))
+        if summary is not None:
+            self._vectors.invalidate()
+        return expected_version + 1
+
+    def set_embedding(self, chat_id: UUID, kind: EmbeddingKind, value: EmbeddedText) -> None:
+        # Column names come from the closed set of kinds, never from input.
+        column = {"summary": "summary", "topic": "topic"}[kind]
+        with self._write() as db:
+            updated = db.execute(
+                f"UPDATE chats SET {column}_text = ?, {column}_embedding = ?, {column}_model = ?"
+                " WHERE id = ? AND user_id = ?",
+                (value.text, encode_vector(value.vector), value.model, str(chat_id), self._user_id),
+            )
+            if updated.rowcount == 0:
+                raise ChatNotFound(chat_id)
+        self._vectors.invalidate()
+
+    def rename(self, chat_id: UUID, title: str, automatic: bool) -> bool:
+        sql = "UPDATE chats SET title = ?, title_by_user = ? WHERE id = ? AND user_id = ?"
+        with self._write() as db:
+            # A title the user chose is never replaced by a generated one.
+            if automatic:
+                sql += " AND title_by_user = 0"
+            updated = db.execute(sql, (title, int(not automatic), str(chat_id), self._user_id)).rowcount
+            if updated == 0:
+                self._version(chat_id)  # raises ChatNotFound when the chat is missing
+        return updated > 0
+
+    def move(self, chat_id: UUID, project_id: str | None) -> None:
+        with self._write() as db:
+            updated = db.execute(
+                "UPDATE chats SET project_id = ? WHERE id = ? AND user_id = ?",
+                (project_id, str(chat_id), self._user_id),
+            )
+            if updated.rowcount == 0:
+                raise ChatNotFound(chat_id)
+
+    def delete(self, chat_id: UUID) -> None:
+        with self._write() as db:
+            deleted = db.execute("DELETE FROM chats WHERE id = ? AND user_id = ?", (str(chat_id), self._user_id))
+            if deleted.rowcount == 0:
+                raise ChatNotFound(chat_id)
+        self._vectors.invalidate()
+
+    def search(self, query: SearchQuery) -> list[SearchCandidate]:
+        similarities = self._vectors.similarities(query.model, query.vector)
+        lexical = self._lexical(query.text)
+        chosen = set(_top(similarities, query.limit)) | set(_top(lexical, query.limit))
+        if not chosen:
+            return []
+        # CROSS JOIN keeps json_each on the outside: one primary-key lookup per candidate.
+        rows = self._db.execute(
+            "SELECT c.id, c.title, c.last_activity_at FROM json_each(?) AS j CROSS JOIN chats AS c"
+            " ON c.id = j.value WHERE c.user_id = ?",
+            (json.dumps(sorted(chosen)), self._user_id),
+        )
+        return [
+            SearchCandidate(
+                chat_id=UUID(chat_id),
+                title=title,
+                similarity=similarities.get(chat_id),
+                lexical=lexical.get(chat_id, 0.0),
+                last_activity_at=datetime.fromisoformat(last_activity),
+            )
+            for chat_id, title, last_activity in rows
+        ]
+
+    def embedded_texts(self) -> list[tuple[UUID, EmbeddingKind, EmbeddedText]]:
+        found: list[tuple[UUID, EmbeddingKind, EmbeddedText]] = []
+        rows = self._db.execute(
+            "SELECT id, summary_text, summary_embedding, summary_model, topic_text, topic_embedding, topic_model"
+            " FROM chats WHERE user_id = ?",
+            (self._user_id,),
+        )
+        for chat_id, *columns in rows:
+            summary, topic = _embedded(*columns[:3]), _embedded(*columns[3:])
+            if summary is not None:
+                found.append((UUID(chat_id), "summary", summary))
+            if topic is not None:
+                found.append((UUID(chat_id), "topic", topic))
+        return found
+
+    def _lexical(self, text: str) -> dict[str, float]:
+        """Per chat, the BM25 relevance of its best-matching turn, title, summary or topic."""
+        terms = query_terms(text)
+        best: dict[str, float] = {}
+        turn_terms = fts_match_expression(self._discriminating(terms, "turns_fts"))
+        if turn_terms is not None:
+            rows = self._db.execute(
+                "SELECT t.chat_id, -m.rank FROM (SELECT rowid, rank FROM turns_fts WHERE turns_fts MATCH ?"
+                " ORDER BY rank LIMIT ?) m JOIN turns t ON t.id = m.rowid JOIN chats c ON c.id = t.chat_id"
+                " WHERE c.user_id = ?",
+                (turn_terms, LEXICAL_ROWS, self._user_id),
+            )
+            for chat_id, score in rows:
+                best[chat_id] = max(best.get(chat_id, 0.0), float(score))
+        chat_terms = fts_match_expression(self._discriminating(terms, "chats_fts"))
+        if chat_terms is not None:
+            rows = self._db.execute(
+                "SELECT c.id, -chats_fts.rank FROM chats_fts JOIN chats c ON c.rowid = chats_fts.rowid"
+                " WHERE chats_fts MATCH ? AND c.user_id = ? ORDER BY chats_fts.rank LIMIT ?",
+                (chat_terms, self._user_id, LEXICAL_ROWS),
+            )
+            for chat_id, score in rows:
+                best[chat_id] = max(best.get(chat_id, 0.0), float(score))
+        return best
+
+    def _discriminating(self, terms: list[str], table: Literal["turns_fts", "chats_fts"]) -> list[str]:
+        """The terms found in at most `COMMON_TERM_ROWS` rows of `table`."""
+        kept = []
+        for term in terms:
+            (found,) = self._db.execute(
+                f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
+                (fts_phrase(term), COMMON_TERM_ROWS + 1),
+            ).fetchone()
+            if 0 < found <= COMMON_TERM_ROWS:
+                kept.append(term)
+        return kept
+
+    def _version(self, chat_id: UUID) -> int:
+        row = self._db.execute(
+            "SELECT version FROM chats WHERE id = ? AND user_id = ?", (str(chat_id), self._user_id)
+        ).fetchone()
+        if row is None:
+            raise ChatNotFound(chat_id)
+        return int(row[0])
+
+
+def _insert_turns(db: sqlite3.Connection, chat_id: UUID, first_seq: int, turns: Sequence[Turn]) -> None:
+    db.executemany(
+        "INSERT INTO turns (chat_id, seq, body, text) VALUES (?, ?, ?, ?)",
+        [(str(chat_id), first_seq + i, json.dumps(t.to_json()), t.text) for i, t in enumerate(turns)],
+    )
+
+
+def _embedded(text: str | None, blob: bytes | None, model: str | None) -> EmbeddedText | None:
+    if text is None or blob is None or model is None:
+        return None
+    return EmbeddedText(text=text, vector=decode_vector(blob), model=model)
+
+
+def _top(scores: dict[str, float], limit: int) -> list[str]:
+    if len(scores) <= limit:
+        return list(scores)
+    keys = list(scores)
+    values = np.fromiter(scores.values(), dtype=np.float64, count=len(keys))
+    return [keys[i] for i in np.argpartition(-values, limit - 1)[:limit]]
+
+
+def _time_text(moment: datetime) -> str:
+    """UTC with a fixed width, so that text order is time order."""
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")

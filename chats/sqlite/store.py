@@ -1,0 +1,107 @@
+"""`SqliteChatStore`: the embedded default store, a SQLite file in the user's data folder."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+from typing import TypeVar
+from uuid import UUID
+
+from chats.models import AssistantContext, Chat, ChatInfo, EmbeddedText, Turn, utc_now
+from chats.sqlite.connection import connect
+from chats.sqlite.database import ChatDatabase
+from chats.store import AppendResult, EmbeddingKind, SearchCandidate, SearchQuery
+
+T = TypeVar("T")
+
+
+class SqliteChatStore:
+    """Every call runs on one dedicated thread that owns the connection: sqlite3 work never blocks the
+    event loop, and this process has exactly one writer."""
+
+    def __init__(self, database: ChatDatabase, executor: ThreadPoolExecutor, user_id: str) -> None:
+        self._database = database
+        self._executor = executor
+        self._user_id = user_id
+
+    @classmethod
+    async def open(cls, path: Path, user_id: str, *, clock: Callable[[], datetime] = utc_now) -> SqliteChatStore:
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-sqlite")
+        try:
+            connection = await asyncio.get_running_loop().run_in_executor(executor, connect, path)
+        except BaseException:
+            executor.shutdown(wait=False)
+            raise
+        database = await asyncio.get_running_loop().run_in_executor(executor, ChatDatabase, connection, user_id, clock)
+        return cls(database, executor, user_id)
+
+    @property
+    def user_id(self) -> str:
+        return self._user_id
+
+    async def _run(self, call: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, call)
+
+    async def create(
+        self, *, title: str | None = None, turns: Sequence[Turn] = (), project_id: str | None = None
+    ) -> Chat:
+        return await self._run(partial(self._database.create, title, tuple(turns), project_id))
+
+    async def get(self, chat_id: UUID) -> Chat:
+        return await self._run(partial(self._database.get, chat_id))
+
+    async def load_assistant_context(self, chat_id: UUID) -> AssistantContext:
+        return await self._run(partial(self._database.load_assistant_context, chat_id))
+
+    async def list_chats(self, *, limit: int = 50, offset: int = 0, project_id: str | None = None) -> list[ChatInfo]:
+        return await self._run(partial(self._database.list_chats, limit, offset, project_id))
+
+    async def count(self) -> int:
+        return await self._run(self._database.count)
+
+    async def append(self, chat_id: UUID, turns: Sequence[Turn]) -> AppendResult:
+        return await self._run(partial(self._database.append, chat_id, tuple(turns)))
+
+    async def replace_assistant_history(
+        self,
+        chat_id: UUID,
+        *,
+        expected_version: int,
+        assistant_history: Sequence[Turn],
+        summary: EmbeddedText | None,
+    ) -> int:
+        return await self._run(
+            partial(
+                self._database.replace_assistant_history,
+                chat_id,
+                expected_version,
+                tuple(assistant_history),
+                summary,
+            )
+        )
+
+    async def set_embedding(self, chat_id: UUID, kind: EmbeddingKind, value: EmbeddedText) -> None:
+        await self._run(partial(self._database.set_embedding, chat_id, kind, value))
+
+    async def rename(self, chat_id: UUID, title: str, *, automatic: bool = False) -> bool:
+        return await self._run(partial(self._database.rename, chat_id, title, automatic))
+
+    async def move(self, chat_id: UUID, project_id: str | None) -> None:
+        await self._run(partial(self._database.move, chat_id, project_id))
+
+    async def delete(self, chat_id: UUID) -> None:
+        await self._run(partial(self._database.delete, chat_id))
+
+    async def search(self, query: SearchQuery) -> list[SearchCandidate]:
+        return await self._run(partial(self._database.search, query))
+
+    async def embedded_texts(self) -> list[tuple[UUID, EmbeddingKind, EmbeddedText]]:
+        return await self._run(self._database.embedded_texts)
+
+    async def close(self) -> None:
+        await self._run(self._database.close)
+        self._executor.shutdown(wait=True)

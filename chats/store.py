@@ -1,0 +1,115 @@
+"""The `ChatStore` protocol every backend implements, and the values it trades in.
+
+A store instance is bound to one user: it never returns or changes another user's chats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, Protocol
+from uuid import UUID
+
+from chats.models import AssistantContext, Chat, ChatInfo, EmbeddedText, Turn, Vector
+
+EmbeddingKind = Literal["summary", "topic"]
+"""A chat's vectors: its compaction summary, or before that its topic text."""
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    version: int
+    """The chat's version after the append."""
+    assistant_turns: int
+    """Length of `assistant_history` after the append: compaction is due past the window."""
+    full_turns: int
+
+
+@dataclass(frozen=True, slots=True)
+class SearchQuery:
+    vector: Vector
+    model: str
+    """Only chats whose vectors were made by this model are compared by similarity."""
+    text: str
+    """The query words, for the lexical signal."""
+    limit: int = 50
+
+
+@dataclass(frozen=True, slots=True)
+class SearchCandidate:
+    """The raw signals a store reports for one chat; `chats.search` ranks and decides."""
+
+    chat_id: UUID
+    title: str | None
+    similarity: float | None
+    """Cosine similarity of the query to the chat's summary (or, before its first compaction,
+    to its topic text); None when the chat has no vector of the query's model."""
+    lexical: float
+    """BM25 relevance of the chat's best-matching turn, title or summary (0 when no word matches)."""
+    last_activity_at: datetime
+
+
+class ChatStore(Protocol):
+    @property
+    def user_id(self) -> str: ...
+
+    async def create(
+        self, *, title: str | None = None, turns: Sequence[Turn] = (), project_id: str | None = None
+    ) -> Chat:
+        """A new chat whose `full_history` and `assistant_history` both start as `turns`."""
+        ...
+
+    async def get(self, chat_id: UUID) -> Chat:
+        """The whole chat; raises `ChatNotFound`."""
+        ...
+
+    async def load_assistant_context(self, chat_id: UUID) -> AssistantContext:
+        """Just what the model sees, cheaply; raises `ChatNotFound`."""
+        ...
+
+    async def list_chats(self, *, limit: int = 50, offset: int = 0, project_id: str | None = None) -> list[ChatInfo]:
+        """The user's chats, most recent activity first."""
+        ...
+
+    async def count(self) -> int: ...
+
+    async def append(self, chat_id: UUID, turns: Sequence[Turn]) -> AppendResult:
+        """Append to both histories in one transaction and bump `last_activity_at`."""
+        ...
+
+    async def replace_assistant_history(
+        self,
+        chat_id: UUID,
+        *,
+        expected_version: int,
+        assistant_history: Sequence[Turn],
+        summary: EmbeddedText | None,
+    ) -> int:
+        """Compare-and-swap: replace `assistant_history` (and the summary fields when given) only if the
+        chat is still at `expected_version`; return the new version or raise `VersionConflict`."""
+        ...
+
+    async def set_embedding(self, chat_id: UUID, kind: EmbeddingKind, value: EmbeddedText) -> None:
+        """Store a chat's topic (the searchable text of a chat with no summary yet) or re-embed its
+        summary; neither bumps the version."""
+        ...
+
+    async def rename(self, chat_id: UUID, title: str, *, automatic: bool = False) -> bool:
+        """Set the title. An automatic (generated) title never replaces one the user chose: then
+        nothing changes and the answer is False."""
+        ...
+
+    async def move(self, chat_id: UUID, project_id: str | None) -> None: ...
+
+    async def delete(self, chat_id: UUID) -> None: ...
+
+    async def search(self, query: SearchQuery) -> list[SearchCandidate]:
+        """Every chat with a similarity or lexical signal for the query, in no particular order."""
+        ...
+
+    async def embedded_texts(self) -> list[tuple[UUID, EmbeddingKind, EmbeddedText]]:
+        """Every stored embedding as (chat id, "summary" | "topic", text), for re-embedding."""
+        ...
+
+    async def close(self) -> None: ...

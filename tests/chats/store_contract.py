@@ -1,0 +1,254 @@
+"""The behaviour every `ChatStore` must have. A backend's test module binds `make_store` and imports
+the tests: `from tests.chats.store_contract import *`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from uuid import uuid4
+
+import numpy as np
+import pytest
+
+from chats.errors import ChatNotFound, VersionConflict
+from chats.models import EmbeddedText, Turn
+from chats.store import ChatStore, SearchQuery
+
+StoreFactory = Callable[[str], Awaitable[ChatStore]]
+"""Opens a store bound to the given user id, on the backend's shared test database."""
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+def turns(*texts: str) -> list[Turn]:
+    return [Turn(role="user" if i % 2 == 0 else "model", text=text) for i, text in enumerate(texts)]
+
+
+def unit(*values: float) -> np.ndarray:
+    vector = np.zeros(8, dtype=np.float32)
+    vector[: len(values)] = values
+    return vector / np.linalg.norm(vector)
+
+
+@pytest.fixture
+async def store(make_store: StoreFactory) -> AsyncIterator[ChatStore]:
+    opened = await make_store("alice")
+    yield opened
+    await opened.close()
+
+
+async def test_create_starts_both_histories_alike(store: ChatStore) -> None:
+    chat = await store.create(title="Kitchen", turns=turns("hi", "hello"))
+    assert chat.full_history == chat.assistant_history == tuple(turns("hi", "hello"))
+    assert chat.title == "Kitchen"
+    assert chat.summary is None
+    assert chat.user_id == "alice"
+    assert (await store.get(chat.id)) == chat
+
+
+async def test_turn_fields_survive_a_round_trip(store: ChatStore) -> None:
+    turn = Turn(role="model", text="answer", thinking="why", at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
+    chat = await store.create(turns=[turn])
+    assert (await store.get(chat.id)).full_history == (turn,)
+
+
+async def test_unknown_chat_is_not_found_everywhere(store: ChatStore) -> None:
+    missing = uuid4()
+    for call in (
+        store.get(missing),
+        store.load_assistant_context(missing),
+        store.append(missing, turns("x")),
+        store.rename(missing, "t"),
+        store.move(missing, "p"),
+        store.delete(missing),
+        store.replace_assistant_history(missing, expected_version=1, assistant_history=[], summary=None),
+    ):
+        with pytest.raises(ChatNotFound):
+            await call
+
+
+async def test_append_extends_both_histories_and_bumps_activity(make_store: StoreFactory) -> None:
+    clock = Clock()
+    store = await make_store_with_clock(make_store, clock)
+    chat = await store.create(turns=turns("one"))
+    clock.advance(minutes=5)
+    result = await store.append(chat.id, turns("two", "three"))
+    after = await store.get(chat.id)
+    assert [t.text for t in after.full_history] == ["one", "two", "three"]
+    assert after.assistant_history == after.full_history
+    assert after.last_activity_at == clock.now
+    assert after.version == result.version == chat.version + 1
+    assert (result.assistant_turns, result.full_turns) == (3, 3)
+    await store.close()
+
+
+async def test_empty_append_changes_nothing(store: ChatStore) -> None:
+    chat = await store.create(turns=turns("one"))
+    result = await store.append(chat.id, [])
+    assert result.version == chat.version
+    assert await store.get(chat.id) == chat
+
+
+async def test_list_is_most_recent_first_and_paged(make_store: StoreFactory) -> None:
+    clock = Clock()
+    store = await make_store_with_clock(make_store, clock)
+    ids = []
+    for i in range(5):
+        clock.advance(minutes=1)
+        ids.append((await store.create(title=f"chat {i}")).id)
+    clock.advance(minutes=1)
+    await store.append(ids[0], turns("back to the first"))
+    listed = [info.id for info in await store.list_chats(limit=10)]
+    assert listed == [ids[0], ids[4], ids[3], ids[2], ids[1]]
+    assert [info.id for info in await store.list_chats(limit=2, offset=1)] == [ids[4], ids[3]]
+    assert await store.count() == 5
+    first = (await store.list_chats(limit=1))[0]
+    assert (first.turn_count, first.title) == (1, "chat 0")
+    await store.close()
+
+
+async def test_list_filters_by_project(store: ChatStore) -> None:
+    home = await store.create(title="a", project_id="home")
+    await store.create(title="b")
+    moved = await store.create(title="c")
+    await store.move(moved.id, "home")
+    assert {info.id for info in await store.list_chats(project_id="home")} == {home.id, moved.id}
+    await store.move(moved.id, None)
+    assert (await store.get(moved.id)).project_id is None
+
+
+async def test_compare_and_swap_replaces_only_at_the_expected_version(store: ChatStore) -> None:
+    chat = await store.create(turns=turns("a", "b", "c"))
+    summary = EmbeddedText(text="They said a and b.", vector=unit(1, 2), model="m")
+    new_history = [Turn(role="model", text="They said a and b.", summary=True), *turns("c")]
+    version = await store.replace_assistant_history(
+        chat.id, expected_version=chat.version, assistant_history=new_history, summary=summary
+    )
+    after = await store.get(chat.id)
+    assert after.version == version == chat.version + 1
+    assert after.assistant_history == tuple(new_history)
+    assert after.full_history == chat.full_history
+    assert after.summary is not None and after.summary.text == summary.text and after.summary.model == "m"
+    np.testing.assert_allclose(after.summary.vector, summary.vector, rtol=1e-6)
+    with pytest.raises(VersionConflict) as conflict:
+        await store.replace_assistant_history(
+            chat.id, expected_version=chat.version, assistant_history=[], summary=None
+        )
+    assert conflict.value.actual == version
+    assert await store.get(chat.id) == after
+
+
+async def test_a_user_title_is_never_replaced_by_a_generated_one(store: ChatStore) -> None:
+    chat = await store.create()
+    assert await store.rename(chat.id, "Generated", automatic=True)
+    assert await store.rename(chat.id, "Mine")
+    assert not await store.rename(chat.id, "Generated again", automatic=True)
+    assert (await store.get(chat.id)).title == "Mine"
+
+
+async def test_delete_removes_the_chat_and_its_words(store: ChatStore) -> None:
+    chat = await store.create(turns=turns("zucchini lasagna recipe"))
+    await store.delete(chat.id)
+    with pytest.raises(ChatNotFound):
+        await store.get(chat.id)
+    assert await store.search(SearchQuery(vector=unit(1), model="m", text="zucchini")) == []
+
+
+async def test_search_reports_similarity_of_the_same_model_only(store: ChatStore) -> None:
+    kitchen = await store.create(title="k")
+    garden = await store.create(title="g")
+    other_model = await store.create(title="o")
+    await store.set_embedding(kitchen.id, "topic", EmbeddedText("kitchen", unit(1, 0.1), "m"))
+    await store.set_embedding(garden.id, "topic", EmbeddedText("garden", unit(0.1, 1), "m"))
+    await store.set_embedding(other_model.id, "topic", EmbeddedText("kitchen", unit(1, 0.1), "other"))
+    found = {c.chat_id: c for c in await store.search(SearchQuery(vector=unit(1), model="m", text=""))}
+    assert set(found) == {kitchen.id, garden.id}
+    assert found[kitchen.id].similarity == pytest.approx(0.995, abs=1e-3)
+    assert found[garden.id].similarity == pytest.approx(0.0995, abs=1e-3)
+
+
+async def test_a_summary_outranks_the_topic_it_replaced(store: ChatStore) -> None:
+    chat = await store.create()
+    await store.set_embedding(chat.id, "topic", EmbeddedText("old", unit(0, 1), "m"))
+    context = await store.load_assistant_context(chat.id)
+    await store.replace_assistant_history(
+        chat.id,
+        expected_version=context.version,
+        assistant_history=[],
+        summary=EmbeddedText("new", unit(1), "m"),
+    )
+    [candidate] = await store.search(SearchQuery(vector=unit(1), model="m", text=""))
+    assert candidate.similarity == pytest.approx(1.0, abs=1e-5)
+
+
+async def test_search_scores_words_in_turns_titles_and_summaries(store: ChatStore) -> None:
+    in_turn = await store.create(turns=turns("we planned the wedding menu", "nice"))
+    in_title = await store.create(title="Wedding speech")
+    await store.create(turns=turns("tax return questions"))
+    found = await store.search(SearchQuery(vector=unit(1), model="m", text="the wedding"))
+    assert {c.chat_id for c in found} == {in_turn.id, in_title.id}
+    assert all(c.lexical > 0 and c.similarity is None for c in found)
+
+
+async def test_search_words_are_never_query_syntax(store: ChatStore) -> None:
+    chat = await store.create(turns=turns('he said "NEAR(a b)" OR * AND -x'))
+    found = await store.search(SearchQuery(vector=unit(1), model="m", text='"NEAR(a b)" OR * AND -x'))
+    assert [c.chat_id for c in found] == [chat.id]
+
+
+async def test_users_never_see_each_other(make_store: StoreFactory) -> None:
+    alice = await make_store("alice")
+    bob = await make_store("bob")
+    chat = await alice.create(title="Alice's secret", turns=turns("my secret plan"))
+    await alice.set_embedding(chat.id, "topic", EmbeddedText("secret", unit(1), "m"))
+    assert await bob.list_chats() == []
+    assert await bob.count() == 0
+    assert await bob.search(SearchQuery(vector=unit(1), model="m", text="secret plan")) == []
+    for call in (
+        bob.get(chat.id),
+        bob.append(chat.id, turns("x")),
+        bob.rename(chat.id, "x"),
+        bob.delete(chat.id),
+        bob.set_embedding(chat.id, "topic", EmbeddedText("x", unit(1), "m")),
+    ):
+        with pytest.raises(ChatNotFound):
+            await call
+    assert (await alice.get(chat.id)).full_history == tuple(turns("my secret plan"))
+    await alice.close()
+    await bob.close()
+
+
+async def test_concurrent_appends_lose_nothing(make_store: StoreFactory) -> None:
+    first = await make_store("alice")
+    second = await make_store("alice")
+    chat = await first.create()
+    texts = [f"turn {i}" for i in range(40)]
+    await asyncio.gather(
+        *(first.append(chat.id, turns(t)) for t in texts[:20]),
+        *(second.append(chat.id, turns(t)) for t in texts[20:]),
+    )
+    after = await first.get(chat.id)
+    assert sorted(t.text for t in after.full_history) == sorted(texts)
+    assert after.assistant_history == after.full_history
+    assert after.version == chat.version + 40
+    await first.close()
+    await second.close()
+
+
+async def make_store_with_clock(make_store: StoreFactory, clock: Clock) -> ChatStore:
+    factory = getattr(make_store, "with_clock", None)
+    assert factory is not None, "the backend's make_store must offer with_clock(user_id, clock)"
+    store: ChatStore = await factory("alice", clock)
+    return store

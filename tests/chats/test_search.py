@@ -1,0 +1,139 @@
+"""Finding the chat a user means: the pure ranking and decision, then real chats and the real embedder."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from uuid import UUID, uuid4
+
+import pytest
+
+from chats.maintenance import ChatMaintainer
+from chats.minilm import MiniLMEmbedder
+from chats.models import Turn
+from chats.search import ChatFinder, decide, fts_match_expression, query_terms, rank
+from chats.sqlite import SqliteChatStore
+from chats.store import SearchCandidate
+from tests.fakes.text_models import ScriptedTextModel
+
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+def candidate(similarity: float | None, lexical: float = 0.0, days_ago: float = 1.0) -> SearchCandidate:
+    return SearchCandidate(uuid4(), "t", similarity, lexical, NOW - timedelta(days=days_ago))
+
+
+def test_query_terms_drop_the_words_that_ask_for_a_chat() -> None:
+    assert query_terms("Let's go back to the chat about the Kitchen renovation, the kitchen!") == [
+        "kitchen",
+        "renovation",
+    ]
+    assert fts_match_expression(query_terms("the chat about")) is None
+    assert fts_match_expression(query_terms('say "NEAR" OR *')) == '"say" OR "near"'
+    assert fts_match_expression(['a"b']) == '"a""b"'
+
+
+def test_one_clear_match_is_switched_to() -> None:
+    best = candidate(0.62, lexical=8.0)
+    match = decide(rank([best, candidate(0.31), candidate(0.05)], NOW))
+    assert match.outcome == "switch"
+    assert [o.chat_id for o in match.options] == [best.chat_id]
+
+
+def test_close_matches_are_offered_as_choices() -> None:
+    first, second = candidate(0.55, lexical=4.0), candidate(0.53, lexical=3.9)
+    match = decide(rank([first, second, candidate(0.1)], NOW))
+    assert match.outcome == "ask"
+    assert {o.chat_id for o in match.options} == {first.chat_id, second.chat_id}
+
+
+def test_nothing_similar_means_none_even_with_some_shared_words() -> None:
+    assert decide(rank([candidate(0.12), candidate(0.05, lexical=2.0)], NOW)).outcome == "none"
+    assert decide(rank([], NOW)).outcome == "none"
+
+
+def test_recency_breaks_a_tie() -> None:
+    old, recent = candidate(0.5, days_ago=200), candidate(0.5, days_ago=1)
+    assert rank([old, recent], NOW)[0].chat_id == recent.chat_id
+
+
+def test_at_most_three_choices() -> None:
+    similar = [candidate(0.5 + i * 0.001) for i in range(6)]
+    assert len(decide(rank(similar, NOW)).options) == 3
+
+
+CHATS = {
+    "kitchen": [
+        "We are renovating the kitchen and need new cabinets.",
+        "Oak or walnut for the cabinets? The budget is 18,500 euros.",
+        "Marco the contractor can start tiling on March 3rd.",
+    ],
+    "japan": [
+        "I'm planning a two-week holiday in Japan next April.",
+        "Should I spend more days in Kyoto or in Tokyo?",
+        "I want to see the temples and eat ramen.",
+    ],
+    "taxes": [
+        "I need help with my tax return this year.",
+        "Can I deduct my home office expenses as a freelancer?",
+    ],
+    "marathon": [
+        "I'm training for the Berlin marathon in September.",
+        "How many long runs should I do each week?",
+    ],
+    "half marathon": [
+        "I signed up for a half marathon in spring.",
+        "What pace should I run my long runs at?",
+    ],
+}
+
+
+@pytest.fixture
+async def finder(tmp_path: Path, minilm: MiniLMEmbedder) -> AsyncIterator[tuple[ChatFinder, dict[str, UUID]]]:
+    store = await SqliteChatStore.open(tmp_path / "chats.sqlite3", "alice")
+    maintainer = ChatMaintainer(store, minilm, ScriptedTextModel(titles=list(CHATS)))
+    ids = {}
+    for name, said in CHATS.items():
+        turns = [t for text in said for t in (Turn(role="user", text=text), Turn(role="model", text="I see."))]
+        chat = await store.create(turns=turns)
+        await maintainer.maintain(chat.id)
+        ids[name] = chat.id
+    yield ChatFinder(store, minilm), ids
+    await store.close()
+
+
+async def test_a_paraphrase_finds_its_chat(finder: tuple[ChatFinder, dict[str, UUID]]) -> None:
+    search, ids = finder
+    match = await search.find_chats("let's go back to the chat about remodeling my kitchen")
+    assert match.outcome == "switch"
+    assert match.options[0].chat_id == ids["kitchen"]
+    match = await search.find_chats("the one about my vacation to Tokyo")
+    assert (match.outcome, match.options[0].chat_id) == ("switch", ids["japan"])
+
+
+async def test_two_chats_on_one_subject_are_asked_about(finder: tuple[ChatFinder, dict[str, UUID]]) -> None:
+    search, ids = finder
+    match = await search.find_chats("my running training")
+    assert match.outcome == "ask"
+    assert {o.chat_id for o in match.options} >= {ids["marathon"], ids["half marathon"]}
+
+
+async def test_an_unknown_subject_matches_nothing(finder: tuple[ChatFinder, dict[str, UUID]]) -> None:
+    search, _ = finder
+    assert (await search.find_chats("quantum chromodynamics lecture notes")).outcome == "none"
+
+
+async def test_vectors_of_another_model_are_never_compared(tmp_path: Path, minilm: MiniLMEmbedder) -> None:
+    store = await SqliteChatStore.open(tmp_path / "chats.sqlite3", "alice")
+    chat = await store.create(turns=[Turn(role="user", text="We are renovating the kitchen.")])
+    await ChatMaintainer(store, minilm, ScriptedTextModel()).maintain(chat.id)
+
+    class OtherModel(MiniLMEmbedder):
+        @property
+        def model_name(self) -> str:
+            return "another-model"
+
+    [found] = await ChatFinder(store, OtherModel()).ranked("kitchen renovation")
+    assert found.similarity is None and found.lexical > 0
+    await store.close()

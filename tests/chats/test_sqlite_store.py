@@ -1,0 +1,109 @@
+"""The SQLite store: the shared contract, plus what only a file on disk can show."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from chats.errors import StoreUnavailable
+from chats.models import utc_now
+from chats.sqlite import SqliteChatStore
+from chats.sqlite.connection import migrations
+from chats.store import ChatStore
+from tests.chats.store_contract import *  # noqa: F403 - the contract's tests run here
+from tests.chats.store_contract import turns
+
+
+class SqliteFactory:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    async def __call__(self, user_id: str) -> ChatStore:
+        return await SqliteChatStore.open(self.path, user_id)
+
+    async def with_clock(self, user_id: str, clock: Callable[[], datetime] = utc_now) -> ChatStore:
+        return await SqliteChatStore.open(self.path, user_id, clock=clock)
+
+
+@pytest.fixture
+def make_store(tmp_path: Path) -> SqliteFactory:
+    return SqliteFactory(tmp_path / "chats.sqlite3")
+
+
+async def test_chats_survive_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "chats.sqlite3"
+    store = await SqliteChatStore.open(path, "alice")
+    chat = await store.create(title="Kept", turns=turns("remember me"))
+    await store.close()
+    reopened = await SqliteChatStore.open(path, "alice")
+    assert await reopened.get(chat.id) == chat
+    await reopened.close()
+
+
+async def test_a_corrupt_file_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "chats.sqlite3"
+    path.write_bytes(b"this is not a database, just some bytes " * 100)
+    before = path.read_bytes()
+    with pytest.raises(StoreUnavailable, match="unreadable"):
+        await SqliteChatStore.open(path, "alice")
+    assert path.read_bytes() == before
+
+
+async def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "chats.sqlite3"
+    await (await SqliteChatStore.open(path, "alice")).close()
+    with sqlite3.connect(path) as db:
+        db.execute("INSERT INTO schema_migrations VALUES (9999, 'later')")
+    with pytest.raises(StoreUnavailable, match="newer Parley"):
+        await SqliteChatStore.open(path, "alice")
+
+
+async def test_migrations_run_once(tmp_path: Path) -> None:
+    path = tmp_path / "chats.sqlite3"
+    for _ in range(2):
+        await (await SqliteChatStore.open(path, "alice")).close()
+    with sqlite3.connect(path) as db:
+        applied = [row[0] for row in db.execute("SELECT version FROM schema_migrations ORDER BY version")]
+    assert applied == [version for version, _ in migrations()]
+
+
+_APPENDER = """
+import asyncio, sys, uuid
+from pathlib import Path
+from chats.models import Turn
+from chats.sqlite import SqliteChatStore
+
+async def main(path, chat_id, name):
+    store = await SqliteChatStore.open(Path(path), "alice")
+    for i in range(60):
+        await store.append(uuid.UUID(chat_id), [Turn(role="user", text=f"{name} {i}")])
+    await store.close()
+
+asyncio.run(main(*sys.argv[1:]))
+"""
+
+
+async def test_two_processes_writing_at_once_lose_and_corrupt_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "chats.sqlite3"
+    store = await SqliteChatStore.open(path, "alice")
+    chat = await store.create()
+    writers = [
+        await asyncio.create_subprocess_exec(sys.executable, "-c", _APPENDER, str(path), str(chat.id), name)
+        for name in ("first", "second")
+    ]
+    assert [await writer.wait() for writer in writers] == [0, 0]
+    after = await store.get(chat.id)
+    for name in ("first", "second"):
+        assert [t.text for t in after.full_history if t.text.startswith(name)] == [f"{name} {i}" for i in range(60)]
+    assert len(after.assistant_history) == 120
+    await store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        db.execute("INSERT INTO turns_fts (turns_fts) VALUES ('integrity-check')")
+        db.execute("INSERT INTO chats_fts (chats_fts) VALUES ('integrity-check')")

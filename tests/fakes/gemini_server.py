@@ -1,0 +1,242 @@
+"""A local fake of the Gemini REST `generateContent` endpoint, for the real `google-genai` client.
+
+It speaks the real wire format: `POST /{version}/models/{model}:generateContent` with the key in the
+`x-goog-api-key` header, answers `{"candidates": [{"content": {"parts": [{"text": ...}]}}]}`, and refuses
+keys the way the API does (400 INVALID_ARGUMENT / API_KEY_INVALID for a wrong key, 403 PERMISSION_DENIED
+for none). It is driven by data: script the answers, then read what the client sent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+FAKE_GEMINI_KEY = "fake-gemini-key-7f3a"
+
+_PATH = re.compile(r"^/(?P<version>v\d+\w*)/models/(?P<model>[^/:]+):generateContent$")
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRequest:
+    """One request as the fake received it."""
+
+    path: str
+    api_version: str
+    """"v1", "v1beta", ...: the path's first segment."""
+    model: str
+    """The model id from the path, without "models/"."""
+    api_key: str | None
+    body: Mapping[str, Any]
+
+    @property
+    def system_text(self) -> str:
+        instruction = self.body.get("systemInstruction") or {}
+        return "".join(part.get("text", "") for part in instruction.get("parts", []))
+
+    @property
+    def prompt_text(self) -> str:
+        """The text of every part of every content, in order, one content per line."""
+        return "\n".join(
+            "".join(part.get("text", "") for part in content.get("parts", []))
+            for content in self.body.get("contents", [])
+        )
+
+    @property
+    def generation_config(self) -> Mapping[str, Any]:
+        config: Mapping[str, Any] = self.body.get("generationConfig") or {}
+        return config
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What the fake answers to one request: model text, an empty answer, or an API error."""
+
+    status: int = 200
+    text: str | None = None
+    finish_reason: str = "STOP"
+    error_status: str = ""
+    message: str = ""
+    details: tuple[Mapping[str, Any], ...] = field(default=())
+
+    @classmethod
+    def answer(cls, text: str) -> Reply:
+        return cls(text=text)
+
+    @classmethod
+    def empty(cls, finish_reason: str = "SAFETY") -> Reply:
+        """A candidate with no text parts, as when the answer was blocked."""
+        return cls(finish_reason=finish_reason)
+
+    @classmethod
+    def error(cls, status: int, error_status: str, message: str) -> Reply:
+        return cls(status=status, error_status=error_status, message=message)
+
+    def body(self, model: str) -> dict[str, Any]:
+        if self.status != 200:
+            error: dict[str, Any] = {"code": self.status, "message": self.message, "status": self.error_status}
+            if self.details:
+                error["details"] = list(self.details)
+            return {"error": error}
+        content: dict[str, Any] = {"role": "model", "parts": []}
+        if self.text is not None:
+            content["parts"] = [{"text": self.text}]
+        return {
+            "candidates": [{"content": content, "finishReason": self.finish_reason, "index": 0}],
+            "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+            "modelVersion": model,
+            "responseId": "fake-response",
+        }
+
+
+WRONG_KEY = Reply(
+    status=400,
+    error_status="INVALID_ARGUMENT",
+    message="API key not valid. Please pass a valid API key.",
+    details=(
+        {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": "API_KEY_INVALID",
+            "domain": "googleapis.com",
+            "metadata": {"service": "generativelanguage.googleapis.com"},
+        },
+        {
+            "@type": "type.googleapis.com/google.rpc.LocalizedMessage",
+            "locale": "en-US",
+            "message": "API key not valid. Please pass a valid API key.",
+        },
+    ),
+)
+NO_KEY = Reply.error(
+    403,
+    "PERMISSION_DENIED",
+    "Method doesn't allow unregistered callers (callers without established identity). Please use API"
+    " Key or other form of API consumer identity to call this API.",
+)
+NOT_SCRIPTED = Reply.error(500, "INTERNAL", "The fake Gemini server has no scripted answer left.")
+
+Responder = Callable[[RecordedRequest], "Reply | str"]
+
+
+class FakeGeminiServer:
+    """`generateContent` on 127.0.0.1 (an ephemeral port), in a thread; a context manager."""
+
+    def __init__(self, api_key: str = FAKE_GEMINI_KEY) -> None:
+        self.api_key = api_key
+        self._lock = threading.Lock()
+        self._script: deque[Reply | str] = deque()
+        self._responder: Responder | None = None
+        self._requests: list[RecordedRequest] = []
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-gemini"
+        )
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def last_request(self) -> RecordedRequest:
+        requests = self.requests
+        assert requests, "the fake Gemini server received no request"
+        return requests[-1]
+
+    def script(self, *replies: Reply | str) -> None:
+        """Queue answers, used one per authorised request in order; a str is a plain text answer."""
+        with self._lock:
+            self._script.extend(replies)
+
+    def respond_with(self, responder: Responder) -> None:
+        """Answer every request the script does not cover by calling `responder` (on the server thread)."""
+        with self._lock:
+            self._responder = responder
+
+    def __enter__(self) -> FakeGeminiServer:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join()
+
+    def _reply_to(self, request: RecordedRequest) -> Reply:
+        with self._lock:
+            self._requests.append(request)
+            if request.api_key is None:
+                return NO_KEY
+            if request.api_key != self.api_key:
+                return WRONG_KEY
+            if self._script:
+                reply = self._script.popleft()
+            elif self._responder is not None:
+                reply = self._responder(request)
+            else:
+                reply = NOT_SCRIPTED
+        return Reply.answer(reply) if isinstance(reply, str) else reply
+
+
+def _handler_for(server: FakeGeminiServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            url = urlsplit(self.path)
+            match = _PATH.match(url.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b"{}"
+            if match is None:
+                not_found = Reply.error(404, "NOT_FOUND", f"Unknown path {url.path}.")
+                self._send(not_found.status, not_found.body(""))
+                return
+            # Like the real API, the key may also come as a `key` query parameter.
+            key = self.headers.get("x-goog-api-key") or parse_qs(url.query).get("key", [None])[0]
+            request = RecordedRequest(
+                path=url.path,
+                api_version=match["version"],
+                model=match["model"],
+                api_key=key,
+                body=json.loads(raw or b"{}"),
+            )
+            reply = server._reply_to(request)
+            self._send(reply.status, reply.body(request.model))
+
+        def _send(self, status: int, body: Mapping[str, Any]) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=UTF-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Silent: the test output is not the place for an access log."""
+
+    return Handler
+
+
+@pytest.fixture
+def gemini_server() -> Iterator[FakeGeminiServer]:
+    """A running fake Gemini API that accepts `FAKE_GEMINI_KEY`."""
+    with FakeGeminiServer() as server:
+        yield server
