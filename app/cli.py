@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "log_level": args.log_level,
             }
         )
-        configure_logging(settings)
+        configure_logging(settings, stderr_level=args.log_level or "WARNING")
         handler = getattr(args, "handler", None)
         if handler is None:
             return asyncio.run(chat_commands.welcome(settings))

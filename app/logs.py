@@ -89,7 +89,7 @@ class RedactingFilter(logging.Filter):
         return True
 
 
-def configure_logging(settings: Settings, *, stderr: bool = True) -> Path | None:
+def configure_logging(settings: Settings, *, stderr: bool = True, stderr_level: str | None = None) -> Path | None:
     """Send the root logger to stderr (unless `stderr` is False) and to `data_dir/logs/parley.log`.
 
     Safe to call again (say, after the settings change): the handlers it installed before are
@@ -109,6 +109,9 @@ def configure_logging(settings: Settings, *, stderr: bool = True) -> Path | None
     if stderr:
         console = logging.StreamHandler(sys.stderr)
         console.set_name(_STDERR_HANDLER)
+        # The command line keeps its own output readable: the file gets every record.
+        if stderr_level is not None:
+            console.setLevel(stderr_level)
         console.setFormatter(logging.Formatter(_STDERR_FORMAT))
         console.addFilter(redactor)
         root.addHandler(console)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,32 +24,34 @@ def store_path(settings: Settings) -> Path:
     return settings.data_dir / STORE_FILE
 
 
-def make_embedder(settings: Settings) -> Embedder:
+def make_embedder(settings: Settings, closing: AsyncExitStack) -> Embedder:
+    """The embedder the settings choose; network clients are closed with `closing`."""
     if settings.effective_embedder == "local":
         return MiniLMEmbedder()
     if settings.openai_api_key is None:
         raise SettingsError("the OpenAI embedder is chosen but no key is set: set OPENAI_API_KEY")
     from chats.openai_embedder import OpenAIEmbedder
 
-    return OpenAIEmbedder(
-        api_key=settings.openai_api_key.reveal(),
-        model=settings.openai_embedding_model,
-        base_url=settings.openai_base_url,
+    embedder = OpenAIEmbedder(
+        settings.openai_api_key.reveal(), model=settings.openai_embedding_model, base_url=settings.openai_base_url
     )
+    closing.push_async_callback(embedder.aclose)
+    return embedder
 
 
-def make_text_model(settings: Settings) -> TextModel:
+def make_text_model(settings: Settings, closing: AsyncExitStack) -> TextModel:
+    """The text model the settings choose; network clients are closed with `closing`."""
     if settings.effective_text_model == "offline":
         return OfflineTextModel()
     if settings.gemini_api_key is None:
         raise SettingsError("the Gemini text model is chosen but no key is set: set GEMINI_API_KEY")
     from chats.gemini_text import GeminiTextModel
 
-    return GeminiTextModel(
-        api_key=settings.gemini_api_key.reveal(),
-        model=settings.gemini_text_model,
-        base_url=settings.gemini_base_url,
+    text_model = GeminiTextModel(
+        settings.gemini_api_key.reveal(), model=settings.gemini_text_model, base_url=settings.gemini_base_url
     )
+    closing.push_async_callback(text_model.aclose)
+    return text_model
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,10 +65,11 @@ class ChatServices:
 
 @asynccontextmanager
 async def open_chat_services(settings: Settings) -> AsyncIterator[ChatServices]:
-    embedder = make_embedder(settings)
-    text_model = make_text_model(settings)
-    store = await SqliteChatStore.open(store_path(settings), settings.user_id)
-    try:
+    async with AsyncExitStack() as closing:
+        embedder = make_embedder(settings, closing)
+        text_model = make_text_model(settings, closing)
+        store = await SqliteChatStore.open(store_path(settings), settings.user_id)
+        closing.push_async_callback(store.close)
         yield ChatServices(
             store=store,
             embedder=embedder,
@@ -74,5 +77,3 @@ async def open_chat_services(settings: Settings) -> AsyncIterator[ChatServices]:
             maintainer=ChatMaintainer(store, embedder, text_model),
             finder=ChatFinder(store, embedder),
         )
-    finally:
-        await store.close()

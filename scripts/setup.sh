@@ -8,10 +8,10 @@ dev=false
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# Debian splits venv and pip out of python3; install them only when missing.
-if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+# Debian splits venv and pip out of python3; install what is missing, and only that.
+if ! command -v python3 >/dev/null || ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
     as_root apt-get update -q
-    as_root apt-get install -y -q python3-venv python3-pip
+    as_root apt-get install -y -q python3 python3-venv python3-pip
 fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv

@@ -375,3 +375,8 @@ def test_settings_markdown_lists_every_variable() -> None:
             assert var in markdown
     assert str(Path.home()) not in markdown  # the README must not show the writer's own folders
     assert "| gemini_api_key | GEMINI_API_KEY or GOOGLE_API_KEY | - | - | Gemini API key" in markdown
+
+
+def test_the_readme_documents_every_setting() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert settings_markdown() in readme

@@ -1,0 +1,241 @@
+"""`parley` as a user runs it: every chats command, its JSON, and its answers to bad input."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.cli import main
+from tests.app import MemoryKeyring, using_keyring
+from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
+
+
+def kitchen_turns(exchanges: int) -> list[dict[str, Any]]:
+    turns = []
+    for i in range(exchanges):
+        turns.append({"role": "user", "parts": [{"text": f"Kitchen renovation, step {i}: oak or walnut cabinets?"}]})
+        turns.append({"role": "model", "parts": [{"text": f"For step {i}, Marco suggests oak; budget 18,500 euros."}]})
+    return turns
+
+
+JAPAN = [
+    {"role": "user", "parts": [{"text": "I'm planning a two-week holiday in Japan next April."}]},
+    {"role": "model", "parts": [{"text": "Kyoto in spring is lovely."}]},
+    {"role": "user", "parts": [{"text": "Should I spend more days in Kyoto or Tokyo?"}]},
+    {"role": "model", "parts": [{"text": "Split it evenly."}]},
+]
+
+
+class Parley:
+    """Runs `parley` in this process on an isolated data folder and config file."""
+
+    def __init__(self, data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.data_dir = data_dir
+        self._capsys = capsys
+        self.err = ""
+
+    def __call__(self, *args: str) -> tuple[int, str]:
+        self._capsys.readouterr()
+        code = main(["--data-dir", str(self.data_dir), *args])
+        captured = self._capsys.readouterr()
+        self.err = captured.err
+        return code, captured.out
+
+    def json(self, *args: str) -> Any:
+        code, out = self(*args, "--json")
+        assert code == 0, self.err
+        return json.loads(out)
+
+    def write(self, name: str, data: object) -> str:
+        path = self.data_dir.parent / name
+        path.write_text(json.dumps(data), encoding="utf-8")
+        return str(path)
+
+
+@pytest.fixture
+def parley(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Iterator[Parley]:
+    config = tmp_path / "config.toml"
+    config.write_text("", encoding="utf-8")
+    monkeypatch.setenv("PARLEY_CONFIG", str(config))
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "PARLEY_DATA_DIR", "PARLEY_EMBEDDER"):
+        monkeypatch.delenv(name, raising=False)
+    with using_keyring(MemoryKeyring()):
+        yield Parley(tmp_path / "data", capsys)
+
+
+def test_new_list_rename_show_delete(parley: Parley) -> None:
+    chat_id = parley.json("chats", "new", "--title", "Groceries")["id"]
+    [listed] = parley.json("chats", "list")
+    assert (listed["id"], listed["title"], listed["turns"]) == (chat_id, "Groceries", 0)
+    assert parley("chats", "rename", chat_id, "Weekly groceries")[0] == 0
+    shown = parley.json("chats", "show", chat_id)
+    assert shown["title"] == "Weekly groceries"
+    assert shown["full_history"] == shown["assistant_history"] == []
+    assert shown["summary_text"] is None and shown["summary_embedding"] is None
+    assert parley("chats", "delete", chat_id)[0] == 0
+    assert parley.json("chats", "list") == []
+
+
+def test_import_compacts_a_long_chat(parley: Parley) -> None:
+    turns = kitchen_turns(40)
+    [report] = parley.json("chats", "import", parley.write("turns.json", turns))
+    assert (report["turns"], report["compactions"]) == (80, 1)
+    shown = parley.json("chats", "show", report["id"])
+    assert shown["full_history"] == turns
+    assert len(shown["assistant_history"]) == 13
+    assert shown["assistant_history"][0]["summary"] is True
+    assert shown["assistant_history"][1:] == turns[-12:]
+    assert shown["summary_text"] == shown["assistant_history"][0]["parts"][0]["text"]
+    assert "18,500" in shown["summary_text"]
+    assert shown["summary_embedding_model"] == "all-MiniLM-L6-v2"
+    assert len(shown["summary_embedding"]) == 384
+    assert shown["title"]
+
+
+def test_an_export_imports_back_turn_for_turn(parley: Parley) -> None:
+    parley.json("chats", "import", parley.write("japan.json", JAPAN))
+    parley.json("chats", "import", parley.write("kitchen.json", kitchen_turns(3)))
+    out = parley.data_dir.parent / "export.json"
+    assert parley("chats", "export", "--out", str(out))[0] == 0
+    exported = json.loads(out.read_text(encoding="utf-8"))
+    assert len(exported["chats"]) == 2
+    reports = parley.json("chats", "import", str(out))
+    assert len(reports) == 2
+    histories = sorted(json.dumps(c["full_history"]) for c in exported["chats"])
+    copies = sorted(json.dumps(parley.json("chats", "show", r["id"])["full_history"]) for r in reports)
+    assert copies == histories
+
+
+def test_markdown_export_reads_as_a_transcript(parley: Parley) -> None:
+    parley.json("chats", "import", parley.write("japan.json", JAPAN))
+    code, out = parley("chats", "export", "--format", "markdown")
+    assert code == 0
+    assert "**You:** I'm planning a two-week holiday in Japan next April." in out
+    assert "**Parley:** Kyoto in spring is lovely." in out
+
+
+def test_search_switches_asks_or_finds_nothing(parley: Parley) -> None:
+    [japan] = parley.json("chats", "import", parley.write("japan.json", JAPAN))
+    parley.json("chats", "import", parley.write("kitchen.json", kitchen_turns(3)))
+    match = parley.json("chats", "search", "the chat about my vacation in Tokyo")
+    assert match["outcome"] == "switch"
+    assert match["chats"][0]["id"] == japan["id"]
+    assert parley.json("chats", "search", "quantum chromodynamics")["outcome"] == "none"
+    code, out = parley("chats", "search", "kitchen cabinets")
+    assert code == 0 and out.startswith("One chat matches:")
+
+
+def test_reembed_after_switching_to_openai(
+    parley: Parley, openai_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    [report] = parley.json("chats", "import", parley.write("turns.json", kitchen_turns(20)))
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_API_KEY)
+    monkeypatch.setenv("PARLEY_OPENAI_BASE_URL", openai_server.base_url)
+    before = parley.json("chats", "search", "kitchen cabinets")
+    assert before["chats"][0]["similarity"] is None  # local vectors are never compared with OpenAI's
+    rebuilt = parley.json("chats", "reembed")
+    assert rebuilt == {"model": "text-embedding-3-small@384", "vectors": 1, "topics_added": 0}
+    assert parley.json("chats", "show", report["id"])["summary_embedding_model"] == "text-embedding-3-small@384"
+    after = parley.json("chats", "search", "kitchen cabinets")
+    assert after["chats"][0]["similarity"] is not None
+    assert parley.json("chats", "reembed")["vectors"] == 0
+
+
+def test_welcome_says_where_the_chats_are(parley: Parley) -> None:
+    code, out = parley()
+    assert code == 0
+    assert str(parley.data_dir / "chats.sqlite3") in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["chats", "show", "not-an-id"], "parley: not a chat id: 'not-an-id'\n"),
+        (
+            ["chats", "show", "00000000-0000-0000-0000-000000000000"],
+            "parley: no chat with id 00000000-0000-0000-0000-000000000000\n",
+        ),
+        (["chats", "delete", "00000000-0000-0000-0000-000000000000"], None),
+        (["chats", "import", "MISSING"], None),
+    ],
+)
+def test_bad_input_gets_one_line_and_changes_nothing(parley: Parley, args: list[str], message: str | None) -> None:
+    parley.json("chats", "import", parley.write("japan.json", JAPAN))
+    before = parley.json("chats", "list")
+    code, out = parley(*args)
+    assert code == 1
+    assert out == ""
+    assert parley.err.count("\n") == 1 and parley.err.startswith("parley: ")
+    if message is not None:
+        assert parley.err == message
+    assert parley.json("chats", "list") == before
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ("[{", "is not valid JSON (line 1, column 3)"),
+        ('[{"role": "robot", "parts": [{"text": "x"}]}]', "role must be 'user' or 'model'"),
+        ('{"something": "else"}', "expected a list of turns"),
+        ('[{"role": "user", "parts": []}]', "non-empty 'parts'"),
+    ],
+)
+def test_a_bad_import_file_is_refused_whole(parley: Parley, content: str, fragment: str) -> None:
+    path = parley.data_dir.parent / "bad.json"
+    path.write_text(content, encoding="utf-8")
+    code, _ = parley("chats", "import", str(path))
+    assert code == 1
+    assert fragment in parley.err and parley.err.count("\n") == 1
+    assert parley.json("chats", "list") == []
+
+
+def test_a_corrupt_database_is_reported_and_kept(parley: Parley) -> None:
+    parley.data_dir.mkdir(parents=True)
+    database = parley.data_dir / "chats.sqlite3"
+    database.write_bytes(b"\x00garbage" * 512)
+    code, _ = parley("chats", "list")
+    assert code == 1
+    assert parley.err.startswith(f"parley: the chat database at {database} is unreadable")
+    assert database.read_bytes() == b"\x00garbage" * 512
+
+
+def test_keys_never_land_on_disk(parley: Parley, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", _Stdin("sk-test-secret-value-123456\n"))
+    assert parley("keys", "set", "openai")[0] == 0
+    code, out = parley("keys", "status")
+    assert "openai   set in the keyring" in out
+    on_disk = b"".join(p.read_bytes() for p in parley.data_dir.rglob("*") if p.is_file())
+    assert b"sk-test-secret-value" not in on_disk
+
+
+class _Stdin:
+    def __init__(self, text: str) -> None:
+        self._text = text
+
+    def isatty(self) -> bool:
+        return False
+
+    def readline(self) -> str:
+        return self._text
+
+
+def test_the_installed_command_exits_1_with_one_line(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("", encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path), "chats", "show", "nope"],
+        capture_output=True,
+        text=True,
+        env={"PARLEY_CONFIG": str(config), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        check=False,
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (1, "", "parley: not a chat id: 'nope'\n")
+    with sqlite3.connect(tmp_path / "chats.sqlite3") as db:
+        assert db.execute("SELECT count(*) FROM chats").fetchone() == (0,)
