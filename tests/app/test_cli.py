@@ -210,6 +210,7 @@ def test_keys_never_land_on_disk(parley: Parley, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(sys, "stdin", _Stdin("sk-test-secret-value-123456\n"))
     assert parley("keys", "set", "openai")[0] == 0
     code, out = parley("keys", "status")
+    assert code == 0
     assert "openai   set in the keyring" in out
     on_disk = b"".join(p.read_bytes() for p in parley.data_dir.rglob("*") if p.is_file())
     assert b"sk-test-secret-value" not in on_disk
