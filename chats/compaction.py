@@ -53,20 +53,3 @@ def apply_plan(plan: CompactionPlan, current: Sequence[Turn], summary: Turn) -> 
     if tuple(current[: len(plan.replaced)]) != plan.replaced:
         return None
     return (summary, *current[len(plan.replaced) :])
-
-
-def clip_to_sentence(text: str, max_chars: int) -> str:
-    """`text` cut to at most `max_chars`, at the last sentence end that fits, else at a word."""
-    text = text.strip()
-    if len(text) <= max_chars:
-        return text
-    window = text[:max_chars]
-    end = max(window.rfind(". "), window.rfind("? "), window.rfind("! "))
-    if window.endswith((".", "?", "!")):
-        return window
-    if end > 0:
-        return window[: end + 1]
-    head = text[: max_chars - 1]
-    # Drop a word cut in half, unless the cut fell exactly between two words.
-    cut = head if text[max_chars - 1].isspace() or " " not in head else head.rsplit(" ", 1)[0]
-    return cut.rstrip(" ,;:") + "…"

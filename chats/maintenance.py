@@ -16,11 +16,12 @@ from uuid import UUID
 
 import numpy as np
 
-from chats.compaction import apply_plan, clip_to_sentence, plan_compaction, summary_turn
+from chats.compaction import apply_plan, plan_compaction, summary_turn
 from chats.embedding import Embedder, embed_one
 from chats.errors import ChatNotFound, ChatsError, VersionConflict
 from chats.models import AssistantContext, EmbeddedText, Turn, utc_now
 from chats.store import ChatStore
+from chats.text_budget import cut_at_sentence
 from chats.text_model import TextModel
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ class ChatMaintainer:
         plan = plan_compaction(context.assistant_history)
         if plan is None:
             return False
-        text = clip_to_sentence(
+        text = cut_at_sentence(
             await self._text.summarize(plan.replaced, plan.max_summary_chars), plan.max_summary_chars
         )
         summary = await embed_one(self._embedder, text)

@@ -25,6 +25,7 @@ from segtok.segmenter import split_single
 
 from chats.errors import TextModelError
 from chats.models import Role, Turn
+from chats.text_budget import cut_at_word
 
 NAME = "offline-extractive"
 FALLBACK_TITLE = "New chat"
@@ -264,18 +265,6 @@ def render(sentences: Sequence[Sentence]) -> str:
             label = sentence.label
             lines.append(f"{label} {sentence.text}" if label else sentence.text)
     return "\n".join(lines)
-
-
-def cut_at_word(text: str, max_chars: int) -> str:
-    """`text` in at most `max_chars`: cut at the last word that fits, marked with "…"."""
-    if max_chars <= 0:
-        return ""
-    if len(text) <= max_chars:
-        return text
-    head = text[: max_chars - 1]
-    if not text[max_chars - 1].isspace() and " " in head:
-        head = head[: head.rfind(" ")]
-    return head.rstrip(" ,;:-\u2013\u2014\n") + "…"
 
 
 def keyphrases(text: str, top: int = KEYPHRASES) -> list[str]:

@@ -11,7 +11,6 @@ from chats.compaction import (
     SUMMARY_WINDOW_SIZE,
     TAIL_SIZE,
     apply_plan,
-    clip_to_sentence,
     plan_compaction,
     summary_turn,
 )
@@ -86,14 +85,3 @@ def test_a_plan_keeps_every_turn_once(count: int) -> None:
         assert plan is not None
         assert (*plan.replaced, *plan.kept) == tuple(turns)
         assert len(plan.kept) == TAIL_SIZE
-
-
-def test_clipping_prefers_a_sentence_end() -> None:
-    assert clip_to_sentence("One two. Three four five.", 12) == "One two."
-    assert clip_to_sentence("short", 10) == "short"
-    assert clip_to_sentence("no sentence end here at all", 12) == "no sentence…"
-
-
-@given(st.text(), st.integers(1, 300))
-def test_clipping_never_exceeds_the_limit(text: str, limit: int) -> None:
-    assert len(clip_to_sentence(text, limit)) <= limit

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 
 from chats.errors import TextModelError
-from chats.gemini_text import DEFAULT_MODEL, GeminiTextModel, clean_title, cut_at_sentence
+from chats.gemini_text import DEFAULT_MODEL, GeminiTextModel, clean_title
 from chats.models import Turn
 from chats.text_model import TextModel
 from tests.fakes.gemini_server import FAKE_GEMINI_KEY, FakeGeminiServer, RecordedRequest, Reply
@@ -181,14 +181,6 @@ async def test_the_fake_answers_from_a_responder(gemini_server: FakeGeminiServer
 def test_an_empty_key_is_refused_up_front() -> None:
     with pytest.raises(TextModelError, match="no Gemini API key"):
         GeminiTextModel("  ")
-
-
-def test_cut_at_sentence() -> None:
-    assert cut_at_sentence("One. Two.", 20) == "One. Two."
-    assert cut_at_sentence("One. Two. Three.", 10) == "One. Two."
-    assert cut_at_sentence("It costs 3.5 euros. Then more.", 22) == "It costs 3.5 euros."
-    assert cut_at_sentence("It costs 3.5 euros", 10) == "It costs…"
-    assert cut_at_sentence("Did it? Yes", 9) == "Did it?"
 
 
 def test_clean_title() -> None:

@@ -12,7 +12,6 @@ from chats.offline_text import (
     USER_LABEL,
     OfflineTextModel,
     Sentence,
-    cut_at_word,
     salience,
     split_turns,
     summarize_extractively,
@@ -189,14 +188,6 @@ def test_open_questions_are_the_unanswered_or_put_off_ones() -> None:
     opened = [sentence.text for sentence in split_turns(turns) if sentence.open_question]
 
     assert opened == ["Who pays for the skip?", "And can we move the sink?"]
-
-
-def test_cut_at_word() -> None:
-    assert cut_at_word("short", 10) == "short"
-    assert cut_at_word("the oak floors", 9) == "the oak…"
-    assert cut_at_word("unbreakable", 5) == "unbr…"
-    assert cut_at_word("anything", 1) == "…"
-    assert cut_at_word("anything", 0) == ""
 
 
 def test_title_names_the_topic() -> None:
