@@ -11,8 +11,6 @@ from datetime import UTC, datetime
 from typing import Literal
 from uuid import UUID
 
-import numpy as np
-
 from chats.errors import ChatNotFound, VersionConflict
 from chats.models import AssistantContext, Chat, ChatInfo, EmbeddedText, Turn, turns_from_json, turns_to_json
 from chats.search import fts_match_expression, fts_phrase, query_terms
@@ -26,9 +24,12 @@ _CHAT_COLUMNS = (
 LEXICAL_ROWS = 500
 """Best-ranked matching turns read per search; enough to find every chat a query names."""
 COMMON_TERM_ROWS = 500
-"""A query term found in more rows than this is left out of BM25. Its inverse document frequency is
-low, so it barely moves the ranking, yet scoring its matches costs the most: in a store of 400,000
-turns, BM25 over every match of a question's terms took 90 ms; without the common terms, a few."""
+"""A query term found in more rows than this is left out of BM25: its inverse document frequency is
+low, so it barely moves the ranking, yet scoring its matches is what costs."""
+MATCHED_ROWS_BUDGET = 1500
+"""Rows BM25 may score per table and search. The rarest terms (the most telling) are kept first.
+In a store of 400,000 turns, scoring every match of a question's terms took 90 ms; within this
+budget a search takes a few."""
 
 
 class ChatDatabase:
@@ -224,7 +225,8 @@ class ChatDatabase:
     def search(self, query: SearchQuery) -> list[SearchCandidate]:
         similarities = self._vectors.similarities(query.model, query.vector)
         lexical = self._lexical(query.text)
-        chosen = set(_top(similarities, query.limit)) | set(_top(lexical, query.limit))
+        best_lexical = sorted(lexical, key=lexical.__getitem__, reverse=True)[: query.limit]
+        chosen = set(similarities.best(query.limit)) | set(best_lexical)
         if not chosen:
             return []
         # CROSS JOIN keeps json_each on the outside: one primary-key lookup per candidate.
@@ -285,15 +287,21 @@ class ChatDatabase:
         return best
 
     def _discriminating(self, terms: list[str], table: Literal["turns_fts", "chats_fts"]) -> list[str]:
-        """The terms found in at most `COMMON_TERM_ROWS` rows of `table`."""
-        kept = []
+        """The rarest terms, while the rows they match fit `MATCHED_ROWS_BUDGET` (common ones never)."""
+        counted = []
         for term in terms:
             (found,) = self._db.execute(
                 f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
                 (fts_phrase(term), COMMON_TERM_ROWS + 1),
             ).fetchone()
             if 0 < found <= COMMON_TERM_ROWS:
-                kept.append(term)
+                counted.append((found, term))
+        kept, rows = [], 0
+        for found, term in sorted(counted):
+            if rows + found > MATCHED_ROWS_BUDGET:
+                break
+            kept.append(term)
+            rows += found
         return kept
 
     def _version(self, chat_id: UUID) -> int:
@@ -316,14 +324,6 @@ def _embedded(text: str | None, blob: bytes | None, model: str | None) -> Embedd
     if text is None or blob is None or model is None:
         return None
     return EmbeddedText(text=text, vector=decode_vector(blob), model=model)
-
-
-def _top(scores: dict[str, float], limit: int) -> list[str]:
-    if len(scores) <= limit:
-        return list(scores)
-    keys = list(scores)
-    values = np.fromiter(scores.values(), dtype=np.float64, count=len(keys))
-    return [keys[i] for i in np.argpartition(-values, limit - 1)[:limit]]
 
 
 def _time_text(moment: datetime) -> str:

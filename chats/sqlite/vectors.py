@@ -27,9 +27,30 @@ def decode_vector(blob: bytes) -> Vector:
 
 
 @dataclass(frozen=True, slots=True)
+class Similarities:
+    """Cosine similarity of one query to every chat vector of its model."""
+
+    chat_ids: list[str]
+    scores: npt.NDArray[np.float32]
+    position: dict[str, int]
+    """Where each chat id sits in `chat_ids` and `scores`."""
+
+    def best(self, limit: int) -> list[str]:
+        """The ids of the `limit` most similar chats, in no particular order."""
+        if len(self.chat_ids) <= limit:
+            return list(self.chat_ids)
+        return [self.chat_ids[i] for i in np.argpartition(-self.scores, limit - 1)[:limit]]
+
+    def get(self, chat_id: str) -> float | None:
+        index = self.position.get(chat_id)
+        return None if index is None else float(self.scores[index])
+
+
+@dataclass(frozen=True, slots=True)
 class _Matrix:
     chat_ids: list[str]
     rows: npt.NDArray[np.float32]
+    position: dict[str, int]
 
 
 class VectorCache:
@@ -42,13 +63,12 @@ class VectorCache:
     def invalidate(self) -> None:
         self._matrices.clear()
 
-    def similarities(self, model: str, query: Vector) -> dict[str, float]:
+    def similarities(self, model: str, query: Vector) -> Similarities:
         """Cosine similarity of `query` to each chat's vector of `model`: its summary, else its topic."""
         matrix = self._matrix(model)
         if not matrix.chat_ids or matrix.rows.shape[1] != query.shape[0]:
-            return {}
-        scores = matrix.rows @ query.astype(np.float32)
-        return dict(zip(matrix.chat_ids, scores.tolist(), strict=True))
+            return Similarities([], np.zeros(0, dtype=np.float32), {})
+        return Similarities(matrix.chat_ids, matrix.rows @ query.astype(np.float32), matrix.position)
 
     def _matrix(self, model: str) -> _Matrix:
         version = self._db.execute("PRAGMA data_version").fetchone()[0]
@@ -66,8 +86,10 @@ class VectorCache:
             (model, self._user_id, model, model),
         ).fetchall()
         if not rows:
-            return _Matrix([], np.zeros((0, 0), dtype=np.float32))
+            return _Matrix([], np.zeros((0, 0), dtype=np.float32), {})
+        chat_ids = [chat_id for chat_id, _ in rows]
         return _Matrix(
-            [chat_id for chat_id, _ in rows],
+            chat_ids,
             np.stack([np.frombuffer(blob, dtype="<f4") for _, blob in rows]).astype(np.float32),
+            {chat_id: i for i, chat_id in enumerate(chat_ids)},
         )
