@@ -40,9 +40,14 @@ class Turn:
     """When the turn ended (UTC); None for turns imported without a time."""
     summary: bool = False
     """True on the single turn that stands for compacted older turns."""
+    id: UUID | None = None
+    """Set on turns that may be delivered more than once (a journal replay): a store keeps a turn id
+    once per chat, so appending it again changes nothing."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"role": self.role, "parts": [{"text": self.text}]}
+        if self.id is not None:
+            data["id"] = str(self.id)
         if self.thinking is not None:
             data["thinking"] = self.thinking
         if self.at is not None:
@@ -76,6 +81,7 @@ class Turn:
             thinking=thinking,
             at=_parse_time(data.get("at")),
             summary=data.get("summary") is True,
+            id=_parse_id(data.get("id")),
         )
 
 
@@ -89,6 +95,15 @@ def _parse_time(value: object) -> datetime | None:
     except ValueError as error:
         raise InvalidTurn(f"a turn's 'at' is not an ISO-8601 time: {value!r}") from error
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _parse_id(value: object) -> UUID | None:
+    if value is None:
+        return None
+    try:
+        return UUID(str(value))
+    except ValueError as error:
+        raise InvalidTurn(f"a turn's 'id' must be a UUID, not {value!r}") from error
 
 
 def turns_from_json(data: object) -> tuple[Turn, ...]:

@@ -24,6 +24,8 @@ class AppendResult:
     assistant_turns: int
     """Length of `assistant_history` after the append: compaction is due past the window."""
     full_turns: int
+    appended: int
+    """Turns actually added: fewer than given when some ids were already there."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +77,9 @@ class ChatStore(Protocol):
     async def count(self) -> int: ...
 
     async def append(self, chat_id: UUID, turns: Sequence[Turn]) -> AppendResult:
-        """Append to both histories in one transaction and bump `last_activity_at`."""
+        """Append to both histories in one transaction and bump `last_activity_at`.
+
+        A turn whose `id` the chat already holds is skipped, so delivering a turn twice is harmless."""
         ...
 
     async def replace_assistant_history(

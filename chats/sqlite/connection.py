@@ -25,7 +25,7 @@ def migrations() -> list[tuple[int, str]]:
     return sorted(found)
 
 
-def connect(path: Path) -> sqlite3.Connection:
+def connect(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
     """Open (creating if needed) and migrate the database at `path`.
 
     WAL lets readers in other Parley processes run beside the one writer; `BEGIN IMMEDIATE` plus the
@@ -33,7 +33,7 @@ def connect(path: Path) -> sqlite3.Connection:
     """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        connection = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout_ms / 1000)
     except (OSError, sqlite3.Error) as error:
         raise StoreUnavailable(f"cannot open the chat database at {path}: {error}") from error
     try:

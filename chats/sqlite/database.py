@@ -154,16 +154,19 @@ class ChatDatabase:
             ).fetchone()
             if row is None:
                 raise ChatNotFound(chat_id)
-            history = json.loads(row[0]) + turns_to_json(turns)
-            if not turns:
-                return AppendResult(version=row[2], assistant_turns=len(history), full_turns=row[1])
-            _insert_turns(db, chat_id, row[1], turns)
-            db.execute(
-                "UPDATE chats SET assistant_history = ?, turn_count = ?, last_activity_at = ?,"
-                " version = version + 1 WHERE id = ?",
-                (json.dumps(history), row[1] + len(turns), self._now(), str(chat_id)),
-            )
-        return AppendResult(version=row[2] + 1, assistant_turns=len(history), full_turns=row[1] + len(turns))
+            history, count, version = json.loads(row[0]), row[1], row[2]
+            new = _unseen(db, chat_id, turns)
+            if new:
+                _insert_turns(db, chat_id, count, new)
+                history += turns_to_json(new)
+                count += len(new)
+                version += 1
+                db.execute(
+                    "UPDATE chats SET assistant_history = ?, turn_count = ?, last_activity_at = ?, version = ?"
+                    " WHERE id = ?",
+                    (json.dumps(history), count, self._now(), version, str(chat_id)),
+                )
+        return AppendResult(version=version, assistant_turns=len(history), full_turns=count, appended=len(new))
 
     def replace_assistant_history(
         self, chat_id: UUID, expected_version: int, history: Sequence[Turn], summary: EmbeddedText | None
@@ -315,9 +318,32 @@ class ChatDatabase:
 
 def _insert_turns(db: sqlite3.Connection, chat_id: UUID, first_seq: int, turns: Sequence[Turn]) -> None:
     db.executemany(
-        "INSERT INTO turns (chat_id, seq, body, text) VALUES (?, ?, ?, ?)",
-        [(str(chat_id), first_seq + i, json.dumps(t.to_json()), t.text) for i, t in enumerate(turns)],
+        "INSERT INTO turns (chat_id, seq, body, text, turn_id) VALUES (?, ?, ?, ?, ?)",
+        [
+            (str(chat_id), first_seq + i, json.dumps(t.to_json()), t.text, None if t.id is None else str(t.id))
+            for i, t in enumerate(turns)
+        ],
     )
+
+
+def _unseen(db: sqlite3.Connection, chat_id: UUID, turns: Sequence[Turn]) -> list[Turn]:
+    """`turns` without those whose id the chat already holds (or that repeat an id given earlier)."""
+    ids = [str(t.id) for t in turns if t.id is not None]
+    seen = {
+        turn_id
+        for (turn_id,) in db.execute(
+            "SELECT turn_id FROM turns WHERE chat_id = ? AND turn_id IN (SELECT value FROM json_each(?))",
+            (str(chat_id), json.dumps(ids)),
+        )
+    }
+    unseen = []
+    for turn in turns:
+        if turn.id is not None:
+            if str(turn.id) in seen:
+                continue
+            seen.add(str(turn.id))
+        unseen.append(turn)
+    return unseen
 
 
 def _embedded(text: str | None, blob: bytes | None, model: str | None) -> EmbeddedText | None:

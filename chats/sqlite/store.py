@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -11,8 +12,9 @@ from pathlib import Path
 from typing import TypeVar
 from uuid import UUID
 
+from chats.errors import StoreUnavailable
 from chats.models import AssistantContext, Chat, ChatInfo, EmbeddedText, Turn, utc_now
-from chats.sqlite.connection import connect
+from chats.sqlite.connection import BUSY_TIMEOUT_MS, connect
 from chats.sqlite.database import ChatDatabase
 from chats.store import AppendResult, EmbeddingKind, SearchCandidate, SearchQuery
 
@@ -29,10 +31,19 @@ class SqliteChatStore:
         self._user_id = user_id
 
     @classmethod
-    async def open(cls, path: Path, user_id: str, *, clock: Callable[[], datetime] = utc_now) -> SqliteChatStore:
+    async def open(
+        cls,
+        path: Path,
+        user_id: str,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+    ) -> SqliteChatStore:
+        """Open (creating and migrating) the store at `path`, bound to `user_id`. A writer waits up to
+        `busy_timeout_ms` for another process's write before the store reports itself unavailable."""
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-sqlite")
         try:
-            connection = await asyncio.get_running_loop().run_in_executor(executor, connect, path)
+            connection = await asyncio.get_running_loop().run_in_executor(executor, connect, path, busy_timeout_ms)
         except BaseException:
             executor.shutdown(wait=False)
             raise
@@ -44,7 +55,11 @@ class SqliteChatStore:
         return self._user_id
 
     async def _run(self, call: Callable[[], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._executor, call)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._executor, call)
+        except sqlite3.Error as error:
+            # Locked past the busy timeout, disk full, I/O errors: the store is down, not the caller wrong.
+            raise StoreUnavailable(f"the chat database is unavailable: {error}") from error
 
     async def create(
         self, *, title: str | None = None, turns: Sequence[Turn] = (), project_id: str | None = None

@@ -90,8 +90,21 @@ async def test_append_extends_both_histories_and_bumps_activity(make_store: Stor
     assert after.assistant_history == after.full_history
     assert after.last_activity_at == clock.now
     assert after.version == result.version == chat.version + 1
-    assert (result.assistant_turns, result.full_turns) == (3, 3)
+    assert (result.assistant_turns, result.full_turns, result.appended) == (3, 3, 2)
     await store.close()
+
+
+async def test_a_turn_delivered_twice_is_kept_once(store: ChatStore) -> None:
+    chat = await store.create()
+    first, second = Turn(role="user", text="once", id=uuid4()), Turn(role="model", text="twice", id=uuid4())
+    assert (await store.append(chat.id, [first])).appended == 1
+    result = await store.append(chat.id, [first, second, second, Turn(role="user", text="no id")])
+    assert (result.appended, result.full_turns) == (2, 3)
+    after = await store.get(chat.id)
+    assert [t.text for t in after.full_history] == ["once", "twice", "no id"]
+    assert after.assistant_history == after.full_history
+    assert after.full_history[0].id == first.id
+    assert (await store.append(chat.id, [first, second])).version == after.version
 
 
 async def test_empty_append_changes_nothing(store: ChatStore) -> None:

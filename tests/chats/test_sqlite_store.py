@@ -107,3 +107,17 @@ async def test_two_processes_writing_at_once_lose_and_corrupt_nothing(tmp_path: 
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         db.execute("INSERT INTO turns_fts (turns_fts) VALUES ('integrity-check')")
         db.execute("INSERT INTO chats_fts (chats_fts) VALUES ('integrity-check')")
+
+
+async def test_a_locked_database_is_reported_as_unavailable(tmp_path: Path) -> None:
+    path = tmp_path / "chats.sqlite3"
+    store = await SqliteChatStore.open(path, "alice", busy_timeout_ms=0)
+    chat = await store.create()
+    blocker = sqlite3.connect(path, timeout=0)
+    blocker.execute("BEGIN EXCLUSIVE")
+    with pytest.raises(StoreUnavailable, match="is unavailable: database is locked"):
+        await store.append(chat.id, turns("x"))
+    blocker.execute("ROLLBACK")
+    blocker.close()
+    assert (await store.append(chat.id, turns("x"))).appended == 1
+    await store.close()

@@ -1,0 +1,169 @@
+"""The turn journal: every finished turn is written to a local append-only file the moment it ends,
+and delivered to the chat store later (on idle, on switch, on shutdown, at the next start).
+
+It is the outbox that makes a crash or a store outage lose nothing: a turn leaves the journal only
+after the store has it. Turns carry ids and stores keep an id once per chat, so a delivery cut short
+and repeated never duplicates a turn.
+
+The file holds one JSON object per line: `{"chat_id": "...", "turn": {...}}`. A line cut short by a
+crash (the last one) or damaged on disk is skipped and counted, never fatal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from uuid import UUID
+
+from chats.errors import ChatNotFound, ChatsError, InvalidTurn
+from chats.models import Turn
+from chats.store import ChatStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class JournalEntry:
+    chat_id: UUID
+    turn: Turn
+    """Always carries an id."""
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    delivered: int
+    """Turns the store now holds that it did not before."""
+    already_there: int
+    """Turns the store had already (a delivery repeated after a crash)."""
+    dropped: int
+    """Turns of chats deleted meanwhile: nobody can see them any more."""
+    pending: int
+    """Turns still in the journal because the store could not take them."""
+    damaged_lines: int
+
+
+class TurnJournal:
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._file_lock = asyncio.Lock()
+        """Held only for file work, never across a store call: recording never waits on the store."""
+        self._delivery_lock = asyncio.Lock()
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    async def record(self, chat_id: UUID, turn: Turn) -> Turn:
+        """Write `turn` durably (flushed and fsynced) and return it with its id."""
+        entry = JournalEntry(chat_id, turn if turn.id is not None else replace(turn, id=uuid.uuid4()))
+        async with self._file_lock:
+            await asyncio.to_thread(self._append_lines, [_line(entry)])
+        return entry.turn
+
+    async def pending(self) -> list[JournalEntry]:
+        async with self._file_lock:
+            entries, _, _ = await asyncio.to_thread(self._read)
+        return entries
+
+    async def deliver(self, store: ChatStore) -> Delivery:
+        """Append every journaled turn to `store`, chat by chat in order, and keep only what failed.
+
+        Turns recorded while the store is being written to stay in the journal for the next delivery.
+        """
+        async with self._delivery_lock:
+            async with self._file_lock:
+                entries, damaged, read_up_to = await asyncio.to_thread(self._read)
+            kept: list[JournalEntry] = []
+            delivered = already = dropped = 0
+            for chat_id, turns in _by_chat(entries):
+                try:
+                    result = await store.append(chat_id, turns)
+                except ChatNotFound:
+                    dropped += len(turns)
+                    log.warning("dropped %d journaled turn(s) of deleted chat %s", len(turns), chat_id)
+                except ChatsError as error:
+                    kept += [JournalEntry(chat_id, turn) for turn in turns]
+                    log.warning("kept %d turn(s) of chat %s in the journal: %s", len(turns), chat_id, error)
+                else:
+                    delivered += result.appended
+                    already += len(turns) - result.appended
+            async with self._file_lock:
+                await asyncio.to_thread(self._rewrite, kept, read_up_to)
+        return Delivery(delivered, already, dropped, len(kept), damaged)
+
+    def _append_lines(self, lines: Sequence[str]) -> None:
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        with self._path.open("ab+") as file:
+            # A line cut short by a crash must not swallow the next record: end it first.
+            if file.seek(0, os.SEEK_END) > 0:
+                file.seek(-1, os.SEEK_END)
+                if file.read(1) != b"\n":
+                    file.write(b"\n")
+            file.write("".join(lines).encode("utf-8"))
+            file.flush()
+            os.fsync(file.fileno())
+
+    def _read(self) -> tuple[list[JournalEntry], int, int]:
+        """The entries, how many lines were damaged, and how many bytes were read."""
+        try:
+            raw = self._path.read_bytes()
+        except FileNotFoundError:
+            return [], 0, 0
+        entries, damaged = [], 0
+        for line in raw.decode("utf-8", errors="replace").splitlines():
+            if not line.strip():
+                continue
+            try:
+                entries.append(_entry(line))
+            except (ValueError, InvalidTurn):
+                damaged += 1
+        if damaged:
+            log.warning("skipped %d damaged line(s) of the turn journal", damaged)
+        return entries, damaged, len(raw)
+
+    def _rewrite(self, kept: Sequence[JournalEntry], read_up_to: int) -> None:
+        """Replace what was read with `kept`, keeping what was recorded after the read; atomically,
+        so that a crash leaves either the old file or the new one."""
+        try:
+            with self._path.open("rb") as file:
+                file.seek(read_up_to)
+                recorded_since = file.read()
+        except FileNotFoundError:
+            recorded_since = b""
+        if not kept and not recorded_since:
+            self._path.unlink(missing_ok=True)
+            return
+        temporary = self._path.with_suffix(".tmp")
+        with temporary.open("wb") as file:
+            file.write("".join(_line(entry) for entry in kept).encode("utf-8") + recorded_since)
+            file.flush()
+            os.fsync(file.fileno())
+        temporary.replace(self._path)
+
+
+def _line(entry: JournalEntry) -> str:
+    return json.dumps({"chat_id": str(entry.chat_id), "turn": entry.turn.to_json()}, ensure_ascii=False) + "\n"
+
+
+def _entry(line: str) -> JournalEntry:
+    data = json.loads(line)
+    if not isinstance(data, dict):
+        raise ValueError("a journal line must be an object")
+    turn = Turn.from_json(data.get("turn"))
+    if turn.id is None:
+        raise ValueError("a journaled turn must have an id")
+    return JournalEntry(UUID(str(data.get("chat_id"))), turn)
+
+
+def _by_chat(entries: Sequence[JournalEntry]) -> list[tuple[UUID, list[Turn]]]:
+    """Entries grouped by chat, each group in journal order, groups in order of first appearance."""
+    groups: dict[UUID, list[Turn]] = {}
+    for entry in entries:
+        groups.setdefault(entry.chat_id, []).append(entry.turn)
+    return list(groups.items())
