@@ -1,0 +1,170 @@
+"""The chat tools the voice model can call: switch_chat, new_chat, list_recent_chats.
+
+Each answer is a JSON object for the model. Wrong arguments, unknown tools and store failures are
+answered with an `{"error": {...}}` object, never raised: a bad call must not end a conversation.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import jsonschema
+
+from app.wiring import ChatServices
+from chats.errors import ChatNotFound, ChatsError
+from chats.models import utc_now
+from chats.search import RankedChat
+
+log = logging.getLogger(__name__)
+
+RECENT_DEFAULT = 5
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    """JSON Schema of the arguments object."""
+
+
+SWITCH_CHAT = ToolSpec(
+    "switch_chat",
+    "Switch to an earlier chat. Use it when the user asks to go back to, continue or open a previous "
+    "conversation. Pass what the chat was about in the user's own words as `query`, or, after you offered "
+    "choices, the chosen chat's `chat_id`. The answer says whether you switched, must ask the user which "
+    "chat they mean (read the titles out), or found none.",
+    {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "minLength": 1, "description": "What the chat was about."},
+            "chat_id": {"type": "string", "format": "uuid", "description": "A chat id from earlier options."},
+        },
+        "anyOf": [{"required": ["query"]}, {"required": ["chat_id"]}],
+        "additionalProperties": False,
+    },
+)
+NEW_CHAT = ToolSpec(
+    "new_chat",
+    "Start a new, empty chat. Use it when the user wants to talk about something new in a fresh chat.",
+    {"type": "object", "properties": {}, "additionalProperties": False},
+)
+LIST_RECENT_CHATS = ToolSpec(
+    "list_recent_chats",
+    "List the user's most recent chats with their titles, most recent first.",
+    {
+        "type": "object",
+        "properties": {"limit": {"type": "integer", "minimum": 1, "maximum": 20}},
+        "additionalProperties": False,
+    },
+)
+TOOLS = (SWITCH_CHAT, NEW_CHAT, LIST_RECENT_CHATS)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    result: dict[str, Any]
+    """The answer for the model."""
+    switch_to: UUID | None = None
+    """The chat the conversation must continue in: save the current one, load this one."""
+
+
+def invalid_arguments(spec: ToolSpec, args: Mapping[str, Any]) -> str | None:
+    """Why `args` do not fit `spec`, in one line, or None when they do."""
+    validator = jsonschema.Draft202012Validator(spec.parameters, format_checker=jsonschema.FormatChecker())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(dict(args)))
+    if error is None:
+        return None
+    where = ".".join(str(part) for part in error.absolute_path)
+    return f"{where}: {error.message}" if where else error.message
+
+
+def error(code: str, message: str) -> ToolOutcome:
+    return ToolOutcome({"error": {"code": code, "message": message}})
+
+
+class ChatTools:
+    def __init__(self, services: ChatServices, *, clock: Callable[[], datetime] = utc_now) -> None:
+        self._s = services
+        self._clock = clock
+        self._handlers = {
+            SWITCH_CHAT.name: self._switch_chat,
+            NEW_CHAT.name: self._new_chat,
+            LIST_RECENT_CHATS.name: self._list_recent_chats,
+        }
+
+    async def call(self, name: str, args: Mapping[str, Any], current_chat: UUID) -> ToolOutcome:
+        spec = next((tool for tool in TOOLS if tool.name == name), None)
+        if spec is None:
+            return error("unknown_tool", f"there is no tool named {name!r}")
+        problem = invalid_arguments(spec, args)
+        if problem is not None:
+            return error("invalid_arguments", problem)
+        try:
+            return await self._handlers[name](args, current_chat)
+        except ChatsError as failure:
+            log.warning("tool %s failed: %s", name, type(failure).__name__)
+            return error("unavailable", "the chat history cannot be reached right now; say so and carry on")
+
+    async def _switch_chat(self, args: Mapping[str, Any], current_chat: UUID) -> ToolOutcome:
+        if "chat_id" in args:
+            try:
+                chat = await self._s.store.load_assistant_context(UUID(args["chat_id"]))
+            except ChatNotFound:
+                return error("not_found", "no chat has that id; search with a query instead")
+            return self._switched(chat.chat_id, chat.title, current_chat)
+        match = await self._s.finder.find_chats(args["query"], now=self._clock())
+        if match.outcome == "none":
+            return ToolOutcome({"outcome": "none", "message": "No earlier chat is about that."})
+        if match.outcome == "ask":
+            options = [self._option(option) for option in match.options]
+            return ToolOutcome({"outcome": "ask", "message": "Ask the user which chat they mean.", "options": options})
+        best = match.options[0]
+        return self._switched(best.chat_id, best.title, current_chat)
+
+    def _switched(self, chat_id: UUID, title: str | None, current_chat: UUID) -> ToolOutcome:
+        if chat_id == current_chat:
+            return ToolOutcome({"outcome": "already_here", "title": title})
+        return ToolOutcome({"outcome": "switched", "chat_id": str(chat_id), "title": title}, switch_to=chat_id)
+
+    async def _new_chat(self, args: Mapping[str, Any], current_chat: UUID) -> ToolOutcome:
+        chat = await self._s.store.create()
+        return ToolOutcome({"outcome": "switched", "chat_id": str(chat.id), "title": None}, switch_to=chat.id)
+
+    async def _list_recent_chats(self, args: Mapping[str, Any], current_chat: UUID) -> ToolOutcome:
+        chats = await self._s.store.list_chats(limit=int(args.get("limit", RECENT_DEFAULT)))
+        return ToolOutcome(
+            {
+                "chats": [
+                    {
+                        "chat_id": str(info.id),
+                        "title": info.title,
+                        "last_active": _ago(self._clock(), info.last_activity_at),
+                        "current": info.id == current_chat,
+                    }
+                    for info in chats
+                ]
+            }
+        )
+
+    def _option(self, option: RankedChat) -> dict[str, Any]:
+        return {
+            "chat_id": str(option.chat_id),
+            "title": option.title,
+            "last_active": _ago(self._clock(), option.last_activity_at),
+        }
+
+
+def _ago(now: datetime, then: datetime) -> str:
+    """How long ago, the way one says it aloud."""
+    seconds = max((now - then).total_seconds(), 0)
+    for unit, size in (("year", 365 * 86_400), ("month", 30 * 86_400), ("week", 7 * 86_400), ("day", 86_400)):
+        if seconds >= size:
+            count = int(seconds // size)
+            return f"{count} {unit}{'s' * (count != 1)} ago"
+    return "today"
