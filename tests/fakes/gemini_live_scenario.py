@@ -1,0 +1,266 @@
+"""The data that drives the fake Gemini Live server, and what it records.
+
+A `ConnectionScript` is what one connection does: a list of `Step`s, each fired by a `Trigger` (at once,
+after so much microphone audio, after a tool response) and sending its `Action`s in order, one server
+frame each. Frames are built with the SDK's own `LiveServerMessage`, serialised camelCase as the service
+does. A `RecordedConnection` keeps every client frame for assertions.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.genai import types
+
+# -- triggers --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AtOnce:
+    """Fire as soon as the step is reached (after setup and history seeding, or after the previous step)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AfterAudio:
+    """Fire once the client has streamed `min_bytes` of microphone audio since the previous step."""
+
+    min_bytes: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class AfterToolResponse:
+    """Fire once a tool response arrived since the previous step (for `call_id`, if given)."""
+
+    call_id: str | None = None
+
+
+Trigger = AtOnce | AfterAudio | AfterToolResponse
+
+
+# -- actions ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class InputTranscript:
+    """A fragment of the transcription of the user's speech."""
+
+    text: str
+    finished: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class OutputTranscript:
+    """A fragment of the transcription of the model's speech."""
+
+    text: str
+    finished: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Audio:
+    """A chunk of model voice."""
+
+    pcm: bytes
+    rate: int = 24_000
+    """Hertz, declared in the blob's mime type."""
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    id: str
+    name: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CallTools:
+    """One `toolCall` frame asking for these calls."""
+
+    calls: tuple[Call, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CancelToolCalls:
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupt:
+    """`serverContent.interrupted`: the user spoke over the model."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompleteTurn:
+    """`serverContent.turnComplete`."""
+
+
+@dataclass(frozen=True, slots=True)
+class GoAwaySoon:
+    time_left: str = "50s"
+    """A protobuf JSON duration, as the service sends it."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewHandle:
+    """A `sessionResumptionUpdate`; the server remembers the handle as resumable on later connections."""
+
+    handle: str
+    resumable: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    """Close the WebSocket with this code and reason (the service's clean close)."""
+
+    code: int = 1000
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """Abort the TCP connection without a close frame (a network drop): the client sees 1006."""
+
+
+Action = (
+    InputTranscript
+    | OutputTranscript
+    | Audio
+    | CallTools
+    | CancelToolCalls
+    | Interrupt
+    | CompleteTurn
+    | GoAwaySoon
+    | NewHandle
+    | Close
+    | Drop
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    when: Trigger
+    then: tuple[Action, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionScript:
+    """What one accepted connection does, step by step; after the last step it only records."""
+
+    steps: tuple[Step, ...] = ()
+
+
+def script(*steps: tuple[Trigger, tuple[Action, ...]]) -> ConnectionScript:
+    """`script((AfterAudio(3200), (OutputTranscript("Hi"), CompleteTurn())), ...)`."""
+    return ConnectionScript(tuple(Step(when, then) for when, then in steps))
+
+
+def server_frame(action: Action) -> dict[str, Any] | None:
+    """The JSON frame the service would send for `action`; None for the transport actions."""
+    message: types.LiveServerMessage
+    match action:
+        case InputTranscript(text, finished):
+            transcription = types.Transcription(text=text, finished=finished or None)
+            message = types.LiveServerMessage(server_content=types.LiveServerContent(input_transcription=transcription))
+        case OutputTranscript(text, finished):
+            transcription = types.Transcription(text=text, finished=finished or None)
+            message = types.LiveServerMessage(
+                server_content=types.LiveServerContent(output_transcription=transcription)
+            )
+        case Audio(pcm, rate):
+            blob = types.Blob(data=pcm, mime_type=f"audio/pcm;rate={rate}")
+            turn = types.Content(role="model", parts=[types.Part(inline_data=blob)])
+            message = types.LiveServerMessage(server_content=types.LiveServerContent(model_turn=turn))
+        case CallTools(calls):
+            function_calls = [types.FunctionCall(id=call.id, name=call.name, args=dict(call.args)) for call in calls]
+            message = types.LiveServerMessage(tool_call=types.LiveServerToolCall(function_calls=function_calls))
+        case CancelToolCalls(ids):
+            cancellation = types.LiveServerToolCallCancellation(ids=list(ids))
+            message = types.LiveServerMessage(tool_call_cancellation=cancellation)
+        case Interrupt():
+            message = types.LiveServerMessage(server_content=types.LiveServerContent(interrupted=True))
+        case CompleteTurn():
+            message = types.LiveServerMessage(server_content=types.LiveServerContent(turn_complete=True))
+        case GoAwaySoon(time_left):
+            message = types.LiveServerMessage(go_away=types.LiveServerGoAway(time_left=time_left))
+        case NewHandle(handle, resumable):
+            update = types.LiveServerSessionResumptionUpdate(
+                new_handle=handle if resumable else "", resumable=resumable
+            )
+            message = types.LiveServerMessage(session_resumption_update=update)
+        case Close() | Drop():
+            return None
+    frame: dict[str, Any] = message.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return frame
+
+
+# -- what the client sent ---------------------------------------------------------------------------
+
+
+def pick(mapping: Mapping[str, Any], snake: str) -> Any:
+    """`mapping[snake]` or its lowerCamelCase twin: the SDK mixes both inside frames, the service takes both."""
+    head, *rest = snake.split("_")
+    camel = head + "".join(word.title() for word in rest)
+    return mapping.get(snake, mapping.get(camel))
+
+
+@dataclass
+class RecordedConnection:
+    """Everything one connection's client sent, in order."""
+
+    path: str
+    api_version: str
+    """"v1", "v1beta", ...: from the path."""
+    api_key: str | None
+    setup: dict[str, Any] = field(default_factory=dict)
+    """The `setup` frame's content, as sent."""
+    frames: list[dict[str, Any]] = field(default_factory=list)
+    """Every frame after `setup`, as sent."""
+    history: list[dict[str, Any]] = field(default_factory=list)
+    """The contents seeded with `client_content` during the history phase."""
+    history_complete: bool = False
+    audio: bytearray = field(default_factory=bytearray)
+    """All realtime audio, base64-decoded."""
+    audio_mime_types: list[str] = field(default_factory=list)
+    tool_responses: list[dict[str, Any]] = field(default_factory=list)
+    """Every `functionResponse`, in order."""
+    closed: bool = False
+
+    @property
+    def frame_kinds(self) -> list[str]:
+        """The outer key of each frame after setup: "client_content", "realtime_input", "tool_response"."""
+        return [next(iter(frame)) for frame in self.frames]
+
+    @property
+    def model(self) -> str:
+        return str(self.setup.get("model", ""))
+
+    @property
+    def system_text(self) -> str:
+        instruction = pick(self.setup, "system_instruction") or {}
+        return "".join(part.get("text", "") for part in instruction.get("parts", []))
+
+    @property
+    def generation_config(self) -> Mapping[str, Any]:
+        config: Mapping[str, Any] = pick(self.setup, "generation_config") or {}
+        return config
+
+    @property
+    def function_declarations(self) -> list[dict[str, Any]]:
+        return [decl for tool in self.setup.get("tools", []) for decl in pick(tool, "function_declarations") or []]
+
+    @property
+    def session_resumption(self) -> Mapping[str, Any] | None:
+        resumption: Mapping[str, Any] | None = pick(self.setup, "session_resumption")
+        return resumption
+
+    @property
+    def history_in_client_content(self) -> bool:
+        return bool(pick(pick(self.setup, "history_config") or {}, "initial_history_in_client_content"))
+
+
+def decode_audio(data: str) -> bytes:
+    """Realtime audio is URL-safe base64; the decoder also takes the standard alphabet."""
+    return base64.urlsafe_b64decode(data + "=" * (-len(data) % 4))

@@ -1,0 +1,248 @@
+"""One conversation: the real session and the real google-genai client against the fake Live server."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from dataclasses import dataclass, field
+
+from tests.fakes.gemini_live_scenario import (
+    AfterAudio,
+    AfterToolResponse,
+    AtOnce,
+    Audio,
+    Call,
+    CallTools,
+    CompleteTurn,
+    Drop,
+    GoAwaySoon,
+    InputTranscript,
+    Interrupt,
+    NewHandle,
+    OutputTranscript,
+    script,
+)
+from tests.fakes.gemini_live_server import WAIT_S, FakeGeminiLiveServer
+from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
+from voice.gemini_live import connect
+from voice.live import LiveConfig, ToolCall, ToolDeclaration
+from voice.session import EndReason, Microphone, SessionEvent, SpokenTurn, ToolReply, ToolUsed, VoiceSession
+from voice.state import AssistantState, StateChanged, StateMachine
+
+S = AssistantState
+CONFIG = LiveConfig(
+    model="gemini-test-live",
+    system_prompt="You are Parley.",
+    tools=(ToolDeclaration("switch_chat", "Switch chats.", {"type": "object", "properties": {}}),),
+)
+SPEECH = bytes(3_200)
+"""100 ms of 16 kHz silence: what the microphone sends."""
+VOICE = bytes(range(256)) * 15
+"""80 ms of 24 kHz model voice."""
+
+
+@dataclass
+class RecordingSink:
+    """An `AudioSink` that keeps what it was asked to play, and counts barge-ins."""
+
+    format: AudioFormat = MODEL_VOICE_FORMAT
+    played: list[bytes] = field(default_factory=list)
+    clears: int = 0
+
+    async def write(self, chunk: AudioChunk) -> None:
+        self.played.append(chunk.pcm)
+
+    def clear(self) -> None:
+        self.clears += 1
+
+    async def drain(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+
+class Harness:
+    def __init__(
+        self,
+        server: FakeGeminiLiveServer | None,
+        end_with: ToolReply | None = None,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+    ) -> None:
+        self.sink = RecordingSink()
+        self.states = StateMachine(S.CONNECTING)
+        self.changes: list[StateChanged] = []
+        self.states.subscribe(self.changes.append)
+        self.events: list[SessionEvent] = []
+        self.calls: list[ToolCall] = []
+        self.idle_elapses = asyncio.Event()
+        self._changed = asyncio.Condition()
+        self._reply = end_with or ToolReply({"outcome": "ok"})
+        self.session = VoiceSession(
+            config=CONFIG,
+            connect=functools.partial(
+                connect,
+                api_key=api_key or (server.api_key if server else "key"),
+                base_url=server.base_url if server else base_url,
+                ssl_context=server.ssl_context if server else None,
+                open_timeout_s=WAIT_S,
+            ),
+            sink=self.sink,
+            tools=self.tool,
+            states=self.states,
+            on_event=self.record,
+            wait=self.wait,
+        )
+
+    async def tool(self, call: ToolCall) -> ToolReply:
+        self.calls.append(call)
+        return self._reply
+
+    async def record(self, event: SessionEvent) -> None:
+        async with self._changed:
+            self.events.append(event)
+            self._changed.notify_all()
+
+    async def until_turns(self, count: int) -> None:
+        async with asyncio.timeout(WAIT_S), self._changed:
+            await self._changed.wait_for(lambda: len(self.turns()) >= count)
+
+    async def wait(self, seconds: float) -> None:
+        await self.idle_elapses.wait()
+
+    def start(self, chunks: int = 3) -> asyncio.Task[EndReason]:
+        microphone: Microphone = asyncio.Queue()
+        for i in range(chunks):
+            microphone.put_nowait(AudioChunk(MIC_FORMAT, SPEECH, i * 100.0))
+        microphone.put_nowait(None)
+        return asyncio.create_task(self.session.run(microphone))
+
+    async def idle_end(self, session: asyncio.Task[EndReason]) -> EndReason:
+        self.idle_elapses.set()
+        async with asyncio.timeout(WAIT_S):
+            return await session
+
+    def turns(self) -> list[tuple[str, str, bool]]:
+        return [(e.role, e.text, e.interrupted) for e in self.events if isinstance(e, SpokenTurn)]
+
+
+def answer(*lines: str) -> tuple[InputTranscript | OutputTranscript | Audio | CompleteTurn, ...]:
+    return (
+        InputTranscript("What's the "),
+        InputTranscript("weather?"),
+        *(OutputTranscript(line) for line in lines),
+        Audio(VOICE),
+        CompleteTurn(),
+    )
+
+
+async def test_a_question_and_its_answer_become_two_turns_then_idle(gemini_live_server: FakeGeminiLiveServer) -> None:
+    gemini_live_server.script(script((AfterAudio(len(SPEECH)), answer("Sunny ", "in Rome."))))
+    harness = Harness(gemini_live_server)
+    session = harness.start()
+    await harness.until_turns(2)
+    assert await harness.idle_end(session) is EndReason.IDLE
+    assert harness.turns() == [("user", "What's the weather?", False), ("model", "Sunny in Rome.", False)]
+    assert harness.sink.played == [VOICE]
+    assert [(c.old, c.new) for c in harness.changes] == [
+        (S.CONNECTING, S.LISTENING),
+        (S.LISTENING, S.RESPONDING),
+        (S.RESPONDING, S.LISTENING),
+    ]
+    sent = await gemini_live_server.connection(0)
+    assert bytes(sent.audio) == SPEECH * 3
+
+
+async def test_barge_in_silences_the_speaker_and_keeps_what_was_said(
+    gemini_live_server: FakeGeminiLiveServer,
+) -> None:
+    gemini_live_server.script(
+        script(
+            (
+                AfterAudio(len(SPEECH)),
+                (InputTranscript("Tell me a story."), OutputTranscript("Once upon"), Audio(VOICE), Interrupt()),
+            ),
+            (AtOnce(), (InputTranscript("Stop, a shorter one."), OutputTranscript("Sure."), CompleteTurn())),
+        )
+    )
+    harness = Harness(gemini_live_server)
+    session = harness.start()
+    await harness.until_turns(4)
+    assert await harness.idle_end(session) is EndReason.IDLE
+    assert harness.sink.clears == 1
+    assert harness.turns() == [
+        ("user", "Tell me a story.", False),
+        ("model", "Once upon", True),
+        ("user", "Stop, a shorter one.", False),
+        ("model", "Sure.", False),
+    ]
+
+
+async def test_a_tool_call_is_answered_with_its_id_and_can_end_the_session(
+    gemini_live_server: FakeGeminiLiveServer,
+) -> None:
+    gemini_live_server.script(
+        script(
+            (
+                AfterAudio(len(SPEECH)),
+                (
+                    InputTranscript("Back to the kitchen chat."),
+                    CallTools((Call("c-1", "switch_chat", {"query": "kitchen"}),)),
+                ),
+            ),
+            (AfterToolResponse("c-1"), (OutputTranscript("Switching."), CompleteTurn())),
+        )
+    )
+    harness = Harness(gemini_live_server, end_with=ToolReply({"outcome": "switched"}, end_conversation=True))
+    async with asyncio.timeout(WAIT_S):
+        reason = await harness.start()
+    assert reason is EndReason.ENDED_BY_TOOL
+    assert [(c.id, c.name, dict(c.args)) for c in harness.calls] == [("c-1", "switch_chat", {"query": "kitchen"})]
+    sent = await gemini_live_server.connection(0)
+    assert [(r["id"], r["response"]) for r in sent.tool_responses] == [("c-1", {"outcome": "switched"})]
+    assert next(e for e in harness.events if isinstance(e, ToolUsed)).reply.end_conversation
+    assert harness.turns() == [("user", "Back to the kitchen chat.", False), ("model", "Switching.", False)]
+
+
+async def test_go_away_moves_the_conversation_to_a_resumed_connection(
+    gemini_live_server: FakeGeminiLiveServer,
+) -> None:
+    gemini_live_server.script(
+        script((AtOnce(), (NewHandle("handle-1"), GoAwaySoon()))),
+        script((AtOnce(), answer("Still here."))),
+    )
+    harness = Harness(gemini_live_server)
+    session = harness.start()
+    await harness.until_turns(2)
+    assert await harness.idle_end(session) is EndReason.IDLE
+    resumed = await gemini_live_server.connection(1)
+    assert resumed.session_resumption == {"handle": "handle-1"}
+    assert (S.LISTENING, S.RECONNECTING) in [(c.old, c.new) for c in harness.changes]
+    assert harness.turns()[-1] == ("model", "Still here.", False)
+
+
+async def test_a_dropped_connection_is_resumed_with_its_handle(gemini_live_server: FakeGeminiLiveServer) -> None:
+    gemini_live_server.script(
+        script((AtOnce(), (NewHandle("handle-7"), Drop()))),
+        script((AtOnce(), answer("Back again."))),
+    )
+    harness = Harness(gemini_live_server)
+    session = harness.start()
+    await harness.until_turns(2)
+    assert await harness.idle_end(session) is EndReason.IDLE
+    assert (await gemini_live_server.connection(1)).session_resumption == {"handle": "handle-7"}
+
+
+async def test_a_refused_key_ends_the_session_plainly(gemini_live_server: FakeGeminiLiveServer) -> None:
+    harness = Harness(gemini_live_server, api_key="a-wrong-key")
+    async with asyncio.timeout(WAIT_S):
+        assert await harness.start() is EndReason.CONNECTION_FAILED
+    assert harness.turns() == []
+
+
+async def test_an_unreachable_model_ends_the_session_plainly(unused_tcp_port: int) -> None:
+    harness = Harness(None, base_url=f"https://127.0.0.1:{unused_tcp_port}")
+    async with asyncio.timeout(WAIT_S):
+        assert await harness.start() is EndReason.CONNECTION_FAILED
