@@ -8,10 +8,17 @@ dev=false
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# Debian splits venv and pip out of python3; install what is missing, and only that.
-if ! command -v python3 >/dev/null || ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+# Debian packages: Python with venv and pip; PortAudio for the microphone and speaker; for the tests, a
+# PulseAudio daemon that gives them a virtual sound card.  Only what is missing is installed.
+packages=(python3 python3-venv python3-pip libportaudio2)
+$dev && packages+=(pulseaudio pulseaudio-utils)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
     as_root apt-get update -q
-    as_root apt-get install -y -q python3 python3-venv python3-pip
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv

@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+
+from tests.voice.portaudio_fake import FakeBackend, on_portaudio_thread, peak_hz
+from voice.audio import MODEL_VOICE_FORMAT
+from voice.errors import NoAudioDevice
+from voice.speaker import PlaybackBuffer, SpeakerSink
+from voice.synthetic import frames, tone
+
+
+def test_the_playback_buffer_hands_out_blocks_across_pushes_and_pads_with_silence() -> None:
+    buffer = PlaybackBuffer()
+    buffer.push(b"abc")
+    buffer.push(b"")
+    buffer.push(b"defgh")
+    assert len(buffer) == 8
+    assert buffer.pull(2) == (b"ab", False)
+    assert buffer.pull(4) == (b"cdef", False)
+    assert buffer.pull(4) == (b"gh\x00\x00", True)  # emptied by this pull
+    assert buffer.pull(4) == (bytes(4), False)  # already empty: no new "emptied"
+    buffer.push(b"xyz")
+    assert buffer.clear() == 3
+    assert buffer.pull(2) == (bytes(2), False)
+
+
+async def test_barge_in_silences_the_speaker_from_the_next_callback_on() -> None:
+    backend = FakeBackend()
+    sink = SpeakerSink(backend=backend)
+    reply = tone(1000, 440, format=MODEL_VOICE_FORMAT)
+    for chunk in frames(reply, frame_ms=20):
+        await sink.write(chunk)
+    stream = await backend.started()
+    assert stream.kind == "output" and stream.block_frames == 480  # 20 ms at 24 kHz
+
+    heard = await on_portaudio_thread(lambda: stream.play(3))
+    assert heard == reply.pcm[: 3 * 960]
+    sink.clear()
+    after = await on_portaudio_thread(lambda: stream.play(2))
+
+    assert after == bytes(2 * 960)
+    assert sink.dropped_bytes == len(reply.pcm) - 3 * 960
+    assert sink.queued_ms == 0
+    await sink.drain()  # nothing left: returns at once
+    await sink.aclose()
+
+
+async def test_drain_waits_until_the_callback_has_taken_the_last_of_the_audio() -> None:
+    backend = FakeBackend()
+    sink = SpeakerSink(backend=backend)
+    await sink.write(tone(100, format=MODEL_VOICE_FORMAT))  # five 20 ms blocks
+    stream = await backend.started()
+    draining = asyncio.create_task(sink.drain())
+
+    await on_portaudio_thread(lambda: stream.play(4))
+    assert not draining.done()
+    assert sink.queued_ms == 20
+    await on_portaudio_thread(lambda: stream.play(1))
+    await asyncio.wait_for(draining, timeout=10)
+
+    await sink.aclose()
+    assert stream.stopped and stream.closed
+
+
+async def test_clear_releases_a_waiting_drain() -> None:
+    backend = FakeBackend()
+    sink = SpeakerSink(backend=backend)
+    await sink.write(tone(500, format=MODEL_VOICE_FORMAT))
+    await backend.started()
+    draining = asyncio.create_task(sink.drain())
+    await asyncio.sleep(0)
+    assert not draining.done()
+    sink.clear()
+    await asyncio.wait_for(draining, timeout=10)
+    await sink.aclose()
+
+
+async def test_a_speaker_that_only_runs_at_48k_gets_resampled_audio() -> None:
+    backend = FakeBackend(device_rate=48_000)
+    sink = SpeakerSink(backend=backend)
+    for chunk in frames(tone(1000, 1000, format=MODEL_VOICE_FORMAT), frame_ms=40):
+        await sink.write(chunk)
+    stream = await backend.started()
+    assert stream.block_frames == 960
+    draining = asyncio.create_task(sink.drain())
+    await asyncio.sleep(0)  # the drain hands over what the resampler held back, then waits
+
+    played = await on_portaudio_thread(lambda: stream.play(60))
+    await asyncio.wait_for(draining, timeout=10)
+    samples = np.frombuffer(played, dtype=np.int16)
+    sounding = np.flatnonzero(np.abs(samples) > 1000)
+
+    assert sounding[-1] - sounding[0] == pytest.approx(48_000, abs=960)
+    assert peak_hz(played, 48_000) == pytest.approx(1000, abs=2)
+    await sink.aclose()
+
+
+async def test_a_speaker_that_goes_away_fails_the_waiting_drain_and_later_writes() -> None:
+    backend = FakeBackend()
+    sink = SpeakerSink(backend=backend)
+    await sink.write(tone(1000, format=MODEL_VOICE_FORMAT))
+    stream = await backend.started()
+    draining = asyncio.create_task(sink.drain())
+    await asyncio.sleep(0)
+
+    await on_portaudio_thread(stream.finished_callback)
+
+    with pytest.raises(NoAudioDevice, match="the speaker stopped"):
+        await asyncio.wait_for(draining, timeout=10)
+    with pytest.raises(NoAudioDevice, match="the speaker stopped"):
+        await sink.write(tone(20, format=MODEL_VOICE_FORMAT))
+    await sink.aclose()
+    assert stream.closed
+
+
+async def test_a_closed_speaker_refuses_audio_and_chunks_must_match_its_format() -> None:
+    sink = SpeakerSink(backend=FakeBackend())
+    with pytest.raises(ValueError, match="does not match"):
+        await sink.write(tone(80))  # 16 kHz into a 24 kHz speaker
+    await sink.aclose()
+    with pytest.raises(RuntimeError, match="closed"):
+        await sink.write(tone(80, format=MODEL_VOICE_FORMAT))

@@ -1,0 +1,178 @@
+"""Recordings as audio sources and sinks: `WavFileSource` plays a file in as if it were a microphone,
+`WavFileSink` writes what the assistant says to a file. libsndfile (through `soundfile`) reads WAV and
+the other formats it knows (FLAC, Ogg, ...); libsoxr resamples.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncGenerator
+from pathlib import Path
+
+import soundfile
+
+from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
+from voice.errors import AudioError, UnreadableAudio
+from voice.pacing import NoPacer, Pacer, RealTimePacer
+from voice.pcm import convert, frame_samples, split
+
+
+def read_recording(path: Path, target: AudioFormat = MIC_FORMAT) -> bytes:
+    """Decode a whole recording and convert it to PCM16 in `target`. Blocking: call it off the loop.
+
+    Raises `UnreadableAudio`, one line naming the file, when the file is missing, empty, a folder,
+    or not audio that libsndfile can decode.
+    """
+    try:
+        if path.is_dir():
+            raise UnreadableAudio(f"cannot read audio from {path}: it is a folder")
+        if not path.exists():
+            raise UnreadableAudio(f"cannot read audio from {path}: no such file")
+        if path.stat().st_size == 0:
+            raise UnreadableAudio(f"cannot read audio from {path}: the file is empty")
+        samples, rate = soundfile.read(path, dtype="float32", always_2d=True)
+    except soundfile.LibsndfileError as error:
+        # Its str() repeats the path around libsndfile's own words; keep only the words.
+        raise UnreadableAudio(f"cannot read audio from {path}: {_one_line(error.error_string)}") from error
+    except (soundfile.SoundFileError, OSError, RuntimeError, ValueError) as error:
+        raise UnreadableAudio(f"cannot read audio from {path}: {_one_line(str(error))}") from error
+    return convert(samples, int(rate), target)
+
+
+class WavFileSource:
+    """A recording as a 16 kHz mono PCM16 stream (`MIC_FORMAT`), cut into `frame_ms` chunks.
+
+    The file is decoded whole when iteration starts, so an unreadable file raises `UnreadableAudio`
+    before any chunk is yielded. The last chunk holds the remainder and may be shorter than `frame_ms`
+    (never zero-padded: the stream carries exactly the recording's samples).
+
+    With `realtime` (the default) each chunk is handed out when a microphone would have finished
+    recording it, at `stream start + chunk.end_ms`; `realtime=False` hands chunks out as fast as they
+    are taken. `pacer` replaces the wall clock (tests pass a fake one).
+    """
+
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        frame_ms: int = 80,
+        realtime: bool = True,
+        pacer: Pacer | None = None,
+    ) -> None:
+        frame_samples(MIC_FORMAT, frame_ms)  # a bad frame length fails here, not mid-stream
+        if pacer is not None and not realtime:
+            raise ValueError("a pacer paces real-time playback: pass realtime=True or no pacer")
+        self._path = Path(path)
+        self._frame_ms = frame_ms
+        self._pacer: Pacer = NoPacer() if not realtime else pacer or RealTimePacer()
+        self._closed = False
+
+    @property
+    def format(self) -> AudioFormat:
+        return MIC_FORMAT
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    async def chunks(self) -> AsyncGenerator[AudioChunk, None]:
+        pcm = await asyncio.to_thread(read_recording, self._path, MIC_FORMAT)
+        self._pacer.start()
+        for chunk in split(pcm, MIC_FORMAT, self._frame_ms):
+            await self._pacer.wait_until(chunk.end_ms)
+            if self._closed:
+                return
+            yield chunk
+
+    async def aclose(self) -> None:
+        """Stop the stream: an iteration in progress ends before its next chunk."""
+        self._closed = True
+
+
+class WavFileSink:
+    """Writes PCM16 chunks in `format` to a WAV file; the header is complete once `aclose()` returns.
+
+    Written chunks wait in a queue until `drain()` (or `aclose()`) writes them out, standing in for the
+    speaker's playback buffer: `clear()` drops what is queued, as barge-in drops what was not played
+    yet, and the file holds what a listener would have heard. The queue lives in memory, so a caller
+    that writes long streams drains now and then (a voice session drains at the end of each reply).
+    """
+
+    def __init__(self, path: Path | str, format: AudioFormat = MODEL_VOICE_FORMAT) -> None:
+        self._path = Path(path)
+        self._format = format
+        self._queued: list[bytes] = []
+        self._file: soundfile.SoundFile | None = None
+        self._written_bytes = 0
+        self._lock = asyncio.Lock()
+        self._closed = False
+
+    @property
+    def format(self) -> AudioFormat:
+        return self._format
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    @property
+    def written_ms(self) -> float:
+        """Audio in the file so far (milliseconds)."""
+        return self._format.duration_ms(self._written_bytes)
+
+    @property
+    def queued_ms(self) -> float:
+        """Audio written to the sink and not yet to the file (milliseconds)."""
+        return self._format.duration_ms(sum(map(len, self._queued)))
+
+    async def write(self, chunk: AudioChunk) -> None:
+        if self._closed:
+            raise RuntimeError(f"the WAV sink for {self._path} is closed")
+        if chunk.format != self._format:
+            raise ValueError(f"chunk format {chunk.format} does not match the sink's {self._format}")
+        self._queued.append(chunk.pcm)
+
+    def clear(self) -> None:
+        self._queued.clear()
+
+    async def drain(self) -> None:
+        async with self._lock:
+            pcm, self._queued = b"".join(self._queued), []
+            if self._file is None:
+                self._file = await asyncio.to_thread(self._open)
+            file: soundfile.SoundFile = self._file
+            if pcm:
+                await asyncio.to_thread(file.buffer_write, pcm, dtype="int16")
+                self._written_bytes += len(pcm)
+
+    async def aclose(self) -> None:
+        """Write what is queued and finish the file's header. An untouched sink leaves a valid empty WAV."""
+        if self._closed:
+            return
+        await self.drain()
+        self._closed = True
+        if self._file is not None:
+            await asyncio.to_thread(self._file.close)
+
+    def _open(self) -> soundfile.SoundFile:
+        if not self._path.parent.is_dir():
+            raise AudioError(f"cannot write audio to {self._path}: folder {self._path.parent} does not exist")
+        try:
+            return soundfile.SoundFile(
+                self._path,
+                mode="w",
+                samplerate=self._format.rate,
+                channels=self._format.channels,
+                format="WAV",
+                subtype="PCM_16",
+            )
+        except soundfile.LibsndfileError as error:
+            raise AudioError(f"cannot write audio to {self._path}: {_one_line(error.error_string)}") from error
+        except (soundfile.SoundFileError, OSError) as error:
+            raise AudioError(f"cannot write audio to {self._path}: {_one_line(str(error))}") from error
+
+
+def _one_line(text: str) -> str:
+    line = re.sub(r"\s+", " ", text).strip().rstrip(".") or "unknown error"
+    return line[0].lower() + line[1:]
