@@ -68,6 +68,16 @@ class Settings:
     """OpenAI embedding model name."""
     log_level: str = "INFO"
     """Root logging level name: DEBUG, INFO, WARNING, ERROR or CRITICAL."""
+    gemini_live_model: str = "gemini-2.5-flash-native-audio-preview-09-2025"
+    """Gemini Live model for voice conversations (native audio); the names change often."""
+    ca_file: Path | None = None
+    """Extra trusted CA bundle (PEM) for TLS to the Gemini endpoint, for enterprise proxies and tests."""
+    wake_word: str = "hey_jarvis"
+    """Built-in wake word (hey_jarvis, alexa, hey_mycroft, hey_rhasspy) or the path of a custom .onnx model."""
+    wake_threshold: float = 0.5
+    """Wake word score (0 to 1) above which Parley wakes."""
+    idle_seconds: float = 10.0
+    """Silence after the model's last turn before the conversation is saved and Parley sleeps (seconds)."""
     gemini_api_key: Secret | None = None
     """From GEMINI_API_KEY / GOOGLE_API_KEY or the OS keyring; None when neither has one."""
     openai_api_key: Secret | None = None
@@ -89,7 +99,7 @@ class Settings:
         return self.text_model
 
 
-Kind = Literal["text", "path", "url", "level", "secret"]
+Kind = Literal["text", "path", "url", "level", "number", "secret"]
 
 _LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -128,7 +138,7 @@ class SettingRow:
 def _field_default(name: str) -> str | None:
     # The defaults live once, on the dataclass; the specs read them from there.
     default = next(f.default for f in dataclasses.fields(Settings) if f.name == name)
-    return None if default is dataclasses.MISSING else cast("str | None", default)
+    return None if default is dataclasses.MISSING or default is None else str(default)
 
 
 def _spec(name: str, env_var: str, description: str, kind: Kind = "text", choices: tuple[str, ...] = ()) -> SettingSpec:
@@ -179,6 +189,20 @@ SETTINGS: tuple[SettingSpec, ...] = (
     _spec("openai_base_url", "PARLEY_OPENAI_BASE_URL", "OpenAI endpoint (default: OpenAI's).", "url"),
     _spec("openai_embedding_model", "PARLEY_OPENAI_EMBEDDING_MODEL", "OpenAI embedding model name."),
     _spec("log_level", "PARLEY_LOG_LEVEL", f"Logging level: {', '.join(_LEVELS)}.", "level"),
+    _spec("gemini_live_model", "PARLEY_GEMINI_LIVE_MODEL", "Gemini Live model for voice conversations."),
+    _spec("ca_file", "PARLEY_CA_FILE", "Extra trusted CA bundle (PEM) for TLS to the Gemini endpoint.", "path"),
+    _spec(
+        "wake_word",
+        "PARLEY_WAKE_WORD",
+        "Wake word: hey_jarvis, alexa, hey_mycroft, hey_rhasspy, or the path of a custom .onnx model.",
+    ),
+    _spec("wake_threshold", "PARLEY_WAKE_THRESHOLD", "Wake word score (0 to 1) above which Parley wakes.", "number"),
+    _spec(
+        "idle_seconds",
+        "PARLEY_IDLE_SECONDS",
+        "Seconds of silence after Parley's last answer before the chat is saved and Parley sleeps.",
+        "number",
+    ),
     *(_secret_spec(secret) for secret in SECRETS),
 )
 
@@ -272,6 +296,11 @@ def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[
         openai_base_url=_optional_text(resolve("openai_base_url")),
         openai_embedding_model=_text(resolve("openai_embedding_model")),
         log_level=_text(resolve("log_level")),
+        gemini_live_model=_text(resolve("gemini_live_model")),
+        ca_file=_optional_path(resolve("ca_file")),
+        wake_word=_text(resolve("wake_word")),
+        wake_threshold=float(_text(resolve("wake_threshold"))),
+        idle_seconds=float(_text(resolve("idle_seconds"))),
         gemini_api_key=get_secret("gemini", env),
         openai_api_key=get_secret("openai", env),
     )
@@ -383,16 +412,14 @@ def _convert(spec: SettingSpec, raw: object, where: str, *, base: Path | None) -
     """Check and normalise one raw value. `base` anchors relative paths (None: the working folder)."""
     if isinstance(raw, os.PathLike) and spec.kind == "path":
         raw = os.fspath(raw)
+    if spec.kind == "number" and isinstance(raw, int | float) and not isinstance(raw, bool):
+        raw = str(raw)
     if not isinstance(raw, str):
         got = _TOML_TYPES.get(type(raw), f"a {type(raw).__name__}")
         raise SettingsError(f"{where} must be a string, not {got}")
     text = raw.strip()
     if spec.kind == "url":
-        if not text:
-            return None  # `gemini_base_url = ""` in the file: back to the default endpoint
-        if not text.startswith(("http://", "https://")):
-            raise SettingsError(f"{where} must start with http:// or https:// (got {text!r})")
-        return text
+        return _url(text, where)
     if not text:
         raise SettingsError(f"{where} must not be empty")
     if spec.kind == "path":
@@ -400,6 +427,8 @@ def _convert(spec: SettingSpec, raw: object, where: str, *, base: Path | None) -
         if not path.is_absolute():
             path = (base / path) if base is not None else path.absolute()
         return path
+    if spec.kind == "number":
+        return _number(text, where)
     if spec.kind == "level":
         text = text.upper()
         if text not in _LEVELS:
@@ -408,6 +437,28 @@ def _convert(spec: SettingSpec, raw: object, where: str, *, base: Path | None) -
     if spec.choices and text not in spec.choices:
         raise SettingsError(f"{where} must be one of {', '.join(spec.choices)} (got {text!r})")
     return text
+
+
+def _url(text: str, where: str) -> str | None:
+    if not text:
+        return None  # `gemini_base_url = ""` in the file: back to the default endpoint
+    if not text.startswith(("http://", "https://")):
+        raise SettingsError(f"{where} must start with http:// or https:// (got {text!r})")
+    return text
+
+
+def _number(text: str, where: str) -> str:
+    try:
+        number = float(text)
+    except ValueError:
+        raise SettingsError(f"{where} must be a number (got {text!r})") from None
+    if not number > 0:
+        raise SettingsError(f"{where} must be greater than 0 (got {text!r})")
+    return text
+
+
+def _optional_path(value: str | Path | None) -> Path | None:
+    return value if isinstance(value, Path) else None
 
 
 def _text(value: str | Path | None) -> str:

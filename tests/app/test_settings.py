@@ -337,8 +337,8 @@ def test_every_settings_field_has_exactly_one_spec() -> None:
 
 def test_spec_defaults_are_the_dataclass_defaults() -> None:
     for spec, field in zip(SETTINGS, dataclasses.fields(Settings), strict=True):
-        expected = None if field.default is dataclasses.MISSING else field.default
-        assert spec.default == expected, spec.name
+        missing = field.default is dataclasses.MISSING or field.default is None
+        assert spec.default == (None if missing else str(field.default)), spec.name
 
 
 @pytest.mark.parametrize("spec", [s for s in SETTINGS if s.kind in ("text", "level", "url")], ids=lambda s: s.name)
@@ -380,3 +380,14 @@ def test_settings_markdown_lists_every_variable() -> None:
 def test_the_readme_documents_every_setting() -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     assert settings_markdown() in readme
+
+
+def test_numbers_come_from_every_layer_and_are_checked(config: Path) -> None:
+    assert load(config, {}).wake_threshold == 0.5
+    assert load(config, {"PARLEY_WAKE_THRESHOLD": "0.7"}).wake_threshold == 0.7
+    config.write_text("idle_seconds = 4\nwake_threshold = 0.6\n", encoding="utf-8")
+    loaded = load(config, {})
+    assert (loaded.idle_seconds, loaded.wake_threshold) == (4.0, 0.6)
+    for bad, message in (("abc", "must be a number"), ("-1", "must be greater than 0"), ("0", "greater than 0")):
+        with pytest.raises(SettingsError, match=message):
+            load(config, {"PARLEY_IDLE_SECONDS": bad})
