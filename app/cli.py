@@ -8,11 +8,12 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from app import chat_commands, key_commands
+from app import chat_commands, key_commands, listen_command
 from app.logs import configure_logging
 from app.secrets import SecretsError
 from app.settings import Settings, SettingsError, load_settings, settings_table
 from chats.errors import ChatsError
+from voice.errors import VoiceError
 
 log = logging.getLogger("parley")
 
@@ -29,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     chat_commands.add_parser(commands)
     key_commands.add_parser(commands)
+    listen_command.add_parser(commands)
     config = commands.add_parser("config", help="show the settings in force and where each can be set")
     config.set_defaults(handler=show_config)
     return parser
@@ -62,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(chat_commands.welcome(settings))
         result: int = handler(settings, args)
         return result
-    except (ChatsError, SettingsError, SecretsError, chat_commands.UsageError) as error:
+    except (ChatsError, VoiceError, SettingsError, SecretsError, chat_commands.UsageError) as error:
         print(f"parley: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

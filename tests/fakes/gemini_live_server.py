@@ -75,6 +75,8 @@ class LiveTLS:
     server_context: ssl.SSLContext
     client_context: ssl.SSLContext
     """What the client needs: trusts the CA (and nothing else)."""
+    ca_pem: bytes
+    """The CA certificate, for what is configured with a CA file (`PARLEY_CA_FILE`)."""
 
 
 def make_live_tls() -> LiveTLS:
@@ -82,7 +84,7 @@ def make_live_tls() -> LiveTLS:
     server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ca.issue_cert("127.0.0.1").configure_cert(server_context)
     client_context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cadata=ca.cert_pem.bytes().decode())
-    return LiveTLS(server_context, client_context)
+    return LiveTLS(server_context, client_context, ca.cert_pem.bytes())
 
 
 def _close_reason(text: str) -> str:
@@ -107,6 +109,7 @@ class FakeGeminiLiveServer:
     def __init__(self, tls: LiveTLS, api_key: str = FAKE_LIVE_KEY) -> None:
         self.api_key = api_key
         self.ssl_context = tls.client_context
+        self.ca_pem = tls.ca_pem
         self.connections: list[RecordedConnection] = []
         self.errors: list[BaseException] = []
         """Failures of the fake itself; the fixture fails the test on any."""

@@ -1,0 +1,138 @@
+"""A voice conversation bound to a chat: the composition of the voice session and the chats services.
+
+The session sees the chat's `assistant_history` (never `full_history`) plus turns journaled but not yet
+delivered; every finished turn is journaled the moment it ends; on idle, on a switch and on shutdown
+the journal is delivered to the store and the chat is maintained (compaction, titles) in the
+background. A chat switch ends one session and opens the next in the other chat at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID
+
+from app.chat_tools import TOOLS, ChatTools
+from app.prompt import system_prompt
+from app.wiring import ChatServices
+from chats.journal import TurnJournal
+from chats.maintenance import MaintenanceWorker
+from chats.models import Turn, utc_now
+from voice.audio import AudioSink
+from voice.live import HistoryTurn, LiveConfig, LiveConnectionFactory, ToolCall, ToolDeclaration
+from voice.session import EndReason, Microphone, SessionEvent, SpokenTurn, ToolReply, ToolUsed, VoiceSession
+from voice.state import AssistantState, StateMachine
+
+log = logging.getLogger(__name__)
+
+END_CONVERSATION = ToolDeclaration(
+    "end_conversation",
+    "End the conversation and go back to sleep. Use it when the user says goodbye, thanks you and is "
+    "done, or asks you to stop listening. Say a short goodbye first.",
+    {"type": "object", "properties": {}, "additionalProperties": False},
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    chat_id: UUID
+    turns: int
+    """Turns the store received in this delivery."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSwitched:
+    chat_id: UUID
+
+
+ConversationEvent = SessionEvent | Saved | ChatSwitched
+
+
+@dataclass(frozen=True, slots=True)
+class VoiceSettings:
+    live_model: str
+    idle_after_s: float = 10.0
+    voice: str | None = None
+
+
+class ChatConversation:
+    def __init__(
+        self,
+        *,
+        services: ChatServices,
+        journal: TurnJournal,
+        maintenance: MaintenanceWorker,
+        connect: LiveConnectionFactory,
+        sink: AudioSink,
+        settings: VoiceSettings,
+        chat_id: UUID,
+        on_event: Callable[[ConversationEvent], Awaitable[None]],
+        clock: Callable[[], datetime] = utc_now,
+    ) -> None:
+        self._s = services
+        self._journal = journal
+        self._maintenance = maintenance
+        self._connect = connect
+        self._sink = sink
+        self._settings = settings
+        self.chat_id = chat_id
+        self._on_event = on_event
+        self._clock = clock
+        self._tools = ChatTools(services, clock=clock)
+        self._switch_to: UUID | None = None
+
+    async def converse(self, microphone: Microphone, states: StateMachine) -> EndReason:
+        while True:
+            session = VoiceSession(
+                config=await self._config(),
+                connect=self._connect,
+                sink=self._sink,
+                tools=self._call_tool,
+                states=states,
+                on_event=self._session_event,
+                idle_after_s=self._settings.idle_after_s,
+            )
+            reason = await session.run(microphone)
+            await self.save()
+            if self._switch_to is None:
+                return reason
+            self.chat_id, self._switch_to = self._switch_to, None
+            await self._on_event(ChatSwitched(self.chat_id))
+            states.move(AssistantState.RECONNECTING)
+
+    async def save(self) -> None:
+        """Deliver the journal to the store and have the chats maintained off this path."""
+        delivery = await self._journal.deliver(self._s.store)
+        if delivery.delivered:
+            self._maintenance.request(self.chat_id)
+        await self._on_event(Saved(self.chat_id, delivery.delivered))
+
+    async def _config(self) -> LiveConfig:
+        context = await self._s.store.load_assistant_context(self.chat_id)
+        undelivered = [e.turn for e in await self._journal.pending() if e.chat_id == self.chat_id]
+        history = tuple(HistoryTurn(t.role, t.text) for t in (*context.assistant_history, *undelivered))
+        tools = (*TOOLS, END_CONVERSATION)
+        return LiveConfig(
+            model=self._settings.live_model,
+            system_prompt=system_prompt(tools=tools, chat_title=context.title, now=self._clock()),
+            tools=tools,
+            history=history,
+            voice=self._settings.voice,
+        )
+
+    async def _call_tool(self, call: ToolCall) -> ToolReply:
+        if call.name == END_CONVERSATION.name:
+            return ToolReply({"outcome": "ending"}, end_conversation=True)
+        outcome = await self._tools.call(call.name, call.args, self.chat_id)
+        if outcome.switch_to is not None:
+            self._switch_to = outcome.switch_to
+        return ToolReply(outcome.result, end_conversation=outcome.switch_to is not None)
+
+    async def _session_event(self, event: SessionEvent) -> None:
+        if isinstance(event, SpokenTurn):
+            await self._journal.record(self.chat_id, Turn(role=event.role, text=event.text, at=self._clock()))
+        elif isinstance(event, ToolUsed):
+            log.info("tool %s answered", event.call.name)
+        await self._on_event(event)

@@ -1,0 +1,165 @@
+"""`parley listen` end to end: a recording, the real wake word model, the real google-genai client
+against the fake Live server, the real SQLite store and journal."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import wave
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.cli import main
+from tests.app import MemoryKeyring, using_keyring
+from tests.fakes.gemini_live_scenario import (
+    AfterAudio,
+    AfterToolResponse,
+    Audio,
+    Call,
+    CallTools,
+    CompleteTurn,
+    InputTranscript,
+    OutputTranscript,
+    script,
+)
+from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets" / "audio"
+VOICE = bytes(range(256)) * 30
+"""160 ms of 24 kHz model voice."""
+
+
+@pytest.fixture
+def environment(
+    tmp_path: Path, gemini_live_server: FakeGeminiLiveServer, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    config = tmp_path / "config.toml"
+    config.write_text("", encoding="utf-8")
+    ca_file = tmp_path / "ca.pem"
+    ca_file.write_bytes(gemini_live_server.ca_pem)
+    for name, value in {
+        "PARLEY_CONFIG": str(config),
+        "PARLEY_DATA_DIR": str(tmp_path / "data"),
+        "GEMINI_API_KEY": gemini_live_server.api_key,
+        "PARLEY_GEMINI_BASE_URL": gemini_live_server.base_url,
+        "PARLEY_CA_FILE": str(ca_file),
+        "PARLEY_IDLE_SECONDS": "0.3",
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with using_keyring(MemoryKeyring()):
+        yield tmp_path
+
+
+async def listen(*args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict[str, Any]]]:
+    capsys.readouterr()
+    code = await asyncio.to_thread(main, ["listen", "--fast", "--events", *args])
+    out = capsys.readouterr().out
+    return code, [json.loads(line) for line in out.splitlines()]
+
+
+async def chat(capsys: pytest.CaptureFixture[str], chat_id: str) -> dict[str, Any]:
+    capsys.readouterr()
+    assert await asyncio.to_thread(main, ["chats", "show", chat_id, "--json"]) == 0
+    shown: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return shown
+
+
+async def test_a_question_is_answered_aloud_and_saved(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gemini_live_server.script(
+        script(
+            (
+                AfterAudio(16_000),
+                (
+                    InputTranscript("What's the weather like in Rome tomorrow?"),
+                    OutputTranscript("Sunny and warm."),
+                    Audio(VOICE),
+                    CompleteTurn(),
+                ),
+            )
+        )
+    )
+    out = environment / "reply.wav"
+    code, events = await listen("--audio-in", str(ASSETS / "wake_weather.wav"), "--audio-out", str(out), capsys=capsys)
+    assert code == 0
+    kinds = [e["event"] for e in events]
+    [wake] = [e for e in events if e["event"] == "wake"]
+    assert wake["model"] == "hey_jarvis" and 1400 <= wake["offset_ms"] <= 2200
+    assert [(e["role"], e["text"]) for e in events if e["event"] == "transcript"] == [
+        ("user", "What's the weather like in Rome tomorrow?"),
+        ("model", "Sunny and warm."),
+    ]
+    saved = [e for e in events if e["event"] == "saved"]
+    assert saved[0]["turns"] == 2
+    assert kinds.index("wake") < kinds.index("transcript") < kinds.index("saved")
+    states = [(e["old"], e["new"]) for e in events if e["event"] == "state"]
+    assert states[:3] == [("sleeping", "connecting"), ("connecting", "listening"), ("listening", "responding")]
+    assert states[-1] == ("sleeping", "stopped")
+    shown = await chat(capsys, saved[0]["chat_id"])
+    assert [t["parts"][0]["text"] for t in shown["full_history"]] == [
+        "What's the weather like in Rome tomorrow?",
+        "Sunny and warm.",
+    ]
+    with wave.open(str(out), "rb") as reply:
+        assert reply.getframerate() == 24_000
+        assert reply.readframes(reply.getnframes()) == VOICE
+    # The words after the wake word reached the model.
+    assert len((await gemini_live_server.connection(0)).audio) > 16_000
+
+
+async def test_a_second_conversation_continues_the_chat_with_its_history(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = (InputTranscript("What's the weather?"), OutputTranscript("Sunny."), CompleteTurn())
+    gemini_live_server.script(script((AfterAudio(16_000), answer)), script((AfterAudio(16_000), answer)))
+    recording = str(ASSETS / "wake_weather.wav")
+    _, first = await listen("--audio-in", recording, capsys=capsys)
+    chat_id = next(e["chat_id"] for e in first if e["event"] == "saved")
+    _, second = await listen("--audio-in", recording, "--chat", chat_id, capsys=capsys)
+    assert next(e["chat_id"] for e in second if e["event"] == "saved") == chat_id
+    seeded = await gemini_live_server.connection(1)
+    assert seeded.history_in_client_content
+    assert len((await chat(capsys, chat_id))["full_history"]) == 4
+
+
+async def test_switching_chats_by_voice(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    kitchen = environment / "kitchen.json"
+    kitchen.write_text(
+        json.dumps(
+            [
+                {"role": "user", "parts": [{"text": "We are renovating the kitchen with oak cabinets."}]},
+                {"role": "model", "parts": [{"text": "Oak is a fine choice."}]},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    assert await asyncio.to_thread(main, ["chats", "import", str(kitchen), "--json"]) == 0
+    kitchen_id = json.loads(capsys.readouterr().out)[0]["id"]
+    gemini_live_server.script(
+        script(
+            (
+                AfterAudio(16_000),
+                (
+                    InputTranscript("Let's go back to the chat about the kitchen renovation."),
+                    CallTools((Call("c-1", "switch_chat", {"query": "the kitchen renovation"}),)),
+                ),
+            ),
+            (AfterToolResponse("c-1"), (OutputTranscript("Back to the kitchen."), CompleteTurn())),
+        ),
+        script(),
+    )
+    code, events = await listen("--audio-in", str(ASSETS / "wake_switch_chat.wav"), "--new-chat", capsys=capsys)
+    assert code == 0
+    [tool] = [e for e in events if e["event"] == "tool_call"]
+    assert tool["result"] == {"outcome": "switched", "chat_id": kitchen_id, "title": tool["result"]["title"]}
+    assert {"event": "chat", "chat_id": kitchen_id} in events
+    resumed = await gemini_live_server.connection(1)
+    assert "oak cabinets" in json.dumps(resumed.history)

@@ -1,0 +1,106 @@
+"""The assistant's loop on synthetic audio, with a scripted wake detector and a scripted conversation."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from tests.fakes.gemini_live_server import WAIT_S
+from tests.fakes.scripted_wake import ScriptedWakeDetector
+from voice.assistant import Assistant
+from voice.audio import MIC_FORMAT, AudioChunk
+from voice.session import EndReason, Microphone
+from voice.state import AssistantState, StateChanged, StateMachine
+from voice.synthetic import SyntheticSource
+from voice.wake_protocol import WakeEvent
+
+S = AssistantState
+FRAME_MS = 80
+
+
+def numbered_frames(count: int) -> list[AudioChunk]:
+    """80 ms frames whose first sample is their number, so a test can tell which ones arrived."""
+    frame_bytes = MIC_FORMAT.bytes_per_second * FRAME_MS // 1000
+    return [
+        AudioChunk(MIC_FORMAT, i.to_bytes(2, "little") + bytes(frame_bytes - 2), i * FRAME_MS) for i in range(count)
+    ]
+
+
+def number(chunk: AudioChunk) -> int:
+    return int.from_bytes(chunk.pcm[:2], "little")
+
+
+@dataclass
+class ScriptedConversation:
+    """Listens to `frames` chunks (or until the audio ends), then goes idle."""
+
+    frames: int
+    heard: list[list[int]] = field(default_factory=list)
+
+    async def converse(self, microphone: Microphone, states: StateMachine) -> EndReason:
+        states.move(S.LISTENING)
+        heard: list[int] = []
+        self.heard.append(heard)
+        while len(heard) < self.frames and (chunk := await microphone.get()) is not None:
+            heard.append(number(chunk))
+        return EndReason.IDLE
+
+
+async def run(
+    frames: int, wakes: list[float], conversation: ScriptedConversation
+) -> tuple[list[StateChanged], list[WakeEvent]]:
+    states = StateMachine()
+    changes: list[StateChanged] = []
+    states.subscribe(changes.append)
+    woken: list[WakeEvent] = []
+
+    async def on_wake(event: WakeEvent) -> None:
+        woken.append(event)
+
+    assistant = Assistant(
+        source=SyntheticSource(numbered_frames(frames)),
+        wake=ScriptedWakeDetector(wakes),
+        conversation=conversation,
+        states=states,
+        on_wake=on_wake,
+        preroll_ms=240,
+    )
+    async with asyncio.timeout(WAIT_S):
+        await assistant.run()
+    return changes, woken
+
+
+async def test_the_words_after_the_wake_word_reach_the_conversation_with_the_preroll() -> None:
+    conversation = ScriptedConversation(frames=6)
+    changes, woken = await run(40, [800], conversation)
+    assert [w.offset_ms for w in woken] == [800]
+    # Frame 9 ends at 800 ms: the pre-roll holds the frames ending after 560 ms (7, 8, 9), then it goes on.
+    assert conversation.heard == [[7, 8, 9, 10, 11, 12]]
+    assert [(c.old, c.new) for c in changes] == [
+        (S.SLEEPING, S.CONNECTING),
+        (S.CONNECTING, S.LISTENING),
+        (S.LISTENING, S.SLEEPING),
+        (S.SLEEPING, S.STOPPED),
+    ]
+
+
+async def test_a_second_wake_word_starts_a_second_conversation() -> None:
+    conversation = ScriptedConversation(frames=3)
+    _, woken = await run(60, [800, 3200], conversation)
+    assert len(woken) == 2
+    assert conversation.heard[1][0] >= 37  # nothing of the first conversation is heard again
+    assert len(conversation.heard) == 2
+
+
+async def test_without_a_wake_word_nothing_connects() -> None:
+    conversation = ScriptedConversation(frames=3)
+    changes, woken = await run(30, [], conversation)
+    assert woken == [] and conversation.heard == []
+    assert [(c.old, c.new) for c in changes] == [(S.SLEEPING, S.STOPPED)]
+
+
+async def test_a_recording_that_ends_mid_conversation_ends_the_assistant() -> None:
+    conversation = ScriptedConversation(frames=1000)
+    changes, _ = await run(20, [800], conversation)
+    assert conversation.heard == [[7, 8, 9, *range(10, 20)]]
+    assert changes[-1] == StateChanged(S.SLEEPING, S.STOPPED)

@@ -1,0 +1,122 @@
+"""The assistant's outer loop: sleep on the wake word, converse, go back to sleep.
+
+One task pumps the microphone into a queue. While sleeping, the wake detector reads from it and a short
+ring buffer remembers the last moments; on the wake word the buffer's tail (the pre-roll) and every
+later chunk go to the conversation, so words said right after the wake word are not lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import aclosing
+from typing import Protocol
+
+from voice.audio import AudioChunk, AudioSource
+from voice.session import EndReason, Microphone
+from voice.state import AssistantState, StateMachine
+from voice.wake_protocol import WakeDetector, WakeEvent
+
+log = logging.getLogger(__name__)
+
+PREROLL_MS = 800.0
+"""Audio kept from before the wake word fired. Detection lags the phrase's end by 160 ms at the median
+and up to 600 ms on synthetic speech (bench/voice.py), so a first word can start that early."""
+
+
+class Conversation(Protocol):
+    async def converse(self, microphone: Microphone, states: StateMachine) -> EndReason:
+        """Talk until the conversation is over (idle, ended, or unreachable), its turns saved."""
+        ...
+
+
+class Assistant:
+    def __init__(
+        self,
+        *,
+        source: AudioSource,
+        wake: WakeDetector,
+        conversation: Conversation,
+        states: StateMachine,
+        on_wake: Callable[[WakeEvent], Awaitable[None]],
+        preroll_ms: float = PREROLL_MS,
+    ) -> None:
+        self._source = source
+        self._wake = wake
+        self._conversation = conversation
+        self._states = states
+        self._on_wake = on_wake
+        self._preroll_ms = preroll_ms
+        self._recent: deque[AudioChunk] = deque()
+        self._ended = False
+
+    async def run(self) -> None:
+        """Until the audio source ends (a recording) or the task is cancelled (shutdown)."""
+        microphone: Microphone = asyncio.Queue()
+        pump = asyncio.create_task(self._pump(microphone), name="assistant-microphone")
+        try:
+            while (wake := await self._sleep_until_wake(microphone)) is not None:
+                await self._on_wake(wake)
+                self._states.move(AssistantState.CONNECTING)
+                reason = await self._converse(microphone, self._preroll(wake))
+                log.info("conversation over: %s", reason.value)
+                self._states.move(AssistantState.SLEEPING)
+                if self._ended:
+                    break
+        finally:
+            pump.cancel()
+            await asyncio.gather(pump, return_exceptions=True)
+            self._states.move(AssistantState.STOPPED)
+
+    async def _pump(self, microphone: Microphone) -> None:
+        try:
+            async for chunk in self._source.chunks():
+                microphone.put_nowait(chunk)
+        finally:
+            microphone.put_nowait(None)
+
+    async def _sleep_until_wake(self, microphone: Microphone) -> WakeEvent | None:
+        """The first wake word heard, or None once the audio has ended."""
+        if self._ended:
+            return None
+        async with aclosing(self._wake.detections(self._remembered(microphone))) as detections:
+            async for wake in detections:
+                return wake
+        return None
+
+    async def _remembered(self, microphone: Microphone) -> AsyncIterator[AudioChunk]:
+        while (chunk := await microphone.get()) is not None:
+            self._recent.append(chunk)
+            while self._recent and self._recent[0].end_ms < chunk.end_ms - 2 * self._preroll_ms:
+                self._recent.popleft()
+            yield chunk
+        self._ended = True
+
+    def _preroll(self, wake: WakeEvent) -> list[AudioChunk]:
+        """The chunks from `preroll_ms` before the detection on, including any read past it."""
+        chunks = [c for c in self._recent if c.end_ms > wake.offset_ms - self._preroll_ms]
+        self._recent.clear()
+        return chunks
+
+    async def _converse(self, microphone: Microphone, preroll: list[AudioChunk]) -> EndReason:
+        heard: Microphone = asyncio.Queue()
+        for chunk in preroll:
+            heard.put_nowait(chunk)
+        if self._ended:
+            heard.put_nowait(None)
+        forward = asyncio.create_task(self._forward(microphone, heard), name="assistant-forward")
+        try:
+            return await self._conversation.converse(heard, self._states)
+        finally:
+            forward.cancel()
+            await asyncio.gather(forward, return_exceptions=True)
+
+    async def _forward(self, microphone: Microphone, heard: Microphone) -> None:
+        if self._ended:
+            return
+        while (chunk := await microphone.get()) is not None:
+            heard.put_nowait(chunk)
+        self._ended = True
+        heard.put_nowait(None)

@@ -1,0 +1,256 @@
+"""Wake word detection with openWakeWord 0.5.1 and the ONNX models its wheel ships.
+
+The only module that imports `openwakeword`. Facts that shape it:
+
+- openWakeWord scores 80 ms frames (1280 samples of 16 kHz mono PCM16); chunks of any other size are
+  cut into such frames here, so 30 ms chunks and 80 ms chunks give the same scores.
+- Inference (about 1.5 ms of CPU per frame for one model, more at the microphone's pace with the
+  caches cold between frames) runs on a single worker thread owned by the detector: never on the event loop,
+  and the frames of a stream stay in order.
+- A stream gets a fresh openWakeWord model: `Model.reset()` clears only the score history, not the
+  audio feature buffers, and a wake word heard at the end of one stream fired again on the silence
+  that opened the next.
+- Each new model is fed about 2 s of digital silence before it hears the stream. Its feature extractor
+  starts from features of random noise (`np.random` in `AudioFeatures.__init__`); flushing them makes
+  the same audio always score the same, and the first frames of a stream count like any other.
+- Scores stay above the threshold for 4-10 frames per utterance, sometimes with a one-frame dip:
+  one detection per utterance, then nothing until the scores have stayed below the threshold for
+  `rearm_ms`.
+- Always `inference_framework="onnx"`: the tflite default crashes with numpy 2.
+
+The pretrained models (hey_jarvis, alexa, hey_mycroft, hey_rhasspy) are licensed CC BY-NC-SA 4.0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections import deque
+from collections.abc import AsyncGenerator, AsyncIterable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from importlib.util import find_spec
+from pathlib import Path
+from types import TracebackType
+from typing import Self, TypeVar
+
+import numpy as np
+
+from voice.audio import MIC_FORMAT, AudioChunk
+from voice.errors import WakeModelError
+from voice.wake_protocol import WakeEvent
+
+BUILT_IN_MODELS = ("hey_jarvis", "alexa", "hey_mycroft", "hey_rhasspy")
+"""The wake words whose ONNX models come with openWakeWord 0.5.1 (`resources/models/<name>_v0.1.onnx`)."""
+FRAME_SAMPLES = 1280
+FRAME_BYTES = FRAME_SAMPLES * MIC_FORMAT.width
+FRAME_MS = 1000.0 * FRAME_SAMPLES / MIC_FORMAT.rate
+"""80 ms: openWakeWord computes one audio embedding, and so one score, per 1280 samples."""
+MEL_FLUSH_FRAMES = 10
+"""Frames of silence that push the initial rows out of the 76-row mel-spectrogram window (8 rows a
+frame). The wake model's own window (16 embeddings for the built-in models, one a frame) comes on top."""
+
+RAW_HISTORY_SAMPLES = 2 * FRAME_SAMPLES
+"""Samples of raw audio the feature extractor keeps: a frame plus the 480 samples of context its
+mel-spectrogram needs (openWakeWord's own 10 s are never read further back)."""
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True, slots=True)
+class WakeModel:
+    name: str
+    """The name events carry: a built-in model's name, or a custom file's stem."""
+    path: Path
+    """The ONNX file."""
+
+
+def resolve_model(model: str | Path) -> WakeModel:
+    """A built-in model's name ("hey_jarvis", "alexa", "hey_mycroft", "hey_rhasspy") or the path of a
+    custom `.onnx` model. Raises `WakeModelError` for an unknown name or a missing or non-ONNX file."""
+    if isinstance(model, str) and (name := model.strip().lower().replace(" ", "_")) in BUILT_IN_MODELS:
+        return WakeModel(name, _bundled_models() / f"{name}_v0.1.onnx")
+    path = Path(model)
+    if isinstance(model, str) and path.suffix == "" and len(path.parts) == 1:
+        known = ", ".join(BUILT_IN_MODELS)
+        raise WakeModelError(f"unknown wake word model {model!r}: use one of {known}, or the path of a .onnx model")
+    if path.suffix.lower() != ".onnx":
+        raise WakeModelError(f"the wake word model {path} is not an ONNX (.onnx) file")
+    if not path.is_file():
+        raise WakeModelError(f"the wake word model {path} does not exist")
+    return WakeModel(path.stem, path)
+
+
+def _bundled_models() -> Path:
+    # find_spec locates the package without importing it: the import takes over a second
+    # (scipy, scikit-learn) and happens later, on the detector's worker thread.
+    spec = find_spec("openwakeword")
+    if spec is None or not spec.submodule_search_locations:
+        raise WakeModelError("openWakeWord is not installed: pip install openwakeword==0.5.1")
+    return Path(next(iter(spec.submodule_search_locations))) / "resources" / "models"
+
+
+class Reframer:
+    """Cuts a stream of PCM16 bytes into whole 80 ms frames, keeping the rest for the next chunk."""
+
+    def __init__(self) -> None:
+        self._pending = bytearray()
+
+    def push(self, pcm: bytes) -> bytes:
+        """The whole frames available now, joined: a multiple of `FRAME_BYTES`, possibly empty."""
+        self._pending += pcm
+        whole = len(self._pending) - len(self._pending) % FRAME_BYTES
+        frames = bytes(self._pending[:whole])
+        del self._pending[:whole]
+        return frames
+
+
+class Debounce:
+    """One detection per utterance: fires on the first frame at or above `threshold`, then stays quiet
+    until the score has been below it for `rearm_frames` frames in a row."""
+
+    def __init__(self, threshold: float, rearm_frames: int) -> None:
+        self.threshold = threshold
+        self.rearm_frames = rearm_frames
+        self._armed = True
+        self._below = 0
+
+    def update(self, score: float) -> bool:
+        """Whether this frame's score is a new detection."""
+        if self._armed:
+            if score >= self.threshold:
+                self._armed = False
+                self._below = 0
+                return True
+            return False
+        if score >= self.threshold:
+            self._below = 0
+        else:
+            self._below += 1
+            self._armed = self._below >= self.rearm_frames
+        return False
+
+
+class _Scorer:
+    """One openWakeWord model, for one stream. Built and used on the detector's worker thread only."""
+
+    def __init__(self, model: WakeModel, vad_threshold: float) -> None:
+        try:
+            from openwakeword.model import Model
+        except ImportError as error:
+            raise WakeModelError("openWakeWord is not installed: pip install openwakeword==0.5.1") from error
+        try:
+            self._model = Model(
+                wakeword_models=[str(model.path)], inference_framework="onnx", vad_threshold=vad_threshold
+            )
+            # openWakeWord 0.5.1 keeps 10 s of samples in a deque of Python ints and copies all of it
+            # into a list on every frame to use the last 1760 samples: once full, that is a third of
+            # the CPU of a frame (2.2 ms instead of 1.4). Nothing else reads the deque, and a short
+            # one gives the same scores to the last bit.
+            features = self._model.preprocessor
+            features.raw_data_buffer = deque(features.raw_data_buffer, maxlen=RAW_HISTORY_SAMPLES)
+            windows = list(self._model.model_inputs.values())
+            if not all(isinstance(n, int) for n in windows):
+                # A wake word model takes a window of N audio embeddings; other ONNX models load but
+                # declare other inputs (the mel-spectrogram model's is "samples").
+                raise ValueError(f"not a wake word model (input length {windows[0]!r}, not a number of frames)")
+            self.score(bytes(FRAME_BYTES * (MEL_FLUSH_FRAMES + max(windows))))
+        except Exception as error:
+            reason = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
+            raise WakeModelError(f"the wake word model {model.path} cannot be loaded: {reason}") from error
+
+    def score(self, frames: bytes) -> list[float]:
+        """The score of each 80 ms frame in `frames` (a multiple of `FRAME_BYTES`)."""
+        samples = np.frombuffer(frames, dtype="<i2")
+        scores = []
+        for start in range(0, len(samples), FRAME_SAMPLES):
+            predictions = self._model.predict(samples[start : start + FRAME_SAMPLES])
+            scores.append(max(float(value) for value in predictions.values()))
+        return scores
+
+
+class OpenWakeWordDetector:
+    """The wake word detector: openWakeWord on a single worker thread, one fresh model per stream."""
+
+    def __init__(
+        self,
+        model: str | Path = "hey_jarvis",
+        *,
+        threshold: float = 0.5,
+        vad_threshold: float = 0.0,
+        rearm_ms: float = 400.0,
+    ) -> None:
+        """`model`: a built-in name (`BUILT_IN_MODELS`) or a custom `.onnx` path; a missing file or an
+        unknown name raises `WakeModelError` here, an unreadable file on `warm_up` or the first stream.
+        `threshold`: the score (0-1) at which a frame counts as the wake word.
+        `vad_threshold`: above 0, scores count only where Silero VAD heard speech 320-560 ms earlier;
+        0.5 holds noise at 0.00 (the fixtures' pink noise reaches 0.08 with alexa without it) for about
+        1 ms more CPU per frame. 0, the default, turns the VAD off.
+        `rearm_ms`: how long (milliseconds) the score must stay below the threshold before the wake
+        word can fire again on the same stream."""
+        if not 0.0 < threshold < 1.0:
+            raise ValueError(f"threshold must be between 0 and 1, not {threshold}")
+        if not 0.0 <= vad_threshold < 1.0:
+            raise ValueError(f"vad_threshold must be at least 0 and below 1, not {vad_threshold}")
+        if rearm_ms < 0:
+            raise ValueError(f"rearm_ms must not be negative, not {rearm_ms}")
+        self._model = resolve_model(model)
+        self._threshold = threshold
+        self._vad_threshold = vad_threshold
+        self._rearm_frames = max(1, math.ceil(rearm_ms / FRAME_MS))
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-wake")
+        self._ready: _Scorer | None = None
+
+    @property
+    def model_name(self) -> str:
+        return self._model.name
+
+    async def warm_up(self) -> None:
+        """Load the model now (about 0.1 s of CPU, plus the import of openWakeWord the first time) and
+        keep it for the next stream, so a corrupt model file fails at start-up, not at the first wake."""
+        if self._ready is None:
+            self._ready = await self._run(self._new_scorer)
+
+    async def detections(self, chunks: AsyncIterable[AudioChunk]) -> AsyncGenerator[WakeEvent, None]:
+        """One `WakeEvent` per wake word in `chunks` (`MIC_FORMAT`, any chunk size), until they end.
+        Offsets count the samples received since the first chunk's `start_ms`. Every call is a fresh
+        stream. Close the generator (`contextlib.aclosing`) when you stop before `chunks` ends."""
+        scorer, self._ready = self._ready, None
+        if scorer is None:
+            scorer = await self._run(self._new_scorer)
+        framer = Reframer()
+        debounce = Debounce(self._threshold, self._rearm_frames)
+        start_ms: float | None = None
+        frames_done = 0
+        async for chunk in chunks:
+            if chunk.format != MIC_FORMAT:
+                raise ValueError(f"wake word detection takes 16 kHz mono PCM16 audio, not {chunk.format}")
+            if start_ms is None:
+                start_ms = chunk.start_ms
+            frames = framer.push(chunk.pcm)
+            if not frames:
+                continue
+            for score in await self._run(partial(scorer.score, frames)):
+                frames_done += 1
+                if debounce.update(score):
+                    yield WakeEvent(self._model.name, score, start_ms + frames_done * FRAME_MS)
+
+    async def aclose(self) -> None:
+        """Drop the loaded model and stop the worker thread (after the frame it is scoring, if any)."""
+        self._ready = None
+        await asyncio.to_thread(self._executor.shutdown, wait=True, cancel_futures=True)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    def _new_scorer(self) -> _Scorer:
+        return _Scorer(self._model, self._vad_threshold)
+
+    async def _run(self, call: Callable[[], _T]) -> _T:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, call)
