@@ -19,21 +19,14 @@ from app.wiring import ChatServices
 from chats.errors import ChatNotFound, ChatsError
 from chats.models import utc_now
 from chats.search import RankedChat
+from voice.live import ToolDeclaration
 
 log = logging.getLogger(__name__)
 
 RECENT_DEFAULT = 5
 
 
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
-    name: str
-    description: str
-    parameters: dict[str, Any]
-    """JSON Schema of the arguments object."""
-
-
-SWITCH_CHAT = ToolSpec(
+SWITCH_CHAT = ToolDeclaration(
     "switch_chat",
     "Switch to an earlier chat. Use it when the user asks to go back to, continue or open a previous "
     "conversation. Pass what the chat was about in the user's own words as `query`, or, after you offered "
@@ -49,12 +42,12 @@ SWITCH_CHAT = ToolSpec(
         "additionalProperties": False,
     },
 )
-NEW_CHAT = ToolSpec(
+NEW_CHAT = ToolDeclaration(
     "new_chat",
     "Start a new, empty chat. Use it when the user wants to talk about something new in a fresh chat.",
     {"type": "object", "properties": {}, "additionalProperties": False},
 )
-LIST_RECENT_CHATS = ToolSpec(
+LIST_RECENT_CHATS = ToolDeclaration(
     "list_recent_chats",
     "List the user's most recent chats with their titles, most recent first.",
     {
@@ -74,9 +67,9 @@ class ToolOutcome:
     """The chat the conversation must continue in: save the current one, load this one."""
 
 
-def invalid_arguments(spec: ToolSpec, args: Mapping[str, Any]) -> str | None:
+def invalid_arguments(spec: ToolDeclaration, args: Mapping[str, Any]) -> str | None:
     """Why `args` do not fit `spec`, in one line, or None when they do."""
-    validator = jsonschema.Draft202012Validator(spec.parameters, format_checker=jsonschema.FormatChecker())
+    validator = jsonschema.Draft202012Validator(dict(spec.parameters), format_checker=jsonschema.FormatChecker())
     error = jsonschema.exceptions.best_match(validator.iter_errors(dict(args)))
     if error is None:
         return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from app.chat_tools import ToolSpec
+from voice.live import ToolDeclaration
 
 IDENTITY = """\
 You are Parley, a voice assistant the user talks to hands-free on their computer. Everything you say \
@@ -21,7 +21,7 @@ user asks about one, say you do not remember that detail and ask them to remind 
 TOOLS_INTRO = "You can use these tools; use one only when the user's words call for it:"
 
 
-def system_prompt(*, tools: Sequence[ToolSpec], chat_title: str | None, now: datetime) -> str:
+def system_prompt(*, tools: Sequence[ToolDeclaration], chat_title: str | None, now: datetime) -> str:
     """What the model is, how to treat the history, and when to use each tool."""
     lines = [IDENTITY, "", HISTORY, ""]
     if chat_title:
