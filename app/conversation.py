@@ -21,6 +21,7 @@ from chats.journal import TurnJournal
 from chats.maintenance import MaintenanceWorker
 from chats.models import Turn, utc_now
 from voice.audio import AudioSink
+from voice.earcon import earcon
 from voice.live import HistoryTurn, LiveConfig, LiveConnectionFactory, ToolCall, ToolDeclaration
 from voice.session import EndReason, Microphone, SessionEvent, SpokenTurn, ToolReply, ToolUsed, VoiceSession
 from voice.state import AssistantState, StateMachine
@@ -84,6 +85,7 @@ class ChatConversation:
         self._switch_to: UUID | None = None
 
     async def converse(self, microphone: Microphone, states: StateMachine) -> EndReason:
+        await self._sink.write(earcon(self._sink.format))  # heard while the session opens
         while True:
             session = VoiceSession(
                 config=await self._config(),

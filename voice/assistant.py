@@ -67,8 +67,10 @@ class Assistant:
                     break
         finally:
             pump.cancel()
-            await asyncio.gather(pump, return_exceptions=True)
+            (pumped,) = await asyncio.gather(pump, return_exceptions=True)
             self._states.move(AssistantState.STOPPED)
+        if isinstance(pumped, Exception):
+            raise pumped  # the microphone failed (no device, unreadable recording): say so, don't just stop
 
     async def _pump(self, microphone: Microphone) -> None:
         try:

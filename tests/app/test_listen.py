@@ -26,6 +26,7 @@ from tests.fakes.gemini_live_scenario import (
     script,
 )
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from voice.earcon import earcon
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "audio"
 VOICE = bytes(range(256)) * 30
@@ -107,7 +108,7 @@ async def test_a_question_is_answered_aloud_and_saved(
     ]
     with wave.open(str(out), "rb") as reply:
         assert reply.getframerate() == 24_000
-        assert reply.readframes(reply.getnframes()) == VOICE
+        assert reply.readframes(reply.getnframes()) == earcon().pcm + VOICE
     # The words after the wake word reached the model.
     assert len((await gemini_live_server.connection(0)).audio) > 16_000
 

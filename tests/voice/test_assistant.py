@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+
+import pytest
 
 from tests.fakes.gemini_live_server import WAIT_S
 from tests.fakes.scripted_wake import ScriptedWakeDetector
 from voice.assistant import Assistant
 from voice.audio import MIC_FORMAT, AudioChunk
+from voice.errors import NoAudioDevice
 from voice.session import EndReason, Microphone
 from voice.state import AssistantState, StateChanged, StateMachine
 from voice.synthetic import SyntheticSource
@@ -104,3 +108,26 @@ async def test_a_recording_that_ends_mid_conversation_ends_the_assistant() -> No
     changes, _ = await run(20, [800], conversation)
     assert conversation.heard == [[7, 8, 9, *range(10, 20)]]
     assert changes[-1] == StateChanged(S.SLEEPING, S.STOPPED)
+
+
+async def test_a_failing_microphone_is_reported_not_swallowed() -> None:
+    async def broken() -> AsyncIterator[AudioChunk]:
+        yield numbered_frames(1)[0]
+        raise NoAudioDevice("no microphone found: it was unplugged")
+
+    states = StateMachine()
+
+    async def on_wake(event: WakeEvent) -> None:
+        raise AssertionError("no wake word was spoken")
+
+    assistant = Assistant(
+        source=SyntheticSource(broken()),
+        wake=ScriptedWakeDetector([]),
+        conversation=ScriptedConversation(frames=1),
+        states=states,
+        on_wake=on_wake,
+    )
+    with pytest.raises(NoAudioDevice, match="unplugged"):
+        async with asyncio.timeout(WAIT_S):
+            await assistant.run()
+    assert states.state is S.STOPPED
