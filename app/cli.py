@@ -8,7 +8,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from app import chat_commands, key_commands, listen_command
+from app import chat_commands, doctor_command, key_commands, listen_command
 from app.logs import configure_logging
 from app.secrets import SecretsError
 from app.settings import Settings, SettingsError, load_settings, settings_table
@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     chat_commands.add_parser(commands)
     key_commands.add_parser(commands)
     listen_command.add_parser(commands)
+    doctor_command.add_parser(commands)
     config = commands.add_parser("config", help="show the settings in force and where each can be set")
     config.set_defaults(handler=show_config)
     return parser

@@ -79,7 +79,7 @@ async def _listen(settings: Settings, args: argparse.Namespace) -> int:
                 connect,
                 api_key=settings.gemini_api_key.reveal() if settings.gemini_api_key else "",
                 base_url=settings.gemini_base_url,
-                ssl_context=_ssl_context(settings),
+                ssl_context=ssl_context(settings),
             ),
             sink=sink,
             settings=VoiceSettings(live_model=settings.gemini_live_model, idle_after_s=settings.idle_seconds),
@@ -110,7 +110,8 @@ def _sink(args: argparse.Namespace) -> AudioSink:
     return SpeakerSink(MODEL_VOICE_FORMAT)
 
 
-def _ssl_context(settings: Settings) -> ssl.SSLContext | None:
+def ssl_context(settings: Settings) -> ssl.SSLContext | None:
+    """The TLS context for the Gemini endpoint: the system's trust, plus `ca_file` when set."""
     if settings.ca_file is None:
         return None
     context = ssl.create_default_context()

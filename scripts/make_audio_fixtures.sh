@@ -36,6 +36,8 @@ quiet() { sx -n -r 16000 -c 1 -b 16 "$work/$1.wav" trim 0 "$2"; }
 
 # fixture NAME LEAD PART...: the parts in order, LEAD seconds of silence before them and TAIL after.
 # The leads differ a little so the speech does not always start at the same point of an 80 ms frame.
+# Where it starts matters: with a lead of 0.9 s (0.5, 0.58, ... 20 ms past a frame boundary) the en-us
+# "hey jarvis" followed by more speech peaks at 0.49 and does not fire; bench/voice.py sweeps all shifts.
 fixture() {
     local name=$1 lead=$2
     shift 2

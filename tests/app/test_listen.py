@@ -6,14 +6,12 @@ from __future__ import annotations
 import asyncio
 import json
 import wave
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from app.cli import main
-from tests.app import MemoryKeyring, using_keyring
 from tests.fakes.gemini_live_scenario import (
     AfterAudio,
     AfterToolResponse,
@@ -31,28 +29,6 @@ from voice.earcon import earcon
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "audio"
 VOICE = bytes(range(256)) * 30
 """160 ms of 24 kHz model voice."""
-
-
-@pytest.fixture
-def environment(
-    tmp_path: Path, gemini_live_server: FakeGeminiLiveServer, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Path]:
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    ca_file = tmp_path / "ca.pem"
-    ca_file.write_bytes(gemini_live_server.ca_pem)
-    for name, value in {
-        "PARLEY_CONFIG": str(config),
-        "PARLEY_DATA_DIR": str(tmp_path / "data"),
-        "GEMINI_API_KEY": gemini_live_server.api_key,
-        "PARLEY_GEMINI_BASE_URL": gemini_live_server.base_url,
-        "PARLEY_CA_FILE": str(ca_file),
-        "PARLEY_IDLE_SECONDS": "0.3",
-    }.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    with using_keyring(MemoryKeyring()):
-        yield tmp_path
 
 
 async def listen(*args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict[str, Any]]]:

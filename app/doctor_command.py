@@ -1,0 +1,116 @@
+"""`parley doctor`: what works on this machine and what does not, one line each."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+from app.listen_command import JOURNAL_FILE, ssl_context
+from app.secrets import secret_source
+from app.settings import Settings, SettingsError
+from app.wiring import open_chat_services, store_path
+from chats.errors import ChatsError
+from chats.journal import TurnJournal
+from voice.devices import audio_devices
+from voice.errors import VoiceError
+from voice.gemini_live import connect
+from voice.live import LiveConfig
+from voice.wake import OpenWakeWordDetector
+
+LIVE_CHECK_TIMEOUT_S = 15.0
+
+Status = Literal["ok", "warning", "problem"]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    check: str
+    status: Status
+    detail: str
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    doctor = commands.add_parser("doctor", help="check audio, wake word, keys, store and the Live endpoint")
+    doctor.add_argument("--json", action="store_true", help="print JSON instead of text")
+    doctor.set_defaults(handler=run)
+
+
+def run(settings: Settings, args: argparse.Namespace) -> int:
+    findings = asyncio.run(examine(settings))
+    if args.json:
+        print(json.dumps([asdict(finding) for finding in findings], indent=2))
+    else:
+        marks = {"ok": "ok     ", "warning": "warning", "problem": "PROBLEM"}
+        for finding in findings:
+            print(f"{marks[finding.status]}  {finding.check:12} {finding.detail}")
+    return 1 if any(finding.status == "problem" for finding in findings) else 0
+
+
+async def examine(settings: Settings) -> list[Finding]:
+    checks: list[Callable[[Settings], Awaitable[Finding]]] = [_store, _keys, _audio, _wake, _live]
+    return [await check(settings) for check in checks]
+
+
+async def _store(settings: Settings) -> Finding:
+    try:
+        async with open_chat_services(settings) as services:
+            count = await services.store.count()
+            pending = len(await TurnJournal(settings.data_dir / JOURNAL_FILE).pending())
+    except (ChatsError, SettingsError) as error:
+        return Finding("store", "problem", str(error))
+    waiting = f"; {pending} journaled turn(s) waiting to be saved" if pending else ""
+    return Finding("store", "ok", f"{count} chat(s) in {store_path(settings)}{waiting}")
+
+
+async def _keys(settings: Settings) -> Finding:
+    sources = {name: secret_source(name) for name in ("gemini", "openai")}
+    said = ", ".join(f"{name} key {'in the ' + where if where else 'not set'}" for name, where in sources.items())
+    if sources["gemini"] is None:
+        return Finding("keys", "warning", f"{said}: voice conversations need a Gemini key")
+    return Finding("keys", "ok", said)
+
+
+async def _audio(settings: Settings) -> Finding:
+    try:
+        devices = await asyncio.to_thread(audio_devices)
+    except VoiceError as error:
+        return Finding("audio", "warning", f"{error}; recordings still work (parley listen --audio-in)")
+    inputs = [d.name for d in devices if d.input_channels]
+    outputs = [d.name for d in devices if d.output_channels]
+    if not inputs:
+        return Finding("audio", "warning", "no microphone found; recordings still work (parley listen --audio-in)")
+    return Finding("audio", "ok", f"microphones: {', '.join(inputs)}; speakers: {', '.join(outputs) or 'none'}")
+
+
+async def _wake(settings: Settings) -> Finding:
+    try:
+        async with OpenWakeWordDetector(settings.wake_word, threshold=settings.wake_threshold) as detector:
+            await detector.warm_up()
+    except VoiceError as error:
+        return Finding("wake word", "problem", str(error))
+    return Finding("wake word", "ok", f"{detector.model_name} at threshold {settings.wake_threshold}")
+
+
+async def _live(settings: Settings) -> Finding:
+    if settings.gemini_api_key is None:
+        return Finding("live model", "warning", "not checked: no Gemini key")
+    opening = functools.partial(
+        connect,
+        api_key=settings.gemini_api_key.reveal(),
+        base_url=settings.gemini_base_url,
+        ssl_context=ssl_context(settings),
+        open_timeout_s=LIVE_CHECK_TIMEOUT_S,
+    )
+    try:
+        async with opening(LiveConfig(model=settings.gemini_live_model, system_prompt="Connection check.")):
+            pass
+    except (VoiceError, SettingsError) as error:
+        return Finding("live model", "problem", str(error))
+    return Finding(
+        "live model", "ok", f"{settings.gemini_live_model} answered at {settings.gemini_base_url or 'Google'}"
+    )
