@@ -22,6 +22,7 @@ from chats.maintenance import MaintenanceWorker
 from chats.store import ChatStore
 from voice.assistant import Assistant
 from voice.audio import MODEL_VOICE_FORMAT, AudioSink, AudioSource
+from voice.echo import EchoCancelledSource, EchoCanceller
 from voice.gemini_live import connect
 from voice.microphone import MicrophoneSource
 from voice.null_sink import NullSink
@@ -66,9 +67,8 @@ async def _listen(settings: Settings, args: argparse.Namespace) -> int:
             OpenWakeWordDetector(settings.wake_word, threshold=settings.wake_threshold)
         )
         await wake.warm_up()
-        source = _source(args)
+        source, sink = _audio(args)
         stack.push_async_callback(source.aclose)
-        sink = _sink(args)
         stack.push_async_callback(sink.aclose)
         stack.push_async_callback(sink.drain)
         conversation = ChatConversation(
@@ -89,6 +89,7 @@ async def _listen(settings: Settings, args: argparse.Namespace) -> int:
         states = StateMachine()
         states.subscribe(printer.state)
         assistant = Assistant(source=source, wake=wake, conversation=conversation, states=states, on_wake=printer.wake)
+        printer.emit({"event": "ready", "wake_word": wake.model_name, "chat_id": str(conversation.chat_id)})
         try:
             await assistant.run()
         finally:
@@ -96,18 +97,20 @@ async def _listen(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
-def _source(args: argparse.Namespace) -> AudioSource:
+def _audio(args: argparse.Namespace) -> tuple[AudioSource, AudioSink]:
+    """A recording in, the voice to a file or nowhere; or the microphone and the speaker, with the
+    speaker's sound cancelled out of the microphone so Parley never hears (or interrupts) itself."""
     if args.audio_in is not None:
-        return WavFileSource(args.audio_in, realtime=not args.fast)
-    return MicrophoneSource()
-
-
-def _sink(args: argparse.Namespace) -> AudioSink:
-    if args.audio_out is not None:
-        return WavFileSink(args.audio_out, MODEL_VOICE_FORMAT)
-    if args.audio_in is not None:
-        return NullSink(MODEL_VOICE_FORMAT)
-    return SpeakerSink(MODEL_VOICE_FORMAT)
+        source = WavFileSource(args.audio_in, realtime=not args.fast)
+        sink: AudioSink = WavFileSink(args.audio_out, MODEL_VOICE_FORMAT) if args.audio_out else NullSink()
+        return source, sink
+    canceller = EchoCanceller()
+    speaker: AudioSink = (
+        WavFileSink(args.audio_out, MODEL_VOICE_FORMAT)
+        if args.audio_out
+        else SpeakerSink(MODEL_VOICE_FORMAT, on_played=canceller.played)
+    )
+    return EchoCancelledSource(MicrophoneSource(), canceller), speaker
 
 
 def ssl_context(settings: Settings) -> ssl.SSLContext | None:

@@ -27,6 +27,7 @@ SDK_HOMES = {
     "PySide6": ("ui/",),
     "keyring": ("app/secrets.py",),
     "sqlite3": ("chats/sqlite/",),
+    "livekit": ("voice/echo.py",),
 }
 """SDK -> the only modules (or folders) that may import it: one SDK per module."""
 

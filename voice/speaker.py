@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import threading
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -89,7 +90,10 @@ class SpeakerSink:
         device: DeviceSelector = None,
         block_ms: int = 20,
         backend: StreamBackend | None = None,
+        on_played: Callable[[AudioChunk], None] | None = None,
     ) -> None:
+        """`on_played`, when given, receives on the event loop every block as the device takes it (in the
+        device's rate): what an echo canceller must know the room is hearing."""
         self._format = format
         self._device = device
         self._block_ms = block_ms
@@ -105,6 +109,8 @@ class SpeakerSink:
         """Set when the device stops under us: every later call raises it."""
         self.dropped_bytes = 0
         """Device-rate bytes thrown away by `clear()` (barge-in)."""
+        self._on_played = on_played
+        self._played_ms = 0.0
 
     @property
     def format(self) -> AudioFormat:
@@ -182,11 +188,19 @@ class SpeakerSink:
                 with contextlib.suppress(RuntimeError):
                     loop.call_soon_threadsafe(on_finished)
 
+            def on_block(pcm: bytes) -> None:  # on the loop
+                assert self._on_played is not None and self._stream is not None
+                device = AudioFormat(round(self._stream.samplerate), self._format.channels)
+                self._on_played(AudioChunk(device, pcm, self._played_ms))
+                self._played_ms += device.duration_ms(len(pcm))
+
             def callback(outdata: Any, frames: int, time: Any, status: Any) -> None:  # PortAudio's thread
                 pcm, emptied = buffer.pull(len(outdata))
                 outdata[:] = pcm
-                if emptied:
-                    with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits for the drain
+                with contextlib.suppress(RuntimeError):  # the loop is closed: nobody listens any more
+                    if self._on_played is not None:
+                        loop.call_soon_threadsafe(on_block, bytes(pcm))
+                    if emptied:
                         loop.call_soon_threadsafe(on_emptied)
 
             stream = await asyncio.to_thread(

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.voice.portaudio_fake import FakeBackend, on_portaudio_thread, peak_hz
-from voice.audio import MODEL_VOICE_FORMAT
+from voice.audio import MODEL_VOICE_FORMAT, AudioChunk
 from voice.errors import NoAudioDevice
 from voice.speaker import PlaybackBuffer, SpeakerSink
 from voice.synthetic import frames, tone
@@ -123,3 +123,16 @@ async def test_a_closed_speaker_refuses_audio_and_chunks_must_match_its_format()
     await sink.aclose()
     with pytest.raises(RuntimeError, match="closed"):
         await sink.write(tone(80, format=MODEL_VOICE_FORMAT))
+
+
+async def test_every_block_the_device_takes_is_reported_as_played() -> None:
+    backend = FakeBackend()
+    played: list[AudioChunk] = []
+    sink = SpeakerSink(backend=backend, on_played=played.append)
+    await sink.write(tone(60, format=MODEL_VOICE_FORMAT))  # three 20 ms blocks
+    stream = await backend.started()
+    sounded = await on_portaudio_thread(lambda: stream.play(4))
+    assert [chunk.start_ms for chunk in played] == [0.0, 20.0, 40.0, 60.0]
+    assert b"".join(chunk.pcm for chunk in played) == sounded
+    assert all(chunk.format == MODEL_VOICE_FORMAT for chunk in played)
+    await sink.aclose()
