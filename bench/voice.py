@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from bench import voice_latency
 from tests.voice.fixtures import read_pcm, silence, split, wake_phrase_end_ms
 from voice.audio import MIC_FORMAT, AudioChunk
 from voice.wake import FRAME_MS, OpenWakeWordDetector
@@ -238,6 +239,7 @@ def report_wake(results: dict[str, Any]) -> None:
 
 SECTIONS: dict[str, tuple[Callable[[argparse.Namespace], Awaitable[dict[str, Any]]], Callable[[Any], None]]] = {
     "wake": (lambda arguments: wake(arguments.thresholds, arguments.realtime_seconds), report_wake),
+    "session": (lambda arguments: voice_latency.measure(), voice_latency.report),
 }
 """Section name -> (measure, print a summary)."""
 
