@@ -6,12 +6,18 @@ from __future__ import annotations
 import asyncio
 import json
 import wave
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import pytest
 
 from app.cli import main
+from chats.journal import TurnJournal
+from chats.models import Turn
+from chats.sqlite import SqliteChatStore
 from tests.fakes.gemini_live_scenario import (
     AfterAudio,
     AfterToolResponse,
@@ -140,3 +146,31 @@ async def test_switching_chats_by_voice(
     assert {"event": "chat", "chat_id": kitchen_id} in events
     resumed = await gemini_live_server.connection(1)
     assert "oak cabinets" in json.dumps(resumed.history)
+
+
+async def test_turns_a_crash_left_in_the_journal_are_saved_at_the_next_start(
+    environment: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert await asyncio.to_thread(main, ["chats", "new", "--json"]) == 0
+    chat_id = json.loads(capsys.readouterr().out)["id"]
+    journal = TurnJournal(environment / "data" / "journal.jsonl")
+    said = await journal.record(UUID(chat_id), Turn(role="user", text="Remember the plumber on Tuesday."))
+    # The crash came after the store took the turn but before the journal was trimmed: a duplicate waits.
+    async with open_store(environment) as store:
+        await store.append(UUID(chat_id), [said])
+    await journal.record(UUID(chat_id), Turn(role="model", text="Noted: the plumber, Tuesday."))
+    code, _ = await listen("--audio-in", str(ASSETS / "silence.wav"), capsys=capsys)
+    assert code == 0
+    texts = [t["parts"][0]["text"] for t in (await chat(capsys, chat_id))["full_history"]]
+    assert texts == ["Remember the plumber on Tuesday.", "Noted: the plumber, Tuesday."]
+    assert not journal.path.exists()
+
+
+@asynccontextmanager
+async def open_store(environment: Path) -> AsyncIterator[SqliteChatStore]:
+    store = await SqliteChatStore.open(environment / "data" / "chats.sqlite3", "local")
+    try:
+        yield store
+    finally:
+        await store.close()
