@@ -34,23 +34,13 @@ from typing import Any
 import numpy as np
 
 from bench import voice_latency
-from tests.voice.fixtures import read_pcm, silence, split, wake_phrase_end_ms
+from tests.voice.fixtures import WAKE_NEGATIVES, WAKE_POSITIVES, read_pcm, silence, split, wake_phrase_end_ms
 from voice.audio import MIC_FORMAT, AudioChunk
 from voice.wake import FRAME_MS, OpenWakeWordDetector
 from voice.wake_protocol import WakeEvent
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
-WAKE_POSITIVES = {
-    "wake_hey_jarvis": "hey_jarvis",
-    "wake_hey_jarvis_slow_female": "hey_jarvis",
-    "wake_hey_jarvis_fast_british": "hey_jarvis",
-    "wake_weather": "hey_jarvis",
-    "wake_switch_chat": "hey_jarvis",
-    "wake_goodbye": "hey_jarvis",
-    "wake_alexa": "alexa",
-}
-WAKE_NEGATIVES = ["speech_hello", "speech_hey_travis", "silence", "white_noise", "pink_noise"]
 PHASES_MS = [float(ms) for ms in range(0, 80, 5)]
 CPU_REPEATS = 3
 CPU_SHARE_GOAL_PERCENT = 5.0

@@ -72,3 +72,17 @@ def utterances(pcm: bytes) -> list[tuple[float, float]]:
 def wake_phrase_end_ms(pcm: bytes) -> float:
     """Where the first utterance (the wake phrase, in every positive fixture) ends (milliseconds)."""
     return utterances(pcm)[0][1]
+
+
+WAKE_POSITIVES = {
+    "wake_hey_jarvis": "hey_jarvis",
+    "wake_hey_jarvis_slow_female": "hey_jarvis",
+    "wake_hey_jarvis_fast_british": "hey_jarvis",
+    "wake_weather": "hey_jarvis",
+    "wake_switch_chat": "hey_jarvis",
+    "wake_goodbye": "hey_jarvis",
+    "wake_alexa": "alexa",
+}
+"""Fixture -> the wake word model that must fire on it, once."""
+WAKE_NEGATIVES = ["speech_hello", "speech_hey_travis", "silence", "white_noise", "pink_noise"]
+"""Fixtures on which no wake word may fire."""

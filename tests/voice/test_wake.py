@@ -9,7 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.voice.fixtures import fixture_chunks, read_pcm, silence, split, stream, wake_phrase_end_ms
+from tests.voice.fixtures import (
+    WAKE_NEGATIVES,
+    WAKE_POSITIVES,
+    fixture_chunks,
+    read_pcm,
+    silence,
+    split,
+    stream,
+    wake_phrase_end_ms,
+)
 from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.errors import WakeModelError
 from voice.wake import (
@@ -22,22 +31,8 @@ from voice.wake import (
 )
 from voice.wake_protocol import WakeDetector, WakeEvent
 
-POSITIVES = {
-    "wake_hey_jarvis": "hey_jarvis",
-    "wake_hey_jarvis_slow_female": "hey_jarvis",
-    "wake_hey_jarvis_fast_british": "hey_jarvis",
-    "wake_weather": "hey_jarvis",
-    "wake_switch_chat": "hey_jarvis",
-    "wake_goodbye": "hey_jarvis",
-    "wake_alexa": "alexa",
-}
-"""Fixture -> the model that must fire on it, once."""
 NEGATIVES = [
-    ("speech_hello", "hey_jarvis"),
-    ("speech_hey_travis", "hey_jarvis"),
-    ("silence", "hey_jarvis"),
-    ("white_noise", "hey_jarvis"),
-    ("pink_noise", "hey_jarvis"),
+    *((name, "hey_jarvis") for name in WAKE_NEGATIVES),
     ("wake_alexa", "hey_jarvis"),
     ("wake_hey_jarvis", "alexa"),
 ]
@@ -124,7 +119,7 @@ def test_the_detector_implements_the_protocol() -> None:
 
 
 @pytest.mark.parametrize("vad_threshold", [0.0, 0.5])
-@pytest.mark.parametrize(("name", "model"), list(POSITIVES.items()))
+@pytest.mark.parametrize(("name", "model"), list(WAKE_POSITIVES.items()))
 async def test_every_positive_fires_once_just_after_its_wake_phrase(
     name: str, model: str, vad_threshold: float
 ) -> None:
