@@ -18,10 +18,7 @@ reads it, and `settings_table()` renders it for the README and `parley config`, 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
-import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +26,23 @@ from typing import Literal, cast
 
 import platformdirs
 
+from app.config_file import SettingsError, read_config
 from app.secrets import SECRETS, Secret, SecretSpec, get_secret
+
+__all__ = [
+    "APP_NAME",
+    "SETTINGS",
+    "Override",
+    "SettingRow",
+    "SettingSpec",
+    "Settings",
+    "SettingsError",
+    "default_config_file",
+    "default_data_dir",
+    "load_settings",
+    "settings_markdown",
+    "settings_table",
+]
 
 APP_NAME = "parley"
 
@@ -38,10 +51,6 @@ TextModelChoice = Literal["auto", "offline", "gemini"]
 
 Override = str | os.PathLike[str] | None
 """A command-line value: None means the option was not given."""
-
-
-class SettingsError(Exception):
-    """The settings cannot be loaded. The message is one line naming the file or variable at fault."""
 
 
 @dataclass(frozen=True)
@@ -209,9 +218,6 @@ SETTINGS: tuple[SettingSpec, ...] = (
 _BY_NAME = {spec.name: spec for spec in SETTINGS}
 _BY_CONFIG_KEY = {spec.config_key: spec for spec in SETTINGS if spec.config_key is not None}
 
-_SECRET_SUFFIXES = ("_api_key", "_apikey", "_token", "_password", "_secret")
-_SECRET_NAMES = frozenset({"api_key", "apikey", "token", "password", "secret"})
-
 
 def default_config_file() -> Path:
     return platformdirs.user_config_path(APP_NAME) / "config.toml"
@@ -268,7 +274,7 @@ def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[
     given = _given_overrides(overrides or {})
 
     config_file, explicit = _config_location(given, env)
-    from_file = _read_config(config_file, explicit=explicit)
+    from_file = read_config(config_file, explicit=explicit, known_keys=list(_BY_CONFIG_KEY))
 
     def resolve(name: str) -> str | Path | None:
         spec = _BY_NAME[name]
@@ -331,78 +337,6 @@ def _config_location(given: Mapping[str, str | os.PathLike[str]], env: Mapping[s
         if env.get(var, "").strip():
             return cast(Path, _convert(spec, env[var], f"environment variable {var}", base=None)), True
     return default_config_file(), False
-
-
-def _read_config(path: Path, *, explicit: bool) -> dict[str, object]:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        if explicit:
-            raise SettingsError(f"{path}: config file not found") from None
-        return {}
-    except OSError as exc:
-        raise SettingsError(f"{path}: cannot read the config file ({exc.strerror or exc})") from None
-    try:
-        table = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise SettingsError(f"{path}: the config file is not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SettingsError(_toml_error(path, exc)) from None
-
-    # Secrets first: that message matters more than any other, whatever else is wrong with the file.
-    for key in _all_keys(table):
-        if _looks_secret(key):
-            raise SettingsError(_secret_in_file(path, key))
-    for key in table:
-        if key not in _BY_CONFIG_KEY:
-            raise SettingsError(_unknown_key(path, key))
-    return table
-
-
-def _toml_error(path: Path, exc: tomllib.TOMLDecodeError) -> str:
-    # Python 3.11's TOMLDecodeError has no lineno attribute: the position is only in the message.
-    match = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", str(exc))
-    if match is None:
-        return f"{path}: invalid TOML: {exc}"
-    reason, line, column = match.groups()
-    return f"{path}: invalid TOML at line {line}, column {column}: {reason}"
-
-
-def _all_keys(table: Mapping[str, object]) -> list[str]:
-    keys: list[str] = []
-    for key, value in table.items():
-        keys.append(key)
-        if isinstance(value, Mapping):
-            keys.extend(_all_keys(value))
-        elif isinstance(value, list):
-            for item in value:
-                if isinstance(item, Mapping):
-                    keys.extend(_all_keys(item))
-    return keys
-
-
-def _looks_secret(key: str) -> bool:
-    key = key.lower().replace("-", "_")
-    return key in _SECRET_NAMES or key.endswith(_SECRET_SUFFIXES)
-
-
-def _secret_in_file(path: Path, key: str) -> str:
-    # Never echo the value: the message goes to the terminal and maybe to a bug report.
-    lowered = key.lower()
-    matching = [s for s in SECRETS if s.name in lowered or (s.name == "gemini" and "google" in lowered)]
-    targets = matching or list(SECRETS)
-    where = " or ".join(f"`parley keys set {s.name}`" for s in targets)
-    variables = " or ".join(s.env_vars[0] for s in targets)
-    return (
-        f"{path}: '{key}' looks like a secret, and secrets never go in the config file; remove it and "
-        f"store the key in the OS keyring ({where}) or set {variables} in the environment"
-    )
-
-
-def _unknown_key(path: Path, key: str) -> str:
-    close = difflib.get_close_matches(key, list(_BY_CONFIG_KEY), n=1)
-    hint = f" (did you mean '{close[0]}'?)" if close else f" (known: {', '.join(_BY_CONFIG_KEY)})"
-    return f"{path}: unknown setting '{key}'{hint}"
 
 
 _TOML_TYPES = {bool: "a boolean", int: "an integer", float: "a float", list: "an array", dict: "a table"}
