@@ -165,9 +165,8 @@ class VoiceSession:
         finally:
             for task in (uplink, downlink, idle):
                 task.cancel()
+            # A drop also ends the uplink with LiveConnectionLost; the downlink's copy is the one acted on.
             await asyncio.gather(uplink, downlink, idle, return_exceptions=True)
-            if uplink.done() and not uplink.cancelled() and isinstance(uplink.exception(), LiveConnectionLost):
-                log.debug("uplink saw the connection drop too")
 
     async def _uplink(self, connection: LiveConnection, microphone: Microphone) -> None:
         while (chunk := await microphone.get()) is not None:
