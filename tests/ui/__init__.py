@@ -1,0 +1,1 @@
+"""Tests of the window: pytest-qt on the offscreen platform, against the real controller and SQLite store."""

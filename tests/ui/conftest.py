@@ -1,0 +1,67 @@
+"""Fixtures of the window tests: an offscreen Qt, a runtime thread, a temporary store and a bridge on it."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from app.controller import ChatController
+from app.runtime import Runtime
+from app.settings import Settings, load_settings
+from app.wiring import open_chat_services
+from tests.app import MemoryKeyring, using_keyring
+from ui.bridge import ChatBridge
+
+# Qt picks its platform when the QApplication is built (pytest-qt's `qapp` fixture), after this runs:
+# no display here, and tests never pop windows up.
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+
+TIMEOUT_MS = 20_000
+"""Generous: the first search loads the embedding model, on a 2-core machine."""
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Iterator[Settings]:
+    """Settings on a temporary data folder, an empty config file and an empty keyring: the local
+    embedder and the offline text model, whatever the machine has configured."""
+    config = tmp_path / "config.toml"
+    config.write_text("", encoding="utf-8")
+    with using_keyring(MemoryKeyring()):
+        yield load_settings({"data_dir": str(tmp_path / "data"), "config_file": str(config)}, env={})
+
+
+Seed = Callable[[Callable[[ChatController], Awaitable[object]]], object]
+
+
+@pytest.fixture
+def seed(settings: Settings) -> Seed:
+    """Run `fill(controller)` against the store, opened and closed around it, before the window opens it."""
+
+    def run(fill: Callable[[ChatController], Awaitable[object]]) -> object:
+        async def go() -> object:
+            async with open_chat_services(settings) as services:
+                return await fill(ChatController(services))
+
+        return asyncio.run(go())
+
+    return run
+
+
+@pytest.fixture
+def runtime(qtbot: QtBot) -> Iterator[Runtime]:
+    """Depends on `qtbot` so that it stops before qtbot closes the widgets."""
+    with Runtime() as running:
+        yield running
+    assert not running.thread.is_alive()
+
+
+@pytest.fixture
+def bridge(runtime: Runtime, settings: Settings) -> ChatBridge:
+    """A bridge on the temporary store, not opened yet: tests seed first, then call `open()`."""
+    return ChatBridge(runtime, functools.partial(open_chat_services, settings))

@@ -1,0 +1,34 @@
+"""`run_window`: the window, its runtime thread and the chat services, from start to a clean exit."""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+from PySide6.QtWidgets import QApplication
+
+from app.runtime import Runtime
+from app.settings import Settings
+from app.wiring import open_chat_services
+from ui.bridge import ChatBridge
+from ui.main_window import MainWindow
+
+
+def run_window(settings: Settings, argv: list[str] | None = None) -> int:
+    """Show the window until it is closed; return the exit code.
+
+    The services open on the runtime thread; closing the window ends the Qt loop, then the runtime
+    cancels what is still running, closes the store and joins its thread before this returns.
+    """
+    app = QApplication.instance() or QApplication(sys.argv if argv is None else argv)
+    app.setApplicationName("Parley")
+    with Runtime() as runtime:
+        bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings))
+        window = MainWindow(bridge)
+        window.show()
+        bridge.open()
+        code = app.exec()
+    # `window` and `bridge` are still referenced here, after the runtime stopped: no answer can arrive
+    # for an object already deleted.
+    del window, bridge
+    return code

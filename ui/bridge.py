@@ -1,0 +1,306 @@
+"""The bridge between the window (GUI thread) and the core (the runtime thread's asyncio loop).
+
+UI to core: a widget calls a bridge method; the bridge submits a coroutine to the runtime and returns at
+once. Core to UI: when the coroutine ends, its future's callback (on the runtime thread) emits the
+private `_finished` signal; the bridge lives on the GUI thread, so Qt queues that emission and the bound
+slot `_on_finished` runs on the GUI thread, where the result becomes a public signal. A failure becomes
+`error(str)`. Nothing here blocks the GUI thread on the core.
+
+The `post_*` methods are the voice loop's way in: they may be called from any thread; they emit a
+private signal that Qt queues to the bridge's bound slot on the GUI thread, so every public signal is
+emitted on the GUI thread, whoever posted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+from collections.abc import Callable, Coroutine
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+from uuid import UUID
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+
+from app.controller import ChatController
+from app.runtime import Runtime, RuntimeClosed
+from app.wiring import ChatServices
+from chats.models import Chat, ChatInfo, Role, Turn, utc_now
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+SearchOutcome = Literal["switch", "ask", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatPage:
+    """One page of the chat list, most recent activity first."""
+
+    request: int
+    """The number `ChatBridge.load_page` returned for this page."""
+    offset: int
+    """Rows before this page."""
+    limit: int
+    """Rows asked for; a shorter page is the last one."""
+    chats: tuple[ChatInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    chat_id: UUID
+    title: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """What `find_chats` (the voice tool's search) made of a query typed in the window."""
+
+    query: str
+    outcome: SearchOutcome
+    """`switch`: one clear match; `ask`: several close ones, best first; `none`: nothing fits."""
+    hits: tuple[SearchHit, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LiveTurn:
+    """A turn just spoken in a running conversation, before the store has it."""
+
+    chat_id: UUID
+    turn: Turn
+
+
+class _NotOpen(Exception):
+    """The services failed to open; that failure was reported once, the requests waiting on it are not."""
+
+
+class ChatBridge(QObject):
+    """Lives on the GUI thread. Create it there, after `runtime.start()`, then call `open()`."""
+
+    ready = Signal()
+    """The chat services are open."""
+    chats_changed = Signal()
+    """The chat list changed (a chat was added, renamed, deleted or got new turns): reload it."""
+    page_loaded = Signal(object)
+    """A `ChatPage`."""
+    chat_loaded = Signal(object)
+    """The current chat (`Chat`), with its full history."""
+    current_chat_changed = Signal(object)
+    """The `UUID` of the chat the next conversation continues."""
+    chat_created = Signal(object)
+    """A new `Chat`."""
+    search_finished = Signal(object)
+    """A `SearchResult` for the latest query."""
+    turn_spoken = Signal(object)
+    """A `Turn` just spoken in the current chat, not saved yet."""
+    state_changed = Signal(str)
+    """The assistant's state: sleeping, connecting, listening, responding, reconnecting, stopped, error."""
+    error = Signal(str)
+    """A one-line message for the user."""
+
+    _finished = Signal(object, object)
+    _chat_saved = Signal(object)
+    _chat_switched = Signal(object)
+    _turn_spoken = Signal(object)
+    _state = Signal(str)
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        open_services: Callable[[], AbstractAsyncContextManager[ChatServices]],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._runtime = runtime
+        self._open_services = open_services
+        self._services: concurrent.futures.Future[ChatServices] | None = None
+        self._current: UUID | None = None
+        self._requests = 0
+        self._latest_search = 0
+        # Queued even when the future is already done as `_call` returns (its callback then runs right
+        # here): an answer never arrives before the request's number is handed back.
+        self._finished.connect(self._on_finished, Qt.ConnectionType.QueuedConnection)
+        self._chat_saved.connect(self._on_chat_saved)
+        self._chat_switched.connect(self._on_chat_switched)
+        self._turn_spoken.connect(self._on_turn_spoken)
+        self._state.connect(self._on_state)
+
+    @property
+    def current_chat_id(self) -> UUID | None:
+        return self._current
+
+    def open(self) -> None:
+        """Open the chat services on the runtime (they close when it stops); `ready` or `error` follows."""
+        if self._services is not None:
+            return
+        try:
+            self._services = self._runtime.enter(self._open_services())
+        except RuntimeClosed as closed:
+            self.error.emit(str(closed))
+            return
+        self._services.add_done_callback(self._services_done)
+
+    def load_page(self, offset: int, limit: int) -> int:
+        """Ask for a page of the chat list; `page_loaded` answers with the returned request number."""
+        request = self._next_request()
+        self._call(self._load_page(request, offset, limit), self.page_loaded.emit)
+        return request
+
+    def select_chat(self, chat_id: UUID) -> None:
+        """Make `chat_id` the chat the next conversation continues, and load its transcript."""
+        if chat_id != self._current:
+            self._current = chat_id
+            self.current_chat_changed.emit(chat_id)
+        self._call(self._show(chat_id), self._on_chat_loaded)
+
+    def search(self, query: str) -> None:
+        """Find chats by meaning, as the voice tool does; only the latest query is answered."""
+        self._latest_search = self._next_request()
+        self._call(self._search(self._latest_search, query), self._on_search_finished)
+
+    def new_chat(self) -> None:
+        self._call(self._new_chat(), self._on_chat_created)
+
+    def rename(self, chat_id: UUID, title: str) -> None:
+        self._call(self._rename(chat_id, title), self._on_renamed)
+
+    def delete(self, chat_id: UUID) -> None:
+        self._call(self._delete(chat_id), self._on_deleted)
+
+    def post_state(self, state: str) -> None:
+        """Any thread: the assistant's state changed."""
+        self._state.emit(state)
+
+    def post_turn(self, chat_id: UUID, role: Role, text: str) -> None:
+        """Any thread: a turn of the running conversation ended; the transcript shows it at once."""
+        self._turn_spoken.emit(LiveTurn(chat_id, Turn(role=role, text=text, at=utc_now())))
+
+    def post_chat_saved(self, chat_id: UUID) -> None:
+        """Any thread: turns were saved to `chat_id`; the list and, if shown, the transcript reload."""
+        self._chat_saved.emit(chat_id)
+
+    def post_chat_switched(self, chat_id: UUID) -> None:
+        """Any thread: the voice conversation switched to `chat_id`; the window selects it."""
+        self._chat_switched.emit(chat_id)
+
+    # The coroutines below run on the runtime's loop.
+
+    async def _controller(self) -> ChatController:
+        if self._services is None:
+            raise RuntimeError("ChatBridge.open() was not called")
+        try:
+            services = await asyncio.wrap_future(self._services)
+        except Exception as error:
+            raise _NotOpen from error
+        return ChatController(services)
+
+    async def _load_page(self, request: int, offset: int, limit: int) -> ChatPage:
+        chats = await (await self._controller()).list_chats(limit=limit, offset=offset)
+        return ChatPage(request, offset, limit, tuple(chats))
+
+    async def _show(self, chat_id: UUID) -> Chat:
+        return await (await self._controller()).show(chat_id)
+
+    async def _search(self, request: int, query: str) -> tuple[int, SearchResult]:
+        match = await (await self._controller()).find(query)
+        hits = tuple(SearchHit(option.chat_id, option.title) for option in match.options)
+        return request, SearchResult(query, match.outcome, hits)
+
+    async def _new_chat(self) -> Chat:
+        return await (await self._controller()).new_chat()
+
+    async def _rename(self, chat_id: UUID, title: str) -> UUID:
+        await (await self._controller()).rename(chat_id, title)
+        return chat_id
+
+    async def _delete(self, chat_id: UUID) -> UUID:
+        await (await self._controller()).delete(chat_id)
+        return chat_id
+
+    # Plumbing: submit on the GUI thread, deliver back to it.
+
+    def _next_request(self) -> int:
+        self._requests += 1
+        return self._requests
+
+    def _call(self, coro: Coroutine[Any, Any, T], handler: Callable[[T], object]) -> None:
+        try:
+            future = self._runtime.submit(coro)
+        except RuntimeClosed as closed:
+            self.error.emit(str(closed))
+            return
+        future.add_done_callback(self._delivery(handler))
+
+    def _delivery(self, handler: Callable[[Any], object]) -> Callable[[concurrent.futures.Future[Any]], None]:
+        def deliver(future: concurrent.futures.Future[Any]) -> None:
+            # Runs on the runtime thread (or here, if already done): queued to `_on_finished`.
+            self._finished.emit(future, handler)
+
+        return deliver
+
+    def _services_done(self, future: concurrent.futures.Future[ChatServices]) -> None:
+        self._finished.emit(future, self._on_opened)
+
+    @Slot(object, object)
+    def _on_finished(self, future: concurrent.futures.Future[Any], handler: Callable[[Any], object]) -> None:
+        if future.cancelled():
+            return
+        failure = future.exception()
+        if failure is None:
+            handler(future.result())
+        elif not isinstance(failure, _NotOpen):
+            self._report(failure)
+
+    def _report(self, failure: BaseException) -> None:
+        # The type only: a message may quote a chat's words, and those stay out of the log.
+        log.warning("a window request failed: %s", type(failure).__name__)
+        self.error.emit(str(failure) or type(failure).__name__)
+
+    def _on_opened(self, _services: ChatServices) -> None:
+        self.ready.emit()
+
+    def _on_chat_loaded(self, chat: Chat) -> None:
+        if chat.id == self._current:  # a slower answer for a chat no longer selected is dropped
+            self.chat_loaded.emit(chat)
+
+    def _on_search_finished(self, answer: tuple[int, SearchResult]) -> None:
+        request, result = answer
+        if request == self._latest_search:
+            self.search_finished.emit(result)
+
+    def _on_chat_created(self, chat: Chat) -> None:
+        self.chat_created.emit(chat)
+        self.chats_changed.emit()
+
+    def _on_renamed(self, chat_id: UUID) -> None:
+        self.chats_changed.emit()
+        if chat_id == self._current:  # the transcript shows the title too
+            self.select_chat(chat_id)
+
+    def _on_deleted(self, chat_id: UUID) -> None:
+        if chat_id == self._current:
+            self._current = None
+            self.current_chat_changed.emit(None)
+        self.chats_changed.emit()
+
+    @Slot(object)
+    def _on_chat_saved(self, chat_id: UUID) -> None:
+        self.chats_changed.emit()
+        if chat_id == self._current:
+            self.select_chat(chat_id)
+
+    @Slot(str)
+    def _on_state(self, state: str) -> None:
+        self.state_changed.emit(state)
+
+    @Slot(object)
+    def _on_turn_spoken(self, live: LiveTurn) -> None:
+        if live.chat_id == self._current:
+            self.turn_spoken.emit(live.turn)
+
+    @Slot(object)
+    def _on_chat_switched(self, chat_id: UUID) -> None:
+        self.select_chat(chat_id)

@@ -1,0 +1,161 @@
+"""The chat list: a model over the store, most recent activity first, fetched a page at a time.
+
+Qt asks `canFetchMore`/`fetchMore` as the view scrolls near the end; `fetchMore` only sends a request
+through the bridge and returns, and the rows are inserted when the page arrives, so 10,000 chats scroll
+without the GUI thread ever waiting on the store.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from enum import IntEnum
+from uuid import UUID
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Slot
+
+from chats.models import ChatInfo, utc_now
+from ui.bridge import ChatBridge, ChatPage
+
+PAGE_SIZE = 100
+PREVIEW_CHARS = 80
+UNTITLED = "New chat"
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class ChatRole(IntEnum):
+    ID = Qt.ItemDataRole.UserRole + 1
+    """The chat's `UUID`."""
+    TITLE = Qt.ItemDataRole.UserRole + 2
+    TIME = Qt.ItemDataRole.UserRole + 3
+    """`last_activity_at`, a UTC `datetime`."""
+    PREVIEW = Qt.ItemDataRole.UserRole + 4
+    """One line: the summary's beginning, or how many turns the chat holds."""
+
+
+def title_of(info: ChatInfo) -> str:
+    return info.title.strip() if info.title and info.title.strip() else UNTITLED
+
+
+def preview_of(info: ChatInfo) -> str:
+    if info.summary_text and info.summary_text.strip():
+        line = " ".join(info.summary_text.split())
+        return line if len(line) <= PREVIEW_CHARS else line[: PREVIEW_CHARS - 1].rstrip() + "…"
+    if info.turn_count == 0:
+        return "No messages yet"
+    return "1 message" if info.turn_count == 1 else f"{info.turn_count} messages"
+
+
+def format_when(at: datetime, now: datetime) -> str:
+    """A short local time: the clock today, the day this year, the date before."""
+    local, today = at.astimezone(), now.astimezone()
+    if local.date() == today.date():
+        return local.strftime("%H:%M")
+    if local.year == today.year:
+        return f"{local:%b} {local.day}"
+    return local.strftime("%Y-%m-%d")
+
+
+class ChatListModel(QAbstractListModel):
+    def __init__(self, bridge: ChatBridge, parent: QObject | None = None, *, page_size: int = PAGE_SIZE) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self._page_size = page_size
+        self._rows: list[ChatInfo] = []
+        self._exhausted = False
+        self._pending: int | None = None
+        """The request whose page is awaited; answers to any other request are stale."""
+        self._replacing = False
+        """The awaited page replaces every row (a refresh) rather than extending them."""
+        self._started = False
+        bridge.page_loaded.connect(self._on_page_loaded)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's own default)
+        return 0 if parent.isValid() else len(self._rows)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        info = self._rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return f"{title_of(info)}\n{format_when(info.last_activity_at, utc_now())} · {preview_of(info)}"
+        if role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole):
+            when = format_when(info.last_activity_at, utc_now())
+            return f"{title_of(info)}, last active {when}, {preview_of(info)}"
+        if role == Qt.ItemDataRole.EditRole:
+            return info.title or ""
+        if role == ChatRole.ID:
+            return info.id
+        if role == ChatRole.TITLE:
+            return title_of(info)
+        if role == ChatRole.TIME:
+            return info.last_activity_at
+        if role == ChatRole.PREVIEW:
+            return preview_of(info)
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        base = super().flags(index)
+        return base | Qt.ItemFlag.ItemIsEditable if index.isValid() else base
+
+    def setData(self, index: Index, value: object, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        """Renaming in place (F2 or a double click): the row shows the new title at once, the store
+        is asked through the bridge, and the reload that follows brings the stored truth."""
+        if role != Qt.ItemDataRole.EditRole or not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return False
+        title = " ".join(str(value).split())
+        info = self._rows[index.row()]
+        if not title or title == info.title:
+            return False
+        self._rows[index.row()] = dataclasses.replace(info, title=title)
+        self.dataChanged.emit(index, index)
+        self._bridge.rename(info.id, title)
+        return True
+
+    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008 (Qt's own default)
+        return not parent.isValid() and self._started and not self._exhausted and self._pending is None
+
+    def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008 (Qt's own default)
+        if self.canFetchMore(parent):
+            self._replacing = False
+            self._pending = self._bridge.load_page(len(self._rows), self._page_size)
+
+    @Slot()
+    def refresh(self) -> None:
+        """Reload from the top, as many rows as are loaded now (at least a page): the view keeps its extent."""
+        self._started = True
+        self._replacing = True
+        limit = max(self._page_size, len(self._rows))
+        self._pending = self._bridge.load_page(0, limit)
+
+    def chat_id(self, row: int) -> UUID | None:
+        return self._rows[row].id if 0 <= row < len(self._rows) else None
+
+    def row_of(self, chat_id: UUID) -> int | None:
+        """The row of a loaded chat; None when it is not loaded (yet)."""
+        for row, info in enumerate(self._rows):
+            if info.id == chat_id:
+                return row
+        return None
+
+    @property
+    def exhausted(self) -> bool:
+        """Every chat is loaded."""
+        return self._exhausted
+
+    @Slot(object)
+    def _on_page_loaded(self, page: ChatPage) -> None:
+        if page.request != self._pending:
+            return
+        self._pending = None
+        self._exhausted = len(page.chats) < page.limit
+        if self._replacing:
+            self.beginResetModel()
+            self._rows = list(page.chats)
+            self.endResetModel()
+        elif page.chats:
+            first = len(self._rows)
+            self.beginInsertRows(QModelIndex(), first, first + len(page.chats) - 1)
+            self._rows.extend(page.chats)
+            self.endInsertRows()

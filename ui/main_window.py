@@ -1,0 +1,275 @@
+"""The main window: chats on the left, the selected chat's transcript on the right, the state below.
+
+It only lays out and binds: every action goes to the bridge, every answer comes back as a bridge signal
+to a bound slot here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from uuid import UUID
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Slot
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from chats.models import Chat
+from ui.bridge import ChatBridge, SearchResult
+from ui.chat_list import ChatListModel, ChatRole
+from ui.transcript import TranscriptView
+
+# Dark red on a light fill: readable (above 7:1) and named "Error" in words for screen readers.
+_BANNER_STYLE = "QLabel { background: #fde2e1; color: #7f1d1d; padding: 6px; }"
+
+
+def ask_to_confirm(parent: QWidget, question: str) -> bool:
+    """The default confirmation: a Yes/No dialog, No focused."""
+    answer = QMessageBox.question(
+        parent,
+        "Parley",
+        question,
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        QMessageBox.StandardButton.No,
+    )
+    return answer == QMessageBox.StandardButton.Yes
+
+
+Confirm = Callable[[QWidget, str], bool]
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, bridge: ChatBridge, parent: QWidget | None = None, *, confirm: Confirm = ask_to_confirm) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self._confirm = confirm
+        self.setWindowTitle("Parley")
+        self.setAccessibleName("Parley")
+        self._make_banner()
+        self._make_chat_list(bridge)
+        self._make_buttons()
+        self.transcript = TranscriptView()
+        self.state_label = QLabel()
+        self.state_label.setAccessibleName("Assistant state")
+        self.statusBar().addPermanentWidget(self.state_label)
+        self.show_state("sleeping")
+        self._lay_out()
+        self._bind(bridge)
+
+    def _make_banner(self) -> None:
+        self.banner = QLabel()
+        self.banner.setObjectName("errorBanner")
+        self.banner.setStyleSheet(_BANNER_STYLE)
+        self.banner.setWordWrap(True)
+        self.banner.setAccessibleName("Error")
+        self.dismiss_button = QPushButton("&Dismiss")
+        self.dismiss_button.setAccessibleName("Dismiss the error")
+        self.banner_row = QWidget()
+        row = QHBoxLayout(self.banner_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.banner, 1)
+        row.addWidget(self.dismiss_button)
+        self.banner_row.hide()
+
+    def _make_chat_list(self, bridge: ChatBridge) -> None:
+        self.search_box = QLineEdit()
+        self.search_box.setPlaceholderText("Find a chat by what it was about…")
+        self.search_box.setAccessibleName("Search chats")
+        self.search_box.setAccessibleDescription("Describe a chat in your own words and press Enter")
+        self.search_box.setClearButtonEnabled(True)
+        self.search_status = QLabel()
+        self.search_status.setAccessibleName("Search result")
+        self.search_status.setWordWrap(True)
+        self.search_status.hide()
+        self.chats = ChatListModel(bridge, self)
+        self.chat_list = QListView()
+        self.chat_list.setModel(self.chats)
+        self.chat_list.setAccessibleName("Chats")
+        self.chat_list.setAccessibleDescription("Chats by most recent activity; F2 renames, Delete deletes")
+        self.chat_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.chat_list.setEditTriggers(
+            QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.DoubleClicked
+        )
+        # Every row is two lines of text: uniform sizes let Qt skip measuring 10,000 rows.
+        self.chat_list.setUniformItemSizes(True)
+        self.chat_list.setAlternatingRowColors(True)
+
+    def _make_buttons(self) -> None:
+        self.new_chat_button = QPushButton("&New chat")
+        self.new_chat_button.setAccessibleName("New chat")
+        self.new_chat_button.setToolTip("Start a new chat (Ctrl+N)")
+        self.rename_button = QPushButton("&Rename")
+        self.rename_button.setAccessibleName("Rename chat")
+        self.rename_button.setToolTip("Rename the selected chat (F2)")
+        self.delete_button = QPushButton("De&lete")
+        self.delete_button.setAccessibleName("Delete chat")
+        self.delete_button.setToolTip("Delete the selected chat (Delete)")
+        self._enable_chat_buttons(None)
+
+    def _lay_out(self) -> None:
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.search_box)
+        left_layout.addWidget(self.search_status)
+        left_layout.addWidget(self.chat_list, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.new_chat_button)
+        buttons.addWidget(self.rename_button)
+        buttons.addWidget(self.delete_button)
+        buttons.addStretch(1)
+        left_layout.addLayout(buttons)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(self.transcript)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([320, 640])
+
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.addWidget(self.banner_row)
+        layout.addWidget(splitter, 1)
+        self.setCentralWidget(central)
+        self.resize(1000, 680)
+
+        self.setTabOrder(self.search_box, self.chat_list)
+        self.setTabOrder(self.chat_list, self.new_chat_button)
+        self.setTabOrder(self.new_chat_button, self.rename_button)
+        self.setTabOrder(self.rename_button, self.delete_button)
+        self.setTabOrder(self.delete_button, self.transcript)
+
+    def _bind(self, bridge: ChatBridge) -> None:
+        self.find_shortcut = QShortcut(QKeySequence.StandardKey.Find, self)
+        self.find_shortcut.activated.connect(self.focus_search)
+        self.new_chat_shortcut = QShortcut(QKeySequence.StandardKey.New, self)
+        self.new_chat_shortcut.activated.connect(bridge.new_chat)
+        self.delete_shortcut = QShortcut(QKeySequence.StandardKey.Delete, self.chat_list)
+        self.delete_shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+        self.delete_shortcut.activated.connect(self.delete_current)
+
+        self.search_box.returnPressed.connect(self.run_search)
+        self.new_chat_button.clicked.connect(bridge.new_chat)
+        self.rename_button.clicked.connect(self.rename_current)
+        self.delete_button.clicked.connect(self.delete_current)
+        self.dismiss_button.clicked.connect(self.dismiss_error)
+        self.chat_list.selectionModel().currentChanged.connect(self._on_current_row_changed)
+        self.chats.modelReset.connect(self._reselect_current)
+        self.chats.rowsInserted.connect(self._reselect_current)
+        bridge.ready.connect(self.chats.refresh)
+        bridge.chats_changed.connect(self.chats.refresh)
+        bridge.chat_loaded.connect(self._on_chat_loaded)
+        bridge.turn_spoken.connect(self.transcript.add_live_turn)
+        bridge.current_chat_changed.connect(self._on_current_chat_changed)
+        bridge.chat_created.connect(self._on_chat_created)
+        bridge.search_finished.connect(self._on_search_finished)
+        bridge.state_changed.connect(self.show_state)
+        bridge.error.connect(self.show_error)
+
+    @Slot()
+    def focus_search(self) -> None:
+        self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search_box.selectAll()
+
+    @Slot()
+    def run_search(self) -> None:
+        query = self.search_box.text().strip()
+        if query:
+            self.search_status.setText(f"Searching for “{query}”…")
+            self.search_status.show()
+            self._bridge.search(query)
+
+    @Slot(str)
+    def show_state(self, state: str) -> None:
+        self.state_label.setText(f"Assistant: {state}")
+        self.state_label.setAccessibleDescription(f"The assistant is {state}")
+
+    @Slot(str)
+    def show_error(self, message: str) -> None:
+        self.banner.setText(f"Error: {message}")
+        self.banner_row.show()
+
+    @Slot()
+    def dismiss_error(self) -> None:
+        self.banner_row.hide()
+        self.banner.clear()
+
+    @Slot()
+    def rename_current(self) -> None:
+        """Edit the selected chat's title in place; Enter saves, Escape cancels."""
+        current = self.chat_list.currentIndex()
+        if current.isValid():
+            self.chat_list.setFocus(Qt.FocusReason.OtherFocusReason)
+            self.chat_list.edit(current)
+
+    @Slot()
+    def delete_current(self) -> None:
+        chat_id = self._bridge.current_chat_id
+        if chat_id is None:
+            return
+        row = self.chats.row_of(chat_id)
+        title = self.chats.data(self.chats.index(row), ChatRole.TITLE) if row is not None else "this chat"
+        if self._confirm(self, f"Delete “{title}” and all its messages? This cannot be undone."):
+            self._bridge.delete(chat_id)
+
+    def _enable_chat_buttons(self, chat_id: UUID | None) -> None:
+        self.rename_button.setEnabled(chat_id is not None)
+        self.delete_button.setEnabled(chat_id is not None)
+
+    @Slot(QModelIndex, QModelIndex)
+    def _on_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        chat_id = self.chats.chat_id(current.row()) if current.isValid() else None
+        if chat_id is not None and chat_id != self._bridge.current_chat_id:
+            self._bridge.select_chat(chat_id)
+
+    @Slot(object)
+    def _on_current_chat_changed(self, chat_id: UUID | None) -> None:
+        self._enable_chat_buttons(chat_id)
+        if chat_id is None:
+            self.transcript.show_placeholder("No chat selected")
+        else:
+            self.transcript.show_placeholder("Loading…")
+        self._reselect_current()
+
+    @Slot()
+    def _reselect_current(self) -> None:
+        """Keep the list's highlight on the bridge's current chat, when that chat is loaded."""
+        chat_id = self._bridge.current_chat_id
+        row = self.chats.row_of(chat_id) if chat_id is not None else None
+        selection = self.chat_list.selectionModel()
+        if row is None:
+            return
+        index = self.chats.index(row)
+        if selection.currentIndex() != index:
+            selection.setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+            self.chat_list.scrollTo(index)
+
+    @Slot(object)
+    def _on_chat_loaded(self, chat: Chat) -> None:
+        self.transcript.show_chat(chat)
+
+    @Slot(object)
+    def _on_chat_created(self, chat: Chat) -> None:
+        self._bridge.select_chat(chat.id)
+
+    @Slot(object)
+    def _on_search_finished(self, result: SearchResult) -> None:
+        if not result.hits:
+            self.search_status.setText(f"No chat is about “{result.query}”.")
+            return
+        best = result.hits[0]
+        others = ", ".join(hit.title or "New chat" for hit in result.hits[1:])
+        text = f"Best match: {best.title or 'New chat'}"
+        self.search_status.setText(f"{text}. Also close: {others}." if others else f"{text}.")
+        self._bridge.select_chat(best.chat_id)

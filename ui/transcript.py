@@ -1,0 +1,148 @@
+"""A chat's `full_history` as a readable transcript.
+
+Rendered as rich text in a `QTextBrowser`, one bubble per turn: a long chat stays one widget, and the
+text is selectable and read by screen readers. Every piece of chat text is HTML-escaped: what a user
+said is shown, never interpreted. A summary turn stands for older turns; it shows as a collapsed
+"Earlier in this chat" block that a link (mouse, or Tab then Enter) expands.
+"""
+
+from __future__ import annotations
+
+import html
+from datetime import datetime
+
+from PySide6.QtCore import QUrl, Slot
+from PySide6.QtWidgets import QTextBrowser, QWidget
+
+from chats.models import Chat, Turn, utc_now
+
+SUMMARY_SCHEME = "summary"
+EARLIER = "Earlier in this chat"
+LIVE_MATCH_WINDOW = 50
+"""How many of the newest stored turns a reload compares with the live ones it may have saved."""
+
+# Dark text on light fills, above 10:1 contrast; the speaker is also named in words, not only by colour.
+_USER = ("#dbeafe", "#0b1f3a", "You")
+_MODEL = ("#f1f5f9", "#111827", "Parley")
+_SUMMARY = ("#fef3c7", "#3b2f04")
+
+
+def format_turn_time(at: datetime, now: datetime) -> str:
+    local = at.astimezone()
+    return local.strftime("%H:%M") if local.date() == now.astimezone().date() else local.strftime("%Y-%m-%d %H:%M")
+
+
+def _text_html(text: str) -> str:
+    return html.escape(text).replace("\n", "<br>")
+
+
+class TranscriptView(QTextBrowser):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setAccessibleName("Transcript")
+        self.setAccessibleDescription("The selected chat's messages, oldest first")
+        self.anchorClicked.connect(self._on_anchor_clicked)
+        self._chat: Chat | None = None
+        self._expanded: set[int] = set()
+        self._live: list[Turn] = []
+        """Turns spoken since the chat was loaded, not in the store yet."""
+        self.show_placeholder("No chat selected")
+
+    @property
+    def chat(self) -> Chat | None:
+        return self._chat
+
+    def show_placeholder(self, message: str) -> None:
+        self._chat = None
+        self._expanded.clear()
+        self._live.clear()
+        self.setHtml(f"<p><i>{html.escape(message)}</i></p>")
+
+    def show_chat(self, chat: Chat) -> None:
+        """Show `chat`; reloading the same chat keeps its expanded blocks and, at the bottom, follows new turns."""
+        same = self._chat is not None and self._chat.id == chat.id
+        bar = self.verticalScrollBar()
+        at_bottom = bar.value() >= bar.maximum()
+        if not same:
+            self._expanded.clear()
+            self._live.clear()
+        else:
+            # A reload after a save: the turns it brought are no longer waiting.
+            stored = {(turn.role, turn.text) for turn in chat.full_history[-LIVE_MATCH_WINDOW:]}
+            self._live = [turn for turn in self._live if (turn.role, turn.text) not in stored]
+        self._chat = chat
+        self._render()
+        if not same or at_bottom:
+            bar.setValue(bar.maximum())
+
+    @Slot(object)
+    def add_live_turn(self, turn: Turn) -> None:
+        """Show a turn of the running conversation below the stored ones, following it when at the bottom."""
+        if self._chat is None:
+            return
+        bar = self.verticalScrollBar()
+        at_bottom = bar.value() >= bar.maximum()
+        self._live.append(turn)
+        self._render()
+        if at_bottom:
+            bar.setValue(bar.maximum())
+
+    def summary_indexes(self) -> list[int]:
+        """Positions in `full_history` of the summary turns."""
+        return [i for i, turn in enumerate(self._chat.full_history) if turn.summary] if self._chat else []
+
+    def is_expanded(self, index: int) -> bool:
+        return index in self._expanded
+
+    def toggle_summary(self, index: int) -> None:
+        if index in self._expanded:
+            self._expanded.discard(index)
+        else:
+            self._expanded.add(index)
+        bar = self.verticalScrollBar()
+        position = bar.value()
+        self._render()
+        bar.setValue(position)
+
+    @Slot(QUrl)
+    def _on_anchor_clicked(self, url: QUrl) -> None:
+        if url.scheme() == SUMMARY_SCHEME and url.path().isdigit():
+            self.toggle_summary(int(url.path()))
+
+    def _render(self) -> None:
+        chat = self._chat
+        if chat is None:
+            return
+        now = utc_now()
+        title = html.escape(chat.title or "New chat")
+        parts = [f"<h2>{title}</h2>"]
+        if not chat.full_history and not self._live:
+            parts.append("<p><i>No messages yet. Say the wake word to start talking in this chat.</i></p>")
+        for index, turn in enumerate(chat.full_history):
+            parts.append(self._summary_html(index, turn) if turn.summary else _bubble_html(turn, now))
+        parts.extend(_bubble_html(turn, now) for turn in self._live)
+        self.setHtml("".join(parts))
+
+    def _summary_html(self, index: int, turn: Turn) -> str:
+        fill, ink = _SUMMARY
+        expanded = index in self._expanded
+        marker, action = ("▾", "hide") if expanded else ("▸", "show")
+        link = f'<a href="{SUMMARY_SCHEME}:{index}" style="color:{ink}">{marker} {EARLIER} ({action})</a>'
+        body = f"<p>{_text_html(turn.text)}</p>" if expanded else ""
+        return (
+            f'<table width="100%" cellpadding="8" style="margin-top:6px"><tr>'
+            f'<td bgcolor="{fill}" style="color:{ink}"><b>{link}</b>{body}</td></tr></table>'
+        )
+
+
+def _bubble_html(turn: Turn, now: datetime) -> str:
+    fill, ink, speaker = _USER if turn.role == "user" else _MODEL
+    align = "right" if turn.role == "user" else "left"
+    when = f" · {format_turn_time(turn.at, now)}" if turn.at else ""
+    return (
+        f'<table width="85%" align="{align}" cellpadding="8" style="margin-top:6px"><tr>'
+        f'<td bgcolor="{fill}" style="color:{ink}"><b>{speaker}</b><small>{when}</small><br>'
+        f"{_text_html(turn.text)}</td></tr></table>"
+    )
