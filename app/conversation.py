@@ -83,8 +83,15 @@ class ChatConversation:
         self._clock = clock
         self._tools = ChatTools(services, clock=clock)
         self._switch_to: UUID | None = None
+        self._next_chat: UUID | None = None
+
+    def continue_in(self, chat_id: UUID) -> None:
+        """The next conversation continues `chat_id` (one in progress stays where it is)."""
+        self._next_chat = chat_id
 
     async def converse(self, microphone: Microphone, states: StateMachine) -> EndReason:
+        if self._next_chat is not None:
+            self.chat_id, self._next_chat = self._next_chat, None
         await self._sink.write(earcon(self._sink.format))  # heard while the session opens
         while True:
             session = VoiceSession(

@@ -10,9 +10,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from app.listen_command import JOURNAL_FILE, ssl_context
 from app.secrets import secret_source
 from app.settings import Settings, SettingsError
+from app.voice_loop import JOURNAL_FILE, ssl_context
 from app.wiring import open_chat_services, store_path
 from chats.errors import ChatsError
 from chats.journal import TurnJournal

@@ -4,36 +4,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import functools
 import json
-import ssl
 import sys
-from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 from app.chat_commands import UsageError
-from app.conversation import ChatConversation, ChatSwitched, ConversationEvent, Saved, VoiceSettings
-from app.settings import Settings, SettingsError
+from app.conversation import ChatSwitched, ConversationEvent, Saved
+from app.settings import Settings
+from app.voice_loop import VoiceLoop, microphone_and_speaker
 from app.wiring import open_chat_services
-from chats.journal import TurnJournal
-from chats.maintenance import MaintenanceWorker
 from chats.store import ChatStore
-from voice.assistant import Assistant
 from voice.audio import MODEL_VOICE_FORMAT, AudioSink, AudioSource
-from voice.echo import EchoCancelledSource, EchoCanceller
-from voice.gemini_live import connect
-from voice.microphone import MicrophoneSource
 from voice.null_sink import NullSink
 from voice.session import SpokenTurn, ToolUsed
-from voice.speaker import SpeakerSink
-from voice.state import StateChanged, StateMachine
-from voice.wake import OpenWakeWordDetector
+from voice.state import StateChanged
 from voice.wake_protocol import WakeEvent
 from voice.wav import WavFileSink, WavFileSource
-
-JOURNAL_FILE = "journal.jsonl"
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,78 +39,33 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(settings: Settings, args: argparse.Namespace) -> int:
     if args.fast and args.audio_in is None:
         raise UsageError("--fast only applies to a recording (--audio-in)")
-    if settings.gemini_api_key is None:
-        raise SettingsError("voice conversations need a Gemini API key: set GEMINI_API_KEY or `parley keys set gemini`")
     return asyncio.run(_listen(settings, args))
 
 
 async def _listen(settings: Settings, args: argparse.Namespace) -> int:
-    printer = EventPrinter(enabled=args.events)
-    async with AsyncExitStack() as stack:
-        services = await stack.enter_async_context(open_chat_services(settings))
-        journal = TurnJournal(settings.data_dir / JOURNAL_FILE)
-        await journal.deliver(services.store)  # turns a crash left behind, before anything new
-        maintenance = await stack.enter_async_context(MaintenanceWorker(services.maintainer))
-        wake = await stack.enter_async_context(
-            OpenWakeWordDetector(settings.wake_word, threshold=settings.wake_threshold)
-        )
-        await wake.warm_up()
+    async with open_chat_services(settings) as services:
         source, sink = _audio(args)
-        stack.push_async_callback(source.aclose)
-        stack.push_async_callback(sink.aclose)
-        stack.push_async_callback(sink.drain)
-        conversation = ChatConversation(
+        loop = VoiceLoop(
+            settings=settings,
             services=services,
-            journal=journal,
-            maintenance=maintenance,
-            connect=functools.partial(
-                connect,
-                api_key=settings.gemini_api_key.reveal() if settings.gemini_api_key else "",
-                base_url=settings.gemini_base_url,
-                ssl_context=ssl_context(settings),
-            ),
+            source=source,
             sink=sink,
-            settings=VoiceSettings(live_model=settings.gemini_live_model, idle_after_s=settings.idle_seconds),
             chat_id=await _chat(services.store, args),
-            on_event=printer.conversation,
+            observer=EventPrinter(enabled=args.events),
         )
-        states = StateMachine()
-        states.subscribe(printer.state)
-        assistant = Assistant(source=source, wake=wake, conversation=conversation, states=states, on_wake=printer.wake)
-        printer.emit({"event": "ready", "wake_word": wake.model_name, "chat_id": str(conversation.chat_id)})
-        try:
-            await assistant.run()
-        finally:
-            await conversation.save()
+        await loop.run()
     return 0
 
 
 def _audio(args: argparse.Namespace) -> tuple[AudioSource, AudioSink]:
-    """A recording in, the voice to a file or nowhere; or the microphone and the speaker, with the
-    speaker's sound cancelled out of the microphone so Parley never hears (or interrupts) itself."""
+    """A recording in and the voice to a file (or nowhere); else the microphone and the speaker."""
     if args.audio_in is not None:
         source = WavFileSource(args.audio_in, realtime=not args.fast)
         sink: AudioSink = WavFileSink(args.audio_out, MODEL_VOICE_FORMAT) if args.audio_out else NullSink()
         return source, sink
-    canceller = EchoCanceller()
-    speaker: AudioSink = (
-        WavFileSink(args.audio_out, MODEL_VOICE_FORMAT)
-        if args.audio_out
-        else SpeakerSink(MODEL_VOICE_FORMAT, on_played=canceller.played)
-    )
-    return EchoCancelledSource(MicrophoneSource(), canceller), speaker
-
-
-def ssl_context(settings: Settings) -> ssl.SSLContext | None:
-    """The TLS context for the Gemini endpoint: the system's trust, plus `ca_file` when set."""
-    if settings.ca_file is None:
-        return None
-    context = ssl.create_default_context()
-    try:
-        context.load_verify_locations(cafile=settings.ca_file)
-    except (OSError, ssl.SSLError) as error:
-        raise SettingsError(f"cannot read the CA file {settings.ca_file}: {error}") from None
-    return context
+    if args.audio_out is not None:
+        return microphone_and_speaker(speaker=WavFileSink(args.audio_out, MODEL_VOICE_FORMAT))
+    return microphone_and_speaker()
 
 
 async def _chat(store: ChatStore, args: argparse.Namespace) -> UUID:
@@ -146,6 +89,9 @@ class EventPrinter:
         if self._enabled:
             sys.stdout.write(json.dumps(event, ensure_ascii=False) + "\n")
             sys.stdout.flush()
+
+    def ready(self, wake_word: str, chat_id: UUID) -> None:
+        self.emit({"event": "ready", "wake_word": wake_word, "chat_id": str(chat_id)})
 
     def state(self, change: StateChanged) -> None:
         self.emit({"event": "state", "old": change.old.value, "new": change.new.value})
