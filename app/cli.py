@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from app import chat_commands, doctor_command, key_commands, listen_command
 from app.logs import configure_logging
@@ -47,7 +47,13 @@ def show_config(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def welcome(settings: Settings) -> int:
+    """`parley` with no command, where no window can open: where the chats are, and what to try."""
+    return asyncio.run(chat_commands.welcome(settings))
+
+
+def main(argv: Sequence[str] | None = None, *, default: Callable[[Settings], int] = welcome) -> int:
+    """Run one command; with none, `default` (the window, when the `ui` package starts Parley)."""
     args = build_parser().parse_args(argv)
     try:
         settings = load_settings(
@@ -62,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         configure_logging(settings, stderr_level=args.log_level or "WARNING")
         handler = getattr(args, "handler", None)
         if handler is None:
-            return asyncio.run(chat_commands.welcome(settings))
+            return default(settings)
         result: int = handler(settings, args)
         return result
     except (ChatsError, VoiceError, SettingsError, SecretsError, chat_commands.UsageError) as error:

@@ -8,9 +8,12 @@ dev=false
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# Debian packages: Python with venv and pip; PortAudio for the microphone and speaker; for the tests, a
-# PulseAudio daemon that gives them a virtual sound card.  Only what is missing is installed.
-packages=(python3 python3-venv python3-pip libportaudio2)
+# Debian packages: Python with venv and pip; PortAudio for the microphone and speaker; what Qt's window
+# needs on X11 and Wayland; for the tests, a PulseAudio daemon that gives them a virtual sound card.
+# Only what is missing is installed.
+packages=(python3 python3-venv python3-pip libportaudio2
+    libegl1 libgl1 libfontconfig1 libdbus-1-3 libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4
+    libxcb-keysyms1 libxcb-shape0 libxcb-randr0 libxcb-render-util0 libxcb-image0 libxcb-xkb1 libxcb-xinerama0)
 $dev && packages+=(pulseaudio pulseaudio-utils)
 missing=()
 for package in "${packages[@]}"; do

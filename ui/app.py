@@ -9,9 +9,11 @@ from PySide6.QtWidgets import QApplication
 
 from app.runtime import Runtime
 from app.settings import Settings
+from app.voice_loop import microphone_and_speaker
 from app.wiring import open_chat_services
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
+from ui.voice import WindowVoice
 
 
 def run_window(settings: Settings, argv: list[str] | None = None) -> int:
@@ -27,8 +29,10 @@ def run_window(settings: Settings, argv: list[str] | None = None) -> int:
         window = MainWindow(bridge)
         window.show()
         bridge.open()
+        voice = WindowVoice(bridge, runtime, settings, microphone_and_speaker)
+        voice.start()
         code = app.exec()
     # `window` and `bridge` are still referenced here, after the runtime stopped: no answer can arrive
     # for an object already deleted.
-    del window, bridge
+    del window, bridge, voice
     return code

@@ -170,6 +170,14 @@ class ChatBridge(QObject):
     def delete(self, chat_id: UUID) -> None:
         self._call(self._delete(chat_id), self._on_deleted)
 
+    def run_with_services(self, work: Callable[[ChatServices], Coroutine[Any, Any, None]]) -> None:
+        """Run `work` on the runtime once the chat services are open (the voice loop does); a failure
+        becomes `error`, so it shows in the window."""
+        self._call(self._with_services(work), _done)
+
+    async def _with_services(self, work: Callable[[ChatServices], Coroutine[Any, Any, None]]) -> None:
+        await work(await self._opened())
+
     def post_state(self, state: str) -> None:
         """Any thread: the assistant's state changed."""
         self._state.emit(state)
@@ -189,13 +197,15 @@ class ChatBridge(QObject):
     # The coroutines below run on the runtime's loop.
 
     async def _controller(self) -> ChatController:
+        return ChatController(await self._opened())
+
+    async def _opened(self) -> ChatServices:
         if self._services is None:
             raise RuntimeError("ChatBridge.open() was not called")
         try:
-            services = await asyncio.wrap_future(self._services)
+            return await asyncio.wrap_future(self._services)
         except Exception as error:
             raise _NotOpen from error
-        return ChatController(services)
 
     async def _load_page(self, request: int, offset: int, limit: int) -> ChatPage:
         chats = await (await self._controller()).list_chats(limit=limit, offset=offset)
@@ -304,3 +314,7 @@ class ChatBridge(QObject):
     @Slot(object)
     def _on_chat_switched(self, chat_id: UUID) -> None:
         self.select_chat(chat_id)
+
+
+def _done(result: None) -> None:
+    """Nothing to deliver: long-running work reports through the `post_*` methods."""
