@@ -39,14 +39,20 @@ def read_config(path: Path, *, explicit: bool, known_keys: Sequence[str]) -> dic
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(_toml_error(path, exc)) from None
 
+    check_keys(path, table, known_keys)
+    return table
+
+
+def check_keys(path: Path, table: Mapping[str, object], known_keys: Sequence[str]) -> None:
+    """`SettingsError` when `table` (the config file at `path`, as read or about to be written) holds a
+    secret-looking key at any depth, or a top-level key not in `known_keys`."""
     # Secrets first: that message matters more than any other, whatever else is wrong with the file.
     for key in _all_keys(table):
-        if _looks_secret(key):
+        if looks_secret(key):
             raise SettingsError(_secret_in_file(path, key))
     for key in table:
         if key not in known_keys:
             raise SettingsError(_unknown_key(path, key, known_keys))
-    return table
 
 
 def _toml_error(path: Path, exc: tomllib.TOMLDecodeError) -> str:
@@ -71,7 +77,8 @@ def _all_keys(table: Mapping[str, object]) -> list[str]:
     return keys
 
 
-def _looks_secret(key: str) -> bool:
+def looks_secret(key: str) -> bool:
+    """Whether a config key names a secret (`api_key`, `openai_token`, ...), whatever its value."""
     key = key.lower().replace("-", "_")
     return key in _SECRET_NAMES or key.endswith(_SECRET_SUFFIXES)
 

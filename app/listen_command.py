@@ -44,7 +44,7 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
 
 async def _listen(settings: Settings, args: argparse.Namespace) -> int:
     async with open_chat_services(settings) as services:
-        source, sink = _audio(args)
+        source, sink = _audio(settings, args)
         loop = VoiceLoop(
             settings=settings,
             services=services,
@@ -57,15 +57,15 @@ async def _listen(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
-def _audio(args: argparse.Namespace) -> tuple[AudioSource, AudioSink]:
+def _audio(settings: Settings, args: argparse.Namespace) -> tuple[AudioSource, AudioSink]:
     """A recording in and the voice to a file (or nowhere); else the microphone and the speaker."""
     if args.audio_in is not None:
         source = WavFileSource(args.audio_in, realtime=not args.fast)
         sink: AudioSink = WavFileSink(args.audio_out, MODEL_VOICE_FORMAT) if args.audio_out else NullSink()
         return source, sink
     if args.audio_out is not None:
-        return microphone_and_speaker(speaker=WavFileSink(args.audio_out, MODEL_VOICE_FORMAT))
-    return microphone_and_speaker()
+        return microphone_and_speaker(settings, speaker=WavFileSink(args.audio_out, MODEL_VOICE_FORMAT))
+    return microphone_and_speaker(settings)
 
 
 async def _chat(store: ChatStore, args: argparse.Namespace) -> UUID:

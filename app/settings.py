@@ -31,12 +31,14 @@ from app.secrets import SECRETS, Secret, SecretSpec, get_secret
 
 __all__ = [
     "APP_NAME",
+    "CONFIG_KEYS",
     "SETTINGS",
     "Override",
     "SettingRow",
     "SettingSpec",
     "Settings",
     "SettingsError",
+    "check_config_values",
     "default_config_file",
     "default_data_dir",
     "load_settings",
@@ -87,6 +89,10 @@ class Settings:
     """Wake word score (0 to 1) above which Parley wakes."""
     idle_seconds: float = 10.0
     """Silence after the model's last turn before the conversation is saved and Parley sleeps (seconds)."""
+    input_device: str | None = None
+    """Microphone: a PortAudio device name (or a part of one); None is the system default."""
+    output_device: str | None = None
+    """Speaker: a PortAudio device name (or a part of one); None is the system default."""
     gemini_api_key: Secret | None = None
     """From GEMINI_API_KEY / GOOGLE_API_KEY or the OS keyring; None when neither has one."""
     openai_api_key: Secret | None = None
@@ -108,7 +114,7 @@ class Settings:
         return self.text_model
 
 
-Kind = Literal["text", "path", "url", "level", "number", "secret"]
+Kind = Literal["text", "optional", "path", "url", "level", "number", "secret"]
 
 _LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -128,7 +134,8 @@ class SettingSpec:
     description: str
     """One sentence for the user."""
     kind: Kind = "text"
-    """How values are checked: text, path (`~` expanded, made absolute), url (http/https), level, secret."""
+    """How values are checked: text, optional (text; empty means the default), path (`~` expanded, made
+    absolute), url (http/https), level, number, secret."""
     choices: tuple[str, ...] = ()
     """The allowed values; empty means any non-empty text."""
 
@@ -212,11 +219,26 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Seconds of silence after Parley's last answer before the chat is saved and Parley sleeps.",
         "number",
     ),
+    _spec(
+        "input_device",
+        "PARLEY_INPUT_DEVICE",
+        "Microphone: a device name as `parley doctor` lists it (or a part of it); empty for the system default.",
+        "optional",
+    ),
+    _spec(
+        "output_device",
+        "PARLEY_OUTPUT_DEVICE",
+        "Speaker: a device name as `parley doctor` lists it (or a part of it); empty for the system default.",
+        "optional",
+    ),
     *(_secret_spec(secret) for secret in SECRETS),
 )
 
 _BY_NAME = {spec.name: spec for spec in SETTINGS}
 _BY_CONFIG_KEY = {spec.config_key: spec for spec in SETTINGS if spec.config_key is not None}
+
+CONFIG_KEYS: tuple[str, ...] = tuple(_BY_CONFIG_KEY)
+"""Every key the config file may hold."""
 
 
 def default_config_file() -> Path:
@@ -274,7 +296,7 @@ def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[
     given = _given_overrides(overrides or {})
 
     config_file, explicit = _config_location(given, env)
-    from_file = read_config(config_file, explicit=explicit, known_keys=list(_BY_CONFIG_KEY))
+    from_file = read_config(config_file, explicit=explicit, known_keys=CONFIG_KEYS)
 
     def resolve(name: str) -> str | Path | None:
         spec = _BY_NAME[name]
@@ -307,9 +329,20 @@ def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[
         wake_word=_text(resolve("wake_word")),
         wake_threshold=float(_text(resolve("wake_threshold"))),
         idle_seconds=float(_text(resolve("idle_seconds"))),
+        input_device=_optional_text(resolve("input_device")),
+        output_device=_optional_text(resolve("output_device")),
         gemini_api_key=get_secret("gemini", env),
         openai_api_key=get_secret("openai", env),
     )
+
+
+def check_config_values(path: Path, table: Mapping[str, object]) -> None:
+    """`SettingsError` for the first value in `table` (a config file's keys and values) that
+    `load_settings` would refuse, worded as it would word it. Unknown keys are `read_config`'s business."""
+    for key, raw in table.items():
+        spec = _BY_CONFIG_KEY.get(key)
+        if spec is not None:
+            _convert(spec, raw, f"{path}: setting '{key}'", base=path.parent)
 
 
 def _given_overrides(overrides: Mapping[str, Override]) -> dict[str, str | os.PathLike[str]]:
@@ -354,6 +387,8 @@ def _convert(spec: SettingSpec, raw: object, where: str, *, base: Path | None) -
     text = raw.strip()
     if spec.kind == "url":
         return _url(text, where)
+    if spec.kind == "optional":
+        return text or None
     if not text:
         raise SettingsError(f"{where} must not be empty")
     if spec.kind == "path":

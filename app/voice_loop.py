@@ -54,12 +54,13 @@ def ssl_context(settings: Settings) -> ssl.SSLContext | None:
     return context
 
 
-def microphone_and_speaker(speaker: AudioSink | None = None) -> tuple[AudioSource, AudioSink]:
-    """The microphone, with what the speaker plays cancelled out of it so Parley never hears (or
-    interrupts, or wakes) itself, and the speaker; or another sink in the speaker's place."""
+def microphone_and_speaker(settings: Settings, speaker: AudioSink | None = None) -> tuple[AudioSource, AudioSink]:
+    """The microphone (`settings.input_device`), with what the speaker plays cancelled out of it so Parley
+    never hears (or interrupts, or wakes) itself, and the speaker (`settings.output_device`); or another
+    sink in the speaker's place."""
     canceller = EchoCanceller()
-    sink = speaker or SpeakerSink(MODEL_VOICE_FORMAT, on_played=canceller.played)
-    return EchoCancelledSource(MicrophoneSource(), canceller), sink
+    sink = speaker or SpeakerSink(MODEL_VOICE_FORMAT, device=settings.output_device, on_played=canceller.played)
+    return EchoCancelledSource(MicrophoneSource(device=settings.input_device), canceller), sink
 
 
 class VoiceLoop:

@@ -13,6 +13,7 @@ from app.voice_loop import microphone_and_speaker
 from app.wiring import open_chat_services
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
+from ui.settings_dialog import SettingsDialog
 from ui.voice import WindowVoice
 
 
@@ -26,10 +27,10 @@ def run_window(settings: Settings, argv: list[str] | None = None) -> int:
     app.setApplicationName("Parley")
     with Runtime() as runtime:
         bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings))
-        window = MainWindow(bridge)
+        window = MainWindow(bridge, settings_dialog=functools.partial(SettingsDialog, settings, runtime))
         window.show()
         bridge.open()
-        voice = WindowVoice(bridge, runtime, settings, microphone_and_speaker)
+        voice = WindowVoice(bridge, runtime, settings, functools.partial(microphone_and_speaker, settings))
         voice.start()
         code = app.exec()
     # `window` and `bridge` are still referenced here, after the runtime stopped: no answer can arrive

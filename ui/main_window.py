@@ -13,6 +13,7 @@ from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Slot
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -47,13 +48,27 @@ def ask_to_confirm(parent: QWidget, question: str) -> bool:
 
 
 Confirm = Callable[[QWidget, str], bool]
+SettingsDialogFactory = Callable[[QWidget], QDialog]
+"""Makes the settings dialog, parented to the window."""
+SETTINGS_SAVED = "Settings saved: restart Parley to apply them."
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, bridge: ChatBridge, parent: QWidget | None = None, *, confirm: Confirm = ask_to_confirm) -> None:
+    def __init__(
+        self,
+        bridge: ChatBridge,
+        parent: QWidget | None = None,
+        *,
+        confirm: Confirm = ask_to_confirm,
+        settings_dialog: SettingsDialogFactory | None = None,
+    ) -> None:
+        """`settings_dialog` None: no Settings button."""
         super().__init__(parent)
         self._bridge = bridge
         self._confirm = confirm
+        self._make_settings_dialog = settings_dialog
+        self.settings_dialog: QDialog | None = None
+        """The settings dialog last opened."""
         self.setWindowTitle("Parley")
         self.setAccessibleName("Parley")
         self._make_banner()
@@ -115,6 +130,11 @@ class MainWindow(QMainWindow):
         self.delete_button = QPushButton("De&lete")
         self.delete_button.setAccessibleName("Delete chat")
         self.delete_button.setToolTip("Delete the selected chat (Delete)")
+        self.settings_button = QPushButton("Se&ttings…")
+        self.settings_button.setAccessibleName("Settings")
+        self.settings_button.setToolTip("Keys, wake word, audio devices (Ctrl+,)")
+        if self._make_settings_dialog is None:
+            self.settings_button.hide()  # not setVisible(True): on a widget without a parent yet, that opens a window
         self._enable_chat_buttons(None)
 
     def _lay_out(self) -> None:
@@ -129,6 +149,7 @@ class MainWindow(QMainWindow):
         buttons.addWidget(self.rename_button)
         buttons.addWidget(self.delete_button)
         buttons.addStretch(1)
+        buttons.addWidget(self.settings_button)
         left_layout.addLayout(buttons)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -148,7 +169,8 @@ class MainWindow(QMainWindow):
         self.setTabOrder(self.chat_list, self.new_chat_button)
         self.setTabOrder(self.new_chat_button, self.rename_button)
         self.setTabOrder(self.rename_button, self.delete_button)
-        self.setTabOrder(self.delete_button, self.transcript)
+        self.setTabOrder(self.delete_button, self.settings_button)
+        self.setTabOrder(self.settings_button, self.transcript)
 
     def _bind(self, bridge: ChatBridge) -> None:
         self.find_shortcut = QShortcut(QKeySequence.StandardKey.Find, self)
@@ -158,6 +180,10 @@ class MainWindow(QMainWindow):
         self.delete_shortcut = QShortcut(QKeySequence.StandardKey.Delete, self.chat_list)
         self.delete_shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
         self.delete_shortcut.activated.connect(self.delete_current)
+        if self._make_settings_dialog is not None:
+            self.settings_shortcut = QShortcut(QKeySequence("Ctrl+,"), self)
+            self.settings_shortcut.activated.connect(self.open_settings)
+            self.settings_button.clicked.connect(self.open_settings)
 
         self.search_box.returnPressed.connect(self.run_search)
         self.new_chat_button.clicked.connect(bridge.new_chat)
@@ -176,6 +202,21 @@ class MainWindow(QMainWindow):
         bridge.search_finished.connect(self._on_search_finished)
         bridge.state_changed.connect(self.show_state)
         bridge.error.connect(self.show_error)
+
+    @Slot()
+    def open_settings(self) -> None:
+        """Show the settings dialog (window-modal); a saved change is announced in the status bar."""
+        if self._make_settings_dialog is None:
+            return
+        if self.settings_dialog is not None:
+            self.settings_dialog.deleteLater()
+        self.settings_dialog = self._make_settings_dialog(self)
+        self.settings_dialog.accepted.connect(self._on_settings_saved)
+        self.settings_dialog.open()
+
+    @Slot()
+    def _on_settings_saved(self) -> None:
+        self.statusBar().showMessage(SETTINGS_SAVED)
 
     @Slot()
     def focus_search(self) -> None:

@@ -1,0 +1,471 @@
+"""The settings window: API keys into the OS keyring, everything else into the config file.
+
+It lays out and binds. Keys go through `app.secrets` (never shown, never written to the file); other
+values through `app.config_writer.save_config`, which refuses what `load_settings` would refuse. A key's
+"Test" runs on the runtime thread, and its one-line answer comes back as a signal to a bound slot here.
+Settings are read once at start-up, so a saved change applies when Parley next starts.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import os
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.config_writer import ConfigValue, save_config
+from app.key_checks import KeyCheckFailed, check_gemini_key, check_openai_key
+from app.runtime import Runtime, RuntimeClosed
+from app.secrets import SecretsError, delete_secret, get_secret, secret_source, secret_spec, set_secret
+from app.settings import SETTINGS, Settings, SettingsError, check_config_values
+from voice.audio import AudioSource
+from voice.devices import AudioDevice, audio_devices
+from voice.errors import NoAudioDevice, VoiceError, WakeModelError
+from voice.level import loudest
+from voice.microphone import MicrophoneSource
+from voice.wake import BUILT_IN_MODELS, resolve_model
+
+RESTART_NOTE = "Saved settings and keys apply when Parley next starts: restart Parley to apply them."
+LEVEL_TEST_S = 3.0
+"""How long the microphone level test listens (seconds): long enough to say a sentence."""
+STORAGE_NOTE = "Chats are kept on this computer. Syncing them through Supabase comes in a later version."
+SYSTEM_DEFAULT = "System default"
+
+# Dark red on a light fill, as the main window's banner: readable, and named "Error" for screen readers.
+_ERROR_STYLE = "QLabel { background: #fde2e1; color: #7f1d1d; padding: 6px; }"
+
+KeyCheck = Callable[[Settings, str], Coroutine[Any, Any, str]]
+DeviceLister = Callable[[], list[AudioDevice]]
+MicrophoneFactory = Callable[[str | None], AudioSource]
+"""Opens the microphone of a device name (None: the system default)."""
+
+_CHECKS: dict[str, KeyCheck] = {"gemini": check_gemini_key, "openai": check_openai_key}
+
+
+def _open_microphone(device: str | None) -> AudioSource:
+    return MicrophoneSource(device=device)
+
+
+@dataclass
+class KeyRow:
+    """The controls of one API key."""
+
+    name: str
+    field: QLineEdit
+    status: QLabel
+    test_button: QPushButton
+    clear_button: QPushButton
+    result: QLabel
+
+
+class SettingsDialog(QDialog):
+    _checked = Signal(str, str)
+    """(key name, one-line answer), emitted on the runtime thread, delivered queued to `_show_check`."""
+    _level_measured = Signal(str)
+    """The level test's one-line answer, emitted on the runtime thread, delivered queued to `_show_level`."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        runtime: Runtime,
+        parent: QWidget | None = None,
+        *,
+        devices: DeviceLister = audio_devices,
+        microphone: MicrophoneFactory = _open_microphone,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        """`devices` lists the sound cards, `microphone` opens one for the level test; `env` is where keys
+        set in the environment are looked for (None: `os.environ`)."""
+        super().__init__(parent)
+        self._settings = settings
+        self._runtime = runtime
+        self._env = env
+        self._microphone = microphone
+        self._checks: dict[str, concurrent.futures.Future[str]] = {}
+        self.setWindowTitle("Parley settings")
+        self.setAccessibleName("Parley settings")
+        self.setMinimumWidth(560)
+        self.keys = {name: self._make_key_row(name) for name in _CHECKS}
+        self._make_voice_controls()
+        self._make_device_controls(devices)
+        self._make_storage_controls()
+        self._make_footer()
+        self._lay_out()
+        self._bind()
+        for name in self.keys:
+            self._show_key_status(name)
+
+    # -- making the controls ------------------------------------------------------------------------
+
+    def _make_key_row(self, name: str) -> KeyRow:
+        label = secret_spec(name).label
+        field = QLineEdit()
+        field.setEchoMode(QLineEdit.EchoMode.Password)
+        field.setPlaceholderText("Type a new key to store it")
+        field.setAccessibleName(f"{label} API key")
+        field.setAccessibleDescription("Hidden as you type; stored in the OS keyring when you press OK")
+        status = QLabel()
+        status.setAccessibleName(f"{label} key status")
+        test_button = QPushButton("Test")
+        test_button.setAccessibleName(f"Test the {label} key")
+        test_button.setToolTip("Check the typed key, or else the current one, with the service")
+        clear_button = QPushButton("Clear")
+        clear_button.setAccessibleName(f"Remove the {label} key from the keyring")
+        result = QLabel()
+        result.setAccessibleName(f"{label} key test result")
+        result.setWordWrap(True)
+        result.hide()  # until a test says something
+        return KeyRow(name, field, status, test_button, clear_button, result)
+
+    def _make_voice_controls(self) -> None:
+        settings = self._settings
+        self.wake_word = QComboBox()
+        self.wake_word.setEditable(True)
+        self.wake_word.addItems(BUILT_IN_MODELS)
+        self.wake_word.setCurrentText(settings.wake_word)
+        self.wake_word.setAccessibleName("Wake word")
+        self.wake_word.setAccessibleDescription("A built-in wake word, or the path of a custom .onnx model")
+        self.threshold = QDoubleSpinBox()
+        self.threshold.setRange(0.05, 0.95)
+        self.threshold.setSingleStep(0.05)
+        self.threshold.setDecimals(2)
+        self.threshold.setValue(settings.wake_threshold)
+        self.threshold.setAccessibleName("Wake word threshold")
+        self.threshold.setAccessibleDescription("Lower wakes more easily; higher wakes less often by mistake")
+        self.idle_seconds = QDoubleSpinBox()
+        self.idle_seconds.setRange(0.1, 3600.0)
+        self.idle_seconds.setDecimals(1)
+        self.idle_seconds.setSuffix(" s")
+        self.idle_seconds.setValue(settings.idle_seconds)
+        self.idle_seconds.setAccessibleName("Idle timeout in seconds")
+        self.live_model = QLineEdit(settings.gemini_live_model)
+        self.live_model.setAccessibleName("Gemini Live model name")
+
+    def _make_device_controls(self, devices: DeviceLister) -> None:
+        self.input_device = QComboBox()
+        self.input_device.setAccessibleName("Microphone")
+        self.output_device = QComboBox()
+        self.output_device.setAccessibleName("Speaker")
+        self.level_button = QPushButton("Test le&vel")
+        self.level_button.setAccessibleName("Test the microphone level")
+        self.level_button.setToolTip(f"Listen to the chosen microphone for {LEVEL_TEST_S:g} s and show how loud it was")
+        self.level_result = QLabel()
+        self.level_result.setAccessibleName("Microphone level")
+        self.level_result.setWordWrap(True)
+        self.level_result.hide()  # until a test says something
+        self.device_message = QLabel()
+        self.device_message.setAccessibleName("Audio devices message")
+        self.device_message.setWordWrap(True)
+        self.device_message.hide()
+        try:
+            found = devices()
+        except NoAudioDevice as error:
+            found, problem = [], str(error)
+        else:
+            problem = "no audio devices found: no sound card, and no sound server running"
+        inputs = [device.name for device in found if device.input_channels > 0]
+        outputs = [device.name for device in found if device.output_channels > 0]
+        _fill_devices(self.input_device, inputs, self._settings.input_device)
+        _fill_devices(self.output_device, outputs, self._settings.output_device)
+        self.level_button.setEnabled(bool(inputs))
+        if not inputs and not outputs:
+            self.input_device.setEnabled(False)
+            self.output_device.setEnabled(False)
+            self.device_message.setText(problem[:1].upper() + problem[1:])
+            self.device_message.show()
+
+    def _make_storage_controls(self) -> None:
+        # The only backend there is: a choice of one, not options that do nothing.
+        self.storage = QComboBox()
+        self.storage.addItem("This computer (SQLite)")
+        self.storage.setAccessibleName("Storage backend")
+        self.storage_note = QLabel(STORAGE_NOTE)
+        self.storage_note.setWordWrap(True)
+        self.storage_note.setAccessibleName("Storage note")
+
+    def _make_footer(self) -> None:
+        self.error = QLabel()
+        self.error.setStyleSheet(_ERROR_STYLE)
+        self.error.setWordWrap(True)
+        self.error.setAccessibleName("Settings error")
+        self.error.hide()
+        overridden = [
+            var
+            for spec in SETTINGS
+            if spec.config_key in self._values()
+            for var in spec.env_vars
+            if (os.environ if self._env is None else self._env).get(var, "").strip()
+        ]
+        self.environment_note = QLabel(
+            f"Set in the environment, which wins over what is saved here: {', '.join(overridden)}."
+        )
+        self.environment_note.setWordWrap(True)
+        self.environment_note.setAccessibleName("Environment note")
+        if not overridden:
+            self.environment_note.hide()  # never setVisible(True) before it has a parent: that opens a window
+        self.restart_note = QLabel(RESTART_NOTE)
+        self.restart_note.setWordWrap(True)
+        self.restart_note.setAccessibleName("Restart note")
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.ok_button.setAccessibleName("Save settings")
+        self.cancel_button = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        self.cancel_button.setAccessibleName("Cancel")
+
+    def _lay_out(self) -> None:
+        keys = QGroupBox("API keys")
+        key_form = QFormLayout(keys)
+        for row in self.keys.values():
+            line = QHBoxLayout()
+            line.addWidget(row.field, 1)
+            line.addWidget(row.test_button)
+            line.addWidget(row.clear_button)
+            key_form.addRow(
+                _label(f"&{secret_spec(row.name).label} key:", row.field), _stacked(line, row.status, row.result)
+            )
+        voice = QGroupBox("Voice")
+        voice_form = QFormLayout(voice)
+        voice_form.addRow("&Wake word:", self.wake_word)
+        voice_form.addRow("T&hreshold:", self.threshold)
+        voice_form.addRow("&Idle timeout:", self.idle_seconds)
+        voice_form.addRow("&Live model:", self.live_model)
+        audio = QGroupBox("Audio devices")
+        audio_form = QFormLayout(audio)
+        microphone = QHBoxLayout()
+        microphone.addWidget(self.input_device, 1)
+        microphone.addWidget(self.level_button)
+        audio_form.addRow(_label("&Microphone:", self.input_device), _stacked(microphone, self.level_result))
+        audio_form.addRow(_label("&Speaker:", self.output_device), _stacked(self.output_device, self.device_message))
+        storage = QGroupBox("Storage")
+        storage_form = QFormLayout(storage)
+        storage_form.addRow(_label("Store &chats on:", self.storage), _stacked(self.storage, self.storage_note))
+
+        layout = QVBoxLayout(self)
+        for widget in (self.error, keys, voice, audio, storage, self.environment_note, self.restart_note, self.buttons):
+            layout.addWidget(widget)
+
+    def _bind(self) -> None:
+        for row in self.keys.values():
+            row.test_button.clicked.connect(lambda _=False, name=row.name: self.test_key(name))
+            row.clear_button.clicked.connect(lambda _=False, name=row.name: self.clear_key(name))
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+        self.level_button.clicked.connect(self.test_level)
+        self.finished.connect(self._cancel_checks)
+        self._checked.connect(self._show_check)
+        self._level_measured.connect(self._show_level)
+
+    # -- actions -----------------------------------------------------------------------------------
+
+    @Slot()
+    def save(self) -> bool:
+        """Store typed keys and write changed values; close on success, else show why and change nothing
+        (short of a keyring or disk failing half-way, which the message then says)."""
+        self.error.hide()
+        changes = self.changes()
+        stored: list[str] = []
+        try:
+            # Every check that can refuse runs before anything is stored or written.
+            _check_wake_word(self.wake_word.currentText())
+            check_config_values(self._settings.config_file, {k: v for k, v in changes.items() if v is not None})
+            for row in self.keys.values():
+                if row.field.text().strip():
+                    set_secret(row.name, row.field.text())
+                    stored.append(secret_spec(row.name).label)
+                    row.field.clear()
+                    self._show_key_status(row.name)
+            save_config(self._settings.config_file, changes)
+        except (SettingsError, SecretsError) as error:
+            done = f" (the {' and '.join(stored)} key was stored before this)" if stored else ""
+            self._show_error(f"{error}{done}")
+            return False
+        self.accept()
+        return True
+
+    def changes(self) -> dict[str, ConfigValue | None]:
+        """What differs from the settings Parley started with, by config key (None: back to the default)."""
+        return {key: new for key, (new, old) in self._values().items() if new != old}
+
+    def _values(self) -> dict[str, tuple[ConfigValue | None, ConfigValue | None]]:
+        """Every config key this dialog edits: (shown now, what Parley started with)."""
+        settings = self._settings
+        return {
+            "wake_word": (self.wake_word.currentText().strip(), settings.wake_word),
+            "wake_threshold": (round(self.threshold.value(), 2), round(settings.wake_threshold, 2)),
+            "idle_seconds": (round(self.idle_seconds.value(), 1), round(settings.idle_seconds, 1)),
+            "gemini_live_model": (self.live_model.text().strip(), settings.gemini_live_model),
+            "input_device": (self.input_device.currentData(), settings.input_device),
+            "output_device": (self.output_device.currentData(), settings.output_device),
+        }
+
+    @Slot(str)
+    def test_key(self, name: str) -> None:
+        """Check the typed key, or else the current one, on the runtime; the answer shows below the key."""
+        row = self.keys[name]
+        current = get_secret(name, self._env)
+        key = row.field.text().strip() or (current.reveal() if current else "")
+        row.result.setText("Testing…")
+        row.result.show()
+        row.test_button.setEnabled(False)
+        try:
+            future = self._runtime.submit(_answer(_CHECKS[name](self._settings, key)))
+        except RuntimeClosed as closed:
+            self._show_check(name, f"Not tested: {closed}")
+            return
+        self._checks[name] = future
+        future.add_done_callback(lambda done: self._deliver(name, done))
+
+    @Slot()
+    def test_level(self) -> None:
+        """Listen to the chosen microphone on the runtime; the loudest level shows below it."""
+        device: str | None = self.input_device.currentData()
+        self.level_result.setText(f"Listening for {LEVEL_TEST_S:g} s: say something…")
+        self.level_result.show()
+        self.level_button.setEnabled(False)
+        try:
+            future = self._runtime.submit(_measure(self._microphone, device))
+        except RuntimeClosed as closed:
+            self._show_level(f"Not tested: {closed}")
+            return
+        self._checks["level"] = future
+        future.add_done_callback(self._deliver_level)
+
+    @Slot(str)
+    def clear_key(self, name: str) -> None:
+        """Remove the key from the OS keyring (one set in the environment stays in effect)."""
+        self.error.hide()
+        try:
+            delete_secret(name)
+        except SecretsError as error:
+            self._show_error(str(error))
+        self._show_key_status(name)
+
+    # -- answers -----------------------------------------------------------------------------------
+
+    def _deliver(self, name: str, future: concurrent.futures.Future[str]) -> None:
+        # The runtime thread: the signal queues the answer to the GUI thread.
+        if future.cancelled():
+            return
+        failure = future.exception()
+        # An unexpected failure shows by its type only: its text could quote what the service said.
+        answer = future.result() if failure is None else f"Failed: {type(failure).__name__}"
+        with contextlib.suppress(RuntimeError):  # the dialog was deleted while the check ran
+            self._checked.emit(name, answer)
+
+    def _deliver_level(self, future: concurrent.futures.Future[str]) -> None:
+        # The runtime thread, as `_deliver`.
+        if future.cancelled():
+            return
+        failure = future.exception()
+        answer = future.result() if failure is None else f"Failed: {type(failure).__name__}"
+        with contextlib.suppress(RuntimeError):
+            self._level_measured.emit(answer)
+
+    @Slot(str)
+    def _show_level(self, message: str) -> None:
+        self.level_result.setText(message)
+        self.level_button.setEnabled(True)
+
+    @Slot(str, str)
+    def _show_check(self, name: str, message: str) -> None:
+        row = self.keys[name]
+        row.result.setText(message)
+        row.test_button.setEnabled(True)
+
+    @Slot()
+    def _cancel_checks(self) -> None:
+        for future in self._checks.values():
+            future.cancel()
+
+    def _show_key_status(self, name: str) -> None:
+        row = self.keys[name]
+        source = secret_source(name, self._env)
+        spec = secret_spec(name)
+        if source == "environment":
+            text = f"Set in the environment ({' or '.join(spec.env_vars)}), which wins over the keyring."
+        elif source == "keyring":
+            text = "Stored in the OS keyring."
+        else:
+            text = "Not set."
+        row.status.setText(text)
+        row.status.setAccessibleDescription(f"{spec.label} key: {text}")
+        row.clear_button.setEnabled(source == "keyring")
+
+    def _show_error(self, message: str) -> None:
+        self.error.setText(f"Error: {message}")
+        self.error.show()
+
+
+async def _answer(check: Coroutine[Any, Any, str]) -> str:
+    """The check's one line, success or failure: a failure is an answer to show, not an error to raise."""
+    try:
+        return await check
+    except KeyCheckFailed as failed:
+        return f"Failed: {failed}"
+
+
+async def _measure(microphone: MicrophoneFactory, device: str | None) -> str:
+    """The level test's one line: the loudest level heard, or why the microphone could not be heard."""
+    try:
+        level = await loudest(microphone(device), LEVEL_TEST_S)
+    except VoiceError as error:
+        return f"Failed: {error}"
+    # -50 dBFS: well above a quiet room's hiss on most microphones, well below speech at arm's length.
+    hint = "" if level > -50.0 else " (very quiet: is this the right microphone, and is it muted?)"
+    return f"Loudest in {LEVEL_TEST_S:g} s: {level:.0f} dBFS{hint}"
+
+
+def _label(text: str, buddy: QWidget) -> QLabel:
+    """A form label whose Alt+letter reaches `buddy` (a form row holding a layout gets no buddy itself)."""
+    label = QLabel(text)
+    label.setBuddy(buddy)
+    return label
+
+
+def _stacked(*parts: QWidget | QHBoxLayout) -> QVBoxLayout:
+    """One form row of several lines: a control (or a row of them), then the notes under it."""
+    column = QVBoxLayout()
+    column.setSpacing(2)
+    for part in parts:
+        if isinstance(part, QWidget):
+            column.addWidget(part)
+        else:
+            column.addLayout(part)
+    return column
+
+
+def _check_wake_word(wake_word: str) -> None:
+    try:
+        resolve_model(wake_word.strip())
+    except WakeModelError as error:
+        raise SettingsError(str(error)) from None
+
+
+def _fill_devices(combo: QComboBox, names: list[str], current: str | None) -> None:
+    """The system default, then every device, the current one selected. A configured device that is not
+    found stays listed (and selected), so that saving other settings does not drop it."""
+    combo.addItem(SYSTEM_DEFAULT, None)
+    for name in names:
+        combo.addItem(name, name)
+    if current is not None:
+        if combo.findData(current) < 0:
+            combo.addItem(f"{current} (not found)", current)
+        combo.setCurrentIndex(combo.findData(current))
