@@ -2,8 +2,9 @@
 
 Rendered as rich text in a `QTextBrowser`, one bubble per turn: a long chat stays one widget, and the
 text is selectable and read by screen readers. Every piece of chat text is HTML-escaped: what a user
-said is shown, never interpreted. A summary turn stands for older turns; it shows as a collapsed
-"Earlier in this chat" block that a link (mouse, or Tab then Enter) expands.
+said is shown, never interpreted. In a compacted chat the older turns, the ones the model now sees as
+one summary, are folded into an "Earlier in this chat" block showing that summary; a link (mouse, or Tab
+then Enter) unfolds the original messages.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 from chats.models import Chat, Turn, utc_now
 
 SUMMARY_SCHEME = "summary"
+EARLIER_LINK = f"{SUMMARY_SCHEME}:earlier"
 EARLIER = "Earlier in this chat"
 LIVE_MATCH_WINDOW = 50
 """How many of the newest stored turns a reload compares with the live ones it may have saved."""
@@ -32,6 +34,17 @@ def format_turn_time(at: datetime, now: datetime) -> str:
     return local.strftime("%H:%M") if local.date() == now.astimezone().date() else local.strftime("%Y-%m-%d %H:%M")
 
 
+def summarised_turns(chat: Chat) -> int:
+    """How many of the oldest turns of `full_history` the chat's summary stands for (0 if none).
+
+    Compaction keeps `full_history` whole and replaces the oldest turns of `assistant_history` by one
+    summary turn; the turns after it are the most recent ones of `full_history`."""
+    history = chat.assistant_history
+    if not history or not history[0].summary:
+        return 0
+    return max(len(chat.full_history) - (len(history) - 1), 0)
+
+
 def _text_html(text: str) -> str:
     return html.escape(text).replace("\n", "<br>")
 
@@ -45,7 +58,7 @@ class TranscriptView(QTextBrowser):
         self.setAccessibleDescription("The selected chat's messages, oldest first")
         self.anchorClicked.connect(self._on_anchor_clicked)
         self._chat: Chat | None = None
-        self._expanded: set[int] = set()
+        self._expanded = False
         self._live: list[Turn] = []
         """Turns spoken since the chat was loaded, not in the store yet."""
         self.show_placeholder("No chat selected")
@@ -56,7 +69,7 @@ class TranscriptView(QTextBrowser):
 
     def show_placeholder(self, message: str) -> None:
         self._chat = None
-        self._expanded.clear()
+        self._expanded = False
         self._live.clear()
         self.setHtml(f"<p><i>{html.escape(message)}</i></p>")
 
@@ -66,7 +79,7 @@ class TranscriptView(QTextBrowser):
         bar = self.verticalScrollBar()
         at_bottom = bar.value() >= bar.maximum()
         if not same:
-            self._expanded.clear()
+            self._expanded = False
             self._live.clear()
         else:
             # A reload after a save: the turns it brought are no longer waiting.
@@ -89,18 +102,13 @@ class TranscriptView(QTextBrowser):
         if at_bottom:
             bar.setValue(bar.maximum())
 
-    def summary_indexes(self) -> list[int]:
-        """Positions in `full_history` of the summary turns."""
-        return [i for i, turn in enumerate(self._chat.full_history) if turn.summary] if self._chat else []
+    @property
+    def earlier_expanded(self) -> bool:
+        return self._expanded
 
-    def is_expanded(self, index: int) -> bool:
-        return index in self._expanded
-
-    def toggle_summary(self, index: int) -> None:
-        if index in self._expanded:
-            self._expanded.discard(index)
-        else:
-            self._expanded.add(index)
+    def toggle_earlier(self) -> None:
+        """Unfold (or fold again) the messages the summary stands for, keeping the reader's place."""
+        self._expanded = not self._expanded
         bar = self.verticalScrollBar()
         position = bar.value()
         self._render()
@@ -108,8 +116,8 @@ class TranscriptView(QTextBrowser):
 
     @Slot(QUrl)
     def _on_anchor_clicked(self, url: QUrl) -> None:
-        if url.scheme() == SUMMARY_SCHEME and url.path().isdigit():
-            self.toggle_summary(int(url.path()))
+        if url.toString() == EARLIER_LINK:
+            self.toggle_earlier()
 
     def _render(self) -> None:
         chat = self._chat
@@ -120,20 +128,24 @@ class TranscriptView(QTextBrowser):
         parts = [f"<h2>{title}</h2>"]
         if not chat.full_history and not self._live:
             parts.append("<p><i>No messages yet. Say the wake word to start talking in this chat.</i></p>")
-        for index, turn in enumerate(chat.full_history):
-            parts.append(self._summary_html(index, turn) if turn.summary else _bubble_html(turn, now))
+        folded = summarised_turns(chat)
+        if folded:
+            parts.append(self._earlier_html(chat, folded))
+            if self._expanded:
+                parts.extend(_bubble_html(turn, now) for turn in chat.full_history[:folded])
+        parts.extend(_bubble_html(turn, now) for turn in chat.full_history[folded:])
         parts.extend(_bubble_html(turn, now) for turn in self._live)
         self.setHtml("".join(parts))
 
-    def _summary_html(self, index: int, turn: Turn) -> str:
+    def _earlier_html(self, chat: Chat, folded: int) -> str:
         fill, ink = _SUMMARY
-        expanded = index in self._expanded
-        marker, action = ("▾", "hide") if expanded else ("▸", "show")
-        link = f'<a href="{SUMMARY_SCHEME}:{index}" style="color:{ink}">{marker} {EARLIER} ({action})</a>'
-        body = f"<p>{_text_html(turn.text)}</p>" if expanded else ""
+        marker, action = ("▾", "hide them") if self._expanded else ("▸", "show them")
+        link = f'<a href="{EARLIER_LINK}" style="color:{ink}">{marker} {folded} messages ({action})</a>'
+        summary = chat.assistant_history[0].text
         return (
             f'<table width="100%" cellpadding="8" style="margin-top:6px"><tr>'
-            f'<td bgcolor="{fill}" style="color:{ink}"><b>{link}</b>{body}</td></tr></table>'
+            f'<td bgcolor="{fill}" style="color:{ink}"><b>{EARLIER}</b>, as Parley remembers it:'
+            f"<p>{_text_html(summary)}</p>{link}</td></tr></table>"
         )
 
 

@@ -18,7 +18,7 @@ from voice.session import SpokenTurn
 from voice.state import StateChanged
 from voice.wake_protocol import WakeEvent
 
-NO_KEY = "Voice needs a Gemini API key: run `parley keys set gemini` (or set GEMINI_API_KEY), then restart Parley."
+NO_KEY = "Voice needs a Gemini API key: add it in Settings (Ctrl+,), then restart Parley."
 
 AudioFactory = Callable[[], tuple[AudioSource, AudioSink]]
 

@@ -16,6 +16,7 @@ from app.controller import ChatController
 from app.runtime import THREAD_NAME, Runtime
 from app.settings import Settings
 from app.wiring import store_path
+from chats.compaction import TAIL_SIZE
 from chats.models import Turn
 from chats.transfer import ImportedChat
 from tests.ui.conftest import TIMEOUT_MS, Seed
@@ -23,13 +24,31 @@ from ui.app import run_window
 from ui.bridge import ChatBridge
 from ui.chat_list import ChatRole
 from ui.main_window import MainWindow
-from ui.transcript import EARLIER
+from ui.transcript import EARLIER, EARLIER_LINK, summarised_turns
 
 AT = datetime(2026, 3, 4, 9, 30, tzinfo=UTC)
 
+RENOVATION = [
+    "We are renovating the house and the cooking area comes first.",
+    "Start with the cabinets: oak fronts, soft-close hinges.",
+    "The countertops will be quartz, 3 cm thick.",
+    "The backsplash tiles: white, 10 by 10.",
+    "The plumber moves the sink under the window on Monday.",
+    "The electrician adds six spotlights above the counter.",
+    "We chose an induction hob and a built-in oven.",
+    "The floor gets large grey porcelain tiles.",
+    "The fridge goes in a tall cabinet next to the pantry.",
+    "Paint the walls a warm off-white after the tiling.",
+]
+TILES = [
+    Turn(role="user" if i % 2 == 0 else "model", text=f"{RENOVATION[i % len(RENOVATION)]} (EARLY-DETAIL-{i})")
+    for i in range(30)
+]
+"""Enough turns for the chat to be compacted on import: these become the summarised, folded ones."""
+
 CHATS = {
     "Home works": [
-        Turn(role="model", text="The user had been choosing tiles; SUMMARY-TEXT.", summary=True),
+        *TILES,
         Turn(role="user", text="We are renovating and need new cabinets and countertops.", at=AT),
         Turn(role="model", text="Oak or walnut? Is <b>bold</b> fine?", at=AT),
         Turn(role="user", text="Marco the contractor starts tiling on March 3rd, budget 18,500 euros."),
@@ -83,12 +102,20 @@ def test_selecting_a_chat_shows_its_transcript(qtbot: QtBot, bridge: ChatBridge,
     assert "Is <b>bold</b> fine?" in text  # shown, not interpreted
     assert "You" in text
     assert "Parley" in text
-    assert EARLIER in text
-    assert "SUMMARY-TEXT" not in text  # the summary block starts collapsed
-    [summary] = window.transcript.summary_indexes()
-    window.transcript.anchorClicked.emit(QUrl(f"summary:{summary}"))
-    assert window.transcript.is_expanded(summary)
-    assert "SUMMARY-TEXT" in window.transcript.toPlainText()
+    chat = window.transcript.chat
+    assert chat is not None and chat.summary is not None
+    folded = summarised_turns(chat)
+    assert folded == len(TILES) + 3 - TAIL_SIZE
+    assert EARLIER in text and f"{folded} messages (show them)" in text
+    assert chat.summary.text.splitlines()[0] in text  # what Parley remembers is shown
+    in_summary = chat.summary.text.count("EARLY-DETAIL-")
+    recent = len(TILES) - folded  # tile turns still in the verbatim tail
+    assert text.count("EARLY-DETAIL-") == in_summary + recent  # the summarised messages start folded
+    window.transcript.anchorClicked.emit(QUrl(EARLIER_LINK))
+    assert window.transcript.earlier_expanded
+    unfolded = window.transcript.toPlainText()
+    assert unfolded.count("EARLY-DETAIL-") == in_summary + len(TILES)
+    assert unfolded.index("(EARLY-DETAIL-0)") < unfolded.index("(EARLY-DETAIL-29)") < unfolded.index("Marco the")
 
 
 def test_arrow_keys_move_through_the_chats(qtbot: QtBot, bridge: ChatBridge, seed: Seed) -> None:
