@@ -13,6 +13,7 @@ import html
 from datetime import datetime
 
 from PySide6.QtCore import QUrl, Slot
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from chats.models import Chat, Turn, utc_now
@@ -98,7 +99,11 @@ class TranscriptView(QTextBrowser):
         bar = self.verticalScrollBar()
         at_bottom = bar.value() >= bar.maximum()
         self._live.append(turn)
-        self._render()
+        # Append the one bubble: rebuilding the whole chat per turn stalled the window for 100-250 ms
+        # when many turns arrived at once (bench/window.py, streaming in a burst).
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertHtml(_bubble_html(turn, utc_now()))
         if at_bottom:
             bar.setValue(bar.maximum())
 
