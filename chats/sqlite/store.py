@@ -29,6 +29,7 @@ class SqliteChatStore:
         self._database = database
         self._executor = executor
         self._user_id = user_id
+        self._closed = False
 
     @classmethod
     async def open(
@@ -55,6 +56,8 @@ class SqliteChatStore:
         return self._user_id
 
     async def _run(self, call: Callable[[], T]) -> T:
+        if self._closed:
+            raise StoreUnavailable("the chat store is closed")
         try:
             return await asyncio.get_running_loop().run_in_executor(self._executor, call)
         except sqlite3.Error as error:
@@ -118,5 +121,9 @@ class SqliteChatStore:
         return await self._run(self._database.embedded_texts)
 
     async def close(self) -> None:
-        await self._run(self._database.close)
+        """Close the database; later calls raise `StoreUnavailable` (a late request at shutdown)."""
+        if self._closed:
+            return
+        self._closed = True  # first: nothing new reaches the executor; what is queued runs before the close
+        await asyncio.get_running_loop().run_in_executor(self._executor, self._database.close)
         self._executor.shutdown(wait=True)

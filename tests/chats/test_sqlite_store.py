@@ -121,3 +121,12 @@ async def test_a_locked_database_is_reported_as_unavailable(tmp_path: Path) -> N
     blocker.close()
     assert (await store.append(chat.id, turns("x"))).appended == 1
     await store.close()
+
+
+async def test_a_closed_store_says_so(tmp_path: Path) -> None:
+    store = await SqliteChatStore.open(tmp_path / "chats.sqlite3", "alice")
+    chat = await store.create()
+    await store.close()
+    await store.close()  # closing twice is harmless
+    with pytest.raises(StoreUnavailable, match="closed"):
+        await store.get(chat.id)
