@@ -7,7 +7,6 @@ from __future__ import annotations
 from app.settings import Settings, SettingsError
 from app.voice_loop import ssl_context
 from chats.errors import EmbeddingError
-from chats.openai_embedder import OpenAIEmbedder
 from voice.errors import VoiceError
 from voice.gemini_live import connect
 from voice.live import LiveConfig
@@ -47,6 +46,9 @@ async def check_openai_key(settings: Settings, key: str) -> str:
     if not key:
         raise KeyCheckFailed("no OpenAI key to test: type one, or store one first")
     try:
+        # Imported here: the OpenAI SDK takes about 0.4 s to import, and the window opens without it.
+        from chats.openai_embedder import OpenAIEmbedder
+
         async with OpenAIEmbedder(
             key,
             model=settings.openai_embedding_model,

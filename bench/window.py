@@ -69,7 +69,6 @@ from bench.window_streaming import report_streaming, streaming
 # The child reports each milestone on stdout the moment it is reached; the parent timestamps the lines,
 # so the figures count the interpreter's own start and every import.
 FIRST_PAINT_SCRIPT = r"""
-import functools
 import sys
 
 print("started", flush=True)
@@ -78,13 +77,8 @@ from PySide6.QtWidgets import QApplication
 
 from app.runtime import Runtime
 from app.settings import load_settings
-from app.voice_loop import microphone_and_speaker
-from app.wiring import open_chat_services
 from tests.app import MemoryKeyring, using_keyring
-from ui.bridge import ChatBridge
-from ui.main_window import MainWindow
-from ui.settings_dialog import SettingsDialog
-from ui.voice import WindowVoice
+from ui.app import open_window
 
 print("imported", flush=True)
 
@@ -116,17 +110,13 @@ with using_keyring(MemoryKeyring()):
 app = QApplication(sys.argv[:1])
 app.setApplicationName("Parley")
 with Runtime() as runtime:
-    bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings))
-    window = MainWindow(bridge, settings_dialog=functools.partial(SettingsDialog, settings, runtime))
-    spy = FirstPaint(window)
-    window.installEventFilter(spy)
-    window.chat_list.viewport().installEventFilter(spy)
-    window.show()
-    bridge.open()
-    voice = WindowVoice(bridge, runtime, settings, functools.partial(microphone_and_speaker, settings))
-    voice.start()
+    opened = open_window(settings, runtime)
+    # Paint events come once the event loop runs, so the spy installed after `show()` sees the first.
+    spy = FirstPaint(opened.main)
+    opened.main.installEventFilter(spy)
+    opened.main.chat_list.viewport().installEventFilter(spy)
     code = app.exec()
-del window, bridge, voice
+del opened
 sys.exit(code)
 """
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from dataclasses import dataclass
 
 from PySide6.QtWidgets import QApplication
 
@@ -17,6 +18,24 @@ from ui.settings_dialog import SettingsDialog
 from ui.voice import WindowVoice
 
 
+@dataclass(frozen=True, slots=True)
+class ParleyWindow:
+    main: MainWindow
+    bridge: ChatBridge
+    voice: WindowVoice
+
+
+def open_window(settings: Settings, runtime: Runtime) -> ParleyWindow:
+    """The main window, its bridge and its voice loop on `runtime`: shown, opening, listening."""
+    bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings))
+    window = MainWindow(bridge, settings_dialog=functools.partial(SettingsDialog, settings, runtime))
+    window.show()
+    bridge.open()
+    voice = WindowVoice(bridge, runtime, settings, functools.partial(microphone_and_speaker, settings))
+    voice.start()
+    return ParleyWindow(window, bridge, voice)
+
+
 def run_window(settings: Settings, argv: list[str] | None = None) -> int:
     """Show the window until it is closed; return the exit code.
 
@@ -26,14 +45,9 @@ def run_window(settings: Settings, argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv if argv is None else argv)
     app.setApplicationName("Parley")
     with Runtime() as runtime:
-        bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings))
-        window = MainWindow(bridge, settings_dialog=functools.partial(SettingsDialog, settings, runtime))
-        window.show()
-        bridge.open()
-        voice = WindowVoice(bridge, runtime, settings, functools.partial(microphone_and_speaker, settings))
-        voice.start()
+        window = open_window(settings, runtime)
         code = app.exec()
-    # `window` and `bridge` are still referenced here, after the runtime stopped: no answer can arrive
-    # for an object already deleted.
-    del window, bridge, voice
+    # The window is still referenced here, after the runtime stopped: no answer can arrive for an
+    # object already deleted.
+    del window
     return code

@@ -32,7 +32,6 @@ CHILD_TIMEOUT_S = 180.0
 # Waits poll the Qt event loop against a deadline; nothing sleeps for timing.
 WINDOW_SCRIPT = r"""
 import asyncio
-import functools
 import json
 import sys
 from pathlib import Path
@@ -43,14 +42,10 @@ from PySide6.QtWidgets import QApplication
 from app.controller import ChatController
 from app.runtime import Runtime
 from app.settings import load_settings
-from app.voice_loop import microphone_and_speaker
 from app.wiring import open_chat_services
 from chats.transfer import parse_import
 from tests.app import MemoryKeyring, using_keyring
-from ui.bridge import ChatBridge
-from ui.main_window import MainWindow
-from ui.settings_dialog import SettingsDialog
-from ui.voice import WindowVoice
+from ui.app import open_window
 
 data_dir, config_file, out_png = sys.argv[1], sys.argv[2], Path(sys.argv[3])
 chats = json.loads(sys.argv[4])
@@ -81,12 +76,8 @@ long_id, _short_id = asyncio.run(seed())
 app = QApplication(sys.argv[:1])
 app.setApplicationName("Parley")
 with Runtime() as runtime:
-    bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings))
-    window = MainWindow(bridge, settings_dialog=functools.partial(SettingsDialog, settings, runtime))
-    window.show()
-    bridge.open()
-    voice = WindowVoice(bridge, runtime, settings, functools.partial(microphone_and_speaker, settings))
-    voice.start()
+    opened = open_window(settings, runtime)
+    window = opened.main
     wait_until(lambda: window.chats.rowCount() == len(chats), "the chat list")
     window.chat_list.setCurrentIndex(window.chats.index(window.chats.row_of(long_id)))
     wait_until(lambda: window.transcript.chat is not None and window.transcript.chat.id == long_id, "the transcript")
@@ -100,7 +91,7 @@ with Runtime() as runtime:
         raise SystemExit("saving the screenshot failed")
     print(json.dumps({"width": window.width(), "height": window.height(), "ratio": window.devicePixelRatio()}))
     window.close()
-    del voice, window, bridge
+    del window, opened
 """
 
 KITCHEN = [
