@@ -119,6 +119,9 @@ class MainWindow(QMainWindow):
         # Every row is two lines of text: uniform sizes let Qt skip measuring 10,000 rows.
         self.chat_list.setUniformItemSizes(True)
         self.chat_list.setAlternatingRowColors(True)
+        # A long title or preview ends in "…" within the pane, rather than widening the list.
+        self.chat_list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.chat_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
     def _make_buttons(self) -> None:
         self.new_chat_button = QPushButton("&New chat")
