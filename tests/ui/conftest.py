@@ -16,6 +16,7 @@ from app.runtime import Runtime
 from app.settings import Settings, load_settings
 from app.wiring import open_chat_services
 from tests.app import MemoryKeyring, using_keyring
+from tests.fakes.gemini_live_server import FakeGeminiLiveServer, make_live_tls
 from ui.bridge import ChatBridge
 
 # Qt picks its platform when the QApplication is built (pytest-qt's `qapp` fixture), after this runs:
@@ -65,3 +66,21 @@ def runtime(qtbot: QtBot) -> Iterator[Runtime]:
 def bridge(runtime: Runtime, settings: Settings) -> ChatBridge:
     """A bridge on the temporary store, not opened yet: tests seed first, then call `open()`."""
     return ChatBridge(runtime, functools.partial(open_chat_services, settings))
+
+
+@pytest.fixture
+def live_server() -> Iterator[FakeGeminiLiveServer]:
+    """The fake Gemini Live server on a thread of its own: a Qt test holds the test's event loop."""
+    with Runtime(name="fake-gemini-live") as server_thread:
+        yield server_thread.enter(FakeGeminiLiveServer(make_live_tls())).result(timeout=30)
+
+
+def settings_on_live_server(tmp_path: Path, server: FakeGeminiLiveServer, env: dict[str, str]) -> Iterator[Settings]:
+    """Settings on a temporary data folder that reach `server` (its CA trusted), plus `env`."""
+    config = tmp_path / "config.toml"
+    config.write_text("", encoding="utf-8")
+    ca_file = tmp_path / "ca.pem"
+    ca_file.write_bytes(server.ca_pem)
+    live = {"PARLEY_GEMINI_BASE_URL": server.base_url, "PARLEY_CA_FILE": str(ca_file)}
+    with using_keyring(MemoryKeyring()):
+        yield load_settings({"data_dir": str(tmp_path / "data"), "config_file": str(config)}, env=live | env)

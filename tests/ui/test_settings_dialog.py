@@ -27,10 +27,10 @@ from pytestqt.qtbot import QtBot
 from app.runtime import Runtime
 from app.secrets import KEYRING_SERVICE, set_secret
 from app.settings import Settings, load_settings
-from tests.app import MemoryKeyring, using_keyring
-from tests.fakes.gemini_live_server import FakeGeminiLiveServer, make_live_tls
+from tests.app import using_keyring
+from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
-from tests.ui.conftest import TIMEOUT_MS
+from tests.ui.conftest import TIMEOUT_MS, settings_on_live_server
 from ui.bridge import ChatBridge
 from ui.main_window import SETTINGS_SAVED, MainWindow
 from ui.settings_dialog import SYSTEM_DEFAULT, DeviceLister, SettingsDialog
@@ -367,21 +367,8 @@ def test_a_quiet_microphone_gets_a_hint(qtbot: QtBot, settings: Settings, runtim
 
 
 @pytest.fixture
-def live_server() -> Iterator[FakeGeminiLiveServer]:
-    # Its own thread: a Qt test holds the test's event loop.
-    with Runtime(name="fake-gemini-live") as server_thread:
-        yield server_thread.enter(FakeGeminiLiveServer(make_live_tls())).result(timeout=30)
-
-
-@pytest.fixture
 def live_settings(tmp_path: Path, live_server: FakeGeminiLiveServer) -> Iterator[Settings]:
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    ca_file = tmp_path / "ca.pem"
-    ca_file.write_bytes(live_server.ca_pem)
-    env = {"PARLEY_GEMINI_BASE_URL": live_server.base_url, "PARLEY_CA_FILE": str(ca_file)}
-    with using_keyring(MemoryKeyring()):
-        yield load_settings({"data_dir": str(tmp_path / "data"), "config_file": str(config)}, env=env)
+    yield from settings_on_live_server(tmp_path, live_server, {})
 
 
 def test_the_gemini_test_opens_a_live_session_with_the_typed_key(

@@ -15,10 +15,9 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from app.runtime import Runtime
-from app.settings import Settings, load_settings
+from app.settings import Settings
 from app.wiring import open_chat_services
 from chats.models import Turn
-from tests.app import MemoryKeyring, using_keyring
 from tests.fakes.gemini_live_scenario import (
     AfterAudio,
     AfterToolResponse,
@@ -29,8 +28,8 @@ from tests.fakes.gemini_live_scenario import (
     OutputTranscript,
     script,
 )
-from tests.fakes.gemini_live_server import FakeGeminiLiveServer, make_live_tls
-from tests.ui.conftest import TIMEOUT_MS
+from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.ui.conftest import TIMEOUT_MS, settings_on_live_server
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
 from ui.voice import NO_KEY, WindowVoice
@@ -42,25 +41,9 @@ ASSETS = Path(__file__).resolve().parents[2] / "assets" / "audio"
 
 
 @pytest.fixture
-def live_server() -> Iterator[FakeGeminiLiveServer]:
-    with Runtime(name="fake-gemini-live") as server_thread:
-        yield server_thread.enter(FakeGeminiLiveServer(make_live_tls())).result(timeout=30)
-
-
-@pytest.fixture
 def voice_settings(tmp_path: Path, live_server: FakeGeminiLiveServer) -> Iterator[Settings]:
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    ca_file = tmp_path / "ca.pem"
-    ca_file.write_bytes(live_server.ca_pem)
-    env = {
-        "GEMINI_API_KEY": live_server.api_key,
-        "PARLEY_GEMINI_BASE_URL": live_server.base_url,
-        "PARLEY_CA_FILE": str(ca_file),
-        "PARLEY_IDLE_SECONDS": "0.3",
-    }
-    with using_keyring(MemoryKeyring()):
-        yield load_settings({"data_dir": str(tmp_path / "data"), "config_file": str(config)}, env=env)
+    env = {"GEMINI_API_KEY": live_server.api_key, "PARLEY_IDLE_SECONDS": "0.3"}
+    yield from settings_on_live_server(tmp_path, live_server, env)
 
 
 @dataclass
