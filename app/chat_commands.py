@@ -1,4 +1,4 @@
-"""`parley chats ...`: browse, search, create, rename, delete, import, export and re-embed chats."""
+"""`parley chats ...`: browse, search, create, rename, delete, file, import, export and re-embed chats."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from app.controller import ChatController
 from app.settings import Settings
 from app.wiring import open_chat_services, store_path
 from chats.errors import InvalidTurn
-from chats.models import ChatInfo
+from chats.models import NO_FOLDER, ChatInfo, Folder, FolderFilter
 from chats.search import ChatMatch
 from chats.transfer import chat_to_json, export_json, export_markdown, parse_import
 
@@ -40,6 +40,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     listing = action("list", _list, "chats by recent activity")
     listing.add_argument("--limit", type=int, default=50)
     listing.add_argument("--offset", type=int, default=0)
+    only = listing.add_mutually_exclusive_group()
+    only.add_argument("--folder", metavar="ID", help="only the chats of this folder")
+    only.add_argument("--no-folder", action="store_true", help="only the chats in no folder")
     action("show", _show, "one whole chat").add_argument("id")
     action("search", _search, "find the chat a description means").add_argument("query")
     action("new", _new, "start an empty chat").add_argument("--title")
@@ -47,6 +50,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     rename.add_argument("id")
     rename.add_argument("title")
     action("delete", _delete, "delete a chat").add_argument("id")
+    move = action("move", _move, "put a chat in a folder, or with --no-folder in none")
+    move.add_argument("id")
+    where = move.add_mutually_exclusive_group(required=True)
+    where.add_argument("folder", nargs="?", metavar="FOLDER_ID")
+    where.add_argument("--no-folder", action="store_true", help="take the chat out of its folder")
+    action("folders", _folders, "folders by name, with how many chats each holds")
+    action("folder-new", _folder_new, "make an empty folder").add_argument("name")
+    folder_rename = action("folder-rename", _folder_rename, "give a folder another name")
+    folder_rename.add_argument("id")
+    folder_rename.add_argument("name")
+    action("folder-delete", _folder_delete, "delete a folder; its chats stay, in no folder").add_argument("id")
     action("import", _import, "import a list of turns or an export as new chats").add_argument("file")
     export = action("export", _export, "write every chat as JSON or Markdown")
     export.add_argument("--format", choices=["json", "markdown"], default="json")
@@ -96,8 +110,16 @@ def _info_json(info: ChatInfo) -> dict[str, Any]:
     }
 
 
+def _folder_json(folder: Folder) -> dict[str, Any]:
+    return {"id": folder.id, "name": folder.name, "chats": folder.chats, "created_at": folder.created_at.isoformat()}
+
+
+def _folder_filter(args: argparse.Namespace) -> FolderFilter:
+    return NO_FOLDER if args.no_folder else args.folder
+
+
 async def _list(controller: ChatController, args: argparse.Namespace) -> Any:
-    chats = await controller.list_chats(limit=args.limit, offset=args.offset)
+    chats = await controller.list_chats(limit=args.limit, offset=args.offset, folder=_folder_filter(args))
     if args.json:
         return [_info_json(info) for info in chats]
     for info in chats:
@@ -170,6 +192,48 @@ async def _delete(controller: ChatController, args: argparse.Namespace) -> Any:
     if not args.json:
         print(f"Deleted {chat_id}.")
     return {"id": str(chat_id), "deleted": True}
+
+
+async def _move(controller: ChatController, args: argparse.Namespace) -> Any:
+    chat_id, folder_id = _chat_id(args.id), args.folder
+    await controller.move_chat(chat_id, folder_id)
+    if not args.json:
+        print(f"Moved {chat_id} out of its folder." if folder_id is None else f"Moved {chat_id} to folder {folder_id}.")
+    return {"id": str(chat_id), "project_id": folder_id}
+
+
+async def _folders(controller: ChatController, args: argparse.Namespace) -> Any:
+    folders = await controller.folders()
+    if args.json:
+        return [_folder_json(folder) for folder in folders]
+    for folder in folders:
+        print(f"{folder.id}  {folder.chats:4d} chat{'s' * (folder.chats != 1)}  {folder.name}")
+    if not folders:
+        print("No folders yet.")
+    return None
+
+
+async def _folder_new(controller: ChatController, args: argparse.Namespace) -> Any:
+    folder = await controller.create_folder(args.name)
+    if args.json:
+        return _folder_json(folder)
+    print(folder.id)
+    return None
+
+
+async def _folder_rename(controller: ChatController, args: argparse.Namespace) -> Any:
+    folder = await controller.rename_folder(args.id, args.name)
+    if args.json:
+        return _folder_json(folder)
+    print(f"Renamed folder {folder.id} to {folder.name}.")
+    return None
+
+
+async def _folder_delete(controller: ChatController, args: argparse.Namespace) -> Any:
+    await controller.delete_folder(args.id)
+    if not args.json:
+        print(f"Deleted folder {args.id}; its chats are now in no folder.")
+    return {"id": args.id, "deleted": True}
 
 
 async def _import(controller: ChatController, args: argparse.Namespace) -> Any:

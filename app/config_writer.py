@@ -21,8 +21,8 @@ import tomli_w
 from app.config_file import SettingsError, check_keys, read_config
 from app.settings import CONFIG_KEYS, check_config_values
 
-ConfigValue = str | float
-"""What a setting holds in the file: text (names, paths, URLs) or a number."""
+ConfigValue = str | float | bool
+"""What a setting holds in the file: text (names, paths, URLs), a number or a flag."""
 
 
 def save_config(path: Path, changes: Mapping[str, ConfigValue | None]) -> None:

@@ -93,6 +93,8 @@ class Settings:
     """Microphone: a PortAudio device name (or a part of one); None is the system default."""
     output_device: str | None = None
     """Speaker: a PortAudio device name (or a part of one); None is the system default."""
+    close_to_tray: bool = True
+    """Closing the window keeps Parley listening in the tray, when the desktop has one."""
     gemini_api_key: Secret | None = None
     """From GEMINI_API_KEY / GOOGLE_API_KEY or the OS keyring; None when neither has one."""
     openai_api_key: Secret | None = None
@@ -114,9 +116,11 @@ class Settings:
         return self.text_model
 
 
-Kind = Literal["text", "optional", "path", "url", "level", "number", "secret"]
+Kind = Literal["text", "optional", "path", "url", "level", "number", "flag", "secret"]
 
 _LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
 
 
 @dataclass(frozen=True)
@@ -135,7 +139,7 @@ class SettingSpec:
     """One sentence for the user."""
     kind: Kind = "text"
     """How values are checked: text, optional (text; empty means the default), path (`~` expanded, made
-    absolute), url (http/https), level, number, secret."""
+    absolute), url (http/https), level, number, flag (true or false), secret."""
     choices: tuple[str, ...] = ()
     """The allowed values; empty means any non-empty text."""
 
@@ -154,7 +158,9 @@ class SettingRow:
 def _field_default(name: str) -> str | None:
     # The defaults live once, on the dataclass; the specs read them from there.
     default = next(f.default for f in dataclasses.fields(Settings) if f.name == name)
-    return None if default is dataclasses.MISSING or default is None else str(default)
+    if default is dataclasses.MISSING or default is None:
+        return None
+    return str(default).lower() if isinstance(default, bool) else str(default)
 
 
 def _spec(name: str, env_var: str, description: str, kind: Kind = "text", choices: tuple[str, ...] = ()) -> SettingSpec:
@@ -230,6 +236,12 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "PARLEY_OUTPUT_DEVICE",
         "Speaker: a device name as `parley doctor` lists it (or a part of it); empty for the system default.",
         "optional",
+    ),
+    _spec(
+        "close_to_tray",
+        "PARLEY_CLOSE_TO_TRAY",
+        "Closing the window keeps Parley listening in the tray (true or false); without a tray it quits.",
+        "flag",
     ),
     *(_secret_spec(secret) for secret in SECRETS),
 )
@@ -331,6 +343,7 @@ def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[
         idle_seconds=float(_text(resolve("idle_seconds"))),
         input_device=_optional_text(resolve("input_device")),
         output_device=_optional_text(resolve("output_device")),
+        close_to_tray=_text(resolve("close_to_tray")) == "true",
         gemini_api_key=get_secret("gemini", env),
         openai_api_key=get_secret("openai", env),
     )
@@ -377,14 +390,7 @@ _TOML_TYPES = {bool: "a boolean", int: "an integer", float: "a float", list: "an
 
 def _convert(spec: SettingSpec, raw: object, where: str, *, base: Path | None) -> str | Path | None:
     """Check and normalise one raw value. `base` anchors relative paths (None: the working folder)."""
-    if isinstance(raw, os.PathLike) and spec.kind == "path":
-        raw = os.fspath(raw)
-    if spec.kind == "number" and isinstance(raw, int | float) and not isinstance(raw, bool):
-        raw = str(raw)
-    if not isinstance(raw, str):
-        got = _TOML_TYPES.get(type(raw), f"a {type(raw).__name__}")
-        raise SettingsError(f"{where} must be a string, not {got}")
-    text = raw.strip()
+    text = _as_text(spec, raw, where)
     if spec.kind == "url":
         return _url(text, where)
     if spec.kind == "optional":
@@ -398,13 +404,30 @@ def _convert(spec: SettingSpec, raw: object, where: str, *, base: Path | None) -
         return path
     if spec.kind == "number":
         return _number(text, where)
+    if spec.kind == "flag":
+        return _flag(text, where)
     if spec.kind == "level":
-        text = text.upper()
-        if text not in _LEVELS:
-            raise SettingsError(f"{where} must be one of {', '.join(_LEVELS)} (got {raw.strip()!r})")
-        return text
-    if spec.choices and text not in spec.choices:
-        raise SettingsError(f"{where} must be one of {', '.join(spec.choices)} (got {text!r})")
+        return _choice(text.upper(), _LEVELS, where)
+    return _choice(text, spec.choices, where) if spec.choices else text
+
+
+def _as_text(spec: SettingSpec, raw: object, where: str) -> str:
+    """The raw value as stripped text: TOML numbers and booleans, and path objects, are taken as such."""
+    if isinstance(raw, os.PathLike) and spec.kind == "path":
+        raw = os.fspath(raw)
+    if spec.kind == "number" and isinstance(raw, int | float) and not isinstance(raw, bool):
+        raw = str(raw)
+    if spec.kind == "flag" and isinstance(raw, bool):
+        raw = str(raw).lower()
+    if not isinstance(raw, str):
+        got = _TOML_TYPES.get(type(raw), f"a {type(raw).__name__}")
+        raise SettingsError(f"{where} must be a string, not {got}")
+    return raw.strip()
+
+
+def _choice(text: str, choices: tuple[str, ...], where: str) -> str:
+    if text not in choices:
+        raise SettingsError(f"{where} must be one of {', '.join(choices)} (got {text!r})")
     return text
 
 
@@ -424,6 +447,16 @@ def _number(text: str, where: str) -> str:
     if not number > 0:
         raise SettingsError(f"{where} must be greater than 0 (got {text!r})")
     return text
+
+
+def _flag(text: str, where: str) -> str:
+    """ "true" or "false", from the usual spellings of each."""
+    word = text.lower()
+    if word in _TRUE:
+        return "true"
+    if word in _FALSE:
+        return "false"
+    raise SettingsError(f"{where} must be true or false (got {text!r})")
 
 
 def _optional_path(value: str | Path | None) -> Path | None:

@@ -19,6 +19,24 @@ class ChatNotFound(ChatsError, LookupError):
         self.chat_id = chat_id
 
 
+class FolderNotFound(ChatsError, LookupError):
+    def __init__(self, folder_id: str) -> None:
+        super().__init__(f"no folder with id {folder_id}")
+        self.folder_id = folder_id
+
+
+class InvalidFolderName(ChatsError, ValueError):
+    """A folder name that is blank or too long once stripped."""
+
+
+class DuplicateFolderName(InvalidFolderName):
+    """Another folder of the same user already has this name (ignoring case)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"a folder named {name!r} already exists")
+        self.name = name
+
+
 class VersionConflict(ChatsError):
     """A compare-and-swap update lost the race: the chat changed since it was read."""
 

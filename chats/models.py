@@ -6,22 +6,26 @@ The JSON shape of a turn is the spec's `ConversationTurn`:
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal
+from enum import Enum
+from typing import Any, Literal, TypeAlias
 from uuid import UUID
 
 import numpy as np
 import numpy.typing as npt
 
-from chats.errors import InvalidTurn
+from chats.errors import InvalidFolderName, InvalidTurn
 
 Role = Literal["user", "model"]
 Vector = npt.NDArray[np.float32]
 """A 1-d float32 embedding, L2-normalised so that a dot product is the cosine similarity."""
 
 ROLES: tuple[Role, ...] = ("user", "model")
+FOLDER_NAME_MAX = 80
+"""Longest folder name, in characters, once stripped."""
 
 
 def utc_now() -> datetime:
@@ -138,6 +142,49 @@ class ChatInfo:
     """Turns in `full_history`."""
     last_activity_at: datetime
     created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Folder:
+    """A folder ("project") the user groups chats in; a chat's `project_id` is a folder's `id`."""
+
+    id: str
+    """A UUID string; memory scopes name it as `tag:project:{id}`. Databases that held chats in
+    folders before folders had rows keep those older ids, whatever their text."""
+    name: str
+    """Stripped, 1 to `FOLDER_NAME_MAX` characters, unique among the user's folders ignoring case."""
+    created_at: datetime
+    """UTC."""
+    chats: int
+    """How many of the user's chats are in the folder when it was read."""
+
+
+class NoFolder(Enum):
+    """The type of `NO_FOLDER`, so that it is one value a type checker can narrow on."""
+
+    NO_FOLDER = "no folder"
+
+
+NO_FOLDER = NoFolder.NO_FOLDER
+"""As a chat-list filter: only the chats that are in no folder."""
+
+FolderFilter: TypeAlias = str | NoFolder | None
+"""Which chats a list shows: one folder's (its id), those in `NO_FOLDER`, or all of them (None)."""
+
+
+def folder_name(text: str) -> str:
+    """`text` as a folder name: stripped; raise `InvalidFolderName` if blank or too long."""
+    name = text.strip()
+    if not name:
+        raise InvalidFolderName("a folder name cannot be blank")
+    if len(name) > FOLDER_NAME_MAX:
+        raise InvalidFolderName(f"a folder name is at most {FOLDER_NAME_MAX} characters, not {len(name)}")
+    return name
+
+
+def folder_name_key(name: str) -> str:
+    """What two folder names are compared and sorted by: case and Unicode composition do not count."""
+    return unicodedata.normalize("NFC", name).casefold()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """The `ChatStore` protocol every backend implements, and the values it trades in.
 
-A store instance is bound to one user: it never returns or changes another user's chats.
+A store instance is bound to one user: it never returns or changes another user's chats or folders.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Literal, Protocol
 from uuid import UUID
 
-from chats.models import AssistantContext, Chat, ChatInfo, EmbeddedText, Turn, Vector
+from chats.models import AssistantContext, Chat, ChatInfo, EmbeddedText, Folder, FolderFilter, Turn, Vector
 
 EmbeddingKind = Literal["summary", "topic"]
 """A chat's vectors: its compaction summary, or before that its topic text."""
@@ -59,7 +59,8 @@ class ChatStore(Protocol):
     async def create(
         self, *, title: str | None = None, turns: Sequence[Turn] = (), project_id: str | None = None
     ) -> Chat:
-        """A new chat whose `full_history` and `assistant_history` both start as `turns`."""
+        """A new chat whose `full_history` and `assistant_history` both start as `turns`, in the folder
+        `project_id` (raises `FolderNotFound`) or in none."""
         ...
 
     async def get(self, chat_id: UUID) -> Chat:
@@ -70,8 +71,9 @@ class ChatStore(Protocol):
         """Just what the model sees, cheaply; raises `ChatNotFound`."""
         ...
 
-    async def list_chats(self, *, limit: int = 50, offset: int = 0, project_id: str | None = None) -> list[ChatInfo]:
-        """The user's chats, most recent activity first."""
+    async def list_chats(self, *, limit: int = 50, offset: int = 0, project_id: FolderFilter = None) -> list[ChatInfo]:
+        """The user's chats, most recent activity first: all of them (None), those of one folder (raises
+        `FolderNotFound`), or with `NO_FOLDER` those in no folder."""
         ...
 
     async def count(self) -> int: ...
@@ -104,9 +106,30 @@ class ChatStore(Protocol):
         nothing changes and the answer is False."""
         ...
 
-    async def move(self, chat_id: UUID, project_id: str | None) -> None: ...
+    async def move(self, chat_id: UUID, project_id: str | None) -> None:
+        """Put the chat in the folder `project_id`, or in none; raises `ChatNotFound`, then `FolderNotFound`."""
+        ...
 
     async def delete(self, chat_id: UUID) -> None: ...
+
+    async def create_folder(self, name: str) -> Folder:
+        """A new empty folder. The name is stripped; raises `InvalidFolderName` when it is blank or too
+        long and `DuplicateFolderName` when another folder of the user has it, ignoring case."""
+        ...
+
+    async def list_folders(self) -> list[Folder]:
+        """The user's folders by name, ignoring case, each with its number of chats."""
+        ...
+
+    async def rename_folder(self, folder_id: str, name: str) -> Folder:
+        """Rename under the rules of `create_folder` (a folder may change the case of its own name);
+        raises `FolderNotFound`."""
+        ...
+
+    async def delete_folder(self, folder_id: str) -> None:
+        """Delete the folder; in the same transaction its chats move to no folder (they are kept).
+        Raises `FolderNotFound`."""
+        ...
 
     async def search(self, query: SearchQuery) -> list[SearchCandidate]:
         """Every chat with a similarity or lexical signal for the query, in no particular order."""

@@ -15,6 +15,7 @@ from app.wiring import open_chat_services
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
 from ui.settings_dialog import SettingsDialog
+from ui.tray import Tray
 from ui.voice import WindowVoice
 
 
@@ -23,17 +24,21 @@ class ParleyWindow:
     main: MainWindow
     bridge: ChatBridge
     voice: WindowVoice
+    tray: Tray
 
 
-def open_window(settings: Settings, runtime: Runtime) -> ParleyWindow:
-    """The main window, its bridge and its voice loop on `runtime`: shown, opening, listening."""
+def open_window(settings: Settings, runtime: Runtime, *, tray_available: bool | None = None) -> ParleyWindow:
+    """The main window, its bridge, its tray icon and its voice loop on `runtime`: shown, opening,
+    listening. `tray_available`: whether the desktop has a tray (None: ask Qt)."""
     bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings))
     window = MainWindow(bridge, settings_dialog=functools.partial(SettingsDialog, settings, runtime))
+    tray = Tray(window, window.voice.mute_action, close_to_tray=settings.close_to_tray, available=tray_available)
+    bridge.state_changed.connect(tray.show_state)
     window.show()
     bridge.open()
     voice = WindowVoice(bridge, runtime, settings, functools.partial(microphone_and_speaker, settings))
     voice.start()
-    return ParleyWindow(window, bridge, voice)
+    return ParleyWindow(window, bridge, voice, tray)
 
 
 def run_window(settings: Settings, argv: list[str] | None = None) -> int:

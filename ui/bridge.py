@@ -27,7 +27,8 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 from app.controller import ChatController
 from app.runtime import Runtime, RuntimeClosed
 from app.wiring import ChatServices
-from chats.models import Chat, ChatInfo, Role, Turn, utc_now
+from chats.models import Chat, ChatInfo, Folder, FolderFilter, Role, Turn, utc_now
+from ui.tool_chips import ToolChip
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,8 @@ class ChatPage:
 
     request: int
     """The number `ChatBridge.load_page` returned for this page."""
+    folder: FolderFilter
+    """Which chats the page is of: all (None), one folder's, or those in no folder."""
     offset: int
     """Rows before this page."""
     limit: int
@@ -92,10 +95,16 @@ class ChatBridge(QObject):
     """The `UUID` of the chat the next conversation continues."""
     chat_created = Signal(object)
     """A new `Chat`."""
+    folders_changed = Signal()
+    """A folder was added, renamed or deleted, or a chat moved between folders: reload the folders."""
+    folders_loaded = Signal(object)
+    """The user's folders, a `tuple[Folder, ...]` by name."""
     search_finished = Signal(object)
     """A `SearchResult` for the latest query."""
     turn_spoken = Signal(object)
     """A `Turn` just spoken in the current chat, not saved yet."""
+    tool_used = Signal(object, object)
+    """(chat `UUID`, `ToolChip`): what a tool did in a conversation, for that chat's transcript."""
     state_changed = Signal(str)
     """The assistant's state: sleeping, connecting, listening, responding, reconnecting, stopped, error."""
     error = Signal(str)
@@ -105,6 +114,8 @@ class ChatBridge(QObject):
     _chat_saved = Signal(object)
     _chat_switched = Signal(object)
     _turn_spoken = Signal(object)
+    _tool_used = Signal(object, object)
+    _default_chat = Signal(object)
     _state = Signal(str)
 
     def __init__(
@@ -126,6 +137,8 @@ class ChatBridge(QObject):
         self._chat_saved.connect(self._on_chat_saved)
         self._chat_switched.connect(self._on_chat_switched)
         self._turn_spoken.connect(self._on_turn_spoken)
+        self._tool_used.connect(self._on_tool_used)
+        self._default_chat.connect(self._on_default_chat)
         self._state.connect(self._on_state)
 
     @property
@@ -143,11 +156,30 @@ class ChatBridge(QObject):
             return
         self._services.add_done_callback(self._services_done)
 
-    def load_page(self, offset: int, limit: int) -> int:
+    def load_page(self, offset: int, limit: int, folder: FolderFilter = None) -> int:
         """Ask for a page of the chat list; `page_loaded` answers with the returned request number."""
         request = self._next_request()
-        self._call(self._load_page(request, offset, limit), self.page_loaded.emit)
+        self._call(self._load_page(request, offset, limit, folder), self.page_loaded.emit)
         return request
+
+    def load_folders(self) -> None:
+        """Ask for the folders; `folders_loaded` answers."""
+        self._call(self._folders(), self.folders_loaded.emit)
+
+    def create_folder(self, name: str, *, move: UUID | None = None) -> None:
+        """Add a folder, and put the chat `move` in it if given."""
+        self._call(self._create_folder(name, move), self._on_folders_changed)
+
+    def rename_folder(self, folder_id: str, name: str) -> None:
+        self._call(self._rename_folder(folder_id, name), self._on_folders_changed)
+
+    def delete_folder(self, folder_id: str) -> None:
+        """Delete the folder; its chats stay, in no folder."""
+        self._call(self._delete_folder(folder_id), self._on_folders_changed)
+
+    def move_chat(self, chat_id: UUID, folder_id: str | None) -> None:
+        """Put the chat in the folder, or with None in none."""
+        self._call(self._move_chat(chat_id, folder_id), self._on_folders_changed)
 
     def select_chat(self, chat_id: UUID) -> None:
         """Make `chat_id` the chat the next conversation continues, and load its transcript."""
@@ -161,8 +193,9 @@ class ChatBridge(QObject):
         self._latest_search = self._next_request()
         self._call(self._search(self._latest_search, query), self._on_search_finished)
 
-    def new_chat(self) -> None:
-        self._call(self._new_chat(), self._on_chat_created)
+    def new_chat(self, folder_id: str | None = None) -> None:
+        """Start an empty chat, in the folder `folder_id` if given."""
+        self._call(self._new_chat(folder_id), self._on_chat_created)
 
     def rename(self, chat_id: UUID, title: str) -> None:
         self._call(self._rename(chat_id, title), self._on_renamed)
@@ -194,6 +227,14 @@ class ChatBridge(QObject):
         """Any thread: the voice conversation switched to `chat_id`; the window selects it."""
         self._chat_switched.emit(chat_id)
 
+    def post_default_chat(self, chat_id: UUID) -> None:
+        """Any thread: the chat to show at start; selected unless the user chose one meanwhile."""
+        self._default_chat.emit(chat_id)
+
+    def post_tool(self, chat_id: UUID, chip: ToolChip) -> None:
+        """Any thread: a tool answered in a conversation in (or switching to) `chat_id`."""
+        self._tool_used.emit(chat_id, chip)
+
     # The coroutines below run on the runtime's loop.
 
     async def _controller(self) -> ChatController:
@@ -207,9 +248,27 @@ class ChatBridge(QObject):
         except Exception as error:
             raise _NotOpen from error
 
-    async def _load_page(self, request: int, offset: int, limit: int) -> ChatPage:
-        chats = await (await self._controller()).list_chats(limit=limit, offset=offset)
-        return ChatPage(request, offset, limit, tuple(chats))
+    async def _load_page(self, request: int, offset: int, limit: int, folder: FolderFilter) -> ChatPage:
+        chats = await (await self._controller()).list_chats(limit=limit, offset=offset, folder=folder)
+        return ChatPage(request, folder, offset, limit, tuple(chats))
+
+    async def _folders(self) -> tuple[Folder, ...]:
+        return tuple(await (await self._controller()).folders())
+
+    async def _create_folder(self, name: str, move: UUID | None) -> None:
+        controller = await self._controller()
+        folder = await controller.create_folder(name)
+        if move is not None:
+            await controller.move_chat(move, folder.id)
+
+    async def _rename_folder(self, folder_id: str, name: str) -> None:
+        await (await self._controller()).rename_folder(folder_id, name)
+
+    async def _delete_folder(self, folder_id: str) -> None:
+        await (await self._controller()).delete_folder(folder_id)
+
+    async def _move_chat(self, chat_id: UUID, folder_id: str | None) -> None:
+        await (await self._controller()).move_chat(chat_id, folder_id)
 
     async def _show(self, chat_id: UUID) -> Chat:
         return await (await self._controller()).show(chat_id)
@@ -219,8 +278,8 @@ class ChatBridge(QObject):
         hits = tuple(SearchHit(option.chat_id, option.title) for option in match.options)
         return request, SearchResult(query, match.outcome, hits)
 
-    async def _new_chat(self) -> Chat:
-        return await (await self._controller()).new_chat()
+    async def _new_chat(self, folder_id: str | None) -> Chat:
+        return await (await self._controller()).new_chat(folder_id=folder_id)
 
     async def _rename(self, chat_id: UUID, title: str) -> UUID:
         await (await self._controller()).rename(chat_id, title)
@@ -272,6 +331,10 @@ class ChatBridge(QObject):
     def _on_opened(self, _services: ChatServices) -> None:
         self.ready.emit()
 
+    def _on_folders_changed(self, _done: None) -> None:
+        self.folders_changed.emit()
+        self.chats_changed.emit()
+
     def _on_chat_loaded(self, chat: Chat) -> None:
         if chat.id == self._current:  # a slower answer for a chat no longer selected is dropped
             self.chat_loaded.emit(chat)
@@ -314,6 +377,15 @@ class ChatBridge(QObject):
     @Slot(object)
     def _on_chat_switched(self, chat_id: UUID) -> None:
         self.select_chat(chat_id)
+
+    @Slot(object)
+    def _on_default_chat(self, chat_id: UUID) -> None:
+        if self._current is None:
+            self.select_chat(chat_id)
+
+    @Slot(object, object)
+    def _on_tool_used(self, chat_id: UUID, chip: ToolChip) -> None:
+        self.tool_used.emit(chat_id, chip)
 
 
 def _done(result: None) -> None:

@@ -14,7 +14,7 @@ from uuid import UUID
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Slot
 
-from chats.models import ChatInfo, utc_now
+from chats.models import ChatInfo, FolderFilter, utc_now
 from ui.bridge import ChatBridge, ChatPage
 
 PAGE_SIZE = 100
@@ -69,7 +69,21 @@ class ChatListModel(QAbstractListModel):
         self._replacing = False
         """The awaited page replaces every row (a refresh) rather than extending them."""
         self._started = False
+        self._folder: FolderFilter = None
         bridge.page_loaded.connect(self._on_page_loaded)
+
+    @property
+    def folder(self) -> FolderFilter:
+        """Whose chats the list shows: all (None), one folder's, or those in no folder."""
+        return self._folder
+
+    def show_folder(self, folder: FolderFilter) -> None:
+        """List the chats of `folder` instead, from the top."""
+        if folder != self._folder:
+            self._folder = folder
+            self._started = True
+            self._replacing = True
+            self._pending = self._bridge.load_page(0, self._page_size, folder)
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's own default)
         return 0 if parent.isValid() else len(self._rows)
@@ -119,7 +133,7 @@ class ChatListModel(QAbstractListModel):
     def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008 (Qt's own default)
         if self.canFetchMore(parent):
             self._replacing = False
-            self._pending = self._bridge.load_page(len(self._rows), self._page_size)
+            self._pending = self._bridge.load_page(len(self._rows), self._page_size, self._folder)
 
     @Slot()
     def refresh(self) -> None:
@@ -127,7 +141,7 @@ class ChatListModel(QAbstractListModel):
         self._started = True
         self._replacing = True
         limit = max(self._page_size, len(self._rows))
-        self._pending = self._bridge.load_page(0, limit)
+        self._pending = self._bridge.load_page(0, limit, self._folder)
 
     def chat_id(self, row: int) -> UUID | None:
         return self._rows[row].id if 0 <= row < len(self._rows) else None

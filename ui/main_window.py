@@ -6,6 +6,7 @@ to a bound slot here.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from uuid import UUID
 
@@ -28,8 +29,12 @@ from PySide6.QtWidgets import (
 
 from chats.models import Chat
 from ui.bridge import ChatBridge, SearchResult
+from ui.chat_delegate import ChatRowDelegate
 from ui.chat_list import ChatListModel, ChatRole
+from ui.folders import AskText, FolderBar, MoveMenu, ask_text
 from ui.transcript import TranscriptView
+from ui.tray import state_icon
+from ui.voice_controls import VoiceControls
 
 # Dark red on a light fill: readable (above 7:1) and named "Error" in words for screen readers.
 _BANNER_STYLE = "QLabel { background: #fde2e1; color: #7f1d1d; padding: 6px; }"
@@ -60,9 +65,10 @@ class MainWindow(QMainWindow):
         parent: QWidget | None = None,
         *,
         confirm: Confirm = ask_to_confirm,
+        ask: AskText = ask_text,
         settings_dialog: SettingsDialogFactory | None = None,
     ) -> None:
-        """`settings_dialog` None: no Settings button."""
+        """`confirm` and `ask` put questions to the user; `settings_dialog` None: no Settings button."""
         super().__init__(parent)
         self._bridge = bridge
         self._confirm = confirm
@@ -71,14 +77,16 @@ class MainWindow(QMainWindow):
         """The settings dialog last opened."""
         self.setWindowTitle("Parley")
         self.setAccessibleName("Parley")
+        self.setWindowIcon(state_icon("listening"))
         self._make_banner()
+        self.folders = FolderBar(bridge, ask=ask, confirm=confirm)
         self._make_chat_list(bridge)
         self._make_buttons()
+        self.move_menu = MoveMenu(bridge, self.folders, lambda: bridge.current_chat_id, ask=ask)
+        self.move_button.setMenu(self.move_menu)
         self.transcript = TranscriptView()
-        self.state_label = QLabel()
-        self.state_label.setAccessibleName("Assistant state")
-        self.statusBar().addPermanentWidget(self.state_label)
-        self.show_state("sleeping")
+        self.voice = VoiceControls(self)
+        self.voice.add_to(self.statusBar())
         self._lay_out()
         self._bind(bridge)
 
@@ -122,6 +130,9 @@ class MainWindow(QMainWindow):
         # A long title or preview ends in "…" within the pane, rather than widening the list.
         self.chat_list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.chat_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.chat_list.setItemDelegate(ChatRowDelegate(self.chat_list))
+        self._list_scroll = 0
+        """The list's scroll position before a refresh replaced its rows."""
 
     def _make_buttons(self) -> None:
         self.new_chat_button = QPushButton("&New chat")
@@ -130,6 +141,9 @@ class MainWindow(QMainWindow):
         self.rename_button = QPushButton("&Rename")
         self.rename_button.setAccessibleName("Rename chat")
         self.rename_button.setToolTip("Rename the selected chat (F2)")
+        self.move_button = QPushButton("&Move to")
+        self.move_button.setAccessibleName("Move chat to a folder")
+        self.move_button.setToolTip("Put the selected chat in a folder, or take it out")
         self.delete_button = QPushButton("De&lete")
         self.delete_button.setAccessibleName("Delete chat")
         self.delete_button.setToolTip("Delete the selected chat (Delete)")
@@ -144,12 +158,14 @@ class MainWindow(QMainWindow):
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.folders)
         left_layout.addWidget(self.search_box)
         left_layout.addWidget(self.search_status)
         left_layout.addWidget(self.chat_list, 1)
         buttons = QHBoxLayout()
         buttons.addWidget(self.new_chat_button)
         buttons.addWidget(self.rename_button)
+        buttons.addWidget(self.move_button)
         buttons.addWidget(self.delete_button)
         buttons.addStretch(1)
         buttons.addWidget(self.settings_button)
@@ -165,21 +181,21 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(central)
         layout.addWidget(self.banner_row)
         layout.addWidget(splitter, 1)
+        layout.addLayout(self.voice.talk_row())
         self.setCentralWidget(central)
         self.resize(1000, 680)
 
-        self.setTabOrder(self.search_box, self.chat_list)
-        self.setTabOrder(self.chat_list, self.new_chat_button)
-        self.setTabOrder(self.new_chat_button, self.rename_button)
-        self.setTabOrder(self.rename_button, self.delete_button)
-        self.setTabOrder(self.delete_button, self.settings_button)
-        self.setTabOrder(self.settings_button, self.transcript)
+        chain = [self.folders.chooser, self.folders.menu_button, self.search_box, self.chat_list]
+        chain += [self.new_chat_button, self.rename_button, self.move_button, self.delete_button]
+        chain += [self.settings_button, self.transcript, *self.voice.focus_chain()]
+        for first, second in itertools.pairwise(chain):
+            self.setTabOrder(first, second)
 
     def _bind(self, bridge: ChatBridge) -> None:
         self.find_shortcut = QShortcut(QKeySequence.StandardKey.Find, self)
         self.find_shortcut.activated.connect(self.focus_search)
         self.new_chat_shortcut = QShortcut(QKeySequence.StandardKey.New, self)
-        self.new_chat_shortcut.activated.connect(bridge.new_chat)
+        self.new_chat_shortcut.activated.connect(self.new_chat)
         self.delete_shortcut = QShortcut(QKeySequence.StandardKey.Delete, self.chat_list)
         self.delete_shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
         self.delete_shortcut.activated.connect(self.delete_current)
@@ -188,22 +204,25 @@ class MainWindow(QMainWindow):
             self.settings_shortcut.activated.connect(self.open_settings)
             self.settings_button.clicked.connect(self.open_settings)
 
+        self.folders.folder_chosen.connect(self.chats.show_folder)
         self.search_box.returnPressed.connect(self.run_search)
-        self.new_chat_button.clicked.connect(bridge.new_chat)
+        self.new_chat_button.clicked.connect(self.new_chat)
         self.rename_button.clicked.connect(self.rename_current)
         self.delete_button.clicked.connect(self.delete_current)
         self.dismiss_button.clicked.connect(self.dismiss_error)
         self.chat_list.selectionModel().currentChanged.connect(self._on_current_row_changed)
-        self.chats.modelReset.connect(self._reselect_current)
+        self.chats.modelAboutToBeReset.connect(self._remember_list_scroll)
+        self.chats.modelReset.connect(self._restore_list_scroll)
         self.chats.rowsInserted.connect(self._reselect_current)
         bridge.ready.connect(self.chats.refresh)
         bridge.chats_changed.connect(self.chats.refresh)
         bridge.chat_loaded.connect(self._on_chat_loaded)
         bridge.turn_spoken.connect(self.transcript.add_live_turn)
+        bridge.tool_used.connect(self.transcript.add_chip)
         bridge.current_chat_changed.connect(self._on_current_chat_changed)
         bridge.chat_created.connect(self._on_chat_created)
         bridge.search_finished.connect(self._on_search_finished)
-        bridge.state_changed.connect(self.show_state)
+        bridge.state_changed.connect(self.voice.show_state)
         bridge.error.connect(self.show_error)
 
     @Slot()
@@ -222,6 +241,12 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(SETTINGS_SAVED)
 
     @Slot()
+    def new_chat(self) -> None:
+        """A new chat, in the folder the list shows if it shows one."""
+        folder = self.folders.chosen
+        self._bridge.new_chat(folder if isinstance(folder, str) else None)
+
+    @Slot()
     def focus_search(self) -> None:
         self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.search_box.selectAll()
@@ -233,11 +258,6 @@ class MainWindow(QMainWindow):
             self.search_status.setText(f"Searching for “{query}”…")
             self.search_status.show()
             self._bridge.search(query)
-
-    @Slot(str)
-    def show_state(self, state: str) -> None:
-        self.state_label.setText(f"Assistant: {state}")
-        self.state_label.setAccessibleDescription(f"The assistant is {state}")
 
     @Slot(str)
     def show_error(self, message: str) -> None:
@@ -268,8 +288,8 @@ class MainWindow(QMainWindow):
             self._bridge.delete(chat_id)
 
     def _enable_chat_buttons(self, chat_id: UUID | None) -> None:
-        self.rename_button.setEnabled(chat_id is not None)
-        self.delete_button.setEnabled(chat_id is not None)
+        for button in (self.rename_button, self.move_button, self.delete_button):
+            button.setEnabled(chat_id is not None)
 
     @Slot(QModelIndex, QModelIndex)
     def _on_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
@@ -284,6 +304,16 @@ class MainWindow(QMainWindow):
             self.transcript.show_placeholder("No chat selected")
         else:
             self.transcript.show_placeholder("Loading…")
+        self._reselect_current()
+
+    @Slot()
+    def _remember_list_scroll(self) -> None:
+        self._list_scroll = self.chat_list.verticalScrollBar().value()
+
+    @Slot()
+    def _restore_list_scroll(self) -> None:
+        """A refresh reloads at least the rows shown before it: the reader stays where they were."""
+        self.chat_list.verticalScrollBar().setValue(self._list_scroll)
         self._reselect_current()
 
     @Slot()

@@ -17,6 +17,7 @@ from typing import Any
 
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -158,6 +159,9 @@ class SettingsDialog(QDialog):
         self.idle_seconds.setAccessibleName("Idle timeout in seconds")
         self.live_model = QLineEdit(settings.gemini_live_model)
         self.live_model.setAccessibleName("Gemini Live model name")
+        self.close_to_tray = QCheckBox("Keep listening in the tray when the window is &closed")
+        self.close_to_tray.setChecked(settings.close_to_tray)
+        self.close_to_tray.setAccessibleName("Keep listening in the tray when the window is closed")
 
     def _make_device_controls(self, devices: DeviceLister) -> None:
         self.input_device = QComboBox()
@@ -247,6 +251,7 @@ class SettingsDialog(QDialog):
         voice_form.addRow("T&hreshold:", self.threshold)
         voice_form.addRow("&Idle timeout:", self.idle_seconds)
         voice_form.addRow("&Live model:", self.live_model)
+        voice_form.addRow(self.close_to_tray)
         audio = QGroupBox("Audio devices")
         audio_form = QFormLayout(audio)
         microphone = QHBoxLayout()
@@ -314,6 +319,7 @@ class SettingsDialog(QDialog):
             "gemini_live_model": (self.live_model.text().strip(), settings.gemini_live_model),
             "input_device": (self.input_device.currentData(), settings.input_device),
             "output_device": (self.output_device.currentData(), settings.output_device),
+            "close_to_tray": (self.close_to_tray.isChecked(), settings.close_to_tray),
         }
 
     @Slot(str)

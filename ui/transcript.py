@@ -4,19 +4,24 @@ Rendered as rich text in a `QTextBrowser`, one bubble per turn: a long chat stay
 text is selectable and read by screen readers. Every piece of chat text is HTML-escaped: what a user
 said is shown, never interpreted. In a compacted chat the older turns, the ones the model now sees as
 one summary, are folded into an "Earlier in this chat" block showing that summary; a link (mouse, or Tab
-then Enter) unfolds the original messages.
+then Enter) unfolds the original messages. What Parley's tools did in a conversation shows between the
+turns as chips; they are not stored, so they last while Parley runs.
 """
 
 from __future__ import annotations
 
 import html
+from collections import defaultdict
+from collections.abc import Sequence
 from datetime import datetime
+from uuid import UUID
 
 from PySide6.QtCore import QUrl, Slot
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from chats.models import Chat, Turn, utc_now
+from ui.tool_chips import ToolChip
 
 SUMMARY_SCHEME = "summary"
 EARLIER_LINK = f"{SUMMARY_SCHEME}:earlier"
@@ -28,6 +33,8 @@ LIVE_MATCH_WINDOW = 50
 _USER = ("#dbeafe", "#0b1f3a", "You")
 _MODEL = ("#f1f5f9", "#111827", "Parley")
 _SUMMARY = ("#fef3c7", "#3b2f04")
+_CHIP = ("#e0e7ff", "#1e1b4b")
+_FAILED_CHIP = ("#fde2e1", "#7f1d1d")
 
 
 def format_turn_time(at: datetime, now: datetime) -> str:
@@ -62,6 +69,8 @@ class TranscriptView(QTextBrowser):
         self._expanded = False
         self._live: list[Turn] = []
         """Turns spoken since the chat was loaded, not in the store yet."""
+        self._chips: defaultdict[UUID, list[tuple[int | None, ToolChip]]] = defaultdict(list)
+        """Per chat, each chip with the number of turns before it (None: at the end, once the chat shows)."""
         self.show_placeholder("No chat selected")
 
     @property
@@ -87,6 +96,8 @@ class TranscriptView(QTextBrowser):
             stored = {(turn.role, turn.text) for turn in chat.full_history[-LIVE_MATCH_WINDOW:]}
             self._live = [turn for turn in self._live if (turn.role, turn.text) not in stored]
         self._chat = chat
+        chips = self._chips[chat.id]
+        chips[:] = [(len(chat.full_history) if anchor is None else anchor, chip) for anchor, chip in chips]
         self._render()
         if not same or at_bottom:
             bar.setValue(bar.maximum())
@@ -104,6 +115,22 @@ class TranscriptView(QTextBrowser):
         cursor = QTextCursor(self.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.insertHtml(_bubble_html(turn, utc_now()))
+        if at_bottom:
+            bar.setValue(bar.maximum())
+
+    @Slot(object, object)
+    def add_chip(self, chat_id: UUID, chip: ToolChip) -> None:
+        """Show what a tool did, after the turns so far; for a chat not shown, once it is."""
+        chat = self._chat
+        if chat is None or chat.id != chat_id:
+            self._chips[chat_id].append((None, chip))
+            return
+        self._chips[chat_id].append((len(chat.full_history) + len(self._live), chip))
+        bar = self.verticalScrollBar()
+        at_bottom = bar.value() >= bar.maximum()
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertHtml(_chip_html(chip))
         if at_bottom:
             bar.setValue(bar.maximum())
 
@@ -136,10 +163,8 @@ class TranscriptView(QTextBrowser):
         folded = summarised_turns(chat)
         if folded:
             parts.append(self._earlier_html(chat, folded))
-            if self._expanded:
-                parts.extend(_bubble_html(turn, now) for turn in chat.full_history[:folded])
-        parts.extend(_bubble_html(turn, now) for turn in chat.full_history[folded:])
-        parts.extend(_bubble_html(turn, now) for turn in self._live)
+        first = 0 if self._expanded else folded
+        parts.extend(_items_html([*chat.full_history, *self._live], self._chips[chat.id], first, now))
         self.setHtml("".join(parts))
 
     def _earlier_html(self, chat: Chat, folded: int) -> str:
@@ -152,6 +177,29 @@ class TranscriptView(QTextBrowser):
             f'<td bgcolor="{fill}" style="color:{ink}"><b>{EARLIER}</b>, as Parley remembers it:'
             f"<p>{_text_html(summary)}</p>{link}</td></tr></table>"
         )
+
+
+def _items_html(
+    turns: Sequence[Turn], chips: Sequence[tuple[int | None, ToolChip]], first: int, now: datetime
+) -> list[str]:
+    """The turns from `first` on, each chip placed after the turns that came before it."""
+    chips_at: defaultdict[int, list[ToolChip]] = defaultdict(list)
+    for anchor, chip in chips:
+        chips_at[len(turns) if anchor is None else anchor].append(chip)
+    parts: list[str] = []
+    for position in range(first, len(turns) + 1):
+        parts.extend(_chip_html(chip) for chip in chips_at[position])
+        if position < len(turns):
+            parts.append(_bubble_html(turns[position], now))
+    return parts
+
+
+def _chip_html(chip: ToolChip) -> str:
+    fill, ink = _FAILED_CHIP if chip.failed else _CHIP
+    return (
+        f'<table align="center" cellpadding="4" style="margin-top:6px"><tr>'
+        f'<td bgcolor="{fill}" style="color:{ink}"><small>{html.escape(chip.text)}</small></td></tr></table>'
+    )
 
 
 def _bubble_html(turn: Turn, now: datetime) -> str:

@@ -12,8 +12,21 @@ from typing import Literal
 from uuid import UUID
 
 from chats.errors import ChatNotFound, VersionConflict
-from chats.models import AssistantContext, Chat, ChatInfo, EmbeddedText, Turn, turns_from_json, turns_to_json
+from chats.models import (
+    NO_FOLDER,
+    AssistantContext,
+    Chat,
+    ChatInfo,
+    EmbeddedText,
+    Folder,
+    FolderFilter,
+    Turn,
+    folder_name,
+    turns_from_json,
+    turns_to_json,
+)
 from chats.search import fts_match_expression, fts_phrase, query_terms
+from chats.sqlite import folders
 from chats.sqlite.vectors import VectorCache, decode_vector, encode_vector
 from chats.store import AppendResult, EmbeddingKind, SearchCandidate, SearchQuery
 
@@ -60,6 +73,8 @@ class ChatDatabase:
         chat_id = uuid.uuid4()
         now = self._now()
         with self._write() as db:
+            if project_id is not None:
+                folders.require_folder(db, self._user_id, project_id)
             db.execute(
                 "INSERT INTO chats (id, user_id, project_id, title, title_by_user, assistant_history,"
                 " turn_count, last_activity_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -118,13 +133,16 @@ class ChatDatabase:
             version=row[8],
         )
 
-    def list_chats(self, limit: int, offset: int, project_id: str | None) -> list[ChatInfo]:
+    def list_chats(self, limit: int, offset: int, project_id: FolderFilter) -> list[ChatInfo]:
         sql = (
             "SELECT id, title, project_id, summary_text, turn_count, last_activity_at, created_at"
             " FROM chats WHERE user_id = ?"
         )
         params: list[object] = [self._user_id]
-        if project_id is not None:
+        if project_id is NO_FOLDER:
+            sql += " AND project_id IS NULL"
+        elif project_id is not None:
+            folders.require_folder(self._db, self._user_id, project_id)
             sql += " AND project_id = ?"
             params.append(project_id)
         sql += " ORDER BY last_activity_at DESC, id LIMIT ? OFFSET ?"
@@ -217,6 +235,27 @@ class ChatDatabase:
             )
             if updated.rowcount == 0:
                 raise ChatNotFound(chat_id)
+            if project_id is not None:
+                folders.require_folder(db, self._user_id, project_id)  # raising rolls the move back
+
+    def create_folder(self, name: str) -> Folder:
+        name = folder_name(name)
+        with self._write() as db:
+            folder_id = folders.insert_folder(db, self._user_id, name, self._now())
+            return folders.select_folder(db, self._user_id, folder_id)
+
+    def list_folders(self) -> list[Folder]:
+        return folders.select_folders(self._db, self._user_id)
+
+    def rename_folder(self, folder_id: str, name: str) -> Folder:
+        name = folder_name(name)
+        with self._write() as db:
+            folders.update_folder_name(db, self._user_id, folder_id, name)
+            return folders.select_folder(db, self._user_id, folder_id)
+
+    def delete_folder(self, folder_id: str) -> None:
+        with self._write() as db:
+            folders.delete_folder(db, self._user_id, folder_id)
 
     def delete(self, chat_id: UUID) -> None:
         with self._write() as db:

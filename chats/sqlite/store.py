@@ -13,7 +13,7 @@ from typing import TypeVar
 from uuid import UUID
 
 from chats.errors import StoreUnavailable
-from chats.models import AssistantContext, Chat, ChatInfo, EmbeddedText, Turn, utc_now
+from chats.models import AssistantContext, Chat, ChatInfo, EmbeddedText, Folder, FolderFilter, Turn, utc_now
 from chats.sqlite.connection import BUSY_TIMEOUT_MS, connect
 from chats.sqlite.database import ChatDatabase
 from chats.store import AppendResult, EmbeddingKind, SearchCandidate, SearchQuery
@@ -75,7 +75,7 @@ class SqliteChatStore:
     async def load_assistant_context(self, chat_id: UUID) -> AssistantContext:
         return await self._run(partial(self._database.load_assistant_context, chat_id))
 
-    async def list_chats(self, *, limit: int = 50, offset: int = 0, project_id: str | None = None) -> list[ChatInfo]:
+    async def list_chats(self, *, limit: int = 50, offset: int = 0, project_id: FolderFilter = None) -> list[ChatInfo]:
         return await self._run(partial(self._database.list_chats, limit, offset, project_id))
 
     async def count(self) -> int:
@@ -113,6 +113,18 @@ class SqliteChatStore:
 
     async def delete(self, chat_id: UUID) -> None:
         await self._run(partial(self._database.delete, chat_id))
+
+    async def create_folder(self, name: str) -> Folder:
+        return await self._run(partial(self._database.create_folder, name))
+
+    async def list_folders(self) -> list[Folder]:
+        return await self._run(self._database.list_folders)
+
+    async def rename_folder(self, folder_id: str, name: str) -> Folder:
+        return await self._run(partial(self._database.rename_folder, folder_id, name))
+
+    async def delete_folder(self, folder_id: str) -> None:
+        await self._run(partial(self._database.delete_folder, folder_id))
 
     async def search(self, query: SearchQuery) -> list[SearchCandidate]:
         return await self._run(partial(self._database.search, query))

@@ -83,6 +83,40 @@ def test_new_list_rename_show_delete(parley: Parley) -> None:
     assert parley.json("chats", "list") == []
 
 
+def test_folders_new_rename_move_list_delete(parley: Parley) -> None:
+    work = parley.json("chats", "folder-new", "  Work ")
+    assert (work["name"], work["chats"]) == ("Work", 0)
+    code, home_id = parley("chats", "folder-new", "Home")
+    home_id = home_id.strip()
+    assert code == 0
+    renamed = parley.json("chats", "folder-rename", home_id, "House")
+    assert (renamed["id"], renamed["name"]) == (home_id, "House")
+    report = parley.json("chats", "new", "--title", "Quarterly report")["id"]
+    lunch = parley.json("chats", "new", "--title", "Lunch")["id"]
+    assert parley.json("chats", "move", report, work["id"]) == {"id": report, "project_id": work["id"]}
+    assert [(f["name"], f["chats"]) for f in parley.json("chats", "folders")] == [("House", 0), ("Work", 1)]
+    assert [c["id"] for c in parley.json("chats", "list", "--folder", work["id"])] == [report]
+    assert [c["id"] for c in parley.json("chats", "list", "--no-folder")] == [lunch]
+    code, out = parley("chats", "folders")
+    assert code == 0 and out == f"{home_id}     0 chats  House\n{work['id']}     1 chat  Work\n"
+    assert parley("chats", "move", report, "--no-folder") == (0, f"Moved {report} out of its folder.\n")
+    assert parley.json("chats", "list", "--folder", work["id"]) == []
+    parley.json("chats", "move", lunch, home_id)
+    assert parley.json("chats", "folder-delete", home_id) == {"id": home_id, "deleted": True}
+    assert [f["id"] for f in parley.json("chats", "folders")] == [work["id"]]
+    assert {c["id"] for c in parley.json("chats", "list", "--no-folder")} == {report, lunch}
+
+
+def test_a_folder_name_twice_or_a_missing_folder_is_refused(parley: Parley) -> None:
+    parley.json("chats", "folder-new", "Work")
+    chat = parley.json("chats", "new")["id"]
+    assert parley("chats", "folder-new", "WORK") == (1, "")
+    assert parley.err == "parley: a folder named 'WORK' already exists\n"
+    assert parley("chats", "move", chat, "missing") == (1, "")
+    assert parley.err == "parley: no folder with id missing\n"
+    assert parley.json("chats", "list", "--no-folder")[0]["id"] == chat
+
+
 def test_import_compacts_a_long_chat(parley: Parley) -> None:
     turns = kitchen_turns(40)
     [report] = parley.json("chats", "import", parley.write("turns.json", turns))
@@ -164,18 +198,24 @@ def test_welcome_says_where_the_chats_are(parley: Parley) -> None:
         ),
         (["chats", "delete", "00000000-0000-0000-0000-000000000000"], None),
         (["chats", "import", "MISSING"], None),
+        (["chats", "folder-new", "   "], "parley: a folder name cannot be blank\n"),
+        (["chats", "folder-rename", "missing", "Name"], "parley: no folder with id missing\n"),
+        (["chats", "folder-delete", "missing"], "parley: no folder with id missing\n"),
+        (["chats", "list", "--folder", "missing"], "parley: no folder with id missing\n"),
+        (["chats", "move", "00000000-0000-0000-0000-000000000000", "--no-folder"], None),
     ],
 )
 def test_bad_input_gets_one_line_and_changes_nothing(parley: Parley, args: list[str], message: str | None) -> None:
     parley.json("chats", "import", parley.write("japan.json", JAPAN))
-    before = parley.json("chats", "list")
+    parley.json("chats", "folder-new", "Travel")
+    before = parley.json("chats", "list"), parley.json("chats", "folders")
     code, out = parley(*args)
     assert code == 1
     assert out == ""
     assert parley.err.count("\n") == 1 and parley.err.startswith("parley: ")
     if message is not None:
         assert parley.err == message
-    assert parley.json("chats", "list") == before
+    assert (parley.json("chats", "list"), parley.json("chats", "folders")) == before
 
 
 @pytest.mark.parametrize(

@@ -338,7 +338,10 @@ def test_every_settings_field_has_exactly_one_spec() -> None:
 def test_spec_defaults_are_the_dataclass_defaults() -> None:
     for spec, field in zip(SETTINGS, dataclasses.fields(Settings), strict=True):
         missing = field.default is dataclasses.MISSING or field.default is None
-        assert spec.default == (None if missing else str(field.default)), spec.name
+        if isinstance(field.default, bool):
+            assert spec.default == ("true" if field.default else "false"), spec.name  # as TOML spells it
+        else:
+            assert spec.default == (None if missing else str(field.default)), spec.name
 
 
 @pytest.mark.parametrize("spec", [s for s in SETTINGS if s.kind in ("text", "level", "url")], ids=lambda s: s.name)
@@ -391,3 +394,13 @@ def test_numbers_come_from_every_layer_and_are_checked(config: Path) -> None:
     for bad, message in (("abc", "must be a number"), ("-1", "must be greater than 0"), ("0", "greater than 0")):
         with pytest.raises(SettingsError, match=message):
             load(config, {"PARLEY_IDLE_SECONDS": bad})
+
+
+def test_flags_come_from_every_layer_and_are_checked(config: Path) -> None:
+    assert load(config, {}).close_to_tray is True
+    assert load(config, {"PARLEY_CLOSE_TO_TRAY": "no"}).close_to_tray is False
+    config.write_text("close_to_tray = false\n", encoding="utf-8")
+    assert load(config, {}).close_to_tray is False
+    assert load(config, {"PARLEY_CLOSE_TO_TRAY": "On"}).close_to_tray is True
+    with pytest.raises(SettingsError, match="PARLEY_CLOSE_TO_TRAY must be true or false"):
+        load(config, {"PARLEY_CLOSE_TO_TRAY": "sometimes"})

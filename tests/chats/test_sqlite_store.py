@@ -6,13 +6,15 @@ import asyncio
 import sqlite3
 import sys
 from collections.abc import Callable
+from contextlib import closing
 from datetime import datetime
 from pathlib import Path
+from uuid import uuid4
 
 import pytest
 
 from chats.errors import StoreUnavailable
-from chats.models import utc_now
+from chats.models import NO_FOLDER, utc_now
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.connection import migrations
 from chats.store import ChatStore
@@ -71,6 +73,57 @@ async def test_migrations_run_once(tmp_path: Path) -> None:
     with sqlite3.connect(path) as db:
         applied = [row[0] for row in db.execute("SELECT version FROM schema_migrations ORDER BY version")]
     assert applied == [version for version, _ in migrations()]
+
+
+def database_at_version(path: Path, version: int) -> None:
+    """A database as a Parley that knew migrations up to `version` left it."""
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+        for number, sql in migrations():
+            if number <= version:
+                db.executescript(sql)
+                db.execute("INSERT INTO schema_migrations VALUES (?, 'earlier')", (number,))
+        db.commit()
+
+
+def insert_chat(path: Path, user_id: str, project_id: str | None, created_at: str) -> str:
+    chat_id = str(uuid4())
+    with closing(sqlite3.connect(path)) as db:
+        db.execute(
+            "INSERT INTO chats (id, user_id, project_id, assistant_history, last_activity_at, created_at)"
+            " VALUES (?, ?, ?, '[]', ?, ?)",
+            (chat_id, user_id, project_id, created_at, created_at),
+        )
+        db.commit()
+    return chat_id
+
+
+async def test_a_version_2_database_gets_a_folder_for_each_folder_id_its_chats_hold(tmp_path: Path) -> None:
+    path = tmp_path / "chats.sqlite3"
+    database_at_version(path, 2)
+    long_id = "imported-" + "x" * 100
+    insert_chat(path, "alice", "home", "2025-01-02T00:00:00.000000+00:00")
+    insert_chat(path, "alice", "home", "2025-01-01T00:00:00.000000+00:00")
+    insert_chat(path, "alice", long_id, "2025-02-01T00:00:00.000000+00:00")
+    loose = insert_chat(path, "alice", None, "2025-03-01T00:00:00.000000+00:00")
+    insert_chat(path, "bob", "home", "2025-04-01T00:00:00.000000+00:00")
+    alice = await SqliteChatStore.open(path, "alice")
+    bob = await SqliteChatStore.open(path, "bob")
+    folders = await alice.list_folders()
+    assert [(f.id, f.name, f.chats) for f in folders] == [("home", "home", 2), (long_id, long_id[:80], 1)]
+    assert folders[0].created_at == datetime.fromisoformat("2025-01-01T00:00:00+00:00")
+    assert [(f.id, f.chats) for f in await bob.list_folders()] == [("home", 1)]
+    assert [str(info.id) for info in await alice.list_chats(project_id=NO_FOLDER)] == [loose]
+    await bob.delete_folder("home")
+    assert len(await alice.list_chats(project_id="home")) == 2
+    await alice.close()
+    await bob.close()
+    with closing(sqlite3.connect(path)) as db:
+        orphans = db.execute(
+            "SELECT count(*) FROM chats AS c WHERE project_id IS NOT NULL AND NOT EXISTS"
+            " (SELECT 1 FROM folders AS f WHERE f.user_id = c.user_id AND f.id = c.project_id)"
+        ).fetchone()
+        assert orphans == (0,)
 
 
 _APPENDER = """

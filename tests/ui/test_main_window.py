@@ -210,7 +210,7 @@ def test_keyboard_shortcuts_and_accessible_names(qtbot: QtBot, bridge: ChatBridg
         *window.findChildren(QLineEdit),
         *window.findChildren(QAbstractItemView),
         window.transcript,
-        window.state_label,
+        window.voice.state_label,
         window.banner,
     ]
     unnamed = [type(control).__name__ for control in controls if control.isVisible() and not control.accessibleName()]
@@ -261,7 +261,7 @@ def test_the_voice_loop_reaches_the_window_from_its_thread(
 
     runtime.submit(switch_and_listen()).result(timeout=5)
     qtbot.waitUntil(lambda: shown(window) == ids["Trip"], timeout=TIMEOUT_MS)
-    assert window.state_label.text() == "Assistant: listening"
+    assert window.voice.state_label.text() == "Assistant: listening"
     assert emitted_on == [threading.main_thread().name]  # public signals come from the GUI thread only
     assert window.chat_list.currentIndex().data(ChatRole.ID) == ids["Trip"]
 
@@ -337,3 +337,31 @@ def test_run_window_shows_the_chats_and_stops_cleanly_when_closed(
     closer.poll.stop()
     assert closer.saw_chats
     assert not [thread for thread in threading.enumerate() if thread.name == THREAD_NAME]
+
+
+async def many_chats(controller: ChatController) -> None:
+    for number in range(120):
+        await controller.new_chat(title=f"Chat {number}")
+
+
+def test_a_refresh_keeps_the_list_where_the_reader_was(qtbot: QtBot, bridge: ChatBridge, seed: Seed) -> None:
+    seed(many_chats)
+    window = open_window(qtbot, bridge)
+    qtbot.waitUntil(lambda: window.chats.rowCount() == 100, timeout=TIMEOUT_MS)
+    bar = window.chat_list.verticalScrollBar()
+    bar.setValue(bar.maximum() // 2)
+    position = bar.value()
+    assert position > 0
+    with qtbot.waitSignal(window.chats.modelReset, timeout=TIMEOUT_MS):
+        bridge.chats_changed.emit()
+    assert bar.value() == position
+
+
+def test_a_row_shows_its_title_over_its_time_and_preview(qtbot: QtBot, bridge: ChatBridge, seed: Seed) -> None:
+    seed(three_chats)
+    window = open_window(qtbot, bridge)
+    line = window.chat_list.fontMetrics().height()
+    row = window.chat_list.sizeHintForRow(0)
+    assert 2 * line <= row < 3 * line
+    image = window.chat_list.viewport().grab().toImage()
+    assert not image.isNull()  # painting every visible row goes through the delegate without an error

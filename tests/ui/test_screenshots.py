@@ -1,8 +1,8 @@
-"""Screenshots of the real window under Xvfb, saved for a human to look at.
+"""Screenshots of the real window and its settings dialog under Xvfb, saved for a human to look at.
 
 The test process runs Qt offscreen (see conftest), so the window is shown by a child process on an X
 server of its own, through the xcb platform a user's desktop uses: real fonts, real window mapping.
-The PNG lands in pytest's `tmp_path` and in `bench/results/screenshots/` (ignored by git).
+The PNGs land in pytest's `tmp_path` and in `bench/results/screenshots/` (ignored by git).
 Needs the `xvfb` package (`Xvfb` on the PATH).
 """
 
@@ -28,7 +28,8 @@ CHILD_TIMEOUT_S = 180.0
 """Seeding embeds summaries with the local model: loading it dominates, on a 2-core machine."""
 
 # The child: seed two chats through the import path, open the window as `ui/app.py` composes it (no
-# Gemini key, so the voice part only raises its banner), select the long chat and grab the window.
+# Gemini key, so the voice part only raises its banner), select the long chat and grab the window; then
+# open the settings dialog as Ctrl+, does and grab it.
 # Waits poll the Qt event loop against a deadline; nothing sleeps for timing.
 WINDOW_SCRIPT = r"""
 import asyncio
@@ -47,8 +48,19 @@ from chats.transfer import parse_import
 from tests.app import MemoryKeyring, using_keyring
 from ui.app import open_window
 
-data_dir, config_file, out_png = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+data_dir, config_file, out_dir = sys.argv[1], sys.argv[2], Path(sys.argv[3])
 chats = json.loads(sys.argv[4])
+
+
+def grab(widget, name):
+    wait_until(lambda: widget.windowHandle() is not None and widget.windowHandle().isExposed(), f"{name} mapped")
+    # `grab()` renders the widgets itself, it does not wait for a paint; but pending layout requests are
+    # posted events, delivered here so it sees the final layout.
+    app.sendPostedEvents()
+    app.processEvents()
+    if not widget.grab().save(str(out_dir / f"{name}.png")):
+        raise SystemExit(f"saving the screenshot of {name} failed")
+    return {"width": widget.width(), "height": widget.height(), "ratio": widget.devicePixelRatio()}
 
 
 def wait_until(check, what, seconds=60.0):
@@ -81,15 +93,12 @@ with Runtime() as runtime:
     wait_until(lambda: window.chats.rowCount() == len(chats), "the chat list")
     window.chat_list.setCurrentIndex(window.chats.index(window.chats.row_of(long_id)))
     wait_until(lambda: window.transcript.chat is not None and window.transcript.chat.id == long_id, "the transcript")
-    wait_until(lambda: window.banner_row.isVisible() and window.state_label.text().endswith("off"), "the banner")
-    wait_until(lambda: window.windowHandle() is not None and window.windowHandle().isExposed(), "the window mapped")
-    # `grab()` renders the widgets itself, it does not wait for a paint; but pending layout requests are
-    # posted events, delivered here so it sees the final layout.
-    app.sendPostedEvents()
-    app.processEvents()
-    if not window.grab().save(str(out_png)):
-        raise SystemExit("saving the screenshot failed")
-    print(json.dumps({"width": window.width(), "height": window.height(), "ratio": window.devicePixelRatio()}))
+    wait_until(lambda: window.banner_row.isVisible() and window.voice.state_label.text().endswith("off"), "the banner")
+    sizes = {"main_window": grab(window, "main_window")}
+    window.open_settings()
+    sizes["settings_dialog"] = grab(window.settings_dialog, "settings_dialog")
+    print(json.dumps(sizes))
+    window.settings_dialog.reject()
     window.close()
     del window, opened
 """
@@ -202,15 +211,14 @@ def distinct_colours(image: QImage, step: int = 8) -> int:
     return len({image.pixel(x, y) for x in range(0, image.width(), step) for y in range(0, image.height(), step)})
 
 
-def test_the_main_window_with_a_long_chat(xvfb: str, tmp_path: Path) -> None:
+def test_the_main_window_with_a_long_chat_and_the_settings(xvfb: str, tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text("", encoding="utf-8")
-    out = tmp_path / "main_window.png"
     chats = [as_export("Kitchen renovation", KITCHEN, 3), as_export("Japan in April", TRIP, 5)]
     env = {**os.environ, "QT_QPA_PLATFORM": "xcb", "DISPLAY": xvfb}
     env.pop("WAYLAND_DISPLAY", None)
     child = subprocess.run(
-        [sys.executable, "-c", WINDOW_SCRIPT, str(tmp_path / "data"), str(config), str(out), json.dumps(chats)],
+        [sys.executable, "-c", WINDOW_SCRIPT, str(tmp_path / "data"), str(config), str(tmp_path), json.dumps(chats)],
         cwd=ROOT,
         env=env,
         check=False,  # the assertion below shows the child's errors
@@ -219,14 +227,17 @@ def test_the_main_window_with_a_long_chat(xvfb: str, tmp_path: Path) -> None:
         timeout=CHILD_TIMEOUT_S,
     )
     assert child.returncode == 0, child.stderr[-3000:]
-    size = json.loads(child.stdout.strip().splitlines()[-1])
+    sizes = json.loads(child.stdout.strip().splitlines()[-1])
 
-    image = QImage(str(out))
-    assert not image.isNull()
-    assert (image.width(), image.height()) == (
-        round(size["width"] * size["ratio"]),
-        round(size["height"] * size["ratio"]),
-    )
-    assert distinct_colours(image) >= 8, "the screenshot is (nearly) blank"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(out, SCREENSHOTS / "main_window.png")
+    for name, size in sizes.items():
+        out = tmp_path / f"{name}.png"
+        image = QImage(str(out))
+        assert not image.isNull(), name
+        assert (image.width(), image.height()) == (
+            round(size["width"] * size["ratio"]),
+            round(size["height"] * size["ratio"]),
+        ), name
+        assert distinct_colours(image) >= 8, f"the screenshot of {name} is (nearly) blank"
+        shutil.copyfile(out, SCREENSHOTS / out.name)
+    assert set(sizes) == {"main_window", "settings_dialog"}

@@ -135,9 +135,12 @@ def test_other_values_persist_to_the_config_file(qtbot: QtBot, settings: Setting
     dialog.live_model.setText("gemini-live-test")
     dialog.input_device.setCurrentText("USB Microphone")
     dialog.output_device.setCurrentText("Headphones")
+    dialog.close_to_tray.setChecked(False)
     assert dialog.save()
 
+    assert "close_to_tray = false" in settings.config_file.read_text(encoding="utf-8")
     fresh = reload(settings)
+    assert fresh.close_to_tray is False
     assert fresh.wake_word == "hey_mycroft"
     assert fresh.wake_threshold == 0.3
     assert fresh.idle_seconds == 25.0
@@ -251,6 +254,7 @@ def test_tab_walks_the_controls_in_reading_order(qtbot: QtBot, settings: Setting
         dialog.threshold,
         dialog.idle_seconds,
         dialog.live_model,
+        dialog.close_to_tray,
         dialog.input_device,
         dialog.level_button,
         dialog.output_device,

@@ -1,0 +1,90 @@
+"""The tray icon on a real (offscreen) window: closing hides to the tray or quits, the icon follows the
+state and the mute switch, its menu shows, hides and quits."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+from PySide6.QtWidgets import QApplication, QMainWindow
+from pytestqt.qtbot import QtBot
+
+from app.runtime import Runtime
+from app.settings import Settings
+from ui.app import open_window
+from ui.tray import Tray
+from ui.voice_controls import VoiceControls
+
+
+def make_window(qtbot: QtBot) -> tuple[QMainWindow, VoiceControls]:
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    controls = VoiceControls(window)
+    window.show()
+    qtbot.waitExposed(window)
+    return window, controls
+
+
+def test_closing_hides_the_window_and_parley_keeps_running(qtbot: QtBot, qapp: QApplication) -> None:
+    window, controls = make_window(qtbot)
+    tray = Tray(window, controls.mute_action, close_to_tray=True, available=True)
+    try:
+        assert not qapp.quitOnLastWindowClosed()
+        assert not window.close()  # the close is refused: the window hides instead
+        assert not window.isVisible()
+        tray.menu.aboutToShow.emit()
+        assert tray.show_action.text() == "Show Parley"
+        tray.show_action.trigger()
+        assert window.isVisible()
+        tray.menu.aboutToShow.emit()
+        assert tray.show_action.text() == "Hide Parley"
+    finally:
+        qapp.setQuitOnLastWindowClosed(True)
+
+
+def test_without_a_tray_closing_closes(qtbot: QtBot, qapp: QApplication) -> None:
+    window, controls = make_window(qtbot)
+    tray = Tray(window, controls.mute_action, close_to_tray=True, available=False)
+    assert not tray.keeps_running
+    assert qapp.quitOnLastWindowClosed()
+    assert window.close()
+    assert not window.isVisible()
+
+
+def test_close_to_tray_can_be_switched_off(qtbot: QtBot, qapp: QApplication) -> None:
+    window, controls = make_window(qtbot)
+    tray = Tray(window, controls.mute_action, close_to_tray=False, available=True)
+    assert not tray.keeps_running
+    assert window.close()
+
+
+def test_the_icon_follows_the_state_and_the_mute_switch(qtbot: QtBot) -> None:
+    window, controls = make_window(qtbot)
+    tray = Tray(window, controls.mute_action, close_to_tray=False, available=False)
+    sleeping = tray.icon.icon().pixmap(32).toImage()
+    tray.show_state("responding")
+    assert tray.icon.toolTip() == "Parley: speaking"
+    assert tray.icon.icon().pixmap(32).toImage() != sleeping
+    controls.mute_action.trigger()  # the window's mute and the tray's are one action
+    assert tray.icon.toolTip() == "Parley: speaking, microphone muted"
+    assert controls.mute_action in tray.menu.actions()
+    assert controls.mute_action.text() == "Un&mute microphone"
+
+
+def test_the_composed_window_is_freed_without_the_garbage_collector(
+    qtbot: QtBot, qapp: QApplication, runtime: Runtime, settings: Settings
+) -> None:
+    """No reference cycle through the window: the collector could otherwise delete its widgets from the
+    runtime thread, where Qt crashes."""
+    gc.collect()
+    gc.disable()
+    try:
+        opened = open_window(settings, runtime, tray_available=True)
+        window = weakref.ref(opened.main)
+        opened.tray.quit_action.setEnabled(False)  # nothing here may quit the test's application
+        opened.main.hide()
+        del opened
+        assert window() is None
+    finally:
+        gc.enable()
+        qapp.setQuitOnLastWindowClosed(True)

@@ -1,0 +1,114 @@
+"""The window's voice controls: push-to-talk, a box to type to Parley, mute, and in the status bar the
+assistant's state and the microphone's level. They lay out and bind; what they ask for leaves as signals.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QStatusBar,
+    QToolButton,
+    QWidget,
+)
+
+from ui.status import meter_percent, state_words
+
+VOICE_OFF_STATES = ("off", "stopped", "error")
+"""States in which nobody is listening: talking and typing to Parley are switched off."""
+
+
+class VoiceControls(QObject):
+    talk_requested = Signal()
+    """Push-to-talk: start a conversation as the wake word does."""
+    text_typed = Signal(str)
+    """A message typed to the assistant instead of spoken."""
+
+    def __init__(self, window: QWidget) -> None:
+        """Shortcuts (Ctrl+K talk, Ctrl+M mute) work anywhere in `window`."""
+        super().__init__(window)
+        self.talk_button = QPushButton("Tal&k")
+        self.talk_button.setAccessibleName("Talk to Parley")
+        self.talk_button.setToolTip("Start talking without the wake word (Ctrl+K)")
+        self.talk_shortcut = QShortcut(QKeySequence("Ctrl+K"), window)
+        self.text_box = QLineEdit()
+        self.text_box.setPlaceholderText("Type to Parley instead of speaking, then press Enter")
+        self.text_box.setAccessibleName("Message to Parley")
+        self.text_box.setAccessibleDescription("Sent to the assistant in the selected chat when you press Enter")
+        self.send_button = QPushButton("Sen&d")
+        self.send_button.setAccessibleName("Send the message")
+        self.mute_action = QAction("&Mute microphone", window)
+        self.mute_action.setCheckable(True)
+        self.mute_action.setShortcut(QKeySequence("Ctrl+M"))
+        self.mute_action.setToolTip("Stop Parley hearing the microphone, wake word included (Ctrl+M)")
+        window.addAction(self.mute_action)  # its shortcut works wherever the focus is in the window
+
+        self.state_label = QLabel()
+        self.state_label.setAccessibleName("Assistant state")
+        self.level_meter = QProgressBar()
+        self.level_meter.setRange(0, 100)
+        self.level_meter.setTextVisible(False)
+        self.level_meter.setFixedWidth(90)
+        self.level_meter.setMaximumHeight(12)
+        self.level_meter.setAccessibleName("Microphone level")
+        self.mute_button = QToolButton()
+        self.mute_button.setDefaultAction(self.mute_action)
+        self.mute_button.setAccessibleName("Mute microphone")
+
+        self.talk_shortcut.activated.connect(self.talk_requested)
+        self.talk_button.clicked.connect(self.talk_requested)
+        self.text_box.returnPressed.connect(self.send_text)
+        self.send_button.clicked.connect(self.send_text)
+        self.mute_action.toggled.connect(self.show_muted)
+        self.show_state("sleeping")
+
+    def talk_row(self) -> QHBoxLayout:
+        """Talk button, text box and Send, in a row under the transcript."""
+        row = QHBoxLayout()
+        row.addWidget(self.talk_button)
+        row.addWidget(self.text_box, 1)
+        row.addWidget(self.send_button)
+        return row
+
+    def add_to(self, bar: QStatusBar) -> None:
+        bar.addPermanentWidget(self.state_label)
+        bar.addPermanentWidget(self.level_meter)
+        bar.addPermanentWidget(self.mute_button)
+
+    def focus_chain(self) -> list[QWidget]:
+        return [self.talk_button, self.text_box, self.send_button, self.mute_button]
+
+    @Slot()
+    def send_text(self) -> None:
+        text = self.text_box.text().strip()
+        if text:
+            self.text_box.clear()
+            self.text_typed.emit(text)
+
+    @Slot(str)
+    def show_state(self, state: str) -> None:
+        words = state_words(state)
+        self.state_label.setText(f"Assistant: {words}")
+        self.state_label.setAccessibleDescription(f"The assistant is {words}")
+        voice_on = state not in VOICE_OFF_STATES
+        for control in (self.talk_button, self.text_box, self.send_button, self.mute_button):
+            control.setEnabled(voice_on)
+        self.talk_shortcut.setEnabled(voice_on)
+        if not voice_on:
+            self.level_meter.setValue(0)
+
+    @Slot(float)
+    def show_level(self, dbfs: float) -> None:
+        """The microphone's level in dBFS, on the status bar's meter."""
+        self.level_meter.setValue(0 if self.mute_action.isChecked() else meter_percent(dbfs))
+
+    @Slot(bool)
+    def show_muted(self, muted: bool) -> None:
+        self.mute_action.setText("Un&mute microphone" if muted else "&Mute microphone")
+        self.level_meter.setValue(0)
+        self.level_meter.setAccessibleDescription("Muted" if muted else "")
