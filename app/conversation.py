@@ -25,6 +25,7 @@ from voice.earcon import earcon
 from voice.live import HistoryTurn, LiveConfig, LiveConnectionFactory, ToolCall, ToolDeclaration
 from voice.session import EndReason, Microphone, SessionEvent, SpokenTurn, ToolReply, ToolUsed, VoiceSession
 from voice.state import AssistantState, StateMachine
+from voice.typed import TypedText
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ class ChatConversation:
         """The next conversation continues `chat_id` (one in progress stays where it is)."""
         self._next_chat = chat_id
 
-    async def converse(self, microphone: Microphone, states: StateMachine) -> EndReason:
+    async def converse(self, microphone: Microphone, typed: TypedText, states: StateMachine) -> EndReason:
         if self._next_chat is not None:
             self.chat_id, self._next_chat = self._next_chat, None
         await self._sink.write(earcon(self._sink.format))  # heard while the session opens
@@ -103,7 +104,7 @@ class ChatConversation:
                 on_event=self._session_event,
                 idle_after_s=self._settings.idle_after_s,
             )
-            reason = await session.run(microphone)
+            reason = await session.run(microphone, typed)
             await self.save()
             if self._switch_to is None:
                 return reason

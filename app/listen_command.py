@@ -96,6 +96,12 @@ class EventPrinter:
     def state(self, change: StateChanged) -> None:
         self.emit({"event": "state", "old": change.old.value, "new": change.new.value})
 
+    def muted(self, muted: bool) -> None:
+        return None  # `parley listen` has no mute control: never called
+
+    def level(self, dbfs: float) -> None:
+        return None  # ten lines a second would bury the conversation's events: the window shows levels
+
     async def wake(self, wake: WakeEvent) -> None:
         self.emit({"event": "wake", "model": wake.model, "score": round(wake.score, 3), "offset_ms": wake.offset_ms})
 

@@ -1,5 +1,8 @@
 """The voice loop as one coroutine: the assistant on an audio source and sink, bound to a chat, its turns
-journaled and saved. `parley listen` runs it on the command line, the window on its runtime thread."""
+journaled and saved. `parley listen` runs it on the command line, the window on its runtime thread.
+
+The window's controls call `talk`, `set_muted` and `send_text` on the runtime thread's event loop (they
+are coroutines, for `runtime.submit`); what happens reaches it through the `VoiceObserver`."""
 
 from __future__ import annotations
 
@@ -18,10 +21,12 @@ from chats.maintenance import MaintenanceWorker
 from voice.assistant import Assistant
 from voice.audio import MODEL_VOICE_FORMAT, AudioSink, AudioSource
 from voice.echo import EchoCancelledSource, EchoCanceller
+from voice.gate import MicrophoneGate
 from voice.gemini_live import connect
 from voice.microphone import MicrophoneSource
 from voice.speaker import SpeakerSink
 from voice.state import StateChanged, StateMachine
+from voice.typed import TypedText
 from voice.wake import OpenWakeWordDetector
 from voice.wake_protocol import WakeEvent
 
@@ -39,6 +44,17 @@ class VoiceObserver(Protocol):
 
     def ready(self, wake_word: str, chat_id: UUID) -> None:
         """The loop hears the wake word from now on."""
+        ...
+
+    def muted(self, muted: bool) -> None:
+        """The microphone was muted (True: nothing it hears goes anywhere, and no `level` comes until it
+        is unmuted) or unmuted (False). Only on a change."""
+        ...
+
+    def level(self, dbfs: float) -> None:
+        """The microphone's level, about ten times a second while it is heard (sleeping or conversing, not
+        while muted): the peak of the last ~100 ms in dBFS, from `voice.level.SILENCE_DBFS` (-96, silence)
+        to 0 (full scale); speech near a laptop peaks around -30 to -10."""
         ...
 
 
@@ -80,12 +96,14 @@ class VoiceLoop:
             )
         self._settings = settings
         self._services = services
-        self._source = source
+        self._source = MicrophoneGate(source, on_level=observer.level)
         self._sink = sink
         self._observer = observer
         self._journal = TurnJournal(settings.data_dir / JOURNAL_FILE)
         self._chat_id = chat_id
+        self._typed = TypedText()
         self._conversation: ChatConversation | None = None
+        self._assistant: Assistant | None = None
 
     @property
     def chat_id(self) -> UUID:
@@ -97,6 +115,30 @@ class VoiceLoop:
         self._chat_id = chat_id
         if self._conversation is not None:
             self._conversation.continue_in(chat_id)
+
+    @property
+    def muted(self) -> bool:
+        return self._source.muted
+
+    async def talk(self) -> bool:
+        """Push-to-talk: while sleeping, start a conversation as the wake word would (the observer's `wake`
+        gets a `WakeEvent` with model `PUSH_TO_TALK`). True if one starts; False during a conversation,
+        before `ready` or after the loop stopped, when nothing happens."""
+        return self._assistant is not None and self._assistant.wake_now()
+
+    async def set_muted(self, muted: bool) -> None:
+        """Mute or unmute the microphone: while muted no wake word fires and the model hears silence; the
+        speaker goes on playing. The observer's `muted` learns of each change."""
+        if self._source.set_muted(muted):
+            self._observer.muted(muted)
+
+    async def send_text(self, text: str) -> None:
+        """Send a typed message to the model as a user turn: at once in a conversation, else it starts one
+        (the observer's `wake` gets model `TYPED_TEXT`) and goes once the session is open. It reaches the
+        observer, the journal and the chat as a `SpokenTurn` with `typed=True` once sent. Blank text is
+        ignored; a message no connection could take is dropped (logged)."""
+        if text.strip():
+            self._typed.put(text.strip())
 
     async def run(self) -> None:
         """Until the source ends or the task is cancelled; what was said is saved either way."""
@@ -128,8 +170,14 @@ class VoiceLoop:
             states = StateMachine()
             states.subscribe(self._observer.state)
             assistant = Assistant(
-                source=self._source, wake=wake, conversation=conversation, states=states, on_wake=self._observer.wake
+                source=self._source,
+                wake=wake,
+                conversation=conversation,
+                states=states,
+                on_wake=self._observer.wake,
+                typed=self._typed,
             )
+            self._assistant = assistant
             self._observer.ready(wake.model_name, conversation.chat_id)
             try:
                 await assistant.run()

@@ -90,6 +90,9 @@ class StampedConnection:
     async def send_audio(self, chunk: AudioChunk) -> None:
         await self._inner.send_audio(chunk)
 
+    async def send_text(self, text: str) -> None:
+        await self._inner.send_text(text)
+
     async def send_tool_result(self, call_id: str, name: str, result: Mapping[str, Any]) -> None:
         await self._inner.send_tool_result(call_id, name, result)
 

@@ -37,6 +37,7 @@ def open_window(settings: Settings, runtime: Runtime, *, tray_available: bool | 
     window.show()
     bridge.open()
     voice = WindowVoice(bridge, runtime, settings, functools.partial(microphone_and_speaker, settings))
+    voice.bind(window.voice)
     voice.start()
     return ParleyWindow(window, bridge, voice, tray)
 

@@ -107,6 +107,10 @@ class ChatBridge(QObject):
     """(chat `UUID`, `ToolChip`): what a tool did in a conversation, for that chat's transcript."""
     state_changed = Signal(str)
     """The assistant's state: sleeping, connecting, listening, responding, reconnecting, stopped, error."""
+    muted_changed = Signal(bool)
+    """The microphone was muted (True) or unmuted."""
+    level_changed = Signal(float)
+    """The microphone's level in dBFS (0 is full scale), about ten times a second while not muted."""
     error = Signal(str)
     """A one-line message for the user."""
 
@@ -117,6 +121,9 @@ class ChatBridge(QObject):
     _tool_used = Signal(object, object)
     _default_chat = Signal(object)
     _state = Signal(str)
+    _muted = Signal(bool)
+    _level = Signal(float)
+    _error = Signal(str)
 
     def __init__(
         self,
@@ -140,6 +147,9 @@ class ChatBridge(QObject):
         self._tool_used.connect(self._on_tool_used)
         self._default_chat.connect(self._on_default_chat)
         self._state.connect(self._on_state)
+        self._muted.connect(self._on_muted)
+        self._level.connect(self._on_level)
+        self._error.connect(self._on_error)
 
     @property
     def current_chat_id(self) -> UUID | None:
@@ -214,6 +224,18 @@ class ChatBridge(QObject):
     def post_state(self, state: str) -> None:
         """Any thread: the assistant's state changed."""
         self._state.emit(state)
+
+    def post_muted(self, muted: bool) -> None:
+        """Any thread: the microphone was muted or unmuted."""
+        self._muted.emit(muted)
+
+    def post_level(self, dbfs: float) -> None:
+        """Any thread: the microphone's level."""
+        self._level.emit(dbfs)
+
+    def post_error(self, message: str) -> None:
+        """Any thread: a one-line message for the user."""
+        self._error.emit(message)
 
     def post_turn(self, chat_id: UUID, role: Role, text: str) -> None:
         """Any thread: a turn of the running conversation ended; the transcript shows it at once."""
@@ -368,6 +390,18 @@ class ChatBridge(QObject):
     @Slot(str)
     def _on_state(self, state: str) -> None:
         self.state_changed.emit(state)
+
+    @Slot(bool)
+    def _on_muted(self, muted: bool) -> None:
+        self.muted_changed.emit(muted)
+
+    @Slot(float)
+    def _on_level(self, dbfs: float) -> None:
+        self.level_changed.emit(dbfs)
+
+    @Slot(str)
+    def _on_error(self, message: str) -> None:
+        self.error.emit(message)
 
     @Slot(object)
     def _on_turn_spoken(self, live: LiveTurn) -> None:

@@ -223,6 +223,8 @@ class MainWindow(QMainWindow):
         bridge.chat_created.connect(self._on_chat_created)
         bridge.search_finished.connect(self._on_search_finished)
         bridge.state_changed.connect(self.voice.show_state)
+        bridge.muted_changed.connect(self.voice.mute_action.setChecked)
+        bridge.level_changed.connect(self.voice.show_level)
         bridge.error.connect(self.show_error)
 
     @Slot()

@@ -4,21 +4,25 @@ through the bridge's `post_*` methods; the chat chosen in the window is where th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 from uuid import UUID
 
 from app.conversation import ChatSwitched, ConversationEvent, Saved
-from app.runtime import Runtime
+from app.runtime import Runtime, RuntimeClosed
 from app.settings import Settings
 from app.voice_loop import VoiceLoop
 from app.wiring import ChatServices
 from ui.bridge import ChatBridge
+from ui.tool_chips import ToolChip, chip_chat, chip_text
+from ui.voice_controls import VoiceControls
 from voice.audio import AudioSink, AudioSource
-from voice.session import SpokenTurn
+from voice.session import SpokenTurn, ToolUsed
 from voice.state import StateChanged
 from voice.wake_protocol import WakeEvent
 
 NO_KEY = "Voice needs a Gemini API key: add it in Settings (Ctrl+,), then restart Parley."
+NOT_LISTENING = "Parley is not listening yet: try again in a moment."
 
 AudioFactory = Callable[[], tuple[AudioSource, AudioSink]]
 
@@ -30,6 +34,8 @@ class WindowVoice:
         self._settings = settings
         self._audio = audio
         self._loop: VoiceLoop | None = None
+        self._muted = False
+        """What the window asked for; applied to the loop when it starts. Runtime thread only."""
         bridge.current_chat_changed.connect(self.continue_in)
 
     def start(self) -> None:
@@ -37,28 +43,80 @@ class WindowVoice:
         if self._settings.gemini_api_key is None:
             self._bridge.post_state("off")
             self._bridge.error.emit(NO_KEY)
+            self._bridge.run_with_services(self._show_most_recent)
             return
         self._bridge.run_with_services(self._run)
 
+    def bind(self, controls: VoiceControls) -> None:
+        """Push-to-talk, the typed text and the mute switch of the window act on this loop."""
+        controls.talk_requested.connect(self.talk)
+        controls.text_typed.connect(self.send_text)
+        controls.mute_action.toggled.connect(self.set_muted)
+
+    # The window's requests: GUI thread in, runtime thread to act.
+
     def continue_in(self, chat_id: UUID | None) -> None:
-        """GUI thread: the chat selected in the window is where the next conversation goes."""
+        """The chat selected in the window is where the next conversation goes."""
         if chat_id is not None:
-            self._runtime.submit(self._continue_in(chat_id))
+            self._submit(self._continue_in(chat_id))
+
+    def talk(self) -> None:
+        """Push-to-talk: start a conversation as the wake word does (nothing while one runs)."""
+        self._submit(self._talk())
+
+    def send_text(self, text: str) -> None:
+        """A typed message for the assistant: sent at once in a conversation, else it starts one."""
+        self._submit(self._send_text(text))
+
+    def set_muted(self, muted: bool) -> None:
+        self._submit(self._set_muted(muted))
+
+    def _submit(self, work: Coroutine[Any, Any, None]) -> None:
+        try:
+            self._runtime.submit(work)
+        except RuntimeClosed as closed:
+            work.close()
+            self._bridge.error.emit(str(closed))
 
     async def _continue_in(self, chat_id: UUID) -> None:
         if self._loop is not None:
             self._loop.continue_in(chat_id)
+
+    async def _talk(self) -> None:
+        if self._loop is not None:
+            await self._loop.talk()
+
+    async def _send_text(self, text: str) -> None:
+        if self._loop is None:
+            self._bridge.post_error(NOT_LISTENING)
+        else:
+            await self._loop.send_text(text)
+
+    async def _set_muted(self, muted: bool) -> None:
+        self._muted = muted
+        if self._loop is not None:
+            await self._loop.set_muted(muted)
+
+    async def _show_most_recent(self, services: ChatServices) -> None:
+        recent = await services.store.list_chats(limit=1)
+        if recent:
+            self._bridge.post_default_chat(recent[0].id)
 
     async def _run(self, services: ChatServices) -> None:
         chat_id = self._bridge.current_chat_id
         if chat_id is None:
             recent = await services.store.list_chats(limit=1)
             chat_id = recent[0].id if recent else (await services.store.create()).id
-        source, sink = self._audio()
-        self._loop = VoiceLoop(
-            settings=self._settings, services=services, source=source, sink=sink, chat_id=chat_id, observer=self
-        )
-        await self._loop.run()
+        try:
+            source, sink = self._audio()
+            self._loop = VoiceLoop(
+                settings=self._settings, services=services, source=source, sink=sink, chat_id=chat_id, observer=self
+            )
+            await self._loop.set_muted(self._muted)
+            await self._loop.run()
+        except Exception:
+            self._bridge.post_state("error")  # the banner says what went wrong
+            raise
 
     # The observer: called on the runtime thread.
 
@@ -69,13 +127,28 @@ class WindowVoice:
     def state(self, change: StateChanged) -> None:
         self._bridge.post_state(change.new.value)
 
+    def muted(self, muted: bool) -> None:
+        self._bridge.post_muted(muted)
+
+    def level(self, dbfs: float) -> None:
+        self._bridge.post_level(dbfs)
+
     async def wake(self, wake: WakeEvent) -> None:
         return None  # the state change to "connecting" says it
 
     async def conversation(self, event: ConversationEvent) -> None:
         if isinstance(event, SpokenTurn) and self._loop is not None:
             self._bridge.post_turn(self._loop.chat_id, event.role, event.text)
+        elif isinstance(event, ToolUsed) and self._loop is not None:
+            self._post_chip(event, self._loop.chat_id)
         elif isinstance(event, Saved):
             self._bridge.post_chat_saved(event.chat_id)
         elif isinstance(event, ChatSwitched):
             self._bridge.post_chat_switched(event.chat_id)
+
+    def _post_chip(self, used: ToolUsed, chat_id: UUID) -> None:
+        chip = chip_text(used.call.name, used.reply.result)
+        if chip is not None:
+            text, failed = chip
+            target = chip_chat(used.call.name, used.reply.result, chat_id)
+            self._bridge.post_tool(target, ToolChip(text, failed=failed))

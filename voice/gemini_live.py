@@ -17,6 +17,9 @@ Wire facts this module relies on (google-genai 3.x, `google/genai/live.py`):
   history does not make the model answer. So the history goes in ONE frame with `turn_complete=True`
   (with `False` the service would keep waiting for more history and ignore the microphone). Gemini 3.x
   live models accept `client_content` only for this seeding: everything later goes as realtime input.
+- Typed text: a `client_content` turn with `turn_complete=True` is what the 2.x native audio models
+  answer (the SDK's `send_client_content`); Gemini 3.x live models take `client_content` only for the
+  history and want text as realtime input (`send_realtime_input(text=...)`). `text_route` picks by name.
 - A resumed session (setup carrying a handle) already holds its history: seeding it again would double
   every turn, so a resumed connection sends no history and no `history_config`.
 - Function declarations use `parameters` (an OpenAPI subset): Live models ignore
@@ -32,7 +35,7 @@ import re
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from ssl import SSLContext
-from typing import Any
+from typing import Any, Literal
 
 from google import genai
 from google.genai import errors as genai_errors
@@ -69,6 +72,9 @@ _REFUSAL_CODES = frozenset({1007, 1008})
 """Close codes the service uses for "no": invalid argument (a bad key or handle) and policy violation."""
 _KEY_WORDS = ("api key", "api_key", "unregistered callers", "authentication")
 _RATE = re.compile(r"rate=(\d+)")
+_GENERATION = re.compile(r"gemini-(?:live-)?(\d+)(?:\.\d+)?-")
+
+TextRoute = Literal["client_content", "realtime_input"]
 
 
 # -- pure translation: our config to the SDK's, the SDK's messages to our events ---------------------
@@ -121,6 +127,20 @@ def _function_declaration(tool: ToolDeclaration) -> types.FunctionDeclaration:
             json_schema=types.JSONSchema.model_validate(dict(tool.parameters)), api_option="GEMINI_API"
         )
     return types.FunctionDeclaration(name=tool.name, description=tool.description, parameters=parameters)
+
+
+def text_route(model: str) -> TextRoute:
+    """How typed text reaches `model` as a user turn that it answers.
+
+    "client_content" (a `Content` turn, `turn_complete=True`) for Gemini 2.x live models: the native audio
+    2.5 models answer that, and it keeps the turn in the context in order. "realtime_input" (text as
+    realtime input) for Gemini 3.x and later, which take `client_content` only to seed the history (the
+    service closes the connection otherwise), and for names without a version: new models follow the
+    newer protocol."""
+    match = _GENERATION.search(model)
+    if match is not None and int(match[1]) < 3:
+        return "client_content"
+    return "realtime_input"
 
 
 def parse_duration_ms(text: str | None) -> int | None:
@@ -223,9 +243,12 @@ def _closed_code(error: ws_exceptions.ConnectionClosed) -> tuple[int, str]:
 class GeminiLiveConnection:
     """A `LiveConnection` on an open, seeded `google-genai` live session. Made by `connect()`."""
 
-    def __init__(self, session: genai_live.AsyncSession, *, resumption_handle: str | None) -> None:
+    def __init__(
+        self, session: genai_live.AsyncSession, *, resumption_handle: str | None, text_route: TextRoute
+    ) -> None:
         self._session = session
         self._handle = resumption_handle
+        self._text_route = text_route
         self._translator = EventTranslator()
         self._closing = False
 
@@ -239,6 +262,16 @@ class GeminiLiveConnection:
         blob = types.Blob(data=chunk.pcm, mime_type=f"audio/pcm;rate={chunk.format.rate}")
         try:
             await self._session.send_realtime_input(audio=blob)
+        except ws_exceptions.ConnectionClosed as error:
+            raise self._ended(*_closed_code(error)) from error
+
+    async def send_text(self, text: str) -> None:
+        try:
+            if self._text_route == "client_content":
+                turn = types.Content(role="user", parts=[types.Part(text=text)])
+                await self._session.send_client_content(turns=turn, turn_complete=True)
+            else:
+                await self._session.send_realtime_input(text=text)
         except ws_exceptions.ConnectionClosed as error:
             raise self._ended(*_closed_code(error)) from error
 
@@ -311,7 +344,9 @@ async def connect(
     async with AsyncExitStack() as stack:
         stack.push_async_callback(client.aio.aclose)
         session = await _open(stack, client, config, api_key, open_timeout_s)
-        connection = GeminiLiveConnection(session, resumption_handle=config.resumption_handle)
+        connection = GeminiLiveConnection(
+            session, resumption_handle=config.resumption_handle, text_route=text_route(config.model)
+        )
         stack.push_async_callback(connection.aclose)
         yield connection
 

@@ -7,8 +7,9 @@ Life of a connection, and what the session does at each step:
 - Open: `factory(config)` is an async context manager that yields an open, seeded connection or raises
   `LiveConnectionRefused` (the service said no: wrong key, unknown model, stale resumption handle) or
   `LiveConnectionError` (unreachable: no network, refused port, TLS failure, timeout).
-- Converse: `send_audio` streams microphone chunks up; `events()` yields what the model says and does;
-  each `ToolCall` is answered with `send_tool_result` using the call's id.
+- Converse: `send_audio` streams microphone chunks up; `send_text` sends what the user typed as a user
+  turn, which the model answers like speech; `events()` yields what the model says and does; each
+  `ToolCall` is answered with `send_tool_result` using the call's id.
 - Rotate: a connection lasts about ten minutes. `GoAway` warns about a minute ahead; the session closes
   the connection at a calm moment and opens a new one with `config.resumed(connection.resumption_handle)`.
 - Drop: when the service closes or the network drops, `events()` and the send methods raise
@@ -192,6 +193,11 @@ class LiveConnection(Protocol):
 
     async def send_audio(self, chunk: AudioChunk) -> None:
         """Stream microphone audio (mono PCM16; 16 kHz is what the model takes natively).
+        Raises `LiveConnectionLost` once the connection has ended."""
+        ...
+
+    async def send_text(self, text: str) -> None:
+        """Send what the user typed as one complete user turn: the model answers it (aloud, like speech).
         Raises `LiveConnectionLost` once the connection has ended."""
         ...
 

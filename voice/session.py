@@ -1,7 +1,8 @@
 """One conversation with the live model, from the wake word until it goes idle or is ended.
 
-The session owns three tasks per connection: the uplink (microphone to model), the downlink (model
-events: voice to the speaker, transcripts merged into turns, tool calls answered) and the idle watch.
+The session owns four tasks per connection: the uplink (microphone to model), the typist (typed text to
+the model), the downlink (model events: voice to the speaker, transcripts merged into turns, tool calls
+answered) and the idle watch.
 It rotates the connection on `GoAway` and resumes it after a drop, so the conversation goes on.
 """
 
@@ -33,6 +34,7 @@ from voice.live import (
     UserTranscript,
 )
 from voice.state import AssistantState, StateMachine
+from voice.typed import TypedText
 
 log = logging.getLogger(__name__)
 
@@ -54,12 +56,14 @@ class EndReason(Enum):
 
 @dataclass(frozen=True, slots=True)
 class SpokenTurn:
-    """One finished turn, its transcript fragments merged."""
+    """One finished turn, its transcript fragments merged; or a message the user typed (`typed`)."""
 
     role: Literal["user", "model"]
     text: str
     interrupted: bool = False
     """A model turn the user cut short: `text` is what was transcribed before the barge-in."""
+    typed: bool = False
+    """A user turn typed in the window rather than spoken: `text` is exactly what was sent to the model."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,19 +119,24 @@ class VoiceSession:
         self._user_now: list[str] = []
         self._user_next: list[str] = []
         self._model_now: list[str] = []
+        self._typed_next: list[str] = []
+        """Typed while the model was speaking: turns that follow the model's, recorded when it ends."""
         self._model_started = False
         self._ending = False
         self._activity = 0
         self._quiet = asyncio.Event()
 
-    async def run(self, microphone: Microphone) -> EndReason:
-        """Converse until idle or ended; the caller moves the assistant back to sleep afterwards."""
+    async def run(self, microphone: Microphone, typed: TypedText | None = None) -> EndReason:
+        """Converse until idle or ended; the caller moves the assistant back to sleep afterwards.
+        Messages in `typed` are sent as user turns as soon as a connection is open, in order."""
+        if typed is None:
+            typed = TypedText()
         config, failures = self._config, 0
         while True:
             try:
                 async with self._connect(config) as connection:
                     self._states.move(AssistantState.LISTENING)
-                    return await self._converse(connection, microphone)
+                    return await self._converse(connection, microphone, typed)
             except _Rotate:
                 config = self._config.resumed(connection.resumption_handle)
             except LiveConnectionRefused:
@@ -153,9 +162,10 @@ class VoiceSession:
         """The original history plus what was said in this session, for a new server-side session."""
         return replace(self._config, history=(*self._config.history, *self._spoken), resumption_handle=None)
 
-    async def _converse(self, connection: LiveConnection, microphone: Microphone) -> EndReason:
+    async def _converse(self, connection: LiveConnection, microphone: Microphone, typed: TypedText) -> EndReason:
         self._mark_quiet()
         uplink = asyncio.create_task(self._uplink(connection, microphone), name="session-uplink")
+        typist = asyncio.create_task(self._typist(connection, typed), name="session-typist")
         downlink = asyncio.create_task(self._downlink(connection), name="session-downlink")
         idle = asyncio.create_task(self._idle_watch(), name="session-idle")
         try:
@@ -163,15 +173,37 @@ class VoiceSession:
             done, _ = await asyncio.wait({downlink, idle}, return_when=asyncio.FIRST_COMPLETED)
             return done.pop().result()
         finally:
-            for task in (uplink, downlink, idle):
+            for task in (uplink, typist, downlink, idle):
                 task.cancel()
-            # A drop also ends the uplink with LiveConnectionLost; the downlink's copy is the one acted on.
-            await asyncio.gather(uplink, downlink, idle, return_exceptions=True)
+            # A drop also ends the uplink and the typist with LiveConnectionLost; the downlink's copy is the
+            # one acted on.
+            await asyncio.gather(uplink, typist, downlink, idle, return_exceptions=True)
 
     async def _uplink(self, connection: LiveConnection, microphone: Microphone) -> None:
         while (chunk := await microphone.get()) is not None:
             await connection.send_audio(chunk)
         await microphone.put(None)  # leave the end mark for whoever reads next (a resumed connection)
+
+    async def _typist(self, connection: LiveConnection, typed: TypedText) -> None:
+        while True:
+            text = await typed.next()
+            await connection.send_text(text)
+            typed.sent()  # only now: a message that met a dropped connection goes out on the next one
+            await self._typed_turn(text)
+
+    async def _typed_turn(self, text: str) -> None:
+        # The idle countdown starts over (the model is about to answer), without counting the user as
+        # active until it does: a model that never answers still lets the conversation go idle.
+        self._activity += 1
+        if self._model_started:
+            self._typed_next.append(text)  # it follows the model's turn in the chat: recorded when that ends
+            return
+        # What the user said before typing, then what was typed; the model's answer comes after both.
+        said = "".join(self._user_now).strip()
+        self._user_now = []
+        if said:
+            await self._record(SpokenTurn("user", said))
+        await self._record(SpokenTurn("user", text, typed=True))
 
     async def _downlink(self, connection: LiveConnection) -> EndReason:
         rotate = False
@@ -217,6 +249,7 @@ class VoiceSession:
 
     async def _finish_turn(self, *, interrupted: bool) -> None:
         user, model = "".join(self._user_now).strip(), "".join(self._model_now).strip()
+        typed, self._typed_next = self._typed_next, []
         self._user_now, self._user_next, self._model_now = self._user_next, [], []
         self._model_started = False
         self._states.move(AssistantState.LISTENING)
@@ -224,10 +257,14 @@ class VoiceSession:
         for turn in (
             SpokenTurn("user", user) if user else None,
             SpokenTurn("model", model, interrupted) if model else None,
+            *(SpokenTurn("user", text, typed=True) for text in typed),
         ):
             if turn is not None:
-                self._spoken.append(HistoryTurn(turn.role, turn.text))
-                await self._on_event(turn)
+                await self._record(turn)
+
+    async def _record(self, turn: SpokenTurn) -> None:
+        self._spoken.append(HistoryTurn(turn.role, turn.text))
+        await self._on_event(turn)
 
     def _mark_active(self) -> None:
         self._activity += 1

@@ -12,11 +12,18 @@ from typing import Protocol
 
 from voice.audio import AudioChunk
 
+PUSH_TO_TALK = "push_to_talk"
+"""The `WakeEvent.model` of a conversation started with the push-to-talk button (score 1.0, offset the
+stream position when it was pressed)."""
+TYPED_TEXT = "typed_text"
+"""The `WakeEvent.model` of a conversation started by a message typed while the assistant slept."""
+
 
 @dataclass(frozen=True, slots=True)
 class WakeEvent:
     model: str
-    """Which wake word fired: a built-in model's name ("hey_jarvis") or a custom model file's stem."""
+    """Which wake word fired: a built-in model's name ("hey_jarvis") or a custom model file's stem; or
+    `PUSH_TO_TALK` / `TYPED_TEXT` when no wake word woke the assistant."""
     score: float
     """The model's score on the frame that fired, between 0 and 1."""
     offset_ms: float

@@ -1,14 +1,15 @@
 """The data that drives the fake Gemini Live server, and what it records.
 
 A `ConnectionScript` is what one connection does: a list of `Step`s, each fired by a `Trigger` (at once,
-after so much microphone audio, after a tool response) and sending its `Action`s in order, one server
-frame each. Frames are built with the SDK's own `LiveServerMessage`, serialised camelCase as the service
-does. A `RecordedConnection` keeps every client frame for assertions.
+after so much microphone audio, after a typed text turn, after a tool response) and sending its `Action`s
+in order, one server frame each. Frames are built with the SDK's own `LiveServerMessage`, serialised
+camelCase as the service does. A `RecordedConnection` keeps every client frame for assertions.
 """
 
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,13 +32,21 @@ class AfterAudio:
 
 
 @dataclass(frozen=True, slots=True)
+class AfterText:
+    """Fire once the client has sent `count` typed user turns since the previous step: a `client_content`
+    turn with `turn_complete` after the history (Gemini 2.x), or realtime text (any model)."""
+
+    count: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class AfterToolResponse:
     """Fire once a tool response arrived since the previous step (for `call_id`, if given)."""
 
     call_id: str | None = None
 
 
-Trigger = AtOnce | AfterAudio | AfterToolResponse
+Trigger = AtOnce | AfterAudio | AfterText | AfterToolResponse
 
 
 # -- actions ---------------------------------------------------------------------------------------
@@ -224,6 +233,8 @@ class RecordedConnection:
     audio: bytearray = field(default_factory=bytearray)
     """All realtime audio, base64-decoded."""
     audio_mime_types: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    """Every typed user turn after the history, as `client_content` or realtime text, in order."""
     tool_responses: list[dict[str, Any]] = field(default_factory=list)
     """Every `functionResponse`, in order."""
     closed: bool = False
@@ -236,6 +247,13 @@ class RecordedConnection:
     @property
     def model(self) -> str:
         return str(self.setup.get("model", ""))
+
+    @property
+    def takes_client_content_turns(self) -> bool:
+        """Whether the model answers `client_content` turns after the history: Gemini 2.x live models do;
+        3.x and later take `client_content` only for seeding, and so does this fake for unversioned names."""
+        match = re.search(r"gemini-(?:live-)?(\d+)", self.model)
+        return match is not None and int(match[1]) < 3
 
     @property
     def system_text(self) -> str:

@@ -15,8 +15,11 @@ The protocol as the service plays it:
   too (reported, reason text invented). Otherwise the answer is `{"setupComplete": {}}`.
 - With `historyConfig.initialHistoryInClientContent`, `client_content` frames are history until one has
   `turnComplete: true`. This fake is strict where the service is picky: realtime input or a tool response
-  before the history is complete, `client_content` outside that phase (Gemini 3.x live models take it only
-  for seeding) and a `functionResponse` without `id` all close the connection with 1007.
+  before the history is complete, `client_content` outside that phase for a model that takes it only for
+  seeding (Gemini 3.x; `RecordedConnection.takes_client_content_turns`) and a `functionResponse` without
+  `id` all close the connection with 1007.
+- Typed text: after the history, a Gemini 2.x model takes a `client_content` user turn; any model takes
+  realtime `text`. Each is recorded in `texts` and counts for `AfterText`.
 
 Then the connection's `ConnectionScript` plays: see `gemini_live_scenario`.
 """
@@ -42,6 +45,7 @@ from websockets.http11 import Request, Response
 
 from tests.fakes.gemini_live_scenario import (
     AfterAudio,
+    AfterText,
     AfterToolResponse,
     AtOnce,
     Close,
@@ -218,13 +222,13 @@ class FakeGeminiLiveServer:
 
     def _take(self, frame: dict[str, Any], record: RecordedConnection, player: _Player) -> None:
         if content := frame.get("client_content"):
-            if record.history_complete:
-                raise _Refused(1007, INVALID_ARGUMENT_REASON)
-            record.history.extend(content.get("turns") or [])
-            record.history_complete = bool(pick(content, "turn_complete"))
+            self._take_content(content, record, player)
         elif (realtime := frame.get("realtime_input")) is not None:
             if not record.history_complete:
                 raise _Refused(1007, INVALID_ARGUMENT_REASON)
+            if (text := realtime.get("text")) is not None:
+                record.texts.append(text)
+                player.texts += 1
             if (audio := realtime.get("audio")) is not None:
                 pcm = decode_audio(audio["data"])
                 record.audio.extend(pcm)
@@ -241,6 +245,20 @@ class FakeGeminiLiveServer:
         else:
             raise _Refused(1007, INVALID_ARGUMENT_REASON)
 
+    def _take_content(self, content: dict[str, Any], record: RecordedConnection, player: _Player) -> None:
+        if not record.history_complete:
+            record.history.extend(content.get("turns") or [])
+            record.history_complete = bool(pick(content, "turn_complete"))
+            return
+        if not record.takes_client_content_turns:
+            raise _Refused(1007, INVALID_ARGUMENT_REASON)
+        for turn in content.get("turns") or []:
+            if turn.get("role") != "user":
+                raise _Refused(1007, INVALID_ARGUMENT_REASON)
+            record.texts.append("".join(part.get("text", "") for part in turn.get("parts") or []))
+        if pick(content, "turn_complete"):
+            player.texts += 1
+
     async def _notify(self) -> None:
         async with self._changed:
             self._changed.notify_all()
@@ -254,6 +272,8 @@ class _Player:
         """Audio received since the last step fired."""
         self.answered: set[str] = set()
         """Tool call ids answered since the last step fired."""
+        self.texts = 0
+        """Typed user turns received since the last step fired."""
         self._ws = ws
         self._steps = deque(script.steps)
         self._handles = handles
@@ -264,6 +284,8 @@ class _Player:
                 return True
             case AfterAudio(min_bytes):
                 return self.audio_bytes >= min_bytes
+            case AfterText(count):
+                return self.texts >= count
             case AfterToolResponse(call_id):
                 return bool(self.answered) if call_id is None else call_id in self.answered
         return False
@@ -272,6 +294,7 @@ class _Player:
         while self._steps and self._ready(self._steps[0]):
             step = self._steps.popleft()
             self.audio_bytes = 0
+            self.texts = 0
             self.answered.clear()
             for action in step.then:
                 match action:

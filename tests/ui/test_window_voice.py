@@ -12,14 +12,18 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
 from app.runtime import Runtime
 from app.settings import Settings
 from app.wiring import open_chat_services
 from chats.models import Turn
+from tests.fakes.fed_microphone import FedMicrophone
 from tests.fakes.gemini_live_scenario import (
     AfterAudio,
+    AfterText,
     AfterToolResponse,
     Call,
     CallTools,
@@ -33,8 +37,9 @@ from tests.ui.conftest import TIMEOUT_MS, settings_on_live_server
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
 from ui.voice import NO_KEY, WindowVoice
-from voice.audio import MODEL_VOICE_FORMAT
+from voice.audio import MODEL_VOICE_FORMAT, AudioChunk
 from voice.null_sink import NullSink
+from voice.synthetic import silence, tone
 from voice.wav import WavFileSource
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "audio"
@@ -128,10 +133,112 @@ def test_a_voice_switch_selects_the_chat_in_the_window(
     qtbot.waitUntil(lambda: window.bridge.current_chat_id == kitchen_id, timeout=TIMEOUT_MS)
     qtbot.waitUntil(lambda: "oak cabinets" in window.main.transcript.toPlainText(), timeout=TIMEOUT_MS)
     assert window.voice is not None and japan_id != kitchen_id
+    # What the tool did shows in the chat switched to, after its stored turns.
+    text = window.main.transcript.toPlainText()
+    assert "Switched to chat: New chat" in text
+    assert text.index("oak cabinets") < text.index("Switched to chat")
 
 
 def test_without_a_key_the_window_says_what_to_do(qtbot: QtBot, runtime: Runtime, settings: Settings) -> None:
+    _older, newest = seed_chats(settings, "An older chat.", "The newest chat.")
     window = open_window(qtbot, runtime, settings, "silence.wav")
     qtbot.waitUntil(lambda: not window.main.banner_row.isHidden(), timeout=TIMEOUT_MS)
     assert window.main.banner.text() == f"Error: {NO_KEY}"
-    qtbot.waitUntil(lambda: window.main.state_label.text().endswith("off"), timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.main.voice.state_label.text().endswith("off"), timeout=TIMEOUT_MS)
+    assert not window.main.voice.talk_button.isEnabled()
+    # The chats are still there to read: the most recent one is shown.
+    qtbot.waitUntil(lambda: window.bridge.current_chat_id == newest, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: "The newest chat." in window.main.transcript.toPlainText(), timeout=TIMEOUT_MS)
+
+
+def test_a_voice_loop_that_fails_shows_the_error_state(
+    qtbot: QtBot, runtime: Runtime, voice_settings: Settings
+) -> None:
+    bridge = ChatBridge(runtime, functools.partial(open_chat_services, voice_settings))
+    main = MainWindow(bridge)
+    qtbot.addWidget(main)
+    bridge.open()
+    missing = ASSETS / "no_such_recording.wav"
+    voice = WindowVoice(bridge, runtime, voice_settings, lambda: (WavFileSource(missing), NullSink(MODEL_VOICE_FORMAT)))
+    voice.start()
+    qtbot.waitUntil(lambda: not main.banner_row.isHidden(), timeout=TIMEOUT_MS)
+    assert "no_such_recording.wav" in main.banner.text()
+    qtbot.waitUntil(lambda: main.voice.state_label.text() == "Assistant: error", timeout=TIMEOUT_MS)
+    assert not main.voice.text_box.isEnabled()
+
+
+def open_on_microphone(qtbot: QtBot, runtime: Runtime, settings: Settings) -> tuple[Window, FedMicrophone]:
+    """The window with its voice loop on a microphone the test feeds; the loop is listening for the wake
+    word when this returns."""
+    microphone = FedMicrophone()
+    bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings))
+    main = MainWindow(bridge)
+    qtbot.addWidget(main)
+    bridge.open()
+    voice = WindowVoice(bridge, runtime, settings, lambda: (microphone, NullSink(MODEL_VOICE_FORMAT)))
+    voice.bind(main.voice)
+    voice.start()
+    qtbot.waitUntil(lambda: bridge.current_chat_id is not None, timeout=TIMEOUT_MS)  # `ready` selects the chat
+    return Window(main, bridge, voice), microphone
+
+
+def feed(runtime: Runtime, microphone: FedMicrophone, *clips: AudioChunk) -> None:
+    """Feed the microphone on the runtime's loop, where its reader runs, and wait until it is read."""
+
+    async def go() -> None:
+        microphone.feed(*clips)
+        await microphone.until_drained()
+
+    runtime.submit(go()).result(timeout=TIMEOUT_MS / 1000)
+
+
+def test_typing_to_parley_starts_a_conversation_and_shows_both_turns(
+    qtbot: QtBot, runtime: Runtime, voice_settings: Settings, live_server: FakeGeminiLiveServer
+) -> None:
+    live_server.script(script((AfterText(), (OutputTranscript("Milk, eggs and bread."), CompleteTurn()))))
+    window, microphone = open_on_microphone(qtbot, runtime, voice_settings)
+    QTest.keyClicks(window.main.voice.text_box, "What is on my shopping list?")
+    QTest.keyClick(window.main.voice.text_box, Qt.Key.Key_Return)
+    transcript = window.main.transcript
+    qtbot.waitUntil(lambda: "Milk, eggs and bread." in transcript.toPlainText(), timeout=TIMEOUT_MS)
+    text = transcript.toPlainText()
+    assert text.index("What is on my shopping list?") < text.index("Milk, eggs and bread.")
+    assert live_server.connections[0].texts == ["What is on my shopping list?"]
+    feed(runtime, microphone, silence(800))  # the conversation goes idle and is saved
+    qtbot.waitUntil(lambda: window.main.voice.state_label.text() == "Assistant: sleeping", timeout=TIMEOUT_MS)
+
+
+def test_push_to_talk_opens_a_conversation(
+    qtbot: QtBot, runtime: Runtime, voice_settings: Settings, live_server: FakeGeminiLiveServer
+) -> None:
+    live_server.script(
+        script((AfterAudio(1_600), (InputTranscript("Hello?"), OutputTranscript("Hi!"), CompleteTurn())))
+    )
+    window, microphone = open_on_microphone(qtbot, runtime, voice_settings)
+    states: list[str] = []
+    window.bridge.state_changed.connect(states.append)
+    window.main.voice.talk_button.click()
+    qtbot.waitUntil(lambda: "listening" in states, timeout=TIMEOUT_MS)
+    feed(runtime, microphone, silence(2_000))
+    qtbot.waitUntil(lambda: "Hi!" in window.main.transcript.toPlainText(), timeout=TIMEOUT_MS)
+
+
+def test_mute_stops_the_level_and_unmute_brings_it_back(
+    qtbot: QtBot, runtime: Runtime, voice_settings: Settings
+) -> None:
+    window, microphone = open_on_microphone(qtbot, runtime, voice_settings)
+    levels: list[float] = []
+    window.bridge.level_changed.connect(levels.append)
+    with qtbot.waitSignal(window.bridge.muted_changed, timeout=TIMEOUT_MS) as muted:
+        window.main.voice.mute_action.trigger()
+    assert muted.args == [True]
+    feed(runtime, microphone, tone(400, 440.0, amplitude=0.5))
+    assert levels == []
+    assert window.main.voice.level_meter.value() == 0
+    with qtbot.waitSignal(window.bridge.muted_changed, timeout=TIMEOUT_MS) as unmuted:
+        window.main.voice.mute_button.click()
+    assert unmuted.args == [False]
+    feed(runtime, microphone, tone(400, 440.0, amplitude=0.5))
+    qtbot.waitUntil(lambda: bool(levels), timeout=TIMEOUT_MS)
+    assert max(levels) > -10.0
+    qtbot.waitUntil(lambda: window.main.voice.level_meter.value() > 80, timeout=TIMEOUT_MS)

@@ -1,4 +1,5 @@
-"""The assistant's loop on synthetic audio, with a scripted wake detector and a scripted conversation."""
+"""The assistant's loop on synthetic audio, with a scripted wake detector and a scripted conversation;
+the push-to-talk button, typed messages and the mute gate in front of it."""
 
 from __future__ import annotations
 
@@ -8,15 +9,18 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from tests.fakes.fed_microphone import FedMicrophone
 from tests.fakes.gemini_live_server import WAIT_S
-from tests.fakes.scripted_wake import ScriptedWakeDetector
+from tests.fakes.scripted_wake import WAKE_TAG, ScriptedWakeDetector
 from voice.assistant import Assistant
 from voice.audio import MIC_FORMAT, AudioChunk
 from voice.errors import NoAudioDevice
+from voice.gate import MicrophoneGate
 from voice.session import EndReason, Microphone
 from voice.state import AssistantState, StateChanged, StateMachine
 from voice.synthetic import SyntheticSource
-from voice.wake_protocol import WakeEvent
+from voice.typed import TypedText
+from voice.wake_protocol import PUSH_TO_TALK, TYPED_TEXT, WakeEvent
 
 S = AssistantState
 FRAME_MS = 80
@@ -36,18 +40,28 @@ def number(chunk: AudioChunk) -> int:
 
 @dataclass
 class ScriptedConversation:
-    """Listens to `frames` chunks (or until the audio ends), then goes idle."""
+    """Takes `texts` typed messages, listens to `frames` chunks (or until the audio ends), then ends
+    with `reason`; a failed connection takes nothing."""
 
     frames: int
+    texts: int = 0
+    reason: EndReason = EndReason.IDLE
     heard: list[list[int]] = field(default_factory=list)
+    read: list[str] = field(default_factory=list)
 
-    async def converse(self, microphone: Microphone, states: StateMachine) -> EndReason:
+    async def converse(self, microphone: Microphone, typed: TypedText, states: StateMachine) -> EndReason:
+        if self.reason is EndReason.CONNECTION_FAILED:
+            self.heard.append([])
+            return self.reason
         states.move(S.LISTENING)
+        for _ in range(self.texts):
+            self.read.append(await typed.next())
+            typed.sent()
         heard: list[int] = []
         self.heard.append(heard)
         while len(heard) < self.frames and (chunk := await microphone.get()) is not None:
             heard.append(number(chunk))
-        return EndReason.IDLE
+        return self.reason
 
 
 async def run(
@@ -131,3 +145,138 @@ async def test_a_failing_microphone_is_reported_not_swallowed() -> None:
         async with asyncio.timeout(WAIT_S):
             await assistant.run()
     assert states.state is S.STOPPED
+
+
+class Running:
+    """An assistant on a microphone the test feeds, behind the mute gate as in the app, running in a task."""
+
+    def __init__(self, conversation: ScriptedConversation, *, wake: ScriptedWakeDetector | None = None) -> None:
+        self.microphone = FedMicrophone()
+        self.gate = MicrophoneGate(self.microphone)
+        self.wake = wake or ScriptedWakeDetector()
+        self.conversation = conversation
+        self.typed = TypedText()
+        self.states = StateMachine()
+        self.changes: list[StateChanged] = []
+        self.woken: list[WakeEvent] = []
+        self._moved = asyncio.Event()
+        self.states.subscribe(self._record)
+        self.assistant = Assistant(
+            source=self.gate,
+            wake=self.wake,
+            conversation=conversation,
+            states=self.states,
+            on_wake=self.on_wake,
+            typed=self.typed,
+            preroll_ms=240,
+        )
+        self.task = asyncio.create_task(self.assistant.run(), name="test-assistant")
+
+    def _record(self, change: StateChanged) -> None:
+        self.changes.append(change)
+        self._moved.set()
+
+    async def on_wake(self, event: WakeEvent) -> None:
+        self.woken.append(event)
+
+    async def until(self, new: AssistantState) -> None:
+        """Wait until the assistant has been in `new` (now or before)."""
+        async with asyncio.timeout(WAIT_S):
+            while not any(c.new is new for c in self.changes):
+                self._moved.clear()
+                await self._moved.wait()
+
+    async def finish(self) -> None:
+        self.microphone.end()
+        async with asyncio.timeout(WAIT_S):
+            await self.task
+
+    def moves(self) -> list[tuple[AssistantState, AssistantState]]:
+        return [(c.old, c.new) for c in self.changes]
+
+
+async def test_push_to_talk_wakes_the_assistant_while_the_detector_waits_for_audio() -> None:
+    running = Running(ScriptedConversation(frames=2))
+    first, second, third, fourth, fifth = numbered_frames(6)[1:]
+    running.microphone.put(first, second, third)
+    await running.wake.until_heard(3)  # the detector now waits for a fourth chunk that does not come
+    assert running.assistant.wake_now()
+    await running.until(S.LISTENING)
+    running.microphone.put(fourth, fifth)
+    await running.until(S.SLEEPING)
+    await running.finish()
+    assert running.woken == [WakeEvent(PUSH_TO_TALK, 1.0, third.end_ms)]
+    # No pre-roll: what came before the press was not said to the assistant.
+    assert running.conversation.heard == [[4, 5]]
+    assert running.moves() == [
+        (S.SLEEPING, S.CONNECTING),
+        (S.CONNECTING, S.LISTENING),
+        (S.LISTENING, S.SLEEPING),
+        (S.SLEEPING, S.STOPPED),
+    ]
+
+
+async def test_push_to_talk_during_a_conversation_changes_nothing() -> None:
+    running = Running(ScriptedConversation(frames=2), wake=ScriptedWakeDetector([80]))
+    chunks = numbered_frames(8)
+    running.microphone.put(chunks[0])
+    await running.until(S.LISTENING)
+    assert not running.assistant.wake_now()
+    running.microphone.put(chunks[1])
+    await running.until(S.SLEEPING)
+    running.microphone.put(*chunks[2:])
+    await running.wake.until_heard(7)  # asleep again on chunks 2 to 7, the press forgotten
+    await running.finish()
+    assert [w.model for w in running.woken] == ["scripted"]  # the press did not queue a second conversation
+    assert len(running.conversation.heard) == 1
+
+
+async def test_a_typed_message_wakes_the_assistant_and_reaches_the_conversation() -> None:
+    running = Running(ScriptedConversation(frames=1, texts=1))
+    running.microphone.put(*numbered_frames(3))
+    await running.wake.until_heard(3)
+    running.typed.put("What's on my calendar?")
+    await running.until(S.LISTENING)
+    running.microphone.put(*numbered_frames(4)[3:])
+    await running.until(S.SLEEPING)
+    await running.finish()
+    assert running.woken == [WakeEvent(TYPED_TEXT, 1.0, 240.0)]
+    assert running.conversation.read == ["What's on my calendar?"]
+    assert running.typed.pending == 0
+
+
+async def test_typed_messages_no_connection_took_are_dropped_not_retried() -> None:
+    running = Running(ScriptedConversation(frames=0, reason=EndReason.CONNECTION_FAILED))
+    running.microphone.put(*numbered_frames(2))
+    await running.wake.until_heard(2)
+    running.typed.put("Hello?")
+    await running.until(S.SLEEPING)
+    running.microphone.put(*numbered_frames(4)[2:])
+    await running.wake.until_heard(4)  # back to listening for the wake word, not straight into a retry
+    await running.finish()
+    assert [w.model for w in running.woken] == [TYPED_TEXT]
+    assert running.typed.pending == 0
+
+
+def tagged(start_ms: float) -> AudioChunk:
+    """An 80 ms chunk in which the wake word is "said" (to a detector made with `tag=WAKE_TAG`)."""
+    frame_bytes = MIC_FORMAT.bytes_per_second * FRAME_MS // 1000
+    return AudioChunk(MIC_FORMAT, WAKE_TAG + bytes(frame_bytes - len(WAKE_TAG)), start_ms)
+
+
+async def test_while_muted_the_wake_word_goes_unheard_and_after_unmuting_it_wakes() -> None:
+    running = Running(ScriptedConversation(frames=1), wake=ScriptedWakeDetector(tag=WAKE_TAG))
+    running.gate.set_muted(True)
+    running.microphone.put(tagged(0.0), tagged(80.0))
+    await running.wake.until_heard(2)
+    assert running.woken == []
+    running.gate.set_muted(False)
+    running.microphone.put(tagged(160.0))
+    await running.until(S.LISTENING)
+    running.gate.set_muted(True)
+    running.microphone.put(tagged(240.0))
+    await running.until(S.SLEEPING)
+    await running.finish()
+    assert running.woken == [WakeEvent("scripted", 1.0, 240.0)]
+    # What the conversation heard while muted: silence of the same length (its number reads 0).
+    assert running.conversation.heard == [[0]]

@@ -13,6 +13,7 @@ import pytest
 
 from tests.fakes.gemini_live_scenario import (
     AfterAudio,
+    AfterText,
     AfterToolResponse,
     AtOnce,
     Audio,
@@ -32,7 +33,7 @@ from tests.fakes.gemini_live_scenario import (
 from tests.fakes.gemini_live_server import WAIT_S, FakeGeminiLiveServer
 from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.errors import LiveConnectionError
-from voice.gemini_live import GeminiLiveConnection, build_connect_config, connect, parse_duration_ms
+from voice.gemini_live import GeminiLiveConnection, build_connect_config, connect, parse_duration_ms, text_route
 from voice.live import (
     GoAway,
     HistoryTurn,
@@ -349,6 +350,44 @@ async def _drain(events: AsyncGenerator[LiveEvent, None]) -> list[LiveEvent]:
     return [event async for event in events]
 
 
+async def test_typed_text_is_a_client_content_turn_for_a_2_5_model_after_its_history(
+    gemini_live_server: FakeGeminiLiveServer,
+) -> None:
+    gemini_live_server.script(script((AfterText(), (OutputTranscript("Friday at 8."), CompleteTurn()))))
+    config = LiveConfig("gemini-2.5-flash-native-audio-preview-09-2025", "Be brief.", history=HISTORY)
+    async with open_live(gemini_live_server, config) as live, aclosing(live.events()) as events:
+        await live.send_text("When is the table booked?")
+        assert await until_turn_complete(events) == [ModelTranscript("Friday at 8."), TurnComplete()]
+    sent = await gemini_live_server.connection(0)
+    assert sent.texts == ["When is the table booked?"]
+    assert len(sent.history) == 2  # the typed turn is not history: the service answers it
+    assert sent.frame_kinds == ["client_content", "client_content"]
+    assert sent.frames[1]["client_content"] == {
+        "turns": [{"role": "user", "parts": [{"text": "When is the table booked?"}]}],
+        "turnComplete": True,
+    }
+
+
+async def test_typed_text_is_realtime_text_for_a_3_x_model(gemini_live_server: FakeGeminiLiveServer) -> None:
+    gemini_live_server.script(script((AfterText(), (OutputTranscript("Friday at 8."), CompleteTurn()))))
+    config = LiveConfig("gemini-3.1-flash-live-preview", "Be brief.", history=HISTORY)
+    async with open_live(gemini_live_server, config) as live, aclosing(live.events()) as events:
+        await say(live, SPEECH[:3_200])
+        await live.send_text("When is the table booked?")
+        assert await until_turn_complete(events) == [ModelTranscript("Friday at 8."), TurnComplete()]
+    sent = await gemini_live_server.connection(0)
+    assert sent.texts == ["When is the table booked?"]
+    assert sent.frame_kinds == ["client_content", "realtime_input", "realtime_input"]
+    assert sent.frames[2] == {"realtime_input": {"text": "When is the table booked?"}}
+
+
+async def test_typed_text_on_a_closed_connection_is_an_error(gemini_live_server: FakeGeminiLiveServer) -> None:
+    async with open_live(gemini_live_server) as live:
+        await live.aclose()
+        with pytest.raises(LiveConnectionError, match="closed"):
+            await live.send_text("Anyone there?")
+
+
 # -- losing the connection and resuming ---------------------------------------------------------------
 
 
@@ -399,6 +438,23 @@ async def test_a_clean_close_by_the_service_is_a_lost_connection(gemini_live_ser
 )
 def test_durations_are_read_in_milliseconds(text: str | None, expected: int | None) -> None:
     assert parse_duration_ms(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("model", "route"),
+    [
+        ("gemini-2.5-flash-native-audio-preview-09-2025", "client_content"),
+        ("models/gemini-2.5-flash-native-audio-preview-12-2025", "client_content"),
+        ("gemini-live-2.5-flash-preview", "client_content"),
+        ("gemini-2.0-flash-live-001", "client_content"),
+        ("gemini-3.1-flash-live-preview", "realtime_input"),
+        ("gemini-3-flash-live", "realtime_input"),
+        ("gemini-10.0-live", "realtime_input"),
+        ("gemini-test-live", "realtime_input"),
+    ],
+)
+def test_typed_text_takes_the_route_the_model_answers(model: str, route: str) -> None:
+    assert text_route(model) == route
 
 
 def test_a_resumed_config_seeds_no_history() -> None:

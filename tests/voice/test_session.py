@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tests.fakes.gemini_live_scenario import (
     AfterAudio,
+    AfterText,
     AfterToolResponse,
     AtOnce,
     Audio,
@@ -28,6 +29,7 @@ from voice.gemini_live import connect
 from voice.live import LiveConfig, ToolCall, ToolDeclaration
 from voice.session import EndReason, Microphone, SessionEvent, SpokenTurn, ToolReply, ToolUsed, VoiceSession
 from voice.state import AssistantState, StateChanged, StateMachine
+from voice.typed import TypedText
 
 S = AssistantState
 CONFIG = LiveConfig(
@@ -35,6 +37,8 @@ CONFIG = LiveConfig(
     system_prompt="You are Parley.",
     tools=(ToolDeclaration("switch_chat", "Switch chats.", {"type": "object", "properties": {}}),),
 )
+NATIVE_AUDIO_25 = "gemini-2.5-flash-native-audio-preview-09-2025"
+"""A model that takes typed text as `client_content` turns."""
 SPEECH = bytes(3_200)
 """100 ms of 16 kHz silence: what the microphone sends."""
 VOICE = bytes(range(256)) * 15
@@ -70,8 +74,10 @@ class Harness:
         *,
         base_url: str | None = None,
         api_key: str | None = None,
+        config: LiveConfig = CONFIG,
     ) -> None:
         self.sink = RecordingSink()
+        self.typed = TypedText()
         self.states = StateMachine(S.CONNECTING)
         self.changes: list[StateChanged] = []
         self.states.subscribe(self.changes.append)
@@ -81,7 +87,7 @@ class Harness:
         self._changed = asyncio.Condition()
         self._reply = end_with or ToolReply({"outcome": "ok"})
         self.session = VoiceSession(
-            config=CONFIG,
+            config=config,
             connect=functools.partial(
                 connect,
                 api_key=api_key or (server.api_key if server else "key"),
@@ -117,7 +123,7 @@ class Harness:
         for i in range(chunks):
             microphone.put_nowait(AudioChunk(MIC_FORMAT, SPEECH, i * 100.0))
         microphone.put_nowait(None)
-        return asyncio.create_task(self.session.run(microphone))
+        return asyncio.create_task(self.session.run(microphone, self.typed))
 
     async def idle_end(self, session: asyncio.Task[EndReason]) -> EndReason:
         self.idle_elapses.set()
@@ -126,6 +132,16 @@ class Harness:
 
     def turns(self) -> list[tuple[str, str, bool]]:
         return [(e.role, e.text, e.interrupted) for e in self.events if isinstance(e, SpokenTurn)]
+
+    def typed_turns(self) -> list[str]:
+        return [e.text for e in self.events if isinstance(e, SpokenTurn) and e.typed]
+
+    async def until_state(self, state: AssistantState) -> None:
+        reached = asyncio.Event()
+        self.states.subscribe(lambda change: reached.set() if change.new is state else None)
+        if self.states.state is not state:
+            async with asyncio.timeout(WAIT_S):
+                await reached.wait()
 
 
 def answer(*lines: str) -> tuple[InputTranscript | OutputTranscript | Audio | CompleteTurn, ...]:
@@ -246,3 +262,53 @@ async def test_an_unreachable_model_ends_the_session_plainly(unused_tcp_port: in
     harness = Harness(None, base_url=f"https://127.0.0.1:{unused_tcp_port}")
     async with asyncio.timeout(WAIT_S):
         assert await harness.start() is EndReason.CONNECTION_FAILED
+
+
+# -- typed text ----------------------------------------------------------------------------------------
+
+
+async def test_text_typed_before_the_connection_opens_goes_once_it_is_ready_and_is_answered(
+    gemini_live_server: FakeGeminiLiveServer,
+) -> None:
+    gemini_live_server.script(script((AfterText(), (OutputTranscript("Paris."), Audio(VOICE), CompleteTurn()))))
+    harness = Harness(gemini_live_server, config=replace(CONFIG, model=NATIVE_AUDIO_25))
+    harness.typed.put("What is the capital of France?")
+    session = harness.start(chunks=0)
+    await harness.until_turns(2)
+    assert await harness.idle_end(session) is EndReason.IDLE
+    assert [(e.role, e.text, e.typed) for e in harness.events if isinstance(e, SpokenTurn)] == [
+        ("user", "What is the capital of France?", True),
+        ("model", "Paris.", False),
+    ]
+    assert harness.sink.played == [VOICE]
+    assert harness.typed.pending == 0
+    sent = await gemini_live_server.connection(0)
+    assert sent.texts == ["What is the capital of France?"]
+    assert sent.frame_kinds == ["client_content"]
+
+
+async def test_text_typed_while_the_model_speaks_follows_its_turn_in_the_chat(
+    gemini_live_server: FakeGeminiLiveServer,
+) -> None:
+    gemini_live_server.script(
+        script(
+            (AfterAudio(len(SPEECH)), (InputTranscript("Tell me a story."), OutputTranscript("Once upon"))),
+            (AfterText(), (OutputTranscript(" a time."), CompleteTurn())),
+            (AfterText(), (OutputTranscript("Fine."), CompleteTurn())),
+        )
+    )
+    harness = Harness(gemini_live_server, config=replace(CONFIG, model=NATIVE_AUDIO_25))
+    session = harness.start(chunks=1)
+    await harness.until_state(S.RESPONDING)
+    harness.typed.put("Make it short.")
+    await harness.until_turns(3)
+    harness.typed.put("And another.")
+    await harness.until_turns(5)
+    assert await harness.idle_end(session) is EndReason.IDLE
+    assert [(e.role, e.text, e.typed) for e in harness.events if isinstance(e, SpokenTurn)] == [
+        ("user", "Tell me a story.", False),
+        ("model", "Once upon a time.", False),
+        ("user", "Make it short.", True),
+        ("user", "And another.", True),
+        ("model", "Fine.", False),
+    ]

@@ -1,0 +1,190 @@
+"""The window's controls on the voice loop: push-to-talk, typed text, mute and the microphone level.
+
+A microphone the test feeds, the real wake word model, the real google-genai client against the fake Live
+server, the real SQLite store and journal; what the window would see is what a `VoiceObserver` records."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import pytest
+
+from app.conversation import ConversationEvent, Saved
+from app.settings import load_settings
+from app.voice_loop import VoiceLoop
+from app.wiring import open_chat_services
+from chats.store import ChatStore
+from tests.fakes.fed_microphone import FedMicrophone
+from tests.fakes.gemini_live_scenario import (
+    AfterAudio,
+    AfterText,
+    CompleteTurn,
+    InputTranscript,
+    OutputTranscript,
+    script,
+)
+from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.voice.fixtures import read_pcm
+from voice.audio import MIC_FORMAT, AudioChunk
+from voice.null_sink import NullSink
+from voice.session import SpokenTurn
+from voice.state import AssistantState, StateChanged
+from voice.synthetic import silence, tone
+from voice.wake_protocol import PUSH_TO_TALK, TYPED_TEXT, WakeEvent
+
+LOOP_WAIT_S = 30.0
+"""Safety net for a whole conversation, the wake word model's loading included."""
+
+
+class Watcher:
+    """A `VoiceObserver` that keeps what it is told, in order, as (kind, value) pairs."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, Any]] = []
+        self._news = asyncio.Event()
+
+    def _add(self, kind: str, value: Any) -> None:
+        self.seen.append((kind, value))
+        self._news.set()
+
+    def ready(self, wake_word: str, chat_id: UUID) -> None:
+        self._add("ready", chat_id)
+
+    def state(self, change: StateChanged) -> None:
+        self._add("state", change.new)
+
+    async def wake(self, wake: WakeEvent) -> None:
+        self._add("wake", wake)
+
+    async def conversation(self, event: ConversationEvent) -> None:
+        self._add("conversation", event)
+
+    def muted(self, muted: bool) -> None:
+        self._add("muted", muted)
+
+    def level(self, dbfs: float) -> None:
+        self._add("level", dbfs)
+
+    def of(self, kind: str) -> list[Any]:
+        return [value for seen_kind, value in self.seen if seen_kind == kind]
+
+    async def until(self, holds: Callable[[], bool]) -> None:
+        async with asyncio.timeout(LOOP_WAIT_S):
+            while not holds():
+                self._news.clear()
+                await self._news.wait()
+
+    async def until_saved(self, turns: int) -> Saved:
+        await self.until(lambda: any(isinstance(e, Saved) and e.turns == turns for e in self.of("conversation")))
+        saved: Saved = next(e for e in self.of("conversation") if isinstance(e, Saved) and e.turns == turns)
+        return saved
+
+
+@dataclass
+class Running:
+    loop: VoiceLoop
+    microphone: FedMicrophone
+    watcher: Watcher
+    store: ChatStore
+    chat_id: UUID
+
+
+@asynccontextmanager
+async def running_loop(environment: Path) -> AsyncIterator[Running]:
+    """The voice loop, ready (the wake word model loaded), on a fed microphone; it ends with the audio."""
+    settings = load_settings()
+    async with open_chat_services(settings) as services:
+        chat_id = (await services.store.create()).id
+        microphone, watcher = FedMicrophone(), Watcher()
+        loop = VoiceLoop(
+            settings=settings,
+            services=services,
+            source=microphone,
+            sink=NullSink(),
+            chat_id=chat_id,
+            observer=watcher,
+        )
+        task = asyncio.create_task(loop.run(), name="test-voice-loop")
+        try:
+            await watcher.until(lambda: bool(watcher.of("ready")) or task.done())
+            yield Running(loop, microphone, watcher, services.store, chat_id)
+            microphone.end()
+            async with asyncio.timeout(LOOP_WAIT_S):
+                await task
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+
+async def history(running: Running) -> list[tuple[str, str]]:
+    chat = await running.store.get(running.chat_id)
+    return [(turn.role, turn.text) for turn in chat.full_history]
+
+
+async def test_push_to_talk_starts_a_conversation_without_the_wake_word(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer
+) -> None:
+    answer = (InputTranscript("Is anyone there?"), OutputTranscript("I'm here."), CompleteTurn())
+    gemini_live_server.script(script((AfterAudio(3_200), answer)))
+    async with running_loop(environment) as running:
+        running.microphone.feed(silence(400))
+        await running.microphone.until_drained()
+        assert await running.loop.talk()
+        await running.watcher.until(lambda: AssistantState.LISTENING in running.watcher.of("state"))
+        running.microphone.feed(silence(400))
+        await running.watcher.until_saved(turns=2)
+        assert await history(running) == [("user", "Is anyone there?"), ("model", "I'm here.")]
+    assert running.watcher.of("wake") == [WakeEvent(PUSH_TO_TALK, 1.0, 400.0)]
+    assert not await running.loop.talk()  # stopped: nothing happens
+
+
+async def test_typed_text_wakes_the_assistant_and_is_saved_as_a_user_turn(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer
+) -> None:
+    gemini_live_server.script(script((AfterText(), (OutputTranscript("Nothing today."), CompleteTurn()))))
+    async with running_loop(environment) as running:
+        running.microphone.feed(silence(240))
+        await running.microphone.until_drained()
+        await running.loop.send_text("  What's on my calendar?\n")
+        await running.loop.send_text("   ")
+        await running.watcher.until_saved(turns=2)
+        assert await history(running) == [("user", "What's on my calendar?"), ("model", "Nothing today.")]
+    assert [w.model for w in running.watcher.of("wake")] == [TYPED_TEXT]
+    turns = [e for e in running.watcher.of("conversation") if isinstance(e, SpokenTurn)]
+    assert turns == [SpokenTurn("user", "What's on my calendar?", typed=True), SpokenTurn("model", "Nothing today.")]
+    sent = await gemini_live_server.connection(0)
+    assert sent.texts == ["What's on my calendar?"]
+    assert "client_content" in sent.frame_kinds  # the default model is a 2.5 native audio one
+
+
+async def test_muted_the_wake_word_goes_unheard_and_no_level_is_reported(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer
+) -> None:
+    wake_word = AudioChunk(MIC_FORMAT, read_pcm("wake_hey_jarvis"), 0.0)
+    async with running_loop(environment) as running:
+        running.microphone.feed(tone(400, amplitude=0.1))
+        await running.microphone.until_drained()
+        await running.loop.set_muted(True)
+        await running.loop.set_muted(True)  # no change: not reported again
+        running.microphone.feed(wake_word)
+        await running.microphone.until_drained()
+        muted_until_ms = running.microphone.end_ms
+        await running.loop.set_muted(False)
+        running.microphone.feed(wake_word)
+        await running.watcher.until(lambda: bool(running.watcher.of("wake")))
+    assert running.watcher.of("muted") == [True, False]
+    [wake] = running.watcher.of("wake")
+    assert wake.model == "hey_jarvis" and wake.offset_ms > muted_until_ms  # the unmuted saying, not the muted one
+    kinds = [kind for kind, _ in running.watcher.seen if kind in ("muted", "level")]
+    muted_at, unmuted_at = kinds.index("muted"), len(kinds) - 1 - kinds[::-1].index("muted")
+    assert "level" not in kinds[muted_at:unmuted_at]
+    levels = running.watcher.of("level")
+    assert levels[:4] == [pytest.approx(-20.0, abs=0.1)] * 4  # 400 ms of tone: four reports, ten a second
+    heard_unmuted_ms = 400 + (running.microphone.end_ms - muted_until_ms)
+    assert abs(len(levels) - heard_unmuted_ms / 100) <= 2
