@@ -6,6 +6,7 @@ STATE_WORDS = {
     "sleeping": "sleeping",
     "connecting": "connecting",
     "listening": "listening",
+    "thinking": "thinking",
     "responding": "speaking",
     "reconnecting": "reconnecting",
     "stopped": "stopped",

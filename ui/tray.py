@@ -20,6 +20,7 @@ _COLOURS = {
     "connecting": "#b45309",
     "reconnecting": "#b45309",
     "listening": "#15803d",
+    "thinking": "#6d28d9",
     "responding": "#1d4ed8",
     "error": "#b91c1c",
 }

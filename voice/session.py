@@ -198,6 +198,7 @@ class VoiceSession:
         if self._model_started:
             self._typed_next.append(text)  # it follows the model's turn in the chat: recorded when that ends
             return
+        self._states.move(AssistantState.THINKING)  # until the model answers
         # What the user said before typing, then what was typed; the model's answer comes after both.
         said = "".join(self._user_now).strip()
         self._user_now = []
@@ -229,7 +230,9 @@ class VoiceSession:
             self._model_speaks()
             self._model_now.append(event.text)
         elif isinstance(event, ToolCall):
-            self._model_speaks()
+            self._model_started = True
+            self._mark_active()
+            self._states.move(AssistantState.THINKING)  # until the model speaks again, or its turn ends
             reply = await self._tools(event)
             await connection.send_tool_result(event.id, event.name, reply.result)
             self._ending = self._ending or reply.end_conversation

@@ -19,6 +19,9 @@ class AssistantState(Enum):
     """Woken: opening the live session."""
     LISTENING = "listening"
     """The session is open and the user has the floor."""
+    THINKING = "thinking"
+    """The model is working on an answer it has not started to speak: a typed message was sent, or a
+    tool is running."""
     RESPONDING = "responding"
     """The model is speaking."""
     RECONNECTING = "reconnecting"
@@ -31,8 +34,9 @@ S = AssistantState
 TRANSITIONS: dict[AssistantState, frozenset[AssistantState]] = {
     S.SLEEPING: frozenset({S.CONNECTING, S.STOPPED}),
     S.CONNECTING: frozenset({S.LISTENING, S.SLEEPING, S.STOPPED}),
-    S.LISTENING: frozenset({S.RESPONDING, S.RECONNECTING, S.SLEEPING, S.STOPPED}),
-    S.RESPONDING: frozenset({S.LISTENING, S.RECONNECTING, S.SLEEPING, S.STOPPED}),
+    S.LISTENING: frozenset({S.THINKING, S.RESPONDING, S.RECONNECTING, S.SLEEPING, S.STOPPED}),
+    S.THINKING: frozenset({S.RESPONDING, S.LISTENING, S.RECONNECTING, S.SLEEPING, S.STOPPED}),
+    S.RESPONDING: frozenset({S.THINKING, S.LISTENING, S.RECONNECTING, S.SLEEPING, S.STOPPED}),
     S.RECONNECTING: frozenset({S.LISTENING, S.SLEEPING, S.STOPPED}),
     S.STOPPED: frozenset(),
 }

@@ -220,6 +220,10 @@ async def test_a_tool_call_is_answered_with_its_id_and_can_end_the_session(
     assert [(r["id"], r["response"]) for r in sent.tool_responses] == [("c-1", {"outcome": "switched"})]
     assert next(e for e in harness.events if isinstance(e, ToolUsed)).reply.end_conversation
     assert harness.turns() == [("user", "Back to the kitchen chat.", False), ("model", "Switching.", False)]
+    # While the tool runs the model is thinking; it speaks once it has the answer.
+    moves = [(c.old, c.new) for c in harness.changes]
+    assert (S.LISTENING, S.THINKING) in moves
+    assert (S.THINKING, S.RESPONDING) in moves
 
 
 async def test_go_away_moves_the_conversation_to_a_resumed_connection(
@@ -282,6 +286,7 @@ async def test_text_typed_before_the_connection_opens_goes_once_it_is_ready_and_
     ]
     assert harness.sink.played == [VOICE]
     assert harness.typed.pending == 0
+    assert [c.new for c in harness.changes][:3] == [S.LISTENING, S.THINKING, S.RESPONDING]
     sent = await gemini_live_server.connection(0)
     assert sent.texts == ["What is the capital of France?"]
     assert sent.frame_kinds == ["client_content"]
