@@ -1,9 +1,10 @@
 """The settings window: API keys into the OS keyring, everything else into the config file.
 
-It lays out and binds. Keys go through `app.secrets` (never shown, never written to the file); other
-values through `app.config_writer.save_config`, which refuses what `load_settings` would refuse. A key's
-"Test" runs on the runtime thread, and its one-line answer comes back as a signal to a bound slot here.
-Settings are read once at start-up, so a saved change applies when Parley next starts.
+It lays out and binds. The keys are `ui.settings_keys.KeysBox`'s, through `app.secrets` (never shown, never
+written to the file); other values go through `app.config_writer.save_config`, which refuses what
+`load_settings` would refuse. The microphone level test runs on the runtime thread, and its one-line answer
+comes back as a signal to a bound slot here. Settings are read once at start-up, so a saved change applies
+when Parley next starts.
 """
 
 from __future__ import annotations
@@ -11,9 +12,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import os
-from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Mapping
 
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
@@ -33,10 +32,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.config_writer import ConfigValue, save_config
-from app.key_checks import KeyCheckFailed, check_gemini_key, check_openai_key
 from app.runtime import Runtime, RuntimeClosed
-from app.secrets import SecretsError, delete_secret, get_secret, secret_source, secret_spec, set_secret
+from app.secrets import SecretsError
 from app.settings import SETTINGS, Settings, SettingsError, check_config_values
+from ui.settings_keys import KeysBox, form_label, stacked
 from voice.audio import AudioSource
 from voice.devices import AudioDevice, audio_devices
 from voice.errors import NoAudioDevice, VoiceError, WakeModelError
@@ -53,33 +52,16 @@ SYSTEM_DEFAULT = "System default"
 # Dark red on a light fill, as the main window's banner: readable, and named "Error" for screen readers.
 _ERROR_STYLE = "QLabel { background: #fde2e1; color: #7f1d1d; padding: 6px; }"
 
-KeyCheck = Callable[[Settings, str], Coroutine[Any, Any, str]]
 DeviceLister = Callable[[], list[AudioDevice]]
 MicrophoneFactory = Callable[[str | None], AudioSource]
 """Opens the microphone of a device name (None: the system default)."""
-
-_CHECKS: dict[str, KeyCheck] = {"gemini": check_gemini_key, "openai": check_openai_key}
 
 
 def _open_microphone(device: str | None) -> AudioSource:
     return MicrophoneSource(device=device)
 
 
-@dataclass
-class KeyRow:
-    """The controls of one API key."""
-
-    name: str
-    field: QLineEdit
-    status: QLabel
-    test_button: QPushButton
-    clear_button: QPushButton
-    result: QLabel
-
-
 class SettingsDialog(QDialog):
-    _checked = Signal(str, str)
-    """(key name, one-line answer), emitted on the runtime thread, delivered queued to `_show_check`."""
     _level_measured = Signal(str)
     """The level test's one-line answer, emitted on the runtime thread, delivered queued to `_show_level`."""
 
@@ -100,41 +82,20 @@ class SettingsDialog(QDialog):
         self._runtime = runtime
         self._env = env
         self._microphone = microphone
-        self._checks: dict[str, concurrent.futures.Future[str]] = {}
+        self._level_check: concurrent.futures.Future[str] | None = None
         self.setWindowTitle("Parley settings")
         self.setAccessibleName("Parley settings")
         self.setMinimumWidth(560)
-        self.keys = {name: self._make_key_row(name) for name in _CHECKS}
+        self.key_box = KeysBox(settings, runtime, env)
+        self.keys = self.key_box.rows
         self._make_voice_controls()
         self._make_device_controls(devices)
         self._make_storage_controls()
         self._make_footer()
         self._lay_out()
         self._bind()
-        for name in self.keys:
-            self._show_key_status(name)
 
     # -- making the controls ------------------------------------------------------------------------
-
-    def _make_key_row(self, name: str) -> KeyRow:
-        label = secret_spec(name).label
-        field = QLineEdit()
-        field.setEchoMode(QLineEdit.EchoMode.Password)
-        field.setPlaceholderText("Type a new key to store it")
-        field.setAccessibleName(f"{label} API key")
-        field.setAccessibleDescription("Hidden as you type; stored in the OS keyring when you press OK")
-        status = QLabel()
-        status.setAccessibleName(f"{label} key status")
-        test_button = QPushButton("Test")
-        test_button.setAccessibleName(f"Test the {label} key")
-        test_button.setToolTip("Check the typed key, or else the current one, with the service")
-        clear_button = QPushButton("Clear")
-        clear_button.setAccessibleName(f"Remove the {label} key from the keyring")
-        result = QLabel()
-        result.setAccessibleName(f"{label} key test result")
-        result.setWordWrap(True)
-        result.hide()  # until a test says something
-        return KeyRow(name, field, status, test_button, clear_button, result)
 
     def _make_voice_controls(self) -> None:
         settings = self._settings
@@ -235,16 +196,6 @@ class SettingsDialog(QDialog):
         self.cancel_button.setAccessibleName("Cancel")
 
     def _lay_out(self) -> None:
-        keys = QGroupBox("API keys")
-        key_form = QFormLayout(keys)
-        for row in self.keys.values():
-            line = QHBoxLayout()
-            line.addWidget(row.field, 1)
-            line.addWidget(row.test_button)
-            line.addWidget(row.clear_button)
-            key_form.addRow(
-                _label(f"&{secret_spec(row.name).label} key:", row.field), _stacked(line, row.status, row.result)
-            )
         voice = QGroupBox("Voice")
         voice_form = QFormLayout(voice)
         voice_form.addRow("&Wake word:", self.wake_word)
@@ -257,25 +208,31 @@ class SettingsDialog(QDialog):
         microphone = QHBoxLayout()
         microphone.addWidget(self.input_device, 1)
         microphone.addWidget(self.level_button)
-        audio_form.addRow(_label("&Microphone:", self.input_device), _stacked(microphone, self.level_result))
-        audio_form.addRow(_label("&Speaker:", self.output_device), _stacked(self.output_device, self.device_message))
+        audio_form.addRow(form_label("&Microphone:", self.input_device), stacked(microphone, self.level_result))
+        audio_form.addRow(form_label("&Speaker:", self.output_device), stacked(self.output_device, self.device_message))
         storage = QGroupBox("Storage")
         storage_form = QFormLayout(storage)
-        storage_form.addRow(_label("Store &chats on:", self.storage), _stacked(self.storage, self.storage_note))
+        storage_form.addRow(form_label("Store &chats on:", self.storage), stacked(self.storage, self.storage_note))
 
         layout = QVBoxLayout(self)
-        for widget in (self.error, keys, voice, audio, storage, self.environment_note, self.restart_note, self.buttons):
+        for widget in (
+            self.error,
+            self.key_box,
+            voice,
+            audio,
+            storage,
+            self.environment_note,
+            self.restart_note,
+            self.buttons,
+        ):
             layout.addWidget(widget)
 
     def _bind(self) -> None:
-        for row in self.keys.values():
-            row.test_button.clicked.connect(lambda _=False, name=row.name: self.test_key(name))
-            row.clear_button.clicked.connect(lambda _=False, name=row.name: self.clear_key(name))
+        self.key_box.cleared.connect(self._show_cleared)
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
         self.level_button.clicked.connect(self.test_level)
         self.finished.connect(self._cancel_checks)
-        self._checked.connect(self._show_check)
         self._level_measured.connect(self._show_level)
 
     # -- actions -----------------------------------------------------------------------------------
@@ -291,12 +248,7 @@ class SettingsDialog(QDialog):
             # Every check that can refuse runs before anything is stored or written.
             _check_wake_word(self.wake_word.currentText())
             check_config_values(self._settings.config_file, {k: v for k, v in changes.items() if v is not None})
-            for row in self.keys.values():
-                if row.field.text().strip():
-                    set_secret(row.name, row.field.text())
-                    stored.append(secret_spec(row.name).label)
-                    row.field.clear()
-                    self._show_key_status(row.name)
+            self.key_box.store_typed(stored)
             save_config(self._settings.config_file, changes)
         except (SettingsError, SecretsError) as error:
             done = f" (the {' and '.join(stored)} key was stored before this)" if stored else ""
@@ -322,23 +274,6 @@ class SettingsDialog(QDialog):
             "close_to_tray": (self.close_to_tray.isChecked(), settings.close_to_tray),
         }
 
-    @Slot(str)
-    def test_key(self, name: str) -> None:
-        """Check the typed key, or else the current one, on the runtime; the answer shows below the key."""
-        row = self.keys[name]
-        current = get_secret(name, self._env)
-        key = row.field.text().strip() or (current.reveal() if current else "")
-        row.result.setText("Testing…")
-        row.result.show()
-        row.test_button.setEnabled(False)
-        try:
-            future = self._runtime.submit(_answer(_CHECKS[name](self._settings, key)))
-        except RuntimeClosed as closed:
-            self._show_check(name, f"Not tested: {closed}")
-            return
-        self._checks[name] = future
-        future.add_done_callback(lambda done: self._deliver(name, done))
-
     @Slot()
     def test_level(self) -> None:
         """Listen to the chosen microphone on the runtime; the loudest level shows below it."""
@@ -351,38 +286,18 @@ class SettingsDialog(QDialog):
         except RuntimeClosed as closed:
             self._show_level(f"Not tested: {closed}")
             return
-        self._checks["level"] = future
+        self._level_check = future
         future.add_done_callback(self._deliver_level)
-
-    @Slot(str)
-    def clear_key(self, name: str) -> None:
-        """Remove the key from the OS keyring (one set in the environment stays in effect)."""
-        self.error.hide()
-        try:
-            delete_secret(name)
-        except SecretsError as error:
-            self._show_error(str(error))
-        self._show_key_status(name)
 
     # -- answers -----------------------------------------------------------------------------------
 
-    def _deliver(self, name: str, future: concurrent.futures.Future[str]) -> None:
+    def _deliver_level(self, future: concurrent.futures.Future[str]) -> None:
         # The runtime thread: the signal queues the answer to the GUI thread.
         if future.cancelled():
             return
         failure = future.exception()
-        # An unexpected failure shows by its type only: its text could quote what the service said.
         answer = future.result() if failure is None else f"Failed: {type(failure).__name__}"
-        with contextlib.suppress(RuntimeError):  # the dialog was deleted while the check ran
-            self._checked.emit(name, answer)
-
-    def _deliver_level(self, future: concurrent.futures.Future[str]) -> None:
-        # The runtime thread, as `_deliver`.
-        if future.cancelled():
-            return
-        failure = future.exception()
-        answer = future.result() if failure is None else f"Failed: {type(failure).__name__}"
-        with contextlib.suppress(RuntimeError):
+        with contextlib.suppress(RuntimeError):  # the dialog was deleted while the test ran
             self._level_measured.emit(answer)
 
     @Slot(str)
@@ -390,42 +305,22 @@ class SettingsDialog(QDialog):
         self.level_result.setText(message)
         self.level_button.setEnabled(True)
 
-    @Slot(str, str)
-    def _show_check(self, name: str, message: str) -> None:
-        row = self.keys[name]
-        row.result.setText(message)
-        row.test_button.setEnabled(True)
+    @Slot(str)
+    def _show_cleared(self, problem: str) -> None:
+        """A key's "Clear" hides the last error, or shows why the key could not be removed."""
+        self.error.hide()
+        if problem:
+            self._show_error(problem)
 
     @Slot()
     def _cancel_checks(self) -> None:
-        for future in self._checks.values():
-            future.cancel()
-
-    def _show_key_status(self, name: str) -> None:
-        row = self.keys[name]
-        source = secret_source(name, self._env)
-        spec = secret_spec(name)
-        if source == "environment":
-            text = f"Set in the environment ({' or '.join(spec.env_vars)}), which wins over the keyring."
-        elif source == "keyring":
-            text = "Stored in the OS keyring."
-        else:
-            text = "Not set."
-        row.status.setText(text)
-        row.status.setAccessibleDescription(f"{spec.label} key: {text}")
-        row.clear_button.setEnabled(source == "keyring")
+        if self._level_check is not None:
+            self._level_check.cancel()
+        self.key_box.cancel_checks()
 
     def _show_error(self, message: str) -> None:
         self.error.setText(f"Error: {message}")
         self.error.show()
-
-
-async def _answer(check: Coroutine[Any, Any, str]) -> str:
-    """The check's one line, success or failure: a failure is an answer to show, not an error to raise."""
-    try:
-        return await check
-    except KeyCheckFailed as failed:
-        return f"Failed: {failed}"
 
 
 async def _measure(microphone: MicrophoneFactory, device: str | None) -> str:
@@ -437,25 +332,6 @@ async def _measure(microphone: MicrophoneFactory, device: str | None) -> str:
     # -50 dBFS: well above a quiet room's hiss on most microphones, well below speech at arm's length.
     hint = "" if level > -50.0 else " (very quiet: is this the right microphone, and is it muted?)"
     return f"Loudest in {LEVEL_TEST_S:g} s: {level:.0f} dBFS{hint}"
-
-
-def _label(text: str, buddy: QWidget) -> QLabel:
-    """A form label whose Alt+letter reaches `buddy` (a form row holding a layout gets no buddy itself)."""
-    label = QLabel(text)
-    label.setBuddy(buddy)
-    return label
-
-
-def _stacked(*parts: QWidget | QHBoxLayout) -> QVBoxLayout:
-    """One form row of several lines: a control (or a row of them), then the notes under it."""
-    column = QVBoxLayout()
-    column.setSpacing(2)
-    for part in parts:
-        if isinstance(part, QWidget):
-            column.addWidget(part)
-        else:
-            column.addLayout(part)
-    return column
 
 
 def _check_wake_word(wake_word: str) -> None:
