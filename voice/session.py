@@ -200,11 +200,15 @@ class VoiceSession:
             return
         self._states.move(AssistantState.THINKING)  # until the model answers
         # What the user said before typing, then what was typed; the model's answer comes after both.
+        await self._record_user_so_far()
+        await self._record(SpokenTurn("user", text, typed=True))
+
+    async def _record_user_so_far(self) -> None:
+        """End the user's turn here: what they said up to now becomes a chat turn before what follows."""
         said = "".join(self._user_now).strip()
         self._user_now = []
         if said:
             await self._record(SpokenTurn("user", said))
-        await self._record(SpokenTurn("user", text, typed=True))
 
     async def _downlink(self, connection: LiveConnection) -> EndReason:
         rotate = False
@@ -230,6 +234,9 @@ class VoiceSession:
             self._model_speaks()
             self._model_now.append(event.text)
         elif isinstance(event, ToolCall):
+            # The user's words are in the chat before the tool runs: a tool may act on them (a memory is
+            # saved only from what the user said), and the chat reads user turn, tool, answer.
+            await self._record_user_so_far()
             self._model_started = True
             self._mark_active()
             self._states.move(AssistantState.THINKING)  # until the model speaks again, or its turn ends

@@ -220,6 +220,9 @@ async def test_a_tool_call_is_answered_with_its_id_and_can_end_the_session(
     assert [(r["id"], r["response"]) for r in sent.tool_responses] == [("c-1", {"outcome": "switched"})]
     assert next(e for e in harness.events if isinstance(e, ToolUsed)).reply.end_conversation
     assert harness.turns() == [("user", "Back to the kitchen chat.", False), ("model", "Switching.", False)]
+    # The user's words reach the chat before the tool runs (a tool may act on them).
+    kinds = [(type(e).__name__, getattr(e, "role", None)) for e in harness.events]
+    assert kinds.index(("SpokenTurn", "user")) < kinds.index(("ToolUsed", None))
     # While the tool runs the model is thinking; it speaks once it has the answer.
     moves = [(c.old, c.new) for c in harness.changes]
     assert (S.LISTENING, S.THINKING) in moves
