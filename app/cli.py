@@ -8,7 +8,7 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 
-from app import chat_commands, doctor_command, key_commands, listen_command
+from app import chat_commands, doctor_command, key_commands, listen_command, memory_commands
 from app.logs import configure_logging
 from app.secrets import SecretsError
 from app.settings import Settings, SettingsError, load_settings, settings_table
@@ -29,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log detail")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     chat_commands.add_parser(commands)
+    memory_commands.add_parser(commands)
     key_commands.add_parser(commands)
     listen_command.add_parser(commands)
     doctor_command.add_parser(commands)

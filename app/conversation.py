@@ -15,10 +15,12 @@ from datetime import datetime
 from uuid import UUID
 
 from app.chat_tools import TOOLS, ChatTools
+from app.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
 from app.prompt import system_prompt
 from app.wiring import ChatServices
 from chats.journal import TurnJournal
 from chats.maintenance import MaintenanceWorker
+from chats.memory.grounding import asked_to_remember
 from chats.models import Turn, utc_now
 from voice.audio import AudioSink
 from voice.earcon import earcon
@@ -83,6 +85,11 @@ class ChatConversation:
         self._on_event = on_event
         self._clock = clock
         self._tools = ChatTools(services, clock=clock)
+        self._memory_tools = MemoryTools(services.memory)
+        self._project_id: str | None = None
+        """The folder of the chat in conversation: its pool of project memories."""
+        self._user_said: list[str] = []
+        """The user's own words in the chat in conversation: what a saved memory must come from."""
         self._switch_to: UUID | None = None
         self._next_chat: UUID | None = None
 
@@ -122,11 +129,16 @@ class ChatConversation:
     async def _config(self) -> LiveConfig:
         context = await self._s.store.load_assistant_context(self.chat_id)
         undelivered = [e.turn for e in await self._journal.pending() if e.chat_id == self.chat_id]
-        history = tuple(HistoryTurn(t.role, t.text) for t in (*context.assistant_history, *undelivered))
-        tools = (*TOOLS, END_CONVERSATION)
+        turns = (*context.assistant_history, *undelivered)
+        history = tuple(HistoryTurn(t.role, t.text) for t in turns)
+        self._project_id = context.project_id
+        self._user_said = [t.text for t in turns if t.role == "user" and not t.summary]
+        preload = await self._s.memory.store.preload()
+        tools = (*TOOLS, *MEMORY_TOOLS, END_CONVERSATION)
+        prompt = system_prompt(tools=tools, chat_title=context.title, now=self._clock(), memories=preload.text)
         return LiveConfig(
             model=self._settings.live_model,
-            system_prompt=system_prompt(tools=tools, chat_title=context.title, now=self._clock()),
+            system_prompt=prompt,
             tools=tools,
             history=history,
             voice=self._settings.voice,
@@ -135,6 +147,14 @@ class ChatConversation:
     async def _call_tool(self, call: ToolCall) -> ToolReply:
         if call.name == END_CONVERSATION.name:
             return ToolReply({"outcome": "ending"}, end_conversation=True)
+        if self._memory_tools.handles(call.name):
+            context = MemoryCallContext(
+                chat_id=self.chat_id,
+                project_id=self._project_id,
+                user_said=tuple(self._user_said),
+                explicit_request=bool(self._user_said) and asked_to_remember(self._user_said[-1]),
+            )
+            return ToolReply(await self._memory_tools.call(call.name, call.args, context))
         outcome = await self._tools.call(call.name, call.args, self.chat_id)
         if outcome.switch_to is not None:
             self._switch_to = outcome.switch_to
@@ -143,6 +163,8 @@ class ChatConversation:
     async def _session_event(self, event: SessionEvent) -> None:
         if isinstance(event, SpokenTurn):
             await self._journal.record(self.chat_id, Turn(role=event.role, text=event.text, at=self._clock()))
+            if event.role == "user":
+                self._user_said.append(event.text)
         elif isinstance(event, ToolUsed):
             log.info("tool %s answered", event.call.name)
         await self._on_event(event)

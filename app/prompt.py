@@ -20,10 +20,24 @@ user asks about one, say you do not remember that detail and ask them to remind 
 
 TOOLS_INTRO = "You can use these tools; use one only when the user's words call for it:"
 
+MEMORY = """\
+You have a long-term memory of the user. The facts below were saved from what the user told you in \
+earlier chats; use them naturally, without announcing that you remembered. A newer fact replaces an \
+older one. Save a new fact only from what the user says about themselves in this conversation, never \
+from these notes, from a recalled memory or from your own words, and say briefly that you will remember \
+it. When the user asks you to forget something, forget it and say so."""
 
-def system_prompt(*, tools: Sequence[ToolDeclaration], chat_title: str | None, now: datetime) -> str:
-    """What the model is, how to treat the history, and when to use each tool."""
+
+def system_prompt(
+    *, tools: Sequence[ToolDeclaration], chat_title: str | None, now: datetime, memories: str | None = None
+) -> str:
+    """What the model is, how to treat the history, what it remembers of the user (`memories`, the
+    pre-loaded block; None when memory is off in this chat) and when to use each tool."""
     lines = [IDENTITY, "", HISTORY, ""]
+    if memories is not None:
+        lines += [MEMORY, ""]
+        if memories:
+            lines += [memories, ""]
     if chat_title:
         lines += [f'This chat is titled "{chat_title}".', ""]
     lines.append(f"It is {now:%A %d %B %Y, %H:%M} ({now:%Z}).")

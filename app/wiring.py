@@ -10,10 +10,13 @@ from pathlib import Path
 from app.settings import Settings, SettingsError
 from chats.embedding import Embedder
 from chats.maintenance import ChatMaintainer
+from chats.memory.service import MemoryService
+from chats.memory.store import MemoryStore
 from chats.minilm import MiniLMEmbedder
 from chats.offline_text import OfflineTextModel
 from chats.search import ChatFinder
 from chats.sqlite import SqliteChatStore
+from chats.sqlite.memories import SqliteMemoryStore
 from chats.store import ChatStore
 from chats.text_model import TextModel
 
@@ -61,6 +64,21 @@ class ChatServices:
     text_model: TextModel
     maintainer: ChatMaintainer
     finder: ChatFinder
+    memory: MemoryService
+
+
+def compose_services(
+    store: ChatStore, memories: MemoryStore, embedder: Embedder, text_model: TextModel
+) -> ChatServices:
+    """The services over a chat store and a memory store of the same user."""
+    return ChatServices(
+        store=store,
+        embedder=embedder,
+        text_model=text_model,
+        maintainer=ChatMaintainer(store, embedder, text_model),
+        finder=ChatFinder(store, embedder),
+        memory=MemoryService(memories, embedder),
+    )
 
 
 @asynccontextmanager
@@ -70,10 +88,6 @@ async def open_chat_services(settings: Settings) -> AsyncIterator[ChatServices]:
         text_model = make_text_model(settings, closing)
         store = await SqliteChatStore.open(store_path(settings), settings.user_id)
         closing.push_async_callback(store.close)
-        yield ChatServices(
-            store=store,
-            embedder=embedder,
-            text_model=text_model,
-            maintainer=ChatMaintainer(store, embedder, text_model),
-            finder=ChatFinder(store, embedder),
-        )
+        memories = await SqliteMemoryStore.open(store_path(settings), settings.user_id)
+        closing.push_async_callback(memories.close)
+        yield compose_services(store, memories, embedder, text_model)

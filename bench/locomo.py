@@ -21,6 +21,8 @@ class Session:
     at: datetime
     turns: tuple[Turn, ...]
     summary: str
+    speakers: tuple[str, ...] = ()
+    """Who said each turn, by name as the data has it; turn i is dialogue id "D{number}:{i + 1}"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +30,19 @@ class Question:
     text: str
     sessions: frozenset[int]
     """Sessions holding the question's evidence."""
+    evidence: frozenset[str] = frozenset()
+    """The dialogue turns holding the evidence, as LoCoMo names them ("D3:11": session 3, turn 11)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """A fact LoCoMo's authors drew from one session ("Caroline attended an LGBTQ support group")."""
+
+    text: str
+    session: int
+    speaker: str
+    sources: frozenset[str]
+    """The dialogue turns it was drawn from ("D1:3")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +50,17 @@ class Conversation:
     sample_id: str
     sessions: tuple[Session, ...]
     questions: tuple[Question, ...]
+    observations: tuple[Observation, ...] = ()
+
+
+_DIALOGUE_ID = re.compile(r"D(\d+):(\d+)")
+
+
+def dialogue_ids(value: object) -> frozenset[str]:
+    """Turn ids from LoCoMo's evidence fields, which hold one id, a list, or a few run together
+    ("D8:6; D9:17")."""
+    texts = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return frozenset(f"D{s}:{t}" for text in texts if isinstance(text, str) for s, t in _DIALOGUE_ID.findall(text))
 
 
 def load(path: Path = DEFAULT_PATH) -> list[Conversation]:
@@ -61,6 +87,7 @@ def _conversation(sample: dict[str, object]) -> Conversation:
                     Turn(role="user" if t["speaker"] == first_speaker else "model", text=t["text"]) for t in turns
                 ),
                 summary=summary,
+                speakers=tuple(str(t["speaker"]) for t in turns),
             )
         )
     questions = []
@@ -69,5 +96,23 @@ def _conversation(sample: dict[str, object]) -> Conversation:
     for item in qa:
         evidence = {int(m.group(1)) for e in item["evidence"] if (m := re.match(r"D(\d+):", e))}
         if item["category"] != ADVERSARIAL and evidence:
-            questions.append(Question(item["question"], frozenset(evidence)))
-    return Conversation(str(sample["sample_id"]), tuple(sorted(sessions, key=lambda s: s.number)), tuple(questions))
+            questions.append(Question(item["question"], frozenset(evidence), dialogue_ids(item["evidence"])))
+    return Conversation(
+        str(sample["sample_id"]),
+        tuple(sorted(sessions, key=lambda s: s.number)),
+        tuple(questions),
+        _observations(sample.get("observation")),
+    )
+
+
+def _observations(observations: object) -> tuple[Observation, ...]:
+    found = []
+    if isinstance(observations, dict):
+        for key, by_speaker in observations.items():
+            match = re.fullmatch(r"session_(\d+)_observation", key)
+            if not match or not isinstance(by_speaker, dict):
+                continue
+            for speaker, facts in by_speaker.items():
+                for text, sources in facts:
+                    found.append(Observation(text, int(match.group(1)), speaker, dialogue_ids(sources)))
+    return tuple(sorted(found, key=lambda o: o.session))

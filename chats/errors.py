@@ -57,3 +57,36 @@ class EmbeddingError(ChatsError):
 
 class TextModelError(ChatsError):
     """The text model could not produce a summary or a title."""
+
+
+class MemoryNotFound(ChatsError, LookupError):
+    """No memory with this id for this user (or none visible in the asked folder)."""
+
+    def __init__(self, memory_id: UUID | str) -> None:
+        super().__init__(f"no memory with id {memory_id}")
+        self.memory_id = memory_id
+
+
+class InvalidMemory(ChatsError, ValueError):
+    """A memory's content, category, title or tags break the spec's rules; the message says which, in
+    words a tool can pass back to the model."""
+
+
+class InvalidRecallQuery(ChatsError, ValueError):
+    """Recall over past messages was asked for too many hits or neighbours."""
+
+
+class InvalidWorkingMemory(ChatsError, ValueError):
+    """A working-memory update that is not a JSON object of JSON values; the message says what is wrong."""
+
+
+class WorkingMemoryTooLarge(ChatsError, ValueError):
+    """The working memory would outgrow its size cap once the update is applied; nothing was stored."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(
+            f"working memory would take {size} bytes, over its limit of {limit}:"
+            " shorten or remove entries (a key set to null is removed)"
+        )
+        self.size = size
+        self.limit = limit

@@ -216,6 +216,8 @@ class AssistantContext:
 
     chat_id: UUID
     title: str | None
+    project_id: str | None
+    """The chat's folder (None: in no folder): the pool its project memories live in."""
     assistant_history: tuple[Turn, ...]
     summary: EmbeddedText | None
     topic: EmbeddedText | None

@@ -5,10 +5,10 @@ A store instance is bound to one user: it never returns or changes another user'
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 from uuid import UUID
 
 from chats.models import AssistantContext, Chat, ChatInfo, EmbeddedText, Folder, FolderFilter, Turn, Vector
@@ -50,6 +50,92 @@ class SearchCandidate:
     lexical: float
     """BM25 relevance of the chat's best-matching turn, title or summary (0 when no word matches)."""
     last_activity_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PendingTurn:
+    """A turn of `full_history` that has no vector of some embedding model yet."""
+
+    chat_id: UUID
+    index: int
+    """Position in the chat's `full_history`, from 0."""
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnVector:
+    """A turn's embedding, addressed by its chat and its position in `full_history`."""
+
+    chat_id: UUID
+    index: int
+    embedded: EmbeddedText
+    """The text that was embedded (the turn's text), the vector, and the model."""
+
+
+@dataclass(frozen=True, slots=True)
+class HiddenTurns:
+    """Turns recall leaves out because the model already has them verbatim: the last `count` turns of
+    the chat's `full_history` (the non-summary tail of its `assistant_history`)."""
+
+    chat_id: UUID
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecallQuery:
+    vector: Vector
+    model: str
+    """Only turn vectors made by this model are compared."""
+    text: str
+    """The query words, for the lexical signal."""
+    limit: int = 50
+    """Turns taken by each signal (similarity, words) before their neighbours are added."""
+    context: int = 2
+    """Turns on each side of a taken turn, in its chat, whose signals are reported as well."""
+    hidden: HiddenTurns | None = None
+    project_id: FolderFilter = None
+    """Only chats of this folder, or with `NO_FOLDER` of none; None: every chat of the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnCandidate:
+    """The raw signals a store reports for one turn; `chats.recall` ranks and decides."""
+
+    chat_id: UUID
+    index: int
+    similarity: float | None
+    """Cosine similarity of the query to the turn's vector; None when it has none of the query's model."""
+    lexical: float
+    """BM25 relevance of the turn's words (0 when no query word matches)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnSpan:
+    """Turns `first` to `last` (inclusive) of a chat's `full_history`."""
+
+    chat_id: UUID
+    first: int
+    last: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChatExcerpt:
+    """The turns of a `TurnSpan` that exist and are not hidden, with the chat they belong to."""
+
+    chat_id: UUID
+    title: str | None
+    first: int
+    """Position of `turns[0]` in `full_history`."""
+    turns: tuple[Turn, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class WorkingMemoryRecord:
+    """A chat's working memory as stored: a JSON object and its own compare-and-swap version."""
+
+    data: Mapping[str, Any]
+    version: int
+    """0 before the first write; each write adds 1. Independent of the chat's version."""
 
 
 class ChatStore(Protocol):
@@ -137,6 +223,42 @@ class ChatStore(Protocol):
 
     async def embedded_texts(self) -> list[tuple[UUID, EmbeddingKind, EmbeddedText]]:
         """Every stored embedding as (chat id, "summary" | "topic", text), for re-embedding."""
+        ...
+
+    async def chats_without_turn_vectors(self, model: str) -> list[UUID]:
+        """The user's chats holding turns with no vector of `model`, most recent activity first."""
+        ...
+
+    async def turns_without_vectors(self, chat_id: UUID, model: str, *, limit: int = 32) -> list[PendingTurn]:
+        """Up to `limit` of the chat's turns with no vector of `model`, oldest first; raises `ChatNotFound`."""
+        ...
+
+    async def set_turn_vectors(self, vectors: Sequence[TurnVector]) -> None:
+        """Store each turn's vector (replacing one of the same model); neither bumps a version. Raises
+        `ChatNotFound` for a chat that is not the user's, `InvalidTurn` for a position past its end."""
+        ...
+
+    async def recall_candidates(self, query: RecallQuery) -> list[TurnCandidate]:
+        """Turns of the user's chats for recall over past messages, in no particular order: the
+        `query.limit` most similar, the `query.limit` best lexical matches, and every existing turn within
+        `query.context` positions of those in the same chat, each with both signals. Hidden turns are
+        never reported."""
+        ...
+
+    async def excerpts(self, spans: Sequence[TurnSpan], *, hidden: HiddenTurns | None = None) -> list[ChatExcerpt]:
+        """The turns of each span that exist and are not hidden, in the order asked; a span of a chat that
+        is not the user's, or that holds no such turn, is left out."""
+        ...
+
+    async def get_working_memory(self, chat_id: UUID) -> WorkingMemoryRecord:
+        """The chat's working memory (an empty object at version 0 before the first write); raises
+        `ChatNotFound`."""
+        ...
+
+    async def put_working_memory(self, chat_id: UUID, data: Mapping[str, Any], *, expected_version: int) -> int:
+        """Compare-and-swap: store `data` only if the working memory is still at `expected_version`;
+        return the new version or raise `VersionConflict`. Raises `ChatNotFound`. Size and shape rules
+        live in `chats.working_memory`."""
         ...
 
     async def close(self) -> None: ...

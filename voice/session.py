@@ -187,9 +187,13 @@ class VoiceSession:
     async def _typist(self, connection: LiveConnection, typed: TypedText) -> None:
         while True:
             text = await typed.next()
+            # Into the turns before it is sent: the model may answer with a tool call at once, and a tool
+            # acts on what the user said. Once only, though a dropped connection sends it again.
+            if not typed.head_recorded:
+                typed.record_head()
+                await self._typed_turn(text)
             await connection.send_text(text)
             typed.sent()  # only now: a message that met a dropped connection goes out on the next one
-            await self._typed_turn(text)
 
     async def _typed_turn(self, text: str) -> None:
         # The idle countdown starts over (the model is about to answer), without counting the user as

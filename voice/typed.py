@@ -17,6 +17,7 @@ class TypedText:
     def __init__(self) -> None:
         self._waiting: deque[str] = deque()
         self._arrived = asyncio.Event()
+        self._head_recorded = False
 
     @property
     def pending(self) -> int:
@@ -36,8 +37,17 @@ class TypedText:
         await self._arrived.wait()
         return self._waiting[0]
 
+    @property
+    def head_recorded(self) -> bool:
+        """The oldest message is already in the conversation's turns (it is being sent, or sent again)."""
+        return self._head_recorded
+
+    def record_head(self) -> None:
+        self._head_recorded = True
+
     def sent(self) -> None:
         """The oldest message went out: drop it."""
+        self._head_recorded = False
         self._waiting.popleft()
         if not self._waiting:
             self._arrived.clear()
@@ -45,6 +55,7 @@ class TypedText:
     def drop_all(self) -> int:
         """Forget every waiting message (no connection could take them); how many there were."""
         dropped = len(self._waiting)
+        self._head_recorded = False
         self._waiting.clear()
         self._arrived.clear()
         return dropped

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 from uuid import UUID
 
 from chats.errors import ChatNotFound, VersionConflict
@@ -26,9 +26,22 @@ from chats.models import (
     turns_to_json,
 )
 from chats.search import fts_match_expression, fts_phrase, query_terms
-from chats.sqlite import folders
+from chats.sqlite import folders, recall, working_memory
 from chats.sqlite.vectors import VectorCache, decode_vector, encode_vector
-from chats.store import AppendResult, EmbeddingKind, SearchCandidate, SearchQuery
+from chats.store import (
+    AppendResult,
+    ChatExcerpt,
+    EmbeddingKind,
+    HiddenTurns,
+    PendingTurn,
+    RecallQuery,
+    SearchCandidate,
+    SearchQuery,
+    TurnCandidate,
+    TurnSpan,
+    TurnVector,
+    WorkingMemoryRecord,
+)
 
 _CHAT_COLUMNS = (
     "id, user_id, project_id, title, assistant_history, summary_text, summary_embedding, summary_model,"
@@ -51,6 +64,7 @@ class ChatDatabase:
         self._user_id = user_id
         self._clock = clock
         self._vectors = VectorCache(connection, user_id)
+        self._turn_vectors = recall.TurnVectorIndex(connection, user_id)
 
     def close(self) -> None:
         self._db.close()
@@ -119,7 +133,7 @@ class ChatDatabase:
     def load_assistant_context(self, chat_id: UUID) -> AssistantContext:
         row = self._db.execute(
             "SELECT title, assistant_history, summary_text, summary_embedding, summary_model,"
-            " topic_text, topic_embedding, topic_model, version FROM chats WHERE id = ? AND user_id = ?",
+            " topic_text, topic_embedding, topic_model, version, project_id FROM chats WHERE id = ? AND user_id = ?",
             (str(chat_id), self._user_id),
         ).fetchone()
         if row is None:
@@ -127,6 +141,7 @@ class ChatDatabase:
         return AssistantContext(
             chat_id=chat_id,
             title=row[0],
+            project_id=row[9],
             assistant_history=turns_from_json(json.loads(row[1])),
             summary=_embedded(row[2], row[3], row[4]),
             topic=_embedded(row[5], row[6], row[7]),
@@ -263,6 +278,7 @@ class ChatDatabase:
             if deleted.rowcount == 0:
                 raise ChatNotFound(chat_id)
         self._vectors.invalidate()
+        self._turn_vectors.forget_chat(chat_id)
 
     def search(self, query: SearchQuery) -> list[SearchCandidate]:
         similarities = self._vectors.similarities(query.model, query.vector)
@@ -302,6 +318,32 @@ class ChatDatabase:
             if topic is not None:
                 found.append((UUID(chat_id), "topic", topic))
         return found
+
+    def chats_without_turn_vectors(self, model: str) -> list[UUID]:
+        return recall.chats_without_turn_vectors(self._db, self._user_id, model)
+
+    def turns_without_vectors(self, chat_id: UUID, model: str, limit: int) -> list[PendingTurn]:
+        return recall.turns_without_vectors(self._db, self._user_id, chat_id, model, limit)
+
+    def set_turn_vectors(self, vectors: Sequence[TurnVector]) -> None:
+        with self._write() as db:
+            recall.insert_turn_vectors(db, self._user_id, vectors)
+        self._turn_vectors.wrote()
+
+    def recall_candidates(self, query: RecallQuery) -> list[TurnCandidate]:
+        return recall.recall_candidates(self._db, self._user_id, self._turn_vectors, query)
+
+    def excerpts(self, spans: Sequence[TurnSpan], hidden: HiddenTurns | None) -> list[ChatExcerpt]:
+        return recall.excerpts(self._db, self._user_id, spans, hidden)
+
+    def get_working_memory(self, chat_id: UUID) -> WorkingMemoryRecord:
+        return working_memory.select_working_memory(self._db, self._user_id, chat_id)
+
+    def put_working_memory(self, chat_id: UUID, data: Mapping[str, Any], expected_version: int) -> int:
+        with self._write() as db:
+            return working_memory.write_working_memory(
+                db, self._user_id, chat_id, data, expected_version=expected_version, now=self._now()
+            )
 
     def _lexical(self, text: str) -> dict[str, float]:
         """Per chat, the BM25 relevance of its best-matching turn, title, summary or topic."""

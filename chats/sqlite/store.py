@@ -4,19 +4,32 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 from uuid import UUID
 
 from chats.errors import StoreUnavailable
 from chats.models import AssistantContext, Chat, ChatInfo, EmbeddedText, Folder, FolderFilter, Turn, utc_now
 from chats.sqlite.connection import BUSY_TIMEOUT_MS, connect
 from chats.sqlite.database import ChatDatabase
-from chats.store import AppendResult, EmbeddingKind, SearchCandidate, SearchQuery
+from chats.store import (
+    AppendResult,
+    ChatExcerpt,
+    EmbeddingKind,
+    HiddenTurns,
+    PendingTurn,
+    RecallQuery,
+    SearchCandidate,
+    SearchQuery,
+    TurnCandidate,
+    TurnSpan,
+    TurnVector,
+    WorkingMemoryRecord,
+)
 
 T = TypeVar("T")
 
@@ -131,6 +144,27 @@ class SqliteChatStore:
 
     async def embedded_texts(self) -> list[tuple[UUID, EmbeddingKind, EmbeddedText]]:
         return await self._run(self._database.embedded_texts)
+
+    async def chats_without_turn_vectors(self, model: str) -> list[UUID]:
+        return await self._run(partial(self._database.chats_without_turn_vectors, model))
+
+    async def turns_without_vectors(self, chat_id: UUID, model: str, *, limit: int = 32) -> list[PendingTurn]:
+        return await self._run(partial(self._database.turns_without_vectors, chat_id, model, limit))
+
+    async def set_turn_vectors(self, vectors: Sequence[TurnVector]) -> None:
+        await self._run(partial(self._database.set_turn_vectors, tuple(vectors)))
+
+    async def recall_candidates(self, query: RecallQuery) -> list[TurnCandidate]:
+        return await self._run(partial(self._database.recall_candidates, query))
+
+    async def excerpts(self, spans: Sequence[TurnSpan], *, hidden: HiddenTurns | None = None) -> list[ChatExcerpt]:
+        return await self._run(partial(self._database.excerpts, tuple(spans), hidden))
+
+    async def get_working_memory(self, chat_id: UUID) -> WorkingMemoryRecord:
+        return await self._run(partial(self._database.get_working_memory, chat_id))
+
+    async def put_working_memory(self, chat_id: UUID, data: Mapping[str, Any], *, expected_version: int) -> int:
+        return await self._run(partial(self._database.put_working_memory, chat_id, dict(data), expected_version))
 
     async def close(self) -> None:
         """Close the database; later calls raise `StoreUnavailable` (a late request at shutdown)."""

@@ -10,12 +10,16 @@ changed: after this connection wrote a vector, or when `PRAGMA data_version` say
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from chats.models import Vector
+
+T = TypeVar("T")
 
 
 def encode_vector(vector: Vector) -> bytes:
@@ -53,15 +57,42 @@ class _Matrix:
     position: dict[str, int]
 
 
+class DerivedCache(Generic[T]):
+    """Values built from the database (one per key, e.g. per embedding model), kept until `probe`
+    answers something else or `invalidate` is called. The probe must be cheap: it runs before every
+    read. `PRAGMA data_version` sees other connections' commits; a counter a trigger bumps sees every
+    change to the rows the values come from."""
+
+    def __init__(self, probe: Callable[[], object]) -> None:
+        self._probe = probe
+        self._values: dict[str, T] = {}
+        self._seen: object = None
+
+    def invalidate(self) -> None:
+        self._values.clear()
+
+    def get(self, key: str, build: Callable[[], T]) -> T:
+        seen = self._probe()
+        if seen != self._seen:
+            self._values.clear()
+            self._seen = seen
+        if key not in self._values:
+            self._values[key] = build()
+        return self._values[key]
+
+
 class VectorCache:
     def __init__(self, connection: sqlite3.Connection, user_id: str) -> None:
         self._db = connection
         self._user_id = user_id
-        self._matrices: dict[str, _Matrix] = {}
-        self._data_version: int | None = None
+        # data_version moves when another connection commits; this connection's own writes call
+        # `invalidate`.
+        self._matrices: DerivedCache[_Matrix] = DerivedCache(
+            lambda: connection.execute("PRAGMA data_version").fetchone()[0]
+        )
 
     def invalidate(self) -> None:
-        self._matrices.clear()
+        self._matrices.invalidate()
 
     def similarities(self, model: str, query: Vector) -> Similarities:
         """Cosine similarity of `query` to each chat's vector of `model`: its summary, else its topic."""
@@ -71,13 +102,7 @@ class VectorCache:
         return Similarities(matrix.chat_ids, matrix.rows @ query.astype(np.float32), matrix.position)
 
     def _matrix(self, model: str) -> _Matrix:
-        version = self._db.execute("PRAGMA data_version").fetchone()[0]
-        if version != self._data_version:
-            self._matrices.clear()
-            self._data_version = version
-        if model not in self._matrices:
-            self._matrices[model] = self._load(model)
-        return self._matrices[model]
+        return self._matrices.get(model, lambda: self._load(model))
 
     def _load(self, model: str) -> _Matrix:
         rows = self._db.execute(

@@ -12,12 +12,11 @@ from uuid import UUID, uuid4
 import pytest
 
 from app.chat_tools import LIST_RECENT_CHATS, NEW_CHAT, SWITCH_CHAT, ChatTools, invalid_arguments
-from app.wiring import ChatServices
-from chats.maintenance import ChatMaintainer
+from app.wiring import compose_services
 from chats.minilm import MiniLMEmbedder
 from chats.models import Turn
-from chats.search import ChatFinder
 from chats.sqlite import SqliteChatStore
+from chats.sqlite.memories import SqliteMemoryStore
 from tests.fakes.text_models import ScriptedTextModel
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
@@ -50,16 +49,15 @@ async def setup(tmp_path: Path, minilm: MiniLMEmbedder) -> AsyncIterator[tuple[C
     store = await SqliteChatStore.open(
         path, "alice", clock=Ticking(NOW - timedelta(days=3, hours=1)), busy_timeout_ms=0
     )
-    text_model = ScriptedTextModel(titles=list(TOPICS))
-    services = ChatServices(
-        store, minilm, text_model, ChatMaintainer(store, minilm, text_model), ChatFinder(store, minilm)
-    )
+    memories = await SqliteMemoryStore.open(path, "alice")
+    services = compose_services(store, memories, minilm, ScriptedTextModel(titles=list(TOPICS)))
     ids = {}
     for title, said in TOPICS.items():
         chat = await store.create(turns=[Turn(role="user", text=text) for text in said])
         await services.maintainer.maintain(chat.id)
         ids[title] = chat.id
     yield ChatTools(services, clock=lambda: NOW), ids, path
+    await memories.close()
     await store.close()
 
 

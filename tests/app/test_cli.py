@@ -6,14 +6,12 @@ import json
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from app.cli import main
-from tests.app import MemoryKeyring, using_keyring
+from tests.app.conftest import Parley
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
 
 
@@ -31,43 +29,6 @@ JAPAN = [
     {"role": "user", "parts": [{"text": "Should I spend more days in Kyoto or Tokyo?"}]},
     {"role": "model", "parts": [{"text": "Split it evenly."}]},
 ]
-
-
-class Parley:
-    """Runs `parley` in this process on an isolated data folder and config file."""
-
-    def __init__(self, data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        self.data_dir = data_dir
-        self._capsys = capsys
-        self.err = ""
-
-    def __call__(self, *args: str) -> tuple[int, str]:
-        self._capsys.readouterr()
-        code = main(["--data-dir", str(self.data_dir), *args])
-        captured = self._capsys.readouterr()
-        self.err = captured.err
-        return code, captured.out
-
-    def json(self, *args: str) -> Any:
-        code, out = self(*args, "--json")
-        assert code == 0, self.err
-        return json.loads(out)
-
-    def write(self, name: str, data: object) -> str:
-        path = self.data_dir.parent / name
-        path.write_text(json.dumps(data), encoding="utf-8")
-        return str(path)
-
-
-@pytest.fixture
-def parley(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Iterator[Parley]:
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    monkeypatch.setenv("PARLEY_CONFIG", str(config))
-    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "PARLEY_DATA_DIR", "PARLEY_EMBEDDER"):
-        monkeypatch.delenv(name, raising=False)
-    with using_keyring(MemoryKeyring()):
-        yield Parley(tmp_path / "data", capsys)
 
 
 def test_new_list_rename_show_delete(parley: Parley) -> None:

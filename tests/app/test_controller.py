@@ -10,13 +10,12 @@ from pathlib import Path
 import pytest
 
 from app.controller import ChatController, imported_folder_id, imported_folder_name
-from app.wiring import ChatServices
+from app.wiring import compose_services
 from chats.errors import DuplicateFolderName, FolderNotFound
-from chats.maintenance import ChatMaintainer
 from chats.minilm import MiniLMEmbedder
 from chats.models import NO_FOLDER, Folder, Turn
-from chats.search import ChatFinder
 from chats.sqlite import SqliteChatStore
+from chats.sqlite.memories import SqliteMemoryStore
 from chats.transfer import ImportedChat
 from tests.fakes.text_models import ScriptedTextModel
 
@@ -35,11 +34,11 @@ def open_controller(minilm: MiniLMEmbedder) -> Open:
     @asynccontextmanager
     async def opened(path: Path) -> AsyncIterator[ChatController]:
         store = await SqliteChatStore.open(path, "alice")
-        text_model = ScriptedTextModel()
-        maintainer = ChatMaintainer(store, minilm, text_model)
+        memories = await SqliteMemoryStore.open(path, "alice")
         try:
-            yield ChatController(ChatServices(store, minilm, text_model, maintainer, ChatFinder(store, minilm)))
+            yield ChatController(compose_services(store, memories, minilm, ScriptedTextModel()))
         finally:
+            await memories.close()
             await store.close()
 
     return opened

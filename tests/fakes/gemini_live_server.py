@@ -126,7 +126,7 @@ class FakeGeminiLiveServer:
     @property
     def base_url(self) -> str:
         assert self._server is not None, "the fake Gemini Live server is not running"
-        port = self._server.sockets[0].getsockname()[1]
+        port = next(iter(self._server.sockets)).getsockname()[1]
         return f"https://127.0.0.1:{port}"
 
     def script(self, *scripts: ConnectionScript) -> None:

@@ -1,0 +1,152 @@
+"""`parley memories ...`: list, search, add, edit, forget and export what Parley remembers about the user."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from app.chat_commands import UsageError
+from app.settings import Settings
+from app.wiring import open_chat_services
+from chats.memory.export import export_json, export_markdown
+from chats.memory.models import CATEGORIES, Memory, MemoryHit, category_of
+from chats.memory.service import Duplicate, MemoryService
+
+Handler = Callable[[MemoryService, argparse.Namespace], Awaitable[Any]]
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    memories = commands.add_parser("memories", help="what Parley remembers about you")
+    sub = memories.add_subparsers(dest="memories_command", metavar="ACTION", required=True)
+
+    def action(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
+        parser = sub.add_parser(name, help=help_text)
+        parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+        parser.set_defaults(handler=_runner(handler))
+        return parser
+
+    listing = action("list", _list, "memories by category, newest first")
+    listing.add_argument("--category", choices=CATEGORIES)
+    listing.add_argument("--all", action="store_true", help="include facts a newer one replaced")
+    listing.add_argument("--limit", type=int, default=200)
+    listing.add_argument("--offset", type=int, default=0)
+    search = action("search", _search, "the memories that best match a query")
+    search.add_argument("query")
+    search.add_argument("--limit", type=int, default=5)
+    search.add_argument("--category", choices=CATEGORIES)
+    add = action("add", _add, "remember a fact (say it as you would: 'I prefer tea')")
+    add.add_argument("text")
+    add.add_argument("--category", choices=CATEGORIES, default="context")
+    edit = action("edit", _edit, "change a memory's text or category")
+    edit.add_argument("id")
+    edit.add_argument("--text")
+    edit.add_argument("--category", choices=CATEGORIES)
+    action("forget", _forget, "forget a memory (and the older facts it replaced)").add_argument("id")
+    export = action("export", _export, "write every memory as JSON or Markdown")
+    export.add_argument("--format", choices=["json", "markdown"], default="json")
+    export.add_argument("--out", help="file to write (default: standard output)")
+
+
+def _runner(handler: Handler) -> Callable[[Settings, argparse.Namespace], int]:
+    def run(settings: Settings, args: argparse.Namespace) -> int:
+        async def with_services() -> int:
+            async with open_chat_services(settings) as services:
+                result = await handler(services.memory, args)
+                if args.json and result is not None:
+                    print(json.dumps(result, indent=2, ensure_ascii=False))
+            return 0
+
+        return asyncio.run(with_services())
+
+    return run
+
+
+def _memory_id(text: str) -> UUID:
+    try:
+        return UUID(text)
+    except ValueError:
+        raise UsageError(f"not a memory id: {text!r}") from None
+
+
+def _line(memory: Memory) -> str:
+    replaced = "  (replaced)" if memory.superseded_by is not None else ""
+    return f"{memory.id}  {memory.category:12} {memory.importance:2d}  {memory.content}{replaced}"
+
+
+async def _list(memory: MemoryService, args: argparse.Namespace) -> Any:
+    found = await memory.store.list_memories(
+        category=None if args.category is None else category_of(args.category),
+        include_superseded=args.all,
+        limit=args.limit,
+        offset=args.offset,
+    )
+    if args.json:
+        return [m.to_json() for m in found]
+    for m in found:
+        print(_line(m))
+    if not found:
+        print("No memories yet.")
+    return None
+
+
+def _hit_json(hit: MemoryHit) -> dict[str, Any]:
+    return {**hit.memory.to_json(), "score": round(hit.score, 4), "similarity": round(hit.similarity, 4)}
+
+
+async def _search(memory: MemoryService, args: argparse.Namespace) -> Any:
+    hits = await memory.search(args.query, scope=None, limit=args.limit, category=args.category)
+    if args.json:
+        return [_hit_json(hit) for hit in hits]
+    for hit in hits:
+        print(f"{_line(hit.memory)}  (score {hit.score:.2f})")
+    if not hits:
+        print("No memory matches.")
+    return None
+
+
+async def _add(memory: MemoryService, args: argparse.Namespace) -> Any:
+    # The user typed it: it is theirs by definition, no grounding check; "I prefer tea" is kept in the
+    # third person like a spoken one.
+    outcome = await memory.add(args.text, project_id=None, category=args.category)
+    if isinstance(outcome, Duplicate):
+        raise UsageError(f"already remembered: {outcome.existing.content} ({outcome.existing.id})")
+    if args.json:
+        return {**outcome.memory.to_json(), "replaced": [str(m.id) for m in outcome.superseded]}
+    print(outcome.memory.id)
+    for older in outcome.superseded:
+        print(f"It replaces: {older.content}")
+    return None
+
+
+async def _edit(memory: MemoryService, args: argparse.Namespace) -> Any:
+    if args.text is None and args.category is None:
+        raise UsageError("say what to change: --text and/or --category")
+    changed = await memory.update(_memory_id(args.id), content=args.text, category=args.category)
+    if args.json:
+        return changed.to_json()
+    print(_line(changed))
+    return None
+
+
+async def _forget(memory: MemoryService, args: argparse.Namespace) -> Any:
+    memory_id = _memory_id(args.id)
+    gone = await memory.forget(memory_id)
+    if not args.json:
+        print(f"Forgot {memory_id}" + (f" and {gone - 1} older version(s) of it." if gone > 1 else "."))
+    return {"id": str(memory_id), "forgotten": gone}
+
+
+async def _export(memory: MemoryService, args: argparse.Namespace) -> Any:
+    memories = await memory.store.export()
+    text = export_json(memories) if args.format == "json" else export_markdown(memories)
+    if args.out is None:
+        print(text, end="")
+    else:
+        await asyncio.to_thread(Path(args.out).write_text, text, encoding="utf-8")
+        print(f"Wrote {len(memories)} memories to {args.out}.")
+    return None

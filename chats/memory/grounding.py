@@ -1,0 +1,64 @@
+"""Whether a fact to remember comes from what the user said, and whether they asked for it to be kept.
+
+A memory tool call carries the model's third-person rephrasing ("User's daughter is named Mia"), and
+the user's own words are at hand ("my daughter Mia starts school"). The fact is grounded when its
+content words are found among the user's: names and numbers exactly, other words by their stem (the
+first `STEM` letters, so "prefers" matches "prefer" and "daughter's" matches "daughter"). Words the
+rephrasing adds ("user", "is", "named") are not content words. The check refuses what the model read in
+its instructions, in a recalled memory or wrote itself, without judging the fact's wording.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+STEM = 5
+"""Letters two words must share at the start to count as the same word."""
+MIN_COVERAGE = 0.6
+"""Share of the fact's content words the user must have said (names and numbers: all of them)."""
+ANCHORED_COVERAGE = 0.34
+"""The share when the fact names someone, somewhere or a number the user said: the name anchors it, and
+the verb is often the rephrasing's ("I moved to Berlin" kept as "User lives in Berlin")."""
+
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
+_REPHRASING = frozenset(
+    """
+    user user's users the a an is are was were be been being has have had does do did named called who whom
+    whose which that this these those of to in on at for with by from as and or but not no their they them
+    he she his her him its it it's there than then also very really likes like prefers prefer wants want
+    """.split()
+)
+_ASKED = re.compile(
+    r"\b(remember|don'?t forget|do not forget|keep in mind|make a note|note that|save (this|that)|important)\b",
+    re.IGNORECASE,
+)
+
+
+def _words(text: str) -> list[str]:
+    return [word.replace("\u2019", "'") for word in _WORD.findall(text)]
+
+
+def _stem(word: str) -> str:
+    word = word.lower().removesuffix("'s")
+    return word if word.isdigit() else word[:STEM]
+
+
+def grounded(fact: str, user_said: Sequence[str]) -> bool:
+    """Whether the user said what `fact` states: every name and number in it, and most of its other words."""
+    said = {_stem(word) for text in user_said for word in _words(text)}
+    content = [word for word in _words(fact) if word.lower() not in _REPHRASING]
+    if not content or not said:
+        return False
+    exact = [word for word in content[1:] if word[0].isupper() or word.isdigit()] + (
+        [content[0]] if content[0].isdigit() else []
+    )
+    if any(_stem(word) not in said for word in exact):
+        return False
+    found = sum(_stem(word) in said for word in content)
+    return found / len(content) >= (ANCHORED_COVERAGE if exact else MIN_COVERAGE)
+
+
+def asked_to_remember(user_said: str) -> bool:
+    """Whether the user explicitly asked for something to be kept ("remember that...", "it's important")."""
+    return _ASKED.search(user_said) is not None

@@ -1,0 +1,139 @@
+"""The `MemoryStore` protocol every backend implements, and the query it answers.
+
+A store instance is bound to one user, like `ChatStore`: it never returns, changes or counts another
+user's memories. Within the user, `scope` arguments apply the folder rule of `chats.memory.models`
+(`visible_in`): project and context memories stay in their folder's pool, personal ones are seen
+everywhere. A store never embeds: the caller (`chats.memory.service`) hands it `EmbeddedText`s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+from uuid import UUID
+
+from chats.memory.models import Category, Memory, MemoryHit, Preload
+from chats.memory.preload import DEFAULT_MAX_TOKENS
+from chats.models import EmbeddedText, FolderFilter, Vector
+
+SEARCH_LIMIT_MAX = 10
+"""Spec 000: `search_memories` returns 1..10 results."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryQuery:
+    vector: Vector = field(repr=False)
+    model: str
+    """Only memories embedded by this model are compared by similarity."""
+    text: str
+    """The query words, for the lexical signal and the dates it names."""
+    scope: FolderFilter
+    """The folder of the chat asking (an id), `NO_FOLDER` for a chat in no folder, or None for every
+    folder (the Memory page). There is no default: a tool must say where it asks from."""
+    limit: int = 5
+    """1..`SEARCH_LIMIT_MAX`."""
+    category: Category | None = None
+    tags: tuple[str, ...] = ()
+    """Only memories carrying every one of these tags (ignoring case)."""
+
+
+class Unchanged:
+    """The type of `UNCHANGED`: an `update` argument left as it is."""
+
+
+UNCHANGED = Unchanged()
+
+
+class MemoryStore(Protocol):
+    @property
+    def user_id(self) -> str: ...
+
+    async def add(
+        self,
+        *,
+        content: EmbeddedText,
+        category: Category,
+        importance: int,
+        title: str | None = None,
+        tags: Sequence[str] = (),
+        project_id: str | None = None,
+        source_chat_id: UUID | None = None,
+        supersedes: Sequence[UUID] = (),
+    ) -> Memory:
+        """Keep a new memory whose content is `content.text` (validated: `InvalidMemory`), and in the
+        same transaction mark the memories in `supersedes` (of this user; others are ignored) as
+        superseded by it."""
+        ...
+
+    async def get(self, memory_id: UUID, *, scope: FolderFilter = None) -> Memory:
+        """The memory, superseded or not; raises `MemoryNotFound` when the user has none with this id
+        visible from `scope`."""
+        ...
+
+    async def update(
+        self,
+        memory_id: UUID,
+        *,
+        content: EmbeddedText | None = None,
+        category: Category | None = None,
+        importance: int | None = None,
+        title: str | Unchanged | None = UNCHANGED,
+        tags: Sequence[str] | None = None,
+        scope: FolderFilter = None,
+    ) -> Memory:
+        """Change what is given (a new content comes re-embedded) and bump `updated_at`; raises
+        `MemoryNotFound` like `get`."""
+        ...
+
+    async def delete(self, memory_id: UUID, *, scope: FolderFilter = None) -> int:
+        """Forget the memory and the older memories it superseded (they were versions of the same
+        fact: forgetting "works at Meta" must not bring back "works at Google"). Returns how many
+        memories went; raises `MemoryNotFound` like `get`."""
+        ...
+
+    async def list_memories(
+        self,
+        *,
+        category: Category | None = None,
+        scope: FolderFilter = None,
+        include_superseded: bool = False,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[Memory]:
+        """Newest first."""
+        ...
+
+    async def count(self, *, include_superseded: bool = False) -> int: ...
+
+    async def search(self, query: MemoryQuery) -> list[MemoryHit]:
+        """The best current (not superseded) memories for the query, ranked by the store's
+        `chats.memory.ranking.Ranking` (picked best first; with diversity on, a later hit may carry a
+        higher `score` than an earlier one). Memories embedded by another model than the query's are
+        not searched: re-embed them (`embedded_texts`, `set_embedding`)."""
+        ...
+
+    async def find_similar(
+        self, vector: Vector, model: str, *, scope: FolderFilter, limit: int = 10, min_similarity: float = 0.0
+    ) -> list[MemoryHit]:
+        """Current memories visible from `scope` by cosine similarity alone, most similar first:
+        the candidates for duplicate and contradiction checks. `score` is the cosine."""
+        ...
+
+    async def preload(self, max_tokens: int = DEFAULT_MAX_TOKENS) -> Preload:
+        """The block of personal memories for the system prompt (`chats.memory.preload`)."""
+        ...
+
+    async def export(self) -> list[Memory]:
+        """Every memory of the user, superseded ones included, oldest first."""
+        ...
+
+    async def embedded_texts(self) -> list[tuple[UUID, EmbeddedText]]:
+        """Every memory's embedding, for re-embedding with another model."""
+        ...
+
+    async def set_embedding(self, memory_id: UUID, value: EmbeddedText) -> None:
+        """Replace a memory's embedding (its text must be the content); `updated_at` is kept."""
+        ...
+
+    async def close(self) -> None: ...

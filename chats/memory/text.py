@@ -1,0 +1,186 @@
+"""The words of a memory: third-person content, comparison keys, and the details two facts must share.
+
+Third person (spec 001: "User prefers TypeScript", never "I prefer TypeScript"). The rule chosen:
+`third_person` *rewrites* the simple first-person forms the spec's table shows, at the start of each
+sentence ("I am"/"I'm" -> "User is", "I have"/"I've" -> "User has", "I prefer" -> "User prefers",
+"I moved" -> "User moved", "My wife" -> "User's wife"), and "my/me/myself/mine" inside a sentence
+("their/them/themselves/theirs"). First-person words it cannot rewrite safely (an "I" in the middle of
+a sentence, "we", "our", "us") raise `InvalidMemory` with a message the tool passes back, so the model
+rephrases. Quoted text ("..." or “...”) is never touched nor checked.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from chats.errors import InvalidMemory
+from chats.memory.models import CONTENT_MAX, CONTENT_MIN
+
+SUBJECT = "User"
+"""How a memory names the user."""
+
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_LEADING: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), replacement)
+    for pattern, replacement in (
+        (r"^(?:I am|I['\u2019]m)\b", "User is"),
+        (r"^(?:I have|I['\u2019]ve)\b", "User has"),
+        (r"^(?:I will|I['\u2019]ll)\b", "User will"),
+        (r"^I['\u2019]d\b", "User would"),
+        (r"^(?:I do not|I don['\u2019]t)\b", "User does not"),
+        (r"^(?:I did not|I didn['\u2019]t)\b", "User did not"),
+        (r"^(?:I cannot|I can['\u2019]t)\b", "User cannot"),
+        (
+            r"^I (was|can|could|should|would|might|must|may|did|used to)\b",
+            r"User \1",
+        ),
+        (r"^My\b", "User's"),
+    )
+)
+_LEADING_VERB = re.compile(r"^I ((?:also|always|never|often|usually|really|just|still|now) )?([a-z]+)\b")
+_INNER: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\bmyself\b"), "themselves"),
+    (re.compile(r"\bmine\b"), "theirs"),
+    (re.compile(r"\bmy\b"), "their"),
+    (re.compile(r"\bme\b"), "them"),
+)
+# "us" only in lower case: "US" is a country. A lone "I" is also a Roman numeral ("World War I"): rare
+# enough in personal facts that asking the model to rephrase is the cheaper mistake.
+_FIRST_PERSON = re.compile(
+    r"\b(?:I|I['\u2019](?:m|ve|ll|d)|[Ww]e|[Oo]urs?|[Oo]urselves|us|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself)\b"
+)
+_IRREGULAR_PAST = frozenset(
+    "ate became began bought brought built came did drew drove fell felt found flew forgot got gave went grew had"
+    " heard held kept knew learned left lent lost made meant met paid put quit ran read said saw sold sent set"
+    " sang sat slept spent spoke stood stole swam taught told thought took tried understood was were won wrote"
+    " wore".split()
+)
+_UNCHANGED = frozenset("can could should would might must may will shall".split())
+
+
+def third_person(content: str) -> str:
+    """`content` as a third-person memory, stripped and on one line; raise `InvalidMemory` when it
+    is too short, too long, or still speaks in the first person after the simple rewrites."""
+    text = " ".join(content.split())
+    if len(text) < CONTENT_MIN:
+        raise InvalidMemory(f"Content too short (minimum {CONTENT_MIN} characters)")
+    quotes: list[str] = []
+
+    def hide(match: re.Match[str]) -> str:
+        quotes.append(match.group(0))
+        return f"\x00{len(quotes) - 1}\x00"
+
+    hidden = _QUOTED.sub(hide, text)
+    rewritten = " ".join(_rewrite_sentence(sentence) for sentence in _SENTENCE.split(hidden))
+    left = _FIRST_PERSON.search(rewritten)
+    if left:
+        raise InvalidMemory(
+            f"Write the memory in the third person, e.g. 'User prefers TypeScript' (found {left.group(0)!r})"
+        )
+    result = re.sub("\x00(\\d+)\x00", lambda m: quotes[int(m.group(1))], rewritten)
+    if len(result) > CONTENT_MAX:
+        raise InvalidMemory(f"Content too long (maximum {CONTENT_MAX} characters, got {len(result)})")
+    return result
+
+
+def _rewrite_sentence(sentence: str) -> str:
+    for pattern, replacement in _LEADING:
+        new, count = pattern.subn(replacement, sentence, count=1)
+        if count:
+            sentence = new
+            break
+    else:
+        verb = _LEADING_VERB.match(sentence)
+        if verb:
+            adverb = verb.group(1) or ""
+            sentence = f"User {adverb}{_third_person_verb(verb.group(2))}{sentence[verb.end() :]}"
+    for pattern, replacement in _INNER:
+        sentence = pattern.sub(replacement, sentence)
+    return sentence
+
+
+def _third_person_verb(verb: str) -> str:
+    """ "prefer" -> "prefers", "go" -> "goes", "try" -> "tries"; past tenses and modals stay."""
+    if verb in _UNCHANGED or verb in _IRREGULAR_PAST or verb.endswith("ed"):
+        return verb
+    if verb == "have":
+        return "has"
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(verb) > 1 and verb.endswith("y") and verb[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+_SUBJECT_PREFIX = re.compile(r"^(?:the\s+)?user\b", re.IGNORECASE)
+_NOT_WORD = re.compile(r"[^\w\s]+")
+_POSSESSIVE = re.compile(r"'s\b")
+
+
+def comparison_key(content: str) -> str:
+    """What two memories are compared by for an exact duplicate: Unicode-normalised, case-folded,
+    without a leading "User"/"The user", punctuation or repeated whitespace."""
+    text = unicodedata.normalize("NFKC", content).strip()
+    text = _SUBJECT_PREFIX.sub("", text)
+    text = _POSSESSIVE.sub("", text.casefold().replace("\u2019", "'"))
+    text = _NOT_WORD.sub(" ", text)
+    return " ".join(text.split())
+
+
+def words(content: str) -> list[str]:
+    """Lower-cased words, possessive "'s" dropped."""
+    return comparison_key(content).split()
+
+
+_MONTHS = "january february march april may june july august september october november december".split()
+_MONTH_ABBREVIATIONS = {month[:3]: month for month in _MONTHS}
+_NUMBER_WORDS = {
+    word: str(number)
+    # "one" is left out: "no one", "one of them", "the one" are rarely a count.
+    for number, word in enumerate(
+        "zero _ two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
+        " seventeen eighteen nineteen twenty".split()
+    )
+} | {
+    word: str(number)
+    for number, word in enumerate("zeroth first second third fourth fifth sixth seventh eighth ninth tenth".split())
+    if number
+}
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019-]*")
+_NOT_NAMES = frozenset(
+    "a an the user user's i he she they it his her their its this that these those when after before in on at"
+    " for from with during since until while if as but and or so also then there here some many most every each"
+    " both all last next recently currently now today yesterday tomorrow".split()
+)
+DetailSet = frozenset[str]
+
+
+def numbers(content: str) -> DetailSet:
+    """Numbers, number words (as digits) and month names: the details that make two dated facts differ."""
+    found = {match.group(0).replace(",", "") for match in _NUMBER.finditer(content)}
+    for word in words(content):
+        if word in _NUMBER_WORDS:
+            found.add(_NUMBER_WORDS[word])
+        elif word in _MONTHS or word in _WEEKDAYS:
+            found.add(word)
+        elif word.rstrip(".") in _MONTH_ABBREVIATIONS and word != "may":
+            found.add(_MONTH_ABBREVIATIONS[word.rstrip(".")])
+    return frozenset(found)
+
+
+def names(content: str) -> list[str]:
+    """Capitalised words that are not function words, months, weekdays or "User", case-folded, in
+    order: the named people, places and things of a fact. A capitalised word that opens a sentence
+    ("Last Friday Calvin...") is marked with a leading "^": it may be an ordinary word."""
+    found = []
+    for match in _CAPITALISED.finditer(content):
+        word = match.group(0).casefold().replace("\u2019", "'").removesuffix("'s")
+        if word in _NOT_NAMES or word in _MONTHS or word in _WEEKDAYS or word == "user":
+            continue
+        before = content[: match.start()].rstrip()
+        found.append(word if before and before[-1] not in '.!?:"“' else "^" + word)
+    return found

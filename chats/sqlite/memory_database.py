@@ -1,0 +1,403 @@
+"""The SQLite memory store's queries. Synchronous: `SqliteMemoryStore` runs every call on one thread.
+
+Search keeps a `MemoryIndex` per embedding model in memory and rebuilds it when the user's change
+counter (`memory_changes`, kept by triggers) moves.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID
+
+import numpy as np
+
+from chats.errors import InvalidMemory, MemoryNotFound
+from chats.memory.importance import IMPORTANCE_MAX, IMPORTANCE_MIN
+from chats.memory.index import IndexRow, MemoryIndex
+from chats.memory.models import (
+    CONTENT_MAX,
+    CONTENT_MIN,
+    PERSONAL_CATEGORIES,
+    Category,
+    Memory,
+    MemoryHit,
+    Preload,
+    category_of,
+    clean_tags,
+    clean_title,
+)
+from chats.memory.preload import build_preload
+from chats.memory.ranking import Floats, Ranking, date_window, diversify, fuse, memory_terms, relevant, top
+from chats.memory.store import SEARCH_LIMIT_MAX, MemoryQuery, Unchanged
+from chats.models import NO_FOLDER, EmbeddedText, FolderFilter, Vector
+from chats.search import fts_match_expression, fts_phrase
+from chats.sqlite.vectors import DerivedCache, decode_vector, encode_vector
+
+_COLUMNS = (
+    "seq, id, user_id, project_id, content, title, category, tags, importance, embedding, embedding_model,"
+    " source_chat_id, created_at, updated_at, superseded_by"
+)
+_QUALIFIED_COLUMNS = ", ".join(f"m.{column.strip()}" for column in _COLUMNS.split(","))
+_PERSONAL = "(" + ", ".join(f"'{c}'" for c in sorted(PERSONAL_CATEGORIES)) + ")"
+LEXICAL_ROWS = 500
+"""Best-ranked matching memories read per search."""
+COMMON_TERM_ROWS = 500
+"""A query term found in more memories than this is left out of BM25 ("User" is in all of them):
+its inverse document frequency is low, yet scoring its matches is what costs."""
+MATCHED_ROWS_BUDGET = 1500
+"""Rows BM25 may score per search, rarest terms first."""
+
+
+class MemoryDatabase:
+    """The queries, synchronous: `SqliteMemoryStore` runs each on its one thread."""
+
+    def __init__(
+        self, connection: sqlite3.Connection, user_id: str, clock: Callable[[], datetime], ranking: Ranking
+    ) -> None:
+        self._db = connection
+        self._user_id = user_id
+        self._clock = clock
+        self._ranking = ranking
+        self._indexes: DerivedCache[MemoryIndex] = DerivedCache(self._change_counter)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _change_counter(self) -> object:
+        row = self._db.execute("SELECT version FROM memory_changes WHERE user_id = ?", (self._user_id,)).fetchone()
+        return 0 if row is None else row[0]
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def add(
+        self,
+        *,
+        content: EmbeddedText,
+        category: Category,
+        importance: int,
+        title: str | None,
+        tags: Sequence[str],
+        project_id: str | None,
+        source_chat_id: UUID | None,
+        supersedes: Sequence[UUID],
+    ) -> Memory:
+        text = _content(content)
+        memory_id = str(uuid.uuid4())
+        now = _time_text(self._clock())
+        with self._write() as db:
+            db.execute(
+                f"INSERT INTO memories ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                (
+                    memory_id,
+                    self._user_id,
+                    project_id,
+                    text,
+                    clean_title(title),
+                    category_of(category),
+                    json.dumps(clean_tags(tags)),
+                    _importance(importance),
+                    encode_vector(content.vector),
+                    content.model,
+                    None if source_chat_id is None else str(source_chat_id),
+                    now,
+                    now,
+                ),
+            )
+            db.execute(
+                "UPDATE memories SET superseded_by = ? WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))"
+                " AND id != ? AND superseded_by IS NULL",
+                (memory_id, self._user_id, json.dumps([str(i) for i in supersedes]), memory_id),
+            )
+        return self.get(UUID(memory_id), None)
+
+    def get(self, memory_id: UUID, scope: FolderFilter) -> Memory:
+        scope_sql, scope_params = _scope_sql(scope)
+        row = self._db.execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE id = ? AND user_id = ?{scope_sql}",
+            (str(memory_id), self._user_id, *scope_params),
+        ).fetchone()
+        if row is None:
+            raise MemoryNotFound(memory_id)
+        return _memory(row)
+
+    def update(
+        self,
+        memory_id: UUID,
+        *,
+        content: EmbeddedText | None,
+        category: Category | None,
+        importance: int | None,
+        title: str | Unchanged | None,
+        tags: Sequence[str] | None,
+        scope: FolderFilter,
+    ) -> Memory:
+        changes: dict[str, object] = {}
+        if content is not None:
+            changes |= {"content": _content(content), "embedding": encode_vector(content.vector)}
+            changes["embedding_model"] = content.model
+        if category is not None:
+            changes["category"] = category_of(category)
+        if importance is not None:
+            changes["importance"] = _importance(importance)
+        if not isinstance(title, Unchanged):
+            changes["title"] = clean_title(title)
+        if tags is not None:
+            changes["tags"] = json.dumps(clean_tags(tags))
+        changes["updated_at"] = _time_text(self._clock())
+        with self._write() as db:
+            self.get(memory_id, scope)  # raises MemoryNotFound, before anything changes
+            # Column names come from the fixed keys above, never from input.
+            assignments = ", ".join(f"{column} = ?" for column in changes)
+            db.execute(
+                f"UPDATE memories SET {assignments} WHERE id = ? AND user_id = ?",
+                (*changes.values(), str(memory_id), self._user_id),
+            )
+        return self.get(memory_id, None)
+
+    def delete(self, memory_id: UUID, scope: FolderFilter) -> int:
+        with self._write() as db:
+            self.get(memory_id, scope)
+            chain = [
+                memory_id
+                for (memory_id,) in db.execute(
+                    "WITH RECURSIVE chain (id) AS (SELECT ? UNION SELECT m.id FROM memories AS m JOIN chain"
+                    " ON m.superseded_by = chain.id WHERE m.user_id = ?) SELECT id FROM chain",
+                    (str(memory_id), self._user_id),
+                )
+            ]
+            db.execute(
+                "DELETE FROM memories WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))",
+                (self._user_id, json.dumps(chain)),
+            )
+            return len(chain)
+
+    def list_memories(
+        self, *, category: Category | None, scope: FolderFilter, include_superseded: bool, limit: int, offset: int
+    ) -> list[Memory]:
+        sql, params = self._filtered(category, scope, include_superseded)
+        rows = self._db.execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE {sql} ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?",
+            (*params, limit, offset),
+        )
+        return [_memory(row) for row in rows]
+
+    def count(self, include_superseded: bool) -> int:
+        sql, params = self._filtered(None, None, include_superseded)
+        return int(self._db.execute(f"SELECT count(*) FROM memories WHERE {sql}", params).fetchone()[0])
+
+    def _filtered(
+        self, category: Category | None, scope: FolderFilter, include_superseded: bool
+    ) -> tuple[str, list[object]]:
+        sql, params = "user_id = ?", [self._user_id]
+        if not include_superseded:
+            sql += " AND superseded_by IS NULL"
+        if category is not None:
+            sql += " AND category = ?"
+            params.append(category_of(category))
+        scope_sql, scope_params = _scope_sql(scope)
+        return sql + scope_sql, params + scope_params
+
+    def search(self, query: MemoryQuery) -> list[MemoryHit]:
+        if not 1 <= query.limit <= SEARCH_LIMIT_MAX:
+            raise InvalidMemory(f"limit must be between 1 and {SEARCH_LIMIT_MAX}, not {query.limit}")
+        index = self._index(query.model)
+        similarity = index.similarities(query.vector)
+        if not similarity.size:
+            return []
+        lexical = np.zeros(len(index), dtype=np.float32)
+        for seq, score in self._lexical(query.text):
+            position = index.position.get(seq)
+            if position is not None:
+                lexical[position] = score
+        mask = index.mask(query.scope, query.category, query.tags)
+        worth = relevant(similarity, lexical, self._ranking)
+        rows = np.flatnonzero(worth if mask is None else worth & mask)
+        scores = fuse(
+            similarity[rows],
+            lexical=lexical[rows],
+            chat=index.chat[rows],
+            created=index.created[rows],
+            window=date_window(query.text),
+            ranking=self._ranking,
+        )
+        best = top(scores, max(self._ranking.pool, query.limit))
+        candidates, candidate_scores = rows[best], scores[best]
+        picked = candidates[
+            diversify(candidate_scores, index.vectors[candidates], query.limit, self._ranking.diversity)
+        ]
+        fused = dict(zip(candidates.tolist(), candidate_scores.tolist(), strict=True))
+        return self._hits(index, [int(p) for p in picked], [fused[int(p)] for p in picked], similarity)
+
+    def find_similar(
+        self, vector: Vector, model: str, *, scope: FolderFilter, limit: int, min_similarity: float
+    ) -> list[MemoryHit]:
+        index = self._index(model)
+        similarity = index.similarities(vector)
+        if not similarity.size:
+            return []
+        mask = index.mask(scope)
+        rows = np.flatnonzero(mask) if mask is not None else np.arange(len(index))
+        chosen = [int(rows[i]) for i in top(similarity[rows], limit)]
+        chosen = [p for p in chosen if similarity[p] >= min_similarity]
+        return self._hits(index, chosen, [float(similarity[p]) for p in chosen], similarity)
+
+    def _hits(
+        self, index: MemoryIndex, positions: list[int], scores: list[float], similarity: Floats
+    ) -> list[MemoryHit]:
+        keys = [int(index.keys[p]) for p in positions]
+        rows = self._db.execute(
+            # CROSS JOIN keeps json_each outside: one primary-key lookup per hit, not a scan of the user's rows.
+            f"SELECT {_QUALIFIED_COLUMNS} FROM json_each(?) AS j CROSS JOIN memories AS m ON m.seq = j.value"
+            " WHERE m.user_id = ?",
+            (json.dumps(keys), self._user_id),
+        )
+        by_key = {row[0]: _memory(row) for row in rows}
+        return [
+            MemoryHit(by_key[key], score, float(similarity[p]))
+            for key, score, p in zip(keys, scores, positions, strict=True)
+            if key in by_key
+        ]
+
+    def _index(self, model: str) -> MemoryIndex:
+        return self._indexes.get(model, lambda: self._load_index(model))
+
+    def _load_index(self, model: str) -> MemoryIndex:
+        rows = self._db.execute(
+            "SELECT seq, category, project_id, source_chat_id, created_at, tags, embedding FROM memories"
+            " WHERE user_id = ? AND embedding_model = ? AND superseded_by IS NULL ORDER BY seq",
+            (self._user_id, model),
+        )
+        return MemoryIndex(
+            [
+                IndexRow(
+                    key=seq,
+                    category=category,
+                    project_id=project_id,
+                    source_chat_id=chat_id,
+                    created=datetime.fromisoformat(created_at).timestamp(),
+                    tags=json.loads(tags),
+                    vector=decode_vector(blob),
+                )
+                for seq, category, project_id, chat_id, created_at, tags, blob in rows
+            ]
+        )
+
+    def _lexical(self, text: str) -> list[tuple[int, float]]:
+        terms = fts_match_expression(self._discriminating(memory_terms(text)))
+        if terms is None:
+            return []
+        rows = self._db.execute(
+            "SELECT memories.seq, -memories_fts.rank FROM memories_fts JOIN memories"
+            " ON memories.seq = memories_fts.rowid WHERE memories_fts MATCH ? AND memories.user_id = ?"
+            " AND memories.superseded_by IS NULL ORDER BY memories_fts.rank LIMIT ?",
+            (terms, self._user_id, LEXICAL_ROWS),
+        )
+        return [(int(seq), float(score)) for seq, score in rows]
+
+    def _discriminating(self, terms: list[str]) -> list[str]:
+        """The rarest terms, while the rows they match fit `MATCHED_ROWS_BUDGET` (common ones never)."""
+        counted = []
+        for term in terms:
+            (found,) = self._db.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
+                (fts_phrase(term), COMMON_TERM_ROWS + 1),
+            ).fetchone()
+            if 0 < found <= COMMON_TERM_ROWS:
+                counted.append((found, term))
+        kept, rows = [], 0
+        for found, term in sorted(counted):
+            if rows + found > MATCHED_ROWS_BUDGET:
+                break
+            kept.append(term)
+            rows += found
+        return kept
+
+    def preload(self, max_tokens: int) -> Preload:
+        rows = self._db.execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE user_id = ? AND superseded_by IS NULL"
+            f" AND category IN {_PERSONAL} ORDER BY importance DESC, created_at, seq",
+            (self._user_id,),
+        )
+        return build_preload([_memory(row) for row in rows], max_tokens)
+
+    def export(self) -> list[Memory]:
+        rows = self._db.execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE user_id = ? ORDER BY created_at, seq", (self._user_id,)
+        )
+        return [_memory(row) for row in rows]
+
+    def embedded_texts(self) -> list[tuple[UUID, EmbeddedText]]:
+        return [(memory.id, memory.embedding) for memory in self.export()]
+
+    def set_embedding(self, memory_id: UUID, value: EmbeddedText) -> None:
+        with self._write() as db:
+            memory = self.get(memory_id, None)
+            if value.text != memory.content:
+                raise InvalidMemory("an embedding's text must be the memory's content")
+            db.execute(
+                "UPDATE memories SET embedding = ?, embedding_model = ? WHERE id = ? AND user_id = ?",
+                (encode_vector(value.vector), value.model, str(memory_id), self._user_id),
+            )
+
+
+def _scope_sql(scope: FolderFilter) -> tuple[str, list[object]]:
+    """The SQL of `chats.memory.models.visible_in`."""
+    if scope is None:
+        return "", []
+    if scope is NO_FOLDER:
+        return f" AND (category IN {_PERSONAL} OR project_id IS NULL)", []
+    return f" AND (category IN {_PERSONAL} OR project_id = ?)", [scope]
+
+
+def _content(content: EmbeddedText) -> str:
+    text = content.text.strip()
+    if not CONTENT_MIN <= len(text) <= CONTENT_MAX:
+        raise InvalidMemory(f"a memory is {CONTENT_MIN} to {CONTENT_MAX} characters, not {len(text)}")
+    if text != content.text:
+        raise InvalidMemory("a memory's embedding must be of its stripped content")
+    return text
+
+
+def _importance(value: int) -> int:
+    if not IMPORTANCE_MIN <= value <= IMPORTANCE_MAX:
+        raise InvalidMemory(f"importance is {IMPORTANCE_MIN} to {IMPORTANCE_MAX}, not {value}")
+    return value
+
+
+def _memory(row: Sequence[Any]) -> Memory:
+    (_, memory_id, user_id, project_id, content, title, category, tags, importance, blob, model, chat_id, created,
+     updated, superseded_by) = row  # fmt: skip
+    return Memory(
+        id=UUID(memory_id),
+        user_id=user_id,
+        content=content,
+        title=title,
+        category=category,
+        tags=tuple(json.loads(tags)),
+        importance=importance,
+        project_id=project_id,
+        embedding=EmbeddedText(text=content, vector=decode_vector(blob), model=model),
+        source_chat_id=None if chat_id is None else UUID(chat_id),
+        created_at=datetime.fromisoformat(created),
+        updated_at=datetime.fromisoformat(updated),
+        superseded_by=None if superseded_by is None else UUID(superseded_by),
+    )
+
+
+def _time_text(moment: datetime) -> str:
+    """UTC with a fixed width, so that text order is time order."""
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")

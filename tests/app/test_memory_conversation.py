@@ -1,0 +1,110 @@
+"""Long-term memory in a conversation: the model saves what the user said, the next conversation knows
+it without asking, and what the user never said is refused. The real session against the fake Live
+server, the real memory store and embedder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.app.voice_harness import running_loop
+from tests.fakes.gemini_live_scenario import (
+    AfterText,
+    AfterToolResponse,
+    Call,
+    CallTools,
+    CompleteTurn,
+    OutputTranscript,
+    script,
+)
+from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from voice.session import ToolUsed
+from voice.synthetic import silence
+
+MIA = {
+    "content": "User's daughter is called Mia",
+    "category": "relationship",
+    "reasoning": "A family member the user will mention again.",
+}
+INVENTED = {
+    "content": "User works as a pilot for Lufthansa",
+    "category": "identity",
+    "reasoning": "The user's job matters for later advice.",
+}
+
+
+def tool_answers(gemini_live_server: FakeGeminiLiveServer, index: int) -> list[dict[str, Any]]:
+    return [response["response"] for response in gemini_live_server.connections[index].tool_responses]
+
+
+def system_instruction(setup: dict[str, Any]) -> str:
+    parts = setup.get("system_instruction", setup.get("systemInstruction", {})).get("parts", [])
+    return "".join(part.get("text", "") for part in parts)
+
+
+def declared(setup: dict[str, Any]) -> set[str]:
+    return {
+        declaration["name"]
+        for tool in setup.get("tools", [])
+        for declaration in tool.get("function_declarations", tool.get("functionDeclarations", []))
+    }
+
+
+async def test_a_fact_the_user_said_is_saved_and_known_in_the_next_conversation(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer
+) -> None:
+    gemini_live_server.script(
+        script(
+            (AfterText(), (CallTools((Call("m-1", "save_memory", MIA), Call("m-2", "save_memory", INVENTED))),)),
+            (AfterToolResponse("m-2"), (OutputTranscript("I'll remember Mia."), CompleteTurn())),
+        ),
+        script((AfterText(), (OutputTranscript("Mia, of course."), CompleteTurn()))),
+    )
+    async with running_loop(environment) as running:
+        running.microphone.feed(silence(240))
+        await running.microphone.until_drained()
+        await running.loop.send_text("Remember that my daughter is called Mia.")
+        await running.watcher.until_saved(turns=2)
+        saved, refused = tool_answers(gemini_live_server, 0)
+        assert saved["success"] is True and saved["content"] == MIA["content"]
+        assert saved["category"] == "relationship" and saved["message"] == "Memory saved successfully"
+        assert refused == {
+            "success": False,
+            "error": "the user did not say this: save only what the user said about themselves",
+        }
+        [memory] = await running.services.memory.store.list_memories()
+        assert (memory.content, memory.source_chat_id) == (MIA["content"], running.chat_id)
+        assert memory.importance > 8  # relationship (8), asked for explicitly (+2)
+        used = [e for e in running.watcher.of("conversation") if isinstance(e, ToolUsed)]
+        assert [u.call.name for u in used] == ["save_memory", "save_memory"]
+
+        await running.loop.send_text("What's my daughter's name?")
+        await running.watcher.until_saved(turns=2)
+    first, second = gemini_live_server.connections[0].setup, gemini_live_server.connections[1].setup
+    assert {"save_memory", "add_memory", "search_memories", "forget_memory"} <= declared(first)
+    assert MIA["content"] not in system_instruction(first)
+    assert MIA["content"] in system_instruction(second)  # pre-loaded: known without a search
+
+
+async def test_saving_the_same_fact_twice_answers_already_saved(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer
+) -> None:
+    again = {**MIA, "content": "The user's daughter is called Mia."}
+    gemini_live_server.script(
+        script(
+            (AfterText(), (CallTools((Call("m-1", "save_memory", MIA), Call("m-2", "save_memory", again))),)),
+            (AfterToolResponse("m-2"), (OutputTranscript("Noted."), CompleteTurn())),
+        )
+    )
+    async with running_loop(environment) as running:
+        running.microphone.feed(silence(240))
+        await running.microphone.until_drained()
+        await running.loop.send_text("My daughter is called Mia.")
+        await running.watcher.until_saved(turns=2)
+    _, duplicate = tool_answers(gemini_live_server, 0)
+    assert duplicate == {
+        "success": False,
+        "duplicate": True,
+        "message": "Similar memory already exists",
+        "existingContent": MIA["content"],
+    }

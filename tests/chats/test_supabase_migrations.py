@@ -1,0 +1,91 @@
+"""The Postgres migrations, applied to fresh databases of the test cluster as a user's project would get
+them: once, all or nothing, taking back Supabase's default grants from anon."""
+
+from __future__ import annotations
+
+import uuid
+
+import psycopg
+import pytest
+
+from chats.errors import StoreUnavailable
+from chats.supabase import SupabaseChatStore
+from chats.supabase.migrations import SCHEMA_VERSION, migration_script, migrations
+from tests.fakes.supabase_stack import PostgresCluster, SupabaseStack, applied_migrations, migrate
+
+TABLES = ("chats", "chat_turns", "chat_folders", "chat_turn_vectors", "chat_working_memory")
+
+
+def fresh_database(cluster: PostgresCluster) -> str:
+    return cluster.create_database(f"fresh_{uuid.uuid4().hex[:10]}")
+
+
+def scalar(conninfo: str, statement: str) -> object:
+    with psycopg.connect(conninfo, autocommit=True) as db:
+        row = db.execute(statement.encode()).fetchone()
+    assert row is not None
+    return row[0]
+
+
+def test_the_migrations_are_numbered_from_one_without_gaps() -> None:
+    assert [m.version for m in migrations()] == list(range(1, len(migrations()) + 1))
+    assert migration_script(m.version for m in migrations()) == ""
+
+
+def test_migrations_apply_once_in_order(postgres_cluster: PostgresCluster) -> None:
+    conninfo = fresh_database(postgres_cluster)
+    assert applied_migrations(conninfo) == []
+    migrate(conninfo)
+    assert applied_migrations(conninfo) == [m.version for m in migrations()]
+    assert scalar(conninfo, "SELECT public.parley_schema_version()") == SCHEMA_VERSION
+    migrate(conninfo)  # nothing pending: nothing runs
+    assert applied_migrations(conninfo) == [m.version for m in migrations()]
+
+
+def test_a_later_migration_applies_on_top_of_earlier_ones(postgres_cluster: PostgresCluster) -> None:
+    conninfo = fresh_database(postgres_cluster)
+    with psycopg.connect(conninfo, autocommit=True) as db:
+        db.execute(migration_script(m.version for m in migrations()[1:]).encode())  # only the first
+    assert applied_migrations(conninfo) == [1]
+    migrate(conninfo)
+    assert applied_migrations(conninfo) == [m.version for m in migrations()]
+
+
+def test_a_failing_script_changes_nothing(postgres_cluster: PostgresCluster) -> None:
+    conninfo = fresh_database(postgres_cluster)
+    with psycopg.connect(conninfo, autocommit=True) as db:
+        db.execute("CREATE TABLE public.chat_turns (clash integer)")  # the user's project has such a table
+        with pytest.raises(psycopg.errors.DuplicateTable):
+            db.execute(migration_script().encode())
+        db.execute("ROLLBACK")
+    assert applied_migrations(conninfo) == []
+    assert scalar(conninfo, "SELECT to_regclass('public.chats') IS NULL") is True
+
+
+def test_every_table_has_row_level_security_and_nothing_is_granted_to_anon(
+    supabase_stack: SupabaseStack,
+) -> None:
+    conninfo = supabase_stack.admin_conninfo
+    for table in TABLES:
+        assert scalar(conninfo, f"SELECT relrowsecurity FROM pg_class WHERE oid = 'public.{table}'::regclass")
+        for privilege in ("SELECT", "INSERT", "UPDATE", "DELETE"):
+            assert scalar(conninfo, f"SELECT has_table_privilege('anon', 'public.{table}', '{privilege}')") is False
+    functions = scalar(
+        conninfo,
+        "SELECT array_agg(p.oid::regprocedure::text) FROM pg_proc AS p"
+        " WHERE p.pronamespace IN ('public'::regnamespace, 'parley'::regnamespace)",
+    )
+    assert isinstance(functions, list) and len(functions) > 20
+    for function in functions:
+        assert scalar(conninfo, f"SELECT has_function_privilege('anon', '{function}', 'EXECUTE')") is False
+        assert scalar(conninfo, f"SELECT has_function_privilege('authenticated', '{function}', 'EXECUTE')")
+        # SECURITY INVOKER: each runs as its caller, so row level security applies inside it.
+        assert scalar(conninfo, f"SELECT NOT prosecdef FROM pg_proc WHERE oid = '{function}'::regprocedure")
+
+
+async def test_a_project_without_the_migration_is_refused_clearly(postgres_cluster: PostgresCluster) -> None:
+    bare = SupabaseStack(postgres_cluster, f"bare_{uuid.uuid4().hex[:10]}", migrated=False)
+    user = bare.new_user("alice")
+    with pytest.raises(StoreUnavailable, match="apply Parley's migration"):
+        await SupabaseChatStore.sign_in(bare.url, bare.anon_key, user.email, user.password)
+    bare.close()
