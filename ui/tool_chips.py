@@ -1,8 +1,12 @@
-"""What a tool call looks like in the transcript: one short line (a "chip") saying what Parley did."""
+"""What a tool call looks like in the transcript: one short line (a "chip") saying what Parley did.
+
+A slow tool shows a chip while it runs ("Saving to memory…"); the chip of its answer takes its place. The
+memory chips say what spec 001's interface says: "Saved to memory", "Already saved", "Failed to save".
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -16,24 +20,30 @@ class ToolChip:
     """One line for the user, e.g. "Switched to chat: Kitchen renovation"."""
     failed: bool = False
     """The tool answered with an error."""
+    call_id: str | None = None
+    """The tool call it belongs to: the chip of its answer replaces the one shown while it ran."""
 
 
-def chip_text(name: str, result: Mapping[str, Any]) -> tuple[str, bool] | None:
-    """The chip for a tool's answer and whether it failed; None for a tool that shows no chip."""
-    if "error" in result:
-        return f"{_ACTIONS.get(name, name)} failed", True
-    outcome = result.get("outcome")
-    if name == "switch_chat":
-        if outcome in ("switched", "already_here"):
-            return f"Switched to chat: {result.get('title') or UNTITLED}", False
-        if outcome == "ask":
-            return f"Found {len(result.get('options', []))} chats that could fit", False
-        return "No earlier chat matched", False
-    if name == "new_chat":
-        return "Started a new chat", False
-    if name == "list_recent_chats":
-        return f"Listed {len(result.get('chats', []))} recent chats", False
-    return None
+Words = tuple[str, bool]
+"""A chip's text, and whether the tool failed."""
+
+RUNNING = {
+    "save_memory": "Saving to memory…",
+    "add_memory": "Saving to memory…",
+    "search_memories": "Looking in memory…",
+    "forget_memory": "Forgetting…",
+}
+
+
+def running_chip_text(name: str) -> str | None:
+    """The chip shown while a tool runs; None for quick tools, which show only their answer."""
+    return RUNNING.get(name)
+
+
+def chip_text(name: str, args: Mapping[str, Any], result: Mapping[str, Any]) -> Words | None:
+    """The chip for a tool's answer; None for a tool that shows no chip (ending the conversation)."""
+    words = _WORDS.get(name)
+    return None if words is None else words(args, result)
 
 
 def chip_chat(name: str, result: Mapping[str, Any], current: UUID) -> UUID:
@@ -42,8 +52,58 @@ def chip_chat(name: str, result: Mapping[str, Any], current: UUID) -> UUID:
     return UUID(target) if isinstance(target, str) else current
 
 
-_ACTIONS = {
-    "switch_chat": "Switching chats",
-    "new_chat": "Starting a new chat",
-    "list_recent_chats": "Listing recent chats",
+def _switch_chat(_args: Mapping[str, Any], result: Mapping[str, Any]) -> Words:
+    outcome = result.get("outcome")
+    if "error" in result:
+        return "Switching chats failed", True
+    if outcome in ("switched", "already_here"):
+        return f"Switched to chat: {result.get('title') or UNTITLED}", False
+    if outcome == "ask":
+        return f"Found {len(result.get('options', []))} chats that could fit", False
+    return "No earlier chat matched", False
+
+
+def _new_chat(_args: Mapping[str, Any], result: Mapping[str, Any]) -> Words:
+    return ("Starting a new chat failed", True) if "error" in result else ("Started a new chat", False)
+
+
+def _list_recent_chats(_args: Mapping[str, Any], result: Mapping[str, Any]) -> Words:
+    if "error" in result:
+        return "Listing recent chats failed", True
+    return f"Listed {len(result.get('chats', []))} recent chats", False
+
+
+def _save(args: Mapping[str, Any], result: Mapping[str, Any]) -> Words:
+    if result.get("success"):
+        return f"Saved to memory: {result.get('content') or args.get('content', '')}", False
+    if result.get("duplicate"):
+        return f"Already saved: {result.get('existingContent', '')}", False
+    return "Failed to save", True
+
+
+def _search(_args: Mapping[str, Any], result: Mapping[str, Any]) -> Words:
+    if not result.get("success"):
+        return "Looking in memory failed", True
+    found = len(result.get("results", []))
+    return ("Found nothing in memory", False) if found == 0 else (f"Found {found} in memory", False)
+
+
+def _forget(_args: Mapping[str, Any], result: Mapping[str, Any]) -> Words:
+    if result.get("success"):
+        return f"Forgot: {result.get('content', '')}", False
+    if "choices" in result:
+        return "Asked which memory to forget", False
+    if "error" in result:
+        return "Failed to forget", True
+    return "Nothing to forget matched", False
+
+
+_WORDS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Words]] = {
+    "switch_chat": _switch_chat,
+    "new_chat": _new_chat,
+    "list_recent_chats": _list_recent_chats,
+    "save_memory": _save,
+    "add_memory": _save,
+    "search_memories": _search,
+    "forget_memory": _forget,
 }

@@ -120,7 +120,15 @@ class TranscriptView(QTextBrowser):
 
     @Slot(object, object)
     def add_chip(self, chat_id: UUID, chip: ToolChip) -> None:
-        """Show what a tool did, after the turns so far; for a chat not shown, once it is."""
+        """Show what a tool did, after the turns so far; for a chat not shown, once it is. A chip for a call
+        already shown (the tool was running) takes that chip's place."""
+        chips = self._chips[chat_id]
+        shown = next((i for i, (_, old) in enumerate(chips) if chip.call_id and old.call_id == chip.call_id), None)
+        if shown is not None:
+            chips[shown] = (chips[shown][0], chip)
+            if self._chat is not None and self._chat.id == chat_id:
+                self._rerender_following()
+            return
         chat = self._chat
         if chat is None or chat.id != chat_id:
             self._chips[chat_id].append((None, chip))
@@ -145,6 +153,14 @@ class TranscriptView(QTextBrowser):
         position = bar.value()
         self._render()
         bar.setValue(position)
+
+    def _rerender_following(self) -> None:
+        """Render again, keeping the reader's place, or the bottom if they were following it."""
+        bar = self.verticalScrollBar()
+        at_bottom = bar.value() >= bar.maximum()
+        position = bar.value()
+        self._render()
+        bar.setValue(bar.maximum() if at_bottom else position)
 
     @Slot(QUrl)
     def _on_anchor_clicked(self, url: QUrl) -> None:

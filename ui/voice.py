@@ -14,10 +14,10 @@ from app.settings import Settings
 from app.voice_loop import VoiceLoop
 from app.wiring import ChatServices
 from ui.bridge import ChatBridge
-from ui.tool_chips import ToolChip, chip_chat, chip_text
+from ui.tool_chips import ToolChip, chip_chat, chip_text, running_chip_text
 from ui.voice_controls import VoiceControls
 from voice.audio import AudioSink, AudioSource
-from voice.session import SpokenTurn, ToolUsed
+from voice.session import SpokenTurn, ToolStarted, ToolUsed
 from voice.state import StateChanged
 from voice.wake_protocol import WakeEvent
 
@@ -139,6 +139,10 @@ class WindowVoice:
     async def conversation(self, event: ConversationEvent) -> None:
         if isinstance(event, SpokenTurn) and self._loop is not None:
             self._bridge.post_turn(self._loop.chat_id, event.role, event.text)
+        elif isinstance(event, ToolStarted) and self._loop is not None:
+            running = running_chip_text(event.call.name)
+            if running is not None:
+                self._bridge.post_tool(self._loop.chat_id, ToolChip(running, call_id=event.call.id))
         elif isinstance(event, ToolUsed) and self._loop is not None:
             self._post_chip(event, self._loop.chat_id)
         elif isinstance(event, Saved):
@@ -147,8 +151,8 @@ class WindowVoice:
             self._bridge.post_chat_switched(event.chat_id)
 
     def _post_chip(self, used: ToolUsed, chat_id: UUID) -> None:
-        chip = chip_text(used.call.name, used.reply.result)
-        if chip is not None:
-            text, failed = chip
-            target = chip_chat(used.call.name, used.reply.result, chat_id)
-            self._bridge.post_tool(target, ToolChip(text, failed=failed))
+        call, result = used.call, used.reply.result
+        words = chip_text(call.name, call.args, result)
+        if words is not None:
+            text, failed = words
+            self._bridge.post_tool(chip_chat(call.name, result, chat_id), ToolChip(text, failed, call.id))

@@ -80,7 +80,14 @@ class ToolUsed:
     reply: ToolReply
 
 
-SessionEvent = SpokenTurn | ToolUsed
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    """A tool call is being answered (a `ToolUsed` with the same call follows): "Saving to memory..."."""
+
+    call: ToolCall
+
+
+SessionEvent = SpokenTurn | ToolStarted | ToolUsed
 
 
 class ToolHandler(Protocol):
@@ -244,6 +251,7 @@ class VoiceSession:
             self._model_started = True
             self._mark_active()
             self._states.move(AssistantState.THINKING)  # until the model speaks again, or its turn ends
+            await self._on_event(ToolStarted(event))
             reply = await self._tools(event)
             await connection.send_tool_result(event.id, event.name, reply.result)
             self._ending = self._ending or reply.end_conversation

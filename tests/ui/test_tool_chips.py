@@ -9,22 +9,59 @@ from pytestqt.qtbot import QtBot
 
 from chats.models import Chat, Turn, utc_now
 from ui.chat_delegate import soft_ink
-from ui.tool_chips import ToolChip, chip_chat, chip_text
+from ui.tool_chips import ToolChip, chip_chat, chip_text, running_chip_text
 from ui.transcript import TranscriptView
 
 
 def test_each_chat_tool_answer_has_its_words() -> None:
     kitchen = str(uuid4())
-    assert chip_text("switch_chat", {"outcome": "switched", "chat_id": kitchen, "title": "Kitchen"}) == (
+    assert chip_text("switch_chat", {}, {"outcome": "switched", "chat_id": kitchen, "title": "Kitchen"}) == (
         "Switched to chat: Kitchen",
         False,
     )
-    assert chip_text("switch_chat", {"outcome": "ask", "options": [{}, {}]}) == ("Found 2 chats that could fit", False)
-    assert chip_text("switch_chat", {"outcome": "none"}) == ("No earlier chat matched", False)
-    assert chip_text("new_chat", {"outcome": "switched", "chat_id": kitchen}) == ("Started a new chat", False)
-    assert chip_text("list_recent_chats", {"chats": [{}]}) == ("Listed 1 recent chats", False)
-    assert chip_text("switch_chat", {"error": {"code": "unavailable"}}) == ("Switching chats failed", True)
-    assert chip_text("end_conversation", {"outcome": "ending"}) is None
+    assert chip_text("switch_chat", {}, {"outcome": "ask", "options": [{}, {}]}) == (
+        "Found 2 chats that could fit",
+        False,
+    )
+    assert chip_text("switch_chat", {}, {"outcome": "none"}) == ("No earlier chat matched", False)
+    assert chip_text("new_chat", {}, {"outcome": "switched", "chat_id": kitchen}) == ("Started a new chat", False)
+    assert chip_text("list_recent_chats", {}, {"chats": [{}]}) == ("Listed 1 recent chats", False)
+    assert chip_text("switch_chat", {}, {"error": {"code": "unavailable"}}) == ("Switching chats failed", True)
+    assert chip_text("end_conversation", {}, {"outcome": "ending"}) is None
+
+
+def test_memory_chips_say_what_spec_001_says() -> None:
+    mia = {"content": "User's daughter is called Mia"}
+    assert running_chip_text("save_memory") == "Saving to memory…"
+    assert running_chip_text("switch_chat") is None  # quick: only its answer shows
+    saved = {"success": True, "content": mia["content"], "memoryId": "m", "category": "relationship"}
+    assert chip_text("save_memory", mia, saved) == ("Saved to memory: User's daughter is called Mia", False)
+    duplicate = {"success": False, "duplicate": True, "existingContent": "User's daughter is Mia"}
+    assert chip_text("save_memory", mia, duplicate) == ("Already saved: User's daughter is Mia", False)
+    assert chip_text("save_memory", mia, {"success": False, "error": "x"}) == ("Failed to save", True)
+    assert chip_text("add_memory", mia, {"success": True, "memoryId": "m"}) == (
+        "Saved to memory: User's daughter is called Mia",
+        False,
+    )
+    assert chip_text("search_memories", {}, {"success": True, "results": [{}, {}]}) == ("Found 2 in memory", False)
+    assert chip_text("forget_memory", {}, {"success": True, "content": "User works at Acme"}) == (
+        "Forgot: User works at Acme",
+        False,
+    )
+    assert chip_text("forget_memory", {}, {"success": False, "choices": []}) == ("Asked which memory to forget", False)
+
+
+def test_the_answer_replaces_the_running_chip(qtbot: QtBot) -> None:
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    shown = chat("Remember that my daughter is called Mia.")
+    view.show_chat(shown)
+    view.add_chip(shown.id, ToolChip("Saving to memory…", call_id="c-1"))
+    assert "Saving to memory…" in view.toPlainText()
+    view.add_chip(shown.id, ToolChip("Saved to memory: User's daughter is called Mia", call_id="c-1"))
+    text = view.toPlainText()
+    assert "Saving to memory…" not in text
+    assert text.count("Saved to memory") == 1
 
 
 def test_a_switch_chip_belongs_to_the_chat_switched_to() -> None:
