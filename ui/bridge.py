@@ -111,6 +111,8 @@ class ChatBridge(QObject):
     """The microphone was muted (True) or unmuted."""
     level_changed = Signal(float)
     """The microphone's level in dBFS (0 is full scale), about ten times a second while not muted."""
+    memories_changed = Signal()
+    """A conversation saved or forgot a memory: the Memory page reloads."""
     error = Signal(str)
     """A one-line message for the user."""
 
@@ -124,6 +126,7 @@ class ChatBridge(QObject):
     _muted = Signal(bool)
     _level = Signal(float)
     _error = Signal(str)
+    _memories_changed = Signal()
 
     def __init__(
         self,
@@ -150,6 +153,7 @@ class ChatBridge(QObject):
         self._muted.connect(self._on_muted)
         self._level.connect(self._on_level)
         self._error.connect(self._on_error)
+        self._memories_changed.connect(self.memories_changed)
 
     @property
     def current_chat_id(self) -> UUID | None:
@@ -216,10 +220,15 @@ class ChatBridge(QObject):
     def run_with_services(self, work: Callable[[ChatServices], Coroutine[Any, Any, None]]) -> None:
         """Run `work` on the runtime once the chat services are open (the voice loop does); a failure
         becomes `error`, so it shows in the window."""
-        self._call(self._with_services(work), _done)
+        self.request(work, _done)
 
-    async def _with_services(self, work: Callable[[ChatServices], Coroutine[Any, Any, None]]) -> None:
-        await work(await self._opened())
+    def request(self, work: Callable[[ChatServices], Coroutine[Any, Any, T]], handler: Callable[[T], object]) -> None:
+        """Run `work` on the runtime with the open services; `handler` gets its result on the GUI thread, and
+        a failure becomes `error`. For the window's other bridges (memory), which share these services."""
+        self._call(self._with_services(work), handler)
+
+    async def _with_services(self, work: Callable[[ChatServices], Coroutine[Any, Any, T]]) -> T:
+        return await work(await self._opened())
 
     def post_state(self, state: str) -> None:
         """Any thread: the assistant's state changed."""
@@ -232,6 +241,10 @@ class ChatBridge(QObject):
     def post_level(self, dbfs: float) -> None:
         """Any thread: the microphone's level."""
         self._level.emit(dbfs)
+
+    def post_memories_changed(self) -> None:
+        """Any thread: a conversation saved or forgot a memory."""
+        self._memories_changed.emit()
 
     def post_error(self, message: str) -> None:
         """Any thread: a one-line message for the user."""

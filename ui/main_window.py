@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QSplitter,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -32,6 +33,8 @@ from ui.bridge import ChatBridge, SearchResult
 from ui.chat_delegate import ChatRowDelegate
 from ui.chat_list import ChatListModel, ChatRole
 from ui.folders import AskText, FolderBar, MoveMenu, ask_text
+from ui.memory_bridge import MemoryBridge
+from ui.memory_page import MemoryPage
 from ui.transcript import TranscriptView
 from ui.tray import state_icon
 from ui.voice_controls import VoiceControls
@@ -85,6 +88,12 @@ class MainWindow(QMainWindow):
         self.move_menu = MoveMenu(bridge, self.folders, lambda: bridge.current_chat_id, ask=ask)
         self.move_button.setMenu(self.move_menu)
         self.transcript = TranscriptView()
+        self.memory = MemoryBridge(bridge, self)
+        self.memory_page = MemoryPage(self.memory, confirm=confirm)
+        self.pages = QTabWidget()
+        self.pages.setAccessibleName("Chat and memory")
+        self.pages.addTab(self.transcript, "&Chat")
+        self.pages.addTab(self.memory_page, "Memor&y")
         self.voice = VoiceControls(self)
         self.voice.add_to(self.statusBar())
         self._lay_out()
@@ -173,7 +182,7 @@ class MainWindow(QMainWindow):
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
-        splitter.addWidget(self.transcript)
+        splitter.addWidget(self.pages)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([320, 640])
 
@@ -215,6 +224,7 @@ class MainWindow(QMainWindow):
         self.chats.modelReset.connect(self._restore_list_scroll)
         self.chats.rowsInserted.connect(self._reselect_current)
         bridge.ready.connect(self.chats.refresh)
+        bridge.ready.connect(self.memory_page.reload)
         bridge.chats_changed.connect(self.chats.refresh)
         bridge.chat_loaded.connect(self._on_chat_loaded)
         bridge.turn_spoken.connect(self.transcript.add_live_turn)

@@ -23,6 +23,8 @@ from voice.wake_protocol import WakeEvent
 
 NO_KEY = "Voice needs a Gemini API key: add it in Settings (Ctrl+,), then restart Parley."
 NOT_LISTENING = "Parley is not listening yet: try again in a moment."
+MEMORY_WRITES = frozenset({"save_memory", "add_memory", "forget_memory"})
+"""Tools after whose success the Memory page reloads."""
 
 AudioFactory = Callable[[], tuple[AudioSource, AudioSink]]
 
@@ -145,6 +147,8 @@ class WindowVoice:
                 self._bridge.post_tool(self._loop.chat_id, ToolChip(running, call_id=event.call.id))
         elif isinstance(event, ToolUsed) and self._loop is not None:
             self._post_chip(event, self._loop.chat_id)
+            if event.call.name in MEMORY_WRITES and event.reply.result.get("success"):
+                self._bridge.post_memories_changed()
         elif isinstance(event, Saved):
             self._bridge.post_chat_saved(event.chat_id)
         elif isinstance(event, ChatSwitched):

@@ -40,9 +40,9 @@ class VoiceControls(QObject):
         self.text_box.setPlaceholderText("Type to Parley instead of speaking, then press Enter")
         self.text_box.setAccessibleName("Message to Parley")
         self.text_box.setAccessibleDescription("Sent to the assistant in the selected chat when you press Enter")
-        self.send_button = QPushButton("Sen&d")
+        self.send_button = QPushButton("S&end")
         self.send_button.setAccessibleName("Send the message")
-        self.mute_action = QAction("&Mute microphone", window)
+        self.mute_action = QAction("M&ute microphone", window)
         self.mute_action.setCheckable(True)
         self.mute_action.setShortcut(QKeySequence("Ctrl+M"))
         self.mute_action.setToolTip("Stop Parley hearing the microphone, wake word included (Ctrl+M)")
@@ -109,6 +109,6 @@ class VoiceControls(QObject):
 
     @Slot(bool)
     def show_muted(self, muted: bool) -> None:
-        self.mute_action.setText("Un&mute microphone" if muted else "&Mute microphone")
+        self.mute_action.setText("Unm&ute microphone" if muted else "M&ute microphone")
         self.level_meter.setValue(0)
         self.level_meter.setAccessibleDescription("Muted" if muted else "")

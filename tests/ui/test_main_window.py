@@ -365,3 +365,13 @@ def test_a_row_shows_its_title_over_its_time_and_preview(qtbot: QtBot, bridge: C
     assert 2 * line <= row < 3 * line
     image = window.chat_list.viewport().grab().toImage()
     assert not image.isNull()  # painting every visible row goes through the delegate without an error
+
+
+def test_every_visible_mnemonic_is_unique(qtbot: QtBot, bridge: ChatBridge, seed: Seed) -> None:
+    """Alt+letter reaches one control each: two controls on one letter would make the key cycle between them."""
+    seed(three_chats)
+    window = open_window(qtbot, bridge)
+    texts = [button.text() for button in window.findChildren(QAbstractButton) if button.isVisible()]
+    texts += [window.pages.tabText(index) for index in range(window.pages.count())]
+    letters = [text[text.index("&") + 1].lower() for text in texts if "&" in text.replace("&&", "")]
+    assert len(letters) == len(set(letters)), sorted(letters)

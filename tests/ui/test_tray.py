@@ -68,7 +68,7 @@ def test_the_icon_follows_the_state_and_the_mute_switch(qtbot: QtBot) -> None:
     controls.mute_action.trigger()  # the window's mute and the tray's are one action
     assert tray.icon.toolTip() == "Parley: speaking, microphone muted"
     assert controls.mute_action in tray.menu.actions()
-    assert controls.mute_action.text() == "Un&mute microphone"
+    assert controls.mute_action.text() == "Unm&ute microphone"
 
 
 def test_the_composed_window_is_freed_without_the_garbage_collector(

@@ -71,7 +71,7 @@ def test_the_meter_shows_the_level_unless_muted(qtbot: QtBot) -> None:
     assert controls.level_meter.value() == 0
     controls.show_level(-10.0)
     assert controls.level_meter.value() == 0
-    assert controls.mute_action.text() == "Un&mute microphone"
+    assert controls.mute_action.text() == "Unm&ute microphone"
 
 
 def test_the_meter_scale() -> None:

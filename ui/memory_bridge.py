@@ -1,0 +1,111 @@
+"""The Memory page's way to the core: list, search, edit, forget and export memories on the runtime thread.
+
+It rides on the chat bridge's services and plumbing (`ChatBridge.request`): each call returns at once,
+its answer arrives as a signal on the GUI thread, and a failure shows as the window's error banner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+from uuid import UUID
+
+from PySide6.QtCore import QObject, Signal
+
+from app.wiring import ChatServices
+from chats.memory.export import export_json, export_markdown
+from chats.memory.models import Category, Memory, category_of
+from chats.memory.store import SEARCH_LIMIT_MAX
+from ui.bridge import ChatBridge
+
+PAGE = 500
+"""Most memories the page lists at once: a person's memory bank, not a data set."""
+
+ExportFormat = Literal["json", "markdown"]
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryQuery:
+    """What the page asks to see."""
+
+    category: Category | None = None
+    text: str = ""
+    """Words to search for; empty lists the newest first."""
+    include_replaced: bool = False
+    """Also facts a newer one replaced (only when listing)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryList:
+    request: int
+    query: MemoryQuery
+    memories: tuple[Memory, ...]
+
+
+class MemoryBridge(QObject):
+    loaded = Signal(object)
+    """A `MemoryList` answering the latest `load`."""
+    changed = Signal()
+    """A memory was edited or forgotten here, or saved or forgotten in a conversation: load again."""
+    exported = Signal(str)
+    """A one-line report of an export."""
+
+    def __init__(self, chats: ChatBridge, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._chats = chats
+        self._latest = 0
+        chats.memories_changed.connect(self.changed)
+
+    def load(self, query: MemoryQuery) -> None:
+        """Ask for memories; only the answer to the latest request arrives."""
+        self._latest += 1
+        request = self._latest
+
+        async def work(services: ChatServices) -> MemoryList:
+            if query.text.strip():
+                hits = await services.memory.search(
+                    query.text, scope=None, limit=SEARCH_LIMIT_MAX, category=query.category
+                )
+                found = tuple(hit.memory for hit in hits)
+            else:
+                listed = await services.memory.store.list_memories(
+                    category=query.category, include_superseded=query.include_replaced, limit=PAGE
+                )
+                found = tuple(listed)
+            return MemoryList(request, query, found)
+
+        self._chats.request(work, self._on_loaded)
+
+    def update(self, memory_id: UUID, content: str, category: str) -> None:
+        """Change a memory's words and category (they are kept in the third person, re-embedded)."""
+
+        async def work(services: ChatServices) -> None:
+            await services.memory.update(memory_id, content=content, category=category_of(category))
+
+        self._chats.request(work, self._on_changed)
+
+    def forget(self, memory_id: UUID) -> None:
+        async def work(services: ChatServices) -> None:
+            await services.memory.forget(memory_id)
+
+        self._chats.request(work, self._on_changed)
+
+    def export(self, path: Path, format: ExportFormat) -> None:
+        """Write every memory (replaced ones included, marked as such) to `path`."""
+
+        async def work(services: ChatServices) -> str:
+            memories = await services.memory.store.export()
+            text = export_json(memories) if format == "json" else export_markdown(memories)
+            await asyncio.to_thread(path.write_text, text, encoding="utf-8")
+            return f"Exported {len(memories)} memories to {path}."
+
+        self._chats.request(work, self.exported.emit)
+
+    def _on_loaded(self, answer: MemoryList) -> None:
+        if answer.request == self._latest:
+            self.loaded.emit(answer)
+
+    def _on_changed(self, _done: None) -> None:
+        self.changed.emit()
