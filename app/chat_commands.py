@@ -55,6 +55,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     where = move.add_mutually_exclusive_group(required=True)
     where.add_argument("folder", nargs="?", metavar="FOLDER_ID")
     where.add_argument("--no-folder", action="store_true", help="take the chat out of its folder")
+    memory = action("memory", _memory, "switch long-term memory on or off in a chat")
+    memory.add_argument("id")
+    memory.add_argument("switch", choices=["on", "off"])
     action("folders", _folders, "folders by name, with how many chats each holds")
     action("folder-new", _folder_new, "make an empty folder").add_argument("name")
     folder_rename = action("folder-rename", _folder_rename, "give a folder another name")
@@ -200,6 +203,14 @@ async def _move(controller: ChatController, args: argparse.Namespace) -> Any:
     if not args.json:
         print(f"Moved {chat_id} out of its folder." if folder_id is None else f"Moved {chat_id} to folder {folder_id}.")
     return {"id": str(chat_id), "project_id": folder_id}
+
+
+async def _memory(controller: ChatController, args: argparse.Namespace) -> Any:
+    chat_id, enabled = _chat_id(args.id), args.switch == "on"
+    await controller.set_memory_enabled(chat_id, enabled)
+    if not args.json:
+        print(f"Memory is {args.switch} in {chat_id}.")
+    return {"id": str(chat_id), "memory_enabled": enabled}
 
 
 async def _folders(controller: ChatController, args: argparse.Namespace) -> Any:

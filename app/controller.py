@@ -66,6 +66,13 @@ class ChatController:
         """Put the chat in a folder, or with None in none."""
         await self._s.store.move(chat_id, folder_id)
 
+    async def set_memory_enabled(self, chat_id: UUID, enabled: bool) -> None:
+        """Switch long-term memory on or off in the chat (its pre-loaded memories and memory tools)."""
+        await self._s.store.set_memory_enabled(chat_id, enabled)
+
+    async def memory_enabled(self, chat_id: UUID) -> bool:
+        return (await self._s.store.load_assistant_context(chat_id)).memory_enabled
+
     async def folders(self) -> list[Folder]:
         return await self._s.store.list_folders()
 

@@ -90,6 +90,8 @@ class ChatConversation:
         """The folder of the chat in conversation: its pool of project memories."""
         self._user_said: list[str] = []
         """The user's own words in the chat in conversation: what a saved memory must come from."""
+        self._memory_on = True
+        """Long-term memory is on in the chat in conversation (its tools are declared)."""
         self._switch_to: UUID | None = None
         self._next_chat: UUID | None = None
 
@@ -133,9 +135,10 @@ class ChatConversation:
         history = tuple(HistoryTurn(t.role, t.text) for t in turns)
         self._project_id = context.project_id
         self._user_said = [t.text for t in turns if t.role == "user" and not t.summary]
-        preload = await self._s.memory.store.preload()
-        tools = (*TOOLS, *MEMORY_TOOLS, END_CONVERSATION)
-        prompt = system_prompt(tools=tools, chat_title=context.title, now=self._clock(), memories=preload.text)
+        self._memory_on = context.memory_enabled
+        memories = (await self._s.memory.store.preload()).text if context.memory_enabled else None
+        tools = (*TOOLS, *(MEMORY_TOOLS if context.memory_enabled else ()), END_CONVERSATION)
+        prompt = system_prompt(tools=tools, chat_title=context.title, now=self._clock(), memories=memories)
         return LiveConfig(
             model=self._settings.live_model,
             system_prompt=prompt,
@@ -147,7 +150,7 @@ class ChatConversation:
     async def _call_tool(self, call: ToolCall) -> ToolReply:
         if call.name == END_CONVERSATION.name:
             return ToolReply({"outcome": "ending"}, end_conversation=True)
-        if self._memory_tools.handles(call.name):
+        if self._memory_tools.handles(call.name) and self._memory_on:
             context = MemoryCallContext(
                 chat_id=self.chat_id,
                 project_id=self._project_id,

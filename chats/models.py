@@ -218,6 +218,8 @@ class AssistantContext:
     title: str | None
     project_id: str | None
     """The chat's folder (None: in no folder): the pool its project memories live in."""
+    memory_enabled: bool
+    """Long-term memory is on in this chat: its conversations see the pre-loaded memories and the tools."""
     assistant_history: tuple[Turn, ...]
     summary: EmbeddedText | None
     topic: EmbeddedText | None

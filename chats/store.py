@@ -196,6 +196,11 @@ class ChatStore(Protocol):
         """Put the chat in the folder `project_id`, or in none; raises `ChatNotFound`, then `FolderNotFound`."""
         ...
 
+    async def set_memory_enabled(self, chat_id: UUID, enabled: bool) -> None:
+        """Switch long-term memory on or off in the chat (`AssistantContext.memory_enabled`); raises
+        `ChatNotFound`."""
+        ...
+
     async def delete(self, chat_id: UUID) -> None: ...
 
     async def create_folder(self, name: str) -> Folder:

@@ -14,6 +14,7 @@ from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Slot
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QDialog,
     QHBoxLayout,
     QLabel,
@@ -92,7 +93,16 @@ class MainWindow(QMainWindow):
         self.memory_page = MemoryPage(self.memory, confirm=confirm)
         self.pages = QTabWidget()
         self.pages.setAccessibleName("Chat and memory")
-        self.pages.addTab(self.transcript, "&Chat")
+        self.memory_switch = QCheckBox("Long-term memory in this c&hat")
+        self.memory_switch.setAccessibleName("Long-term memory in this chat")
+        self.memory_switch.setToolTip("Off: conversations here neither use nor save memories about you")
+        self.memory_switch.setEnabled(False)
+        chat_page = QWidget()
+        chat_layout = QVBoxLayout(chat_page)
+        chat_layout.setContentsMargins(0, 0, 0, 0)
+        chat_layout.addWidget(self.memory_switch)
+        chat_layout.addWidget(self.transcript, 1)
+        self.pages.addTab(chat_page, "&Chat")
         self.pages.addTab(self.memory_page, "Memor&y")
         self.voice = VoiceControls(self)
         self.voice.add_to(self.statusBar())
@@ -225,6 +235,8 @@ class MainWindow(QMainWindow):
         self.chats.rowsInserted.connect(self._reselect_current)
         bridge.ready.connect(self.chats.refresh)
         bridge.ready.connect(self.memory_page.reload)
+        self.memory.chat_memory_loaded.connect(self._show_chat_memory)
+        self.memory_switch.clicked.connect(self._switch_chat_memory)
         bridge.chats_changed.connect(self.chats.refresh)
         bridge.chat_loaded.connect(self._on_chat_loaded)
         bridge.turn_spoken.connect(self.transcript.add_live_turn)
@@ -309,9 +321,24 @@ class MainWindow(QMainWindow):
         if chat_id is not None and chat_id != self._bridge.current_chat_id:
             self._bridge.select_chat(chat_id)
 
+    @Slot(object, bool)
+    def _show_chat_memory(self, chat_id: UUID, enabled: bool) -> None:
+        if chat_id == self._bridge.current_chat_id:
+            self.memory_switch.setChecked(enabled)
+            self.memory_switch.setEnabled(True)
+
+    @Slot(bool)
+    def _switch_chat_memory(self, enabled: bool) -> None:
+        chat_id = self._bridge.current_chat_id
+        if chat_id is not None:
+            self.memory.set_chat_memory(chat_id, enabled)
+
     @Slot(object)
     def _on_current_chat_changed(self, chat_id: UUID | None) -> None:
         self._enable_chat_buttons(chat_id)
+        self.memory_switch.setEnabled(False)  # until the chat's own setting arrives
+        if chat_id is not None:
+            self.memory.load_chat_memory(chat_id)
         if chat_id is None:
             self.transcript.show_placeholder("No chat selected")
         else:

@@ -51,6 +51,8 @@ class MemoryBridge(QObject):
     """A memory was edited or forgotten here, or saved or forgotten in a conversation: load again."""
     exported = Signal(str)
     """A one-line report of an export."""
+    chat_memory_loaded = Signal(object, bool)
+    """(chat `UUID`, whether long-term memory is on in it)."""
 
     def __init__(self, chats: ChatBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -102,6 +104,26 @@ class MemoryBridge(QObject):
             return f"Exported {len(memories)} memories to {path}."
 
         self._chats.request(work, self.exported.emit)
+
+    def load_chat_memory(self, chat_id: UUID) -> None:
+        """Ask whether memory is on in the chat; `chat_memory_loaded` answers."""
+
+        async def work(services: ChatServices) -> tuple[UUID, bool]:
+            return chat_id, (await services.store.load_assistant_context(chat_id)).memory_enabled
+
+        self._chats.request(work, self._on_chat_memory)
+
+    def set_chat_memory(self, chat_id: UUID, enabled: bool) -> None:
+        """Switch memory on or off in the chat, from its next conversation on."""
+
+        async def work(services: ChatServices) -> tuple[UUID, bool]:
+            await services.store.set_memory_enabled(chat_id, enabled)
+            return chat_id, enabled
+
+        self._chats.request(work, self._on_chat_memory)
+
+    def _on_chat_memory(self, answer: tuple[UUID, bool]) -> None:
+        self.chat_memory_loaded.emit(*answer)
 
     def _on_loaded(self, answer: MemoryList) -> None:
         if answer.request == self._latest:

@@ -133,7 +133,8 @@ class ChatDatabase:
     def load_assistant_context(self, chat_id: UUID) -> AssistantContext:
         row = self._db.execute(
             "SELECT title, assistant_history, summary_text, summary_embedding, summary_model,"
-            " topic_text, topic_embedding, topic_model, version, project_id FROM chats WHERE id = ? AND user_id = ?",
+            " topic_text, topic_embedding, topic_model, version, project_id, memory_enabled"
+            " FROM chats WHERE id = ? AND user_id = ?",
             (str(chat_id), self._user_id),
         ).fetchone()
         if row is None:
@@ -142,6 +143,7 @@ class ChatDatabase:
             chat_id=chat_id,
             title=row[0],
             project_id=row[9],
+            memory_enabled=bool(row[10]),
             assistant_history=turns_from_json(json.loads(row[1])),
             summary=_embedded(row[2], row[3], row[4]),
             topic=_embedded(row[5], row[6], row[7]),
@@ -252,6 +254,15 @@ class ChatDatabase:
                 raise ChatNotFound(chat_id)
             if project_id is not None:
                 folders.require_folder(db, self._user_id, project_id)  # raising rolls the move back
+
+    def set_memory_enabled(self, chat_id: UUID, enabled: bool) -> None:
+        with self._write() as db:
+            updated = db.execute(
+                "UPDATE chats SET memory_enabled = ? WHERE id = ? AND user_id = ?",
+                (int(enabled), str(chat_id), self._user_id),
+            )
+            if updated.rowcount == 0:
+                raise ChatNotFound(chat_id)
 
     def create_folder(self, name: str) -> Folder:
         name = folder_name(name)

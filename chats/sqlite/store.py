@@ -124,6 +124,9 @@ class SqliteChatStore:
     async def move(self, chat_id: UUID, project_id: str | None) -> None:
         await self._run(partial(self._database.move, chat_id, project_id))
 
+    async def set_memory_enabled(self, chat_id: UUID, enabled: bool) -> None:
+        await self._run(partial(self._database.set_memory_enabled, chat_id, enabled))
+
     async def delete(self, chat_id: UUID) -> None:
         await self._run(partial(self._database.delete, chat_id))
 

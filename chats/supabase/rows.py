@@ -68,6 +68,7 @@ def assistant_context(chat_id: UUID, row: Row) -> AssistantContext:
         chat_id=chat_id,
         title=row["title"],
         project_id=row["project_id"],
+        memory_enabled=bool(row["memory_enabled"]),
         assistant_history=turns_from_json(row["assistant_history"]),
         summary=embedded(row["summary_text"], row["summary_embedding"], row["summary_model"]),
         topic=embedded(row["topic_text"], row["topic_embedding"], row["topic_model"]),

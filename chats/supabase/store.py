@@ -214,6 +214,9 @@ class SupabaseChatStore:
     async def move(self, chat_id: UUID, project_id: str | None) -> None:
         await self._call("move_chat", {"p_chat_id": str(chat_id), "p_project_id": project_id})
 
+    async def set_memory_enabled(self, chat_id: UUID, enabled: bool) -> None:
+        await self._call("set_chat_memory", {"p_chat_id": str(chat_id), "p_enabled": enabled})
+
     async def delete(self, chat_id: UUID) -> None:
         await self._call("delete_chat", {"p_chat_id": str(chat_id)})
 

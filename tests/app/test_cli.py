@@ -241,3 +241,12 @@ def test_the_installed_command_exits_1_with_one_line(tmp_path: Path) -> None:
     assert (result.returncode, result.stdout, result.stderr) == (1, "", "parley: not a chat id: 'nope'\n")
     with sqlite3.connect(tmp_path / "chats.sqlite3") as db:
         assert db.execute("SELECT count(*) FROM chats").fetchone() == (0,)
+
+
+def test_memory_is_switched_per_chat(parley: Parley) -> None:
+    chat = parley.json("chats", "new", "--title", "Private")["id"]
+    assert parley.json("chats", "memory", chat, "off") == {"id": chat, "memory_enabled": False}
+    assert parley("chats", "memory", chat, "on") == (0, f"Memory is on in {chat}.\n")
+    code, out = parley("chats", "memory", "00000000-0000-0000-0000-000000000000", "off")
+    assert (code, out) == (1, "")
+    assert "no chat" in parley.err.lower()

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from chats.memory.service import Duplicate
 from tests.app.voice_harness import running_loop
 from tests.fakes.gemini_live_scenario import (
     AfterText,
@@ -108,3 +109,28 @@ async def test_saving_the_same_fact_twice_answers_already_saved(
         "message": "Similar memory already exists",
         "existingContent": MIA["content"],
     }
+
+
+async def test_a_chat_with_memory_off_neither_sees_nor_saves_memories(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer
+) -> None:
+    gemini_live_server.script(
+        script(
+            (AfterText(), (CallTools((Call("m-1", "save_memory", MIA),)),)),
+            (AfterToolResponse("m-1"), (OutputTranscript("Noted."), CompleteTurn())),
+        )
+    )
+    async with running_loop(environment) as running:
+        saved = await running.services.memory.add("I live in Lisbon", project_id=None, category="identity")
+        assert not isinstance(saved, Duplicate)
+        await running.store.set_memory_enabled(running.chat_id, False)
+        running.microphone.feed(silence(240))
+        await running.microphone.until_drained()
+        await running.loop.send_text("Remember that my daughter is called Mia.")
+        await running.watcher.until_saved(turns=2)
+        assert [m.content for m in await running.services.memory.store.list_memories()] == ["User lives in Lisbon"]
+    setup = gemini_live_server.connections[0].setup
+    assert not {"save_memory", "add_memory", "search_memories", "forget_memory"} & declared(setup)
+    assert "Lisbon" not in system_instruction(setup)
+    [refused] = tool_answers(gemini_live_server, 0)
+    assert "error" in refused  # a call to an undeclared tool is answered, not obeyed

@@ -156,6 +156,18 @@ async def test_list_filters_by_folder(store: ChatStore) -> None:
     assert {info.id for info in await store.list_chats(project_id=NO_FOLDER)} == {outside.id, moved.id}
 
 
+async def test_memory_can_be_switched_off_per_chat(store: ChatStore) -> None:
+    chat, other = await store.create(), await store.create()
+    assert (await store.load_assistant_context(chat.id)).memory_enabled is True  # on by default
+    await store.set_memory_enabled(chat.id, False)
+    assert (await store.load_assistant_context(chat.id)).memory_enabled is False
+    assert (await store.load_assistant_context(other.id)).memory_enabled is True
+    await store.set_memory_enabled(chat.id, True)
+    assert (await store.load_assistant_context(chat.id)).memory_enabled is True
+    with pytest.raises(ChatNotFound):
+        await store.set_memory_enabled(uuid4(), False)
+
+
 async def test_a_new_folder_is_empty_and_named_as_given(make_store: StoreFactory) -> None:
     clock = Clock()
     store = await make_store_with_clock(make_store, clock)

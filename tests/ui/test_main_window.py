@@ -357,6 +357,24 @@ def test_a_refresh_keeps_the_list_where_the_reader_was(qtbot: QtBot, bridge: Cha
     assert bar.value() == position
 
 
+def test_memory_is_switched_off_and_on_for_the_selected_chat(qtbot: QtBot, bridge: ChatBridge, seed: Seed) -> None:
+    ids = seed(three_chats)
+    assert isinstance(ids, dict)
+    window = open_window(qtbot, bridge)
+    select_row(qtbot, window, ids["Trip"])
+    qtbot.waitUntil(window.memory_switch.isEnabled, timeout=TIMEOUT_MS)
+    assert window.memory_switch.isChecked()  # on by default
+    with qtbot.waitSignal(window.memory.chat_memory_loaded, timeout=TIMEOUT_MS):
+        window.memory_switch.click()
+    assert not window.memory_switch.isChecked()
+    select_row(qtbot, window, ids["Taxes"])
+    qtbot.waitUntil(lambda: window.memory_switch.isEnabled() and window.memory_switch.isChecked(), timeout=TIMEOUT_MS)
+    select_row(qtbot, window, ids["Trip"])  # the switch is the chat's own, kept in the store
+    qtbot.waitUntil(
+        lambda: window.memory_switch.isEnabled() and not window.memory_switch.isChecked(), timeout=TIMEOUT_MS
+    )
+
+
 def test_a_row_shows_its_title_over_its_time_and_preview(qtbot: QtBot, bridge: ChatBridge, seed: Seed) -> None:
     seed(three_chats)
     window = open_window(qtbot, bridge)
@@ -371,7 +389,9 @@ def test_every_visible_mnemonic_is_unique(qtbot: QtBot, bridge: ChatBridge, seed
     """Alt+letter reaches one control each: two controls on one letter would make the key cycle between them."""
     seed(three_chats)
     window = open_window(qtbot, bridge)
-    texts = [button.text() for button in window.findChildren(QAbstractButton) if button.isVisible()]
-    texts += [window.pages.tabText(index) for index in range(window.pages.count())]
-    letters = [text[text.index("&") + 1].lower() for text in texts if "&" in text.replace("&&", "")]
-    assert len(letters) == len(set(letters)), sorted(letters)
+    for page in range(window.pages.count()):  # the chat page, then the memory page
+        window.pages.setCurrentIndex(page)
+        texts = [button.text() for button in window.findChildren(QAbstractButton) if button.isVisible()]
+        texts += [window.pages.tabText(index) for index in range(window.pages.count())]
+        letters = [text[text.index("&") + 1].lower() for text in texts if "&" in text.replace("&&", "")]
+        assert len(letters) == len(set(letters)), sorted(letters)
