@@ -17,6 +17,7 @@ from uuid import UUID
 from app.chat_tools import TOOLS, ChatTools
 from app.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
 from app.prompt import system_prompt
+from app.recall_tools import RECALL_CONVERSATIONS, UPDATE_WORKING_MEMORY, RecallTools, working_memory_block
 from app.wiring import ChatServices
 from chats.journal import TurnJournal
 from chats.maintenance import MaintenanceWorker
@@ -86,6 +87,7 @@ class ChatConversation:
         self._clock = clock
         self._tools = ChatTools(services, clock=clock)
         self._memory_tools = MemoryTools(services.memory)
+        self._recall_tools = RecallTools(services.recaller, services.working_memory)
         self._project_id: str | None = None
         """The folder of the chat in conversation: its pool of project memories."""
         self._user_said: list[str] = []
@@ -137,8 +139,10 @@ class ChatConversation:
         self._user_said = [t.text for t in turns if t.role == "user" and not t.summary]
         self._memory_on = context.memory_enabled
         memories = (await self._s.memory.store.preload()).text if context.memory_enabled else None
-        tools = (*TOOLS, *(MEMORY_TOOLS if context.memory_enabled else ()), END_CONVERSATION)
-        prompt = system_prompt(tools=tools, chat_title=context.title, now=self._clock(), memories=memories)
+        notes = working_memory_block(await self._s.working_memory.get(self.chat_id))
+        long_term = (*MEMORY_TOOLS, RECALL_CONVERSATIONS) if context.memory_enabled else ()
+        tools = (*TOOLS, *long_term, UPDATE_WORKING_MEMORY, END_CONVERSATION)
+        prompt = system_prompt(tools=tools, chat_title=context.title, now=self._clock(), memories=memories, notes=notes)
         return LiveConfig(
             model=self._settings.live_model,
             system_prompt=prompt,
@@ -150,6 +154,8 @@ class ChatConversation:
     async def _call_tool(self, call: ToolCall) -> ToolReply:
         if call.name == END_CONVERSATION.name:
             return ToolReply({"outcome": "ending"}, end_conversation=True)
+        if call.name == UPDATE_WORKING_MEMORY.name or (call.name == RECALL_CONVERSATIONS.name and self._memory_on):
+            return ToolReply(await self._recall_tools.call(call.name, call.args, self.chat_id))
         if self._memory_tools.handles(call.name) and self._memory_on:
             context = MemoryCallContext(
                 chat_id=self.chat_id,

@@ -29,15 +29,23 @@ it. When the user asks you to forget something, forget it and say so."""
 
 
 def system_prompt(
-    *, tools: Sequence[ToolDeclaration], chat_title: str | None, now: datetime, memories: str | None = None
+    *,
+    tools: Sequence[ToolDeclaration],
+    chat_title: str | None,
+    now: datetime,
+    memories: str | None = None,
+    notes: str = "",
 ) -> str:
     """What the model is, how to treat the history, what it remembers of the user (`memories`, the
-    pre-loaded block; None when memory is off in this chat) and when to use each tool."""
+    pre-loaded block; None when memory is off in this chat), its notes for this chat (`notes`, the working
+    memory block) and when to use each tool."""
     lines = [IDENTITY, "", HISTORY, ""]
     if memories is not None:
         lines += [MEMORY, ""]
         if memories:
             lines += [memories, ""]
+    if notes:
+        lines += [notes, ""]
     if chat_title:
         lines += [f'This chat is titled "{chat_title}".', ""]
     lines.append(f"It is {now:%A %d %B %Y, %H:%M} ({now:%Z}).")

@@ -14,11 +14,13 @@ from chats.memory.service import MemoryService
 from chats.memory.store import MemoryStore
 from chats.minilm import MiniLMEmbedder
 from chats.offline_text import OfflineTextModel
+from chats.recall import Recaller
 from chats.search import ChatFinder
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
 from chats.store import ChatStore
 from chats.text_model import TextModel
+from chats.working_memory import WorkingMemory
 
 STORE_FILE = "chats.sqlite3"
 
@@ -65,6 +67,8 @@ class ChatServices:
     maintainer: ChatMaintainer
     finder: ChatFinder
     memory: MemoryService
+    recaller: Recaller
+    working_memory: WorkingMemory
 
 
 def compose_services(
@@ -78,6 +82,8 @@ def compose_services(
         maintainer=ChatMaintainer(store, embedder, text_model),
         finder=ChatFinder(store, embedder),
         memory=MemoryService(memories, embedder),
+        recaller=Recaller(store, embedder),
+        working_memory=WorkingMemory(store),
     )
 
 

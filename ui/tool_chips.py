@@ -32,6 +32,7 @@ RUNNING = {
     "add_memory": "Saving to memory…",
     "search_memories": "Looking in memory…",
     "forget_memory": "Forgetting…",
+    "recall_conversations": "Looking through earlier chats…",
 }
 
 
@@ -98,6 +99,16 @@ def _forget(_args: Mapping[str, Any], result: Mapping[str, Any]) -> Words:
     return "Nothing to forget matched", False
 
 
+def _recall(_args: Mapping[str, Any], result: Mapping[str, Any]) -> Words:
+    if not result.get("success"):
+        return "Looking through earlier chats failed", True
+    return f"Looked through earlier chats: {len(result.get('results', []))} found", False
+
+
+def _notes(_args: Mapping[str, Any], result: Mapping[str, Any]) -> Words:
+    return ("Updated the notes for this chat", False) if result.get("success") else ("Failed to update the notes", True)
+
+
 _WORDS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Words]] = {
     "switch_chat": _switch_chat,
     "new_chat": _new_chat,
@@ -106,4 +117,6 @@ _WORDS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Words]] = {
     "add_memory": _save,
     "search_memories": _search,
     "forget_memory": _forget,
+    "recall_conversations": _recall,
+    "update_working_memory": _notes,
 }

@@ -49,6 +49,11 @@ def test_memory_chips_say_what_spec_001_says() -> None:
         False,
     )
     assert chip_text("forget_memory", {}, {"success": False, "choices": []}) == ("Asked which memory to forget", False)
+    assert chip_text("recall_conversations", {}, {"success": True, "results": [{}]}) == (
+        "Looked through earlier chats: 1 found",
+        False,
+    )
+    assert chip_text("update_working_memory", {}, {"success": True}) == ("Updated the notes for this chat", False)
 
 
 def test_the_answer_replaces_the_running_chip(qtbot: QtBot) -> None:
