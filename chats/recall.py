@@ -4,23 +4,28 @@ Spec 003's semantic recall (topK 3, messageRange 2): the best turns of all the u
 (`full_history`, so turns compaction folded into a summary still count), each with the two turns on
 either side, leaving out what the model already has verbatim.
 
-How a turn is scored, and why (figures: turns recall@5 on LoCoMo with all-MiniLM-L6-v2, bench/recall.py):
+How a turn is scored, and why (figures: turns recall@5 on LoCoMo with all-MiniLM-L6-v2, strict: the
+evidence among the 5 best turns; bench/recall.py):
 - Two signals: the cosine similarity of the query to the turn, and BM25 over the turn's words, scaled
   by the best BM25 of the query (0..1). Fused as `VECTOR_WEIGHT * similarity + bm25`. Alone they reach
   0.37 and 0.53; fused by reciprocal rank 0.49; fused by score 0.58. BM25 is the stronger signal
   because a question names the people and things that the answer's turn names too.
 - Then each turn gains a share of its neighbours' scores (`NEIGHBOUR_WEIGHTS`, by distance): a turn is
   rarely the answer alone: the question is often asked of the turn before, and its words spread over
-  the exchange. 0.58 -> 0.63. Embedding each turn together with the one before it instead gave 0.57
-  (0.61 with the neighbours); stripping question words from the query before embedding it, 0.57;
-  adding the chat's summary similarity or a bonus for matched names moved nothing (+-0.005): none of
-  those is done.
-The weights were tuned on five LoCoMo conversations and checked on the other five (0.61 and 0.64).
+  the exchange. 0.58 -> 0.63.
+- Tried and left out: embedding each turn together with the one before it (0.57 fused, 0.61 with the
+  neighbours: the neighbours' scores already carry that context, at no extra embedding); embedding
+  the query with its question words stripped (0.61 instead of 0.63); adding the chat's summary
+  similarity (+0.007 at best) or a bonus per name of the query found in the turn (-0.008 to +0.001).
+The weights were tuned on all ten LoCoMo conversations; tuned on either half alone, they score 0.61
+and 0.64 on the other half, so they are not fitted to the test.
 
 Which turns are left out: the model already sees its chat's `assistant_history`, which is an optional
-summary turn plus the chat's last turns verbatim. Those last turns (`seen_turns`, counted by
-`seen_turns_of`) are the ones left out: as hits and as neighbours. Turns folded into the summary stay
-recallable, since the summary keeps only their gist.
+summary turn plus the chat's last turns verbatim. Those last turns are left out, as hits and as
+neighbours: by default as many as the current chat's `assistant_history` holds verbatim when recall
+runs, which also covers turns the live session appended since it began (they went to both histories);
+or an explicit `seen_turns` count. Turns folded into the summary stay recallable, since the summary
+keeps only their gist.
 
 Hits never repeat a turn: a turn already shown as a neighbour of a better hit is not a hit of its own,
 and a hit's neighbours stop where another hit's begin.
@@ -37,7 +42,7 @@ from typing import Any
 from uuid import UUID
 
 from chats.embedding import Embedder
-from chats.errors import InvalidRecallQuery
+from chats.errors import ChatNotFound, InvalidRecallQuery
 from chats.models import FolderFilter, Role, Turn, Vector
 from chats.store import ChatExcerpt, ChatStore, HiddenTurns, RecallQuery, TurnCandidate, TurnSpan
 from chats.text_budget import cut_at_word
@@ -53,8 +58,8 @@ VECTOR_WEIGHT = 1.5
 NEIGHBOUR_WEIGHTS = (0.3, 0.1)
 """Share of the score of the turn 1 (2) positions away, in the same chat, that a turn gains."""
 CANDIDATES_PER_SIGNAL = 50
-"""Turns the store takes by each signal before adding their neighbours: on LoCoMo, 20 ranks as well
-as scoring every turn."""
+"""Turns the store takes by each signal before adding their neighbours. On LoCoMo, ranking 20 or 50 per
+signal (and their neighbours) comes within 0.003 of ranking every turn."""
 MIN_SIMILARITY = 0.45
 """all-MiniLM-L6-v2 cosine a hit needs when it shares no word with the query. Half of LoCoMo's answer
 turns reach it; the best turn for a question about another conversation rarely does (95th percentile
@@ -207,15 +212,17 @@ class Recaller:
         query: str,
         *,
         current_chat: UUID | None,
-        seen_turns: int,
+        seen_turns: int | None = None,
         limit: int = DEFAULT_LIMIT,
         neighbours: int = DEFAULT_NEIGHBOURS,
         project_id: FolderFilter = None,
     ) -> list[RecallHit]:
         """The best `limit` turns of the user's chats for `query`, best first, each with up to
-        `neighbours` turns on either side. The last `seen_turns` turns of `current_chat` are left out
-        (`seen_turns_of` counts them from the `assistant_history` the model was given). With
-        `project_id`, only that folder's chats (or with `NO_FOLDER` those in none) are searched."""
+        `neighbours` turns on either side. The turns the model has verbatim are left out: the last
+        `seen_turns` turns of `current_chat`, by default those its `assistant_history` holds now (see
+        the module's docstring). With `project_id`, only that folder's chats (or with `NO_FOLDER` those
+        in none) are searched. Raises `InvalidRecallQuery` for a `limit` past 1..10 or `neighbours`
+        past 0..5."""
         _check(limit, neighbours)
         if not query.strip():
             return []
@@ -236,14 +243,14 @@ class Recaller:
         vector: Vector,
         *,
         current_chat: UUID | None,
-        seen_turns: int,
+        seen_turns: int | None = None,
         limit: int = DEFAULT_LIMIT,
         neighbours: int = DEFAULT_NEIGHBOURS,
         project_id: FolderFilter = None,
     ) -> list[RecallHit]:
         """`recall` with the query already embedded by this recaller's embedder."""
         _check(limit, neighbours)
-        hidden = HiddenTurns(current_chat, seen_turns) if current_chat is not None and seen_turns > 0 else None
+        hidden = await self._hidden(current_chat, seen_turns)
         candidates = await self._store.recall_candidates(
             RecallQuery(
                 vector=vector,
@@ -268,6 +275,17 @@ class Recaller:
                     hits.append(hit)
                     break
         return hits
+
+    async def _hidden(self, current_chat: UUID | None, seen_turns: int | None) -> HiddenTurns | None:
+        if current_chat is None:
+            return None
+        if seen_turns is None:
+            try:
+                context = await self._store.load_assistant_context(current_chat)
+            except ChatNotFound:
+                return None  # deleted meanwhile: nothing of it is left to leave out
+            seen_turns = seen_turns_of(context.assistant_history)
+        return HiddenTurns(current_chat, seen_turns) if seen_turns > 0 else None
 
 
 def _check(limit: int, neighbours: int) -> None:

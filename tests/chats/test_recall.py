@@ -199,6 +199,31 @@ async def test_what_the_model_sees_is_not_recalled_but_older_turns_are(
     assert anywhere[0].turn.index == 4
 
 
+async def test_by_default_what_the_assistant_history_holds_now_is_left_out(
+    store: SqliteChatStore, minilm: MiniLMEmbedder
+) -> None:
+    kitchen = await embedded_chat(store, minilm, KITCHEN)
+    context = await store.load_assistant_context(kitchen)
+    await store.replace_assistant_history(
+        kitchen,
+        expected_version=context.version,
+        assistant_history=[summary_turn("They planned the kitchen.", AT), *dialogue(KITCHEN[2:])],
+        summary=None,
+    )
+    recaller = Recaller(store, minilm)
+
+    async def shown(query: str) -> set[int]:
+        hits = await recaller.recall(query, current_chat=kitchen, limit=10)
+        return {t.index for h in hits for t in (*h.before, h.turn, *h.after)}
+
+    assert await shown("kitchen renovation budget and oak cabinets") == {0, 1}
+    # The live session's turns reach the store as they are spoken: the model has them, so they stay out.
+    await store.append(kitchen, dialogue([("user", "Actually, make the tiles slate instead.")]))
+    assert all(index < 2 for index in await shown("slate tiles instead"))
+    await store.delete(kitchen)
+    assert await recaller.recall("slate tiles", current_chat=kitchen) == []
+
+
 async def test_recall_keeps_to_a_folder(store: SqliteChatStore, minilm: MiniLMEmbedder) -> None:
     house = await store.create_folder("House")
     kitchen = await embedded_chat(store, minilm, KITCHEN, project_id=house.id)
