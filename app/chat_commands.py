@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from app.command_runner import command
 from app.controller import ChatController
 from app.settings import Settings
 from app.wiring import open_chat_services, store_path
@@ -34,7 +35,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     def action(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
         parser = sub.add_parser(name, help=help_text)
         parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-        parser.set_defaults(handler=_runner(handler))
+        parser.set_defaults(handler=command(ChatController, handler))
         return parser
 
     listing = action("list", _list, "chats by recent activity")
@@ -78,20 +79,6 @@ async def welcome(settings: Settings) -> int:
     print(f"Parley keeps {count} chat{'s' * (count != 1)} in {store_path(settings)}.")
     print("Try: parley chats list | parley chats search 'the kitchen renovation' | parley --help")
     return 0
-
-
-def _runner(handler: Handler) -> Callable[[Settings, argparse.Namespace], int]:
-    def run(settings: Settings, args: argparse.Namespace) -> int:
-        async def with_services() -> int:
-            async with open_chat_services(settings) as services:
-                result = await handler(ChatController(services), args)
-                if args.json and result is not None:
-                    print(json.dumps(result, indent=2, ensure_ascii=False))
-            return 0
-
-        return asyncio.run(with_services())
-
-    return run
 
 
 def _chat_id(text: str) -> UUID:

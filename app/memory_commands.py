@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 from app.chat_commands import UsageError
-from app.settings import Settings
-from app.wiring import open_chat_services
+from app.command_runner import command
+from app.wiring import ChatServices
 from chats.memory.export import export_json, export_markdown
 from chats.memory.models import CATEGORIES, Memory, MemoryHit, category_of
 from chats.memory.service import Duplicate, MemoryService
@@ -27,7 +26,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     def action(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
         parser = sub.add_parser(name, help=help_text)
         parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-        parser.set_defaults(handler=_runner(handler))
+        parser.set_defaults(handler=command(memory_service, handler))
         return parser
 
     listing = action("list", _list, "memories by category, newest first")
@@ -52,18 +51,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument("--out", help="file to write (default: standard output)")
 
 
-def _runner(handler: Handler) -> Callable[[Settings, argparse.Namespace], int]:
-    def run(settings: Settings, args: argparse.Namespace) -> int:
-        async def with_services() -> int:
-            async with open_chat_services(settings) as services:
-                result = await handler(services.memory, args)
-                if args.json and result is not None:
-                    print(json.dumps(result, indent=2, ensure_ascii=False))
-            return 0
-
-        return asyncio.run(with_services())
-
-    return run
+def memory_service(services: ChatServices) -> MemoryService:
+    return services.memory
 
 
 def _memory_id(text: str) -> UUID:

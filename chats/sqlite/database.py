@@ -25,8 +25,9 @@ from chats.models import (
     turns_from_json,
     turns_to_json,
 )
-from chats.search import fts_match_expression, fts_phrase, query_terms
+from chats.search import fts_match_expression, query_terms
 from chats.sqlite import folders, recall, working_memory
+from chats.sqlite.fts import discriminating_terms
 from chats.sqlite.vectors import VectorCache, decode_vector, encode_vector
 from chats.store import (
     AppendResult,
@@ -382,22 +383,7 @@ class ChatDatabase:
         return best
 
     def _discriminating(self, terms: list[str], table: Literal["turns_fts", "chats_fts"]) -> list[str]:
-        """The rarest terms, while the rows they match fit `MATCHED_ROWS_BUDGET` (common ones never)."""
-        counted = []
-        for term in terms:
-            (found,) = self._db.execute(
-                f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
-                (fts_phrase(term), COMMON_TERM_ROWS + 1),
-            ).fetchone()
-            if 0 < found <= COMMON_TERM_ROWS:
-                counted.append((found, term))
-        kept, rows = [], 0
-        for found, term in sorted(counted):
-            if rows + found > MATCHED_ROWS_BUDGET:
-                break
-            kept.append(term)
-            rows += found
-        return kept
+        return discriminating_terms(self._db, table, terms, common=COMMON_TERM_ROWS, budget=MATCHED_ROWS_BUDGET)
 
     def _version(self, chat_id: UUID) -> int:
         row = self._db.execute(

@@ -36,7 +36,8 @@ from chats.memory.preload import build_preload
 from chats.memory.ranking import Floats, Ranking, date_window, diversify, fuse, memory_terms, relevant, top
 from chats.memory.store import SEARCH_LIMIT_MAX, MemoryQuery, Unchanged
 from chats.models import NO_FOLDER, EmbeddedText, FolderFilter, Vector
-from chats.search import fts_match_expression, fts_phrase
+from chats.search import fts_match_expression
+from chats.sqlite.fts import discriminating_terms
 from chats.sqlite.vectors import DerivedCache, decode_vector, encode_vector
 
 _COLUMNS = (
@@ -297,7 +298,11 @@ class MemoryDatabase:
         )
 
     def _lexical(self, text: str) -> list[tuple[int, float]]:
-        terms = fts_match_expression(self._discriminating(memory_terms(text)))
+        terms = fts_match_expression(
+            discriminating_terms(
+                self._db, "memories_fts", memory_terms(text), common=COMMON_TERM_ROWS, budget=MATCHED_ROWS_BUDGET
+            )
+        )
         if terms is None:
             return []
         rows = self._db.execute(
@@ -307,24 +312,6 @@ class MemoryDatabase:
             (terms, self._user_id, LEXICAL_ROWS),
         )
         return [(int(seq), float(score)) for seq, score in rows]
-
-    def _discriminating(self, terms: list[str]) -> list[str]:
-        """The rarest terms, while the rows they match fit `MATCHED_ROWS_BUDGET` (common ones never)."""
-        counted = []
-        for term in terms:
-            (found,) = self._db.execute(
-                "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
-                (fts_phrase(term), COMMON_TERM_ROWS + 1),
-            ).fetchone()
-            if 0 < found <= COMMON_TERM_ROWS:
-                counted.append((found, term))
-        kept, rows = [], 0
-        for found, term in sorted(counted):
-            if rows + found > MATCHED_ROWS_BUDGET:
-                break
-            kept.append(term)
-            rows += found
-        return kept
 
     def preload(self, max_tokens: int) -> Preload:
         rows = self._db.execute(

@@ -20,8 +20,9 @@ import numpy.typing as npt
 
 from chats.errors import ChatNotFound, InvalidTurn
 from chats.models import NO_FOLDER, FolderFilter, Turn, Vector
-from chats.search import fts_match_expression, fts_phrase, query_terms
+from chats.search import fts_match_expression, query_terms
 from chats.sqlite import folders
+from chats.sqlite.fts import discriminating_terms
 from chats.sqlite.vectors import encode_vector
 from chats.store import ChatExcerpt, HiddenTurns, PendingTurn, RecallQuery, TurnCandidate, TurnSpan, TurnVector
 
@@ -356,7 +357,9 @@ def _is_hidden(key: TurnKey, hidden: tuple[str, int] | None) -> bool:
 
 def _lexical(db: sqlite3.Connection, user_id: str, text: str, project_id: FolderFilter) -> dict[TurnKey, float]:
     """BM25 relevance of each of the user's turns that holds a query term."""
-    expression = fts_match_expression(_discriminating(db, query_terms(text)))
+    expression = fts_match_expression(
+        discriminating_terms(db, "turns_fts", query_terms(text), common=COMMON_TERM_ROWS, budget=MATCHED_ROWS_BUDGET)
+    )
     if expression is None:
         return {}
     sql = (
@@ -370,22 +373,3 @@ def _lexical(db: sqlite3.Connection, user_id: str, text: str, project_id: Folder
         sql += " AND c.project_id = ?"
         params.append(project_id)
     return {(chat_id, seq): float(score) for chat_id, seq, score in db.execute(sql, params)}
-
-
-def _discriminating(db: sqlite3.Connection, terms: list[str]) -> list[str]:
-    """The rarest terms, while the turns they match fit `MATCHED_ROWS_BUDGET` (common ones never)."""
-    counted = []
-    for term in terms:
-        (found,) = db.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?)",
-            (fts_phrase(term), COMMON_TERM_ROWS + 1),
-        ).fetchone()
-        if 0 < found <= COMMON_TERM_ROWS:
-            counted.append((found, term))
-    kept, rows = [], 0
-    for found, term in sorted(counted):
-        if rows + found > MATCHED_ROWS_BUDGET:
-            break
-        kept.append(term)
-        rows += found
-    return kept
