@@ -67,9 +67,6 @@ class ChatDatabase:
         self._vectors = VectorCache(connection, user_id)
         self._turn_vectors = recall.TurnVectorIndex(connection, user_id)
 
-    def close(self) -> None:
-        self._db.close()
-
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction; IMMEDIATE takes the write lock up front so it cannot deadlock."""

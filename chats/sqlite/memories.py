@@ -6,24 +6,21 @@ never blocks the event loop), and sqlite3 errors surface as `StoreUnavailable`.
 
 from __future__ import annotations
 
-import asyncio
-import sqlite3
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
 from uuid import UUID
 
-from chats.errors import StoreUnavailable
 from chats.memory.models import Category, Memory, MemoryHit, Preload
 from chats.memory.preload import DEFAULT_MAX_TOKENS
 from chats.memory.ranking import Ranking
 from chats.memory.store import UNCHANGED, MemoryQuery, Unchanged
 from chats.models import EmbeddedText, FolderFilter, Vector, utc_now
-from chats.sqlite.connection import BUSY_TIMEOUT_MS, connect
+from chats.sqlite.connection import BUSY_TIMEOUT_MS
 from chats.sqlite.memory_database import MemoryDatabase
+from chats.sqlite.worker import ConnectionWorker
 
 T = TypeVar("T")
 
@@ -31,11 +28,10 @@ T = TypeVar("T")
 class SqliteMemoryStore:
     """The embedded default memory store: its own connection to the chat database file."""
 
-    def __init__(self, database: MemoryDatabase, executor: ThreadPoolExecutor, user_id: str) -> None:
+    def __init__(self, database: MemoryDatabase, worker: ConnectionWorker, user_id: str) -> None:
         self._database = database
-        self._executor = executor
+        self._worker = worker
         self._user_id = user_id
-        self._closed = False
 
     @classmethod
     async def open(
@@ -48,27 +44,16 @@ class SqliteMemoryStore:
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> SqliteMemoryStore:
         """Open (creating and migrating) the database at `path`, bound to `user_id`."""
-        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-memories")
-        loop = asyncio.get_running_loop()
-        try:
-            connection = await loop.run_in_executor(executor, connect, path, busy_timeout_ms)
-        except BaseException:
-            executor.shutdown(wait=False)
-            raise
-        database = MemoryDatabase(connection, user_id, clock, ranking)
-        return cls(database, executor, user_id)
+        worker = await ConnectionWorker.open(path, busy_timeout_ms, what="memory")
+        database = await worker.run(partial(MemoryDatabase, worker.connection, user_id, clock, ranking))
+        return cls(database, worker, user_id)
 
     @property
     def user_id(self) -> str:
         return self._user_id
 
     async def _run(self, call: Callable[[], T]) -> T:
-        if self._closed:
-            raise StoreUnavailable("the memory store is closed")
-        try:
-            return await asyncio.get_running_loop().run_in_executor(self._executor, call)
-        except sqlite3.Error as error:
-            raise StoreUnavailable(f"the memory database is unavailable: {error}") from error
+        return await self._worker.run(call)
 
     async def add(
         self,
@@ -171,8 +156,4 @@ class SqliteMemoryStore:
 
     async def close(self) -> None:
         """Close the database; later calls raise `StoreUnavailable`."""
-        if self._closed:
-            return
-        self._closed = True
-        await asyncio.get_running_loop().run_in_executor(self._executor, self._database.close)
-        self._executor.shutdown(wait=True)
+        await self._worker.close()

@@ -67,9 +67,6 @@ class MemoryDatabase:
         self._ranking = ranking
         self._indexes: DerivedCache[MemoryIndex] = DerivedCache(self._change_counter)
 
-    def close(self) -> None:
-        self._db.close()
-
     def _change_counter(self) -> object:
         row = self._db.execute("SELECT version FROM memory_changes WHERE user_id = ?", (self._user_id,)).fetchone()
         return 0 if row is None else row[0]

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
-import sqlite3
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 from uuid import UUID
 
-from chats.errors import StoreUnavailable
 from chats.models import AssistantContext, Chat, ChatInfo, EmbeddedText, Folder, FolderFilter, Turn, utc_now
-from chats.sqlite.connection import BUSY_TIMEOUT_MS, connect
+from chats.sqlite.connection import BUSY_TIMEOUT_MS
 from chats.sqlite.database import ChatDatabase
+from chats.sqlite.worker import ConnectionWorker
 from chats.store import (
     AppendResult,
     ChatExcerpt,
@@ -38,11 +35,10 @@ class SqliteChatStore:
     """Every call runs on one dedicated thread that owns the connection: sqlite3 work never blocks the
     event loop, and this process has exactly one writer."""
 
-    def __init__(self, database: ChatDatabase, executor: ThreadPoolExecutor, user_id: str) -> None:
+    def __init__(self, database: ChatDatabase, worker: ConnectionWorker, user_id: str) -> None:
         self._database = database
-        self._executor = executor
+        self._worker = worker
         self._user_id = user_id
-        self._closed = False
 
     @classmethod
     async def open(
@@ -55,27 +51,16 @@ class SqliteChatStore:
     ) -> SqliteChatStore:
         """Open (creating and migrating) the store at `path`, bound to `user_id`. A writer waits up to
         `busy_timeout_ms` for another process's write before the store reports itself unavailable."""
-        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-sqlite")
-        try:
-            connection = await asyncio.get_running_loop().run_in_executor(executor, connect, path, busy_timeout_ms)
-        except BaseException:
-            executor.shutdown(wait=False)
-            raise
-        database = await asyncio.get_running_loop().run_in_executor(executor, ChatDatabase, connection, user_id, clock)
-        return cls(database, executor, user_id)
+        worker = await ConnectionWorker.open(path, busy_timeout_ms, what="chat")
+        database = await worker.run(partial(ChatDatabase, worker.connection, user_id, clock))
+        return cls(database, worker, user_id)
 
     @property
     def user_id(self) -> str:
         return self._user_id
 
     async def _run(self, call: Callable[[], T]) -> T:
-        if self._closed:
-            raise StoreUnavailable("the chat store is closed")
-        try:
-            return await asyncio.get_running_loop().run_in_executor(self._executor, call)
-        except sqlite3.Error as error:
-            # Locked past the busy timeout, disk full, I/O errors: the store is down, not the caller wrong.
-            raise StoreUnavailable(f"the chat database is unavailable: {error}") from error
+        return await self._worker.run(call)
 
     async def create(
         self, *, title: str | None = None, turns: Sequence[Turn] = (), project_id: str | None = None
@@ -171,8 +156,4 @@ class SqliteChatStore:
 
     async def close(self) -> None:
         """Close the database; later calls raise `StoreUnavailable` (a late request at shutdown)."""
-        if self._closed:
-            return
-        self._closed = True  # first: nothing new reaches the executor; what is queued runs before the close
-        await asyncio.get_running_loop().run_in_executor(self._executor, self._database.close)
-        self._executor.shutdown(wait=True)
+        await self._worker.close()

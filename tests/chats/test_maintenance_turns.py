@@ -141,12 +141,12 @@ async def test_a_broken_embedder_stops_the_backfill_with_one_warning(
     store: SqliteChatStore, caplog: pytest.LogCaptureFixture
 ) -> None:
     embedder = BrokenEmbedder()
-    chats = [await store.create(turns=talk(2, f"chat {i}")) for i in range(3)]
+    chats = [await store.create(turns=talk(2, f"lighthouse {i}")) for i in range(3)]
     with caplog.at_level(logging.WARNING, logger="chats.maintenance"):
         async with MaintenanceWorker(ChatMaintainer(store, embedder, ScriptedTextModel())) as worker:
             worker.request_backfill()
             await worker.idle()
     assert embedder.calls == 1
     assert len([r for r in caplog.records if r.levelno == logging.WARNING]) == 1
-    assert "down" in caplog.text and "chat 0" not in caplog.text  # ids in the log, never words
+    assert "down" in caplog.text and "lighthouse" not in caplog.text  # ids in the log, never words
     assert set(await store.chats_without_turn_vectors("broken")) == {chat.id for chat in chats}
