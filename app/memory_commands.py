@@ -11,12 +11,11 @@ from uuid import UUID
 
 from app.chat_commands import UsageError
 from app.command_runner import command
-from app.wiring import ChatServices
-from chats.memory.export import export_json, export_markdown
-from chats.memory.models import CATEGORIES, Memory, MemoryHit, category_of
-from chats.memory.service import Duplicate, MemoryService
+from app.memory_controller import MemoryController
+from chats.memory.models import CATEGORIES, Memory, MemoryHit
+from chats.memory.service import Duplicate
 
-Handler = Callable[[MemoryService, argparse.Namespace], Awaitable[Any]]
+Handler = Callable[[MemoryController, argparse.Namespace], Awaitable[Any]]
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,7 +25,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     def action(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
         parser = sub.add_parser(name, help=help_text)
         parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-        parser.set_defaults(handler=command(memory_service, handler))
+        parser.set_defaults(handler=command(MemoryController, handler))
         return parser
 
     listing = action("list", _list, "memories by category, newest first")
@@ -51,10 +50,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument("--out", help="file to write (default: standard output)")
 
 
-def memory_service(services: ChatServices) -> MemoryService:
-    return services.memory
-
-
 def _memory_id(text: str) -> UUID:
     try:
         return UUID(text)
@@ -67,13 +62,8 @@ def _line(memory: Memory) -> str:
     return f"{memory.id}  {memory.category:12} {memory.importance:2d}  {memory.content}{replaced}"
 
 
-async def _list(memory: MemoryService, args: argparse.Namespace) -> Any:
-    found = await memory.store.list_memories(
-        category=None if args.category is None else category_of(args.category),
-        include_superseded=args.all,
-        limit=args.limit,
-        offset=args.offset,
-    )
+async def _list(memory: MemoryController, args: argparse.Namespace) -> Any:
+    found = await memory.browse(category=args.category, include_replaced=args.all, limit=args.limit, offset=args.offset)
     if args.json:
         return [m.to_json() for m in found]
     for m in found:
@@ -87,8 +77,8 @@ def _hit_json(hit: MemoryHit) -> dict[str, Any]:
     return {**hit.memory.to_json(), "score": round(hit.score, 4), "similarity": round(hit.similarity, 4)}
 
 
-async def _search(memory: MemoryService, args: argparse.Namespace) -> Any:
-    hits = await memory.search(args.query, scope=None, limit=args.limit, category=args.category)
+async def _search(memory: MemoryController, args: argparse.Namespace) -> Any:
+    hits = await memory.search(args.query, limit=args.limit, category=args.category)
     if args.json:
         return [_hit_json(hit) for hit in hits]
     for hit in hits:
@@ -98,10 +88,9 @@ async def _search(memory: MemoryService, args: argparse.Namespace) -> Any:
     return None
 
 
-async def _add(memory: MemoryService, args: argparse.Namespace) -> Any:
-    # The user typed it: it is theirs by definition, no grounding check; "I prefer tea" is kept in the
-    # third person like a spoken one.
-    outcome = await memory.add(args.text, project_id=None, category=args.category)
+async def _add(memory: MemoryController, args: argparse.Namespace) -> Any:
+    # Kept in the third person like a spoken fact ("I prefer tea": "User prefers tea").
+    outcome = await memory.add(args.text, category=args.category)
     if isinstance(outcome, Duplicate):
         raise UsageError(f"already remembered: {outcome.existing.content} ({outcome.existing.id})")
     if args.json:
@@ -112,17 +101,17 @@ async def _add(memory: MemoryService, args: argparse.Namespace) -> Any:
     return None
 
 
-async def _edit(memory: MemoryService, args: argparse.Namespace) -> Any:
+async def _edit(memory: MemoryController, args: argparse.Namespace) -> Any:
     if args.text is None and args.category is None:
         raise UsageError("say what to change: --text and/or --category")
-    changed = await memory.update(_memory_id(args.id), content=args.text, category=args.category)
+    changed = await memory.edit(_memory_id(args.id), content=args.text, category=args.category)
     if args.json:
         return changed.to_json()
     print(_line(changed))
     return None
 
 
-async def _forget(memory: MemoryService, args: argparse.Namespace) -> Any:
+async def _forget(memory: MemoryController, args: argparse.Namespace) -> Any:
     memory_id = _memory_id(args.id)
     gone = await memory.forget(memory_id)
     if not args.json:
@@ -130,9 +119,8 @@ async def _forget(memory: MemoryService, args: argparse.Namespace) -> Any:
     return {"id": str(memory_id), "forgotten": gone}
 
 
-async def _export(memory: MemoryService, args: argparse.Namespace) -> Any:
-    memories = await memory.store.export()
-    text = export_json(memories) if args.format == "json" else export_markdown(memories)
+async def _export(memory: MemoryController, args: argparse.Namespace) -> Any:
+    text, memories = await memory.export(args.format)
     if args.out is None:
         print(text, end="")
     else:

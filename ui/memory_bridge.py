@@ -9,21 +9,14 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 from uuid import UUID
 
 from PySide6.QtCore import QObject, Signal
 
+from app.memory_controller import ExportFormat, MemoryController
 from app.wiring import ChatServices
-from chats.memory.export import export_json, export_markdown
-from chats.memory.models import Category, Memory, category_of
-from chats.memory.store import SEARCH_LIMIT_MAX
+from chats.memory.models import Category, Memory
 from ui.bridge import ChatBridge
-
-PAGE = 500
-"""Most memories the page lists at once: a person's memory bank, not a data set."""
-
-ExportFormat = Literal["json", "markdown"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,16 +59,11 @@ class MemoryBridge(QObject):
         request = self._latest
 
         async def work(services: ChatServices) -> MemoryList:
+            memories = MemoryController(services)
             if query.text.strip():
-                hits = await services.memory.search(
-                    query.text, scope=None, limit=SEARCH_LIMIT_MAX, category=query.category
-                )
-                found = tuple(hit.memory for hit in hits)
+                found = tuple(hit.memory for hit in await memories.search(query.text, category=query.category))
             else:
-                listed = await services.memory.store.list_memories(
-                    category=query.category, include_superseded=query.include_replaced, limit=PAGE
-                )
-                found = tuple(listed)
+                found = tuple(await memories.browse(category=query.category, include_replaced=query.include_replaced))
             return MemoryList(request, query, found)
 
         self._chats.request(work, self._on_loaded)
@@ -84,13 +72,13 @@ class MemoryBridge(QObject):
         """Change a memory's words and category (they are kept in the third person, re-embedded)."""
 
         async def work(services: ChatServices) -> None:
-            await services.memory.update(memory_id, content=content, category=category_of(category))
+            await MemoryController(services).edit(memory_id, content=content, category=category)
 
         self._chats.request(work, self._on_changed)
 
     def forget(self, memory_id: UUID) -> None:
         async def work(services: ChatServices) -> None:
-            await services.memory.forget(memory_id)
+            await MemoryController(services).forget(memory_id)
 
         self._chats.request(work, self._on_changed)
 
@@ -98,8 +86,7 @@ class MemoryBridge(QObject):
         """Write every memory (replaced ones included, marked as such) to `path`."""
 
         async def work(services: ChatServices) -> str:
-            memories = await services.memory.store.export()
-            text = export_json(memories) if format == "json" else export_markdown(memories)
+            text, memories = await MemoryController(services).export(format)
             await asyncio.to_thread(path.write_text, text, encoding="utf-8")
             return f"Exported {len(memories)} memories to {path}."
 

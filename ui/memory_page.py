@@ -28,8 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.memory_controller import ExportFormat
 from chats.memory.models import CATEGORIES, Memory
-from ui.memory_bridge import ExportFormat, MemoryBridge, MemoryList, MemoryQuery
+from ui.memory_bridge import MemoryBridge, MemoryList, MemoryQuery
 
 CATEGORY_NAMES = {
     "identity": "Who you are",

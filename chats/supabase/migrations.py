@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """What `parley_schema_version()` answers once every bundled migration is applied."""
 
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")

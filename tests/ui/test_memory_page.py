@@ -13,6 +13,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
+from app.memory_controller import ExportFormat
 from app.settings import Settings
 from app.wiring import open_chat_services
 from chats.memory.models import Memory
@@ -20,7 +21,7 @@ from chats.memory.service import Saved
 from tests.ui.conftest import TIMEOUT_MS
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
-from ui.memory_bridge import ExportFormat, MemoryBridge
+from ui.memory_bridge import MemoryBridge
 from ui.memory_page import MemoryPage
 
 FACTS = [
