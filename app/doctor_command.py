@@ -12,7 +12,7 @@ from typing import Literal
 
 from app.secrets import secret_source
 from app.settings import Settings, SettingsError
-from app.voice_loop import JOURNAL_FILE, ssl_context
+from app.voice_loop import JOURNAL_FILE, OFFLINE_NOTICE, ssl_context
 from app.wiring import open_chat_services, store_path
 from chats.errors import ChatsError
 from chats.journal import TurnJournal
@@ -20,6 +20,7 @@ from voice.devices import audio_devices
 from voice.errors import VoiceError
 from voice.gemini_live import connect
 from voice.live import LiveConfig
+from voice.offline.engine import check_installed
 from voice.wake import OpenWakeWordDetector
 
 LIVE_CHECK_TIMEOUT_S = 15.0
@@ -71,7 +72,7 @@ async def _keys(settings: Settings) -> Finding:
     sources = {name: secret_source(name) for name in ("gemini", "openai")}
     said = ", ".join(f"{name} key {'in the ' + where if where else 'not set'}" for name, where in sources.items())
     if sources["gemini"] is None:
-        return Finding("keys", "warning", f"{said}: voice conversations need a Gemini key")
+        return Finding("keys", "warning", f"{said}: voice conversations run offline, on a small local model")
     return Finding("keys", "ok", said)
 
 
@@ -97,8 +98,10 @@ async def _wake(settings: Settings) -> Finding:
 
 
 async def _live(settings: Settings) -> Finding:
+    if settings.effective_voice_model == "offline":
+        return await _offline(settings)
     if settings.gemini_api_key is None:
-        return Finding("live model", "warning", "not checked: no Gemini key")
+        return Finding("live model", "problem", "voice_model is gemini but no Gemini key is set")
     opening = functools.partial(
         connect,
         api_key=settings.gemini_api_key.reveal(),
@@ -114,3 +117,11 @@ async def _live(settings: Settings) -> Finding:
     return Finding(
         "live model", "ok", f"{settings.gemini_live_model} answered at {settings.gemini_base_url or 'Google'}"
     )
+
+
+async def _offline(settings: Settings) -> Finding:
+    try:
+        await asyncio.to_thread(check_installed)
+    except VoiceError as error:
+        return Finding("live model", "problem", f"offline voice: {error}")
+    return Finding("live model", "warning", OFFLINE_NOTICE)

@@ -50,6 +50,7 @@ APP_NAME = "parley"
 
 EmbedderChoice = Literal["auto", "local", "openai"]
 TextModelChoice = Literal["auto", "offline", "gemini"]
+VoiceModelChoice = Literal["auto", "gemini", "offline"]
 
 Override = str | os.PathLike[str] | None
 """A command-line value: None means the option was not given."""
@@ -81,6 +82,8 @@ class Settings:
     """Root logging level name: DEBUG, INFO, WARNING, ERROR or CRITICAL."""
     gemini_live_model: str = "gemini-2.5-flash-native-audio-preview-09-2025"
     """Gemini Live model for voice conversations (native audio); the names change often."""
+    voice_model: VoiceModelChoice = "auto"
+    """Who answers voice conversations; "auto" means Gemini Live when its key is present, else offline."""
     ca_file: Path | None = None
     """Extra trusted CA bundle (PEM) for TLS to the Gemini endpoint, for enterprise proxies and tests."""
     wake_word: str = "hey_jarvis"
@@ -114,6 +117,13 @@ class Settings:
         if self.text_model == "auto":
             return "gemini" if self.gemini_api_key is not None else "offline"
         return self.text_model
+
+    @property
+    def effective_voice_model(self) -> Literal["gemini", "offline"]:
+        """The voice model "auto" stands for (same rule as `effective_embedder`)."""
+        if self.voice_model == "auto":
+            return "gemini" if self.gemini_api_key is not None else "offline"
+        return self.voice_model
 
 
 Kind = Literal["text", "optional", "path", "url", "level", "number", "flag", "secret"]
@@ -212,6 +222,13 @@ SETTINGS: tuple[SettingSpec, ...] = (
     _spec("openai_embedding_model", "PARLEY_OPENAI_EMBEDDING_MODEL", "OpenAI embedding model name."),
     _spec("log_level", "PARLEY_LOG_LEVEL", f"Logging level: {', '.join(_LEVELS)}.", "level"),
     _spec("gemini_live_model", "PARLEY_GEMINI_LIVE_MODEL", "Gemini Live model for voice conversations."),
+    _spec(
+        "voice_model",
+        "PARLEY_VOICE_MODEL",
+        "Who answers voice conversations: gemini (Gemini Live), offline (small local models: Whisper, "
+        "SmolLM2-135M, espeak-ng; nothing leaves the machine), or auto (gemini when a Gemini key is present).",
+        choices=("auto", "gemini", "offline"),
+    ),
     _spec("ca_file", "PARLEY_CA_FILE", "Extra trusted CA bundle (PEM) for TLS to the Gemini endpoint.", "path"),
     _spec(
         "wake_word",
@@ -337,6 +354,7 @@ def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[
         openai_embedding_model=_text(resolve("openai_embedding_model")),
         log_level=_text(resolve("log_level")),
         gemini_live_model=_text(resolve("gemini_live_model")),
+        voice_model=cast(VoiceModelChoice, resolve("voice_model")),
         ca_file=_optional_path(resolve("ca_file")),
         wake_word=_text(resolve("wake_word")),
         wake_threshold=float(_text(resolve("wake_threshold"))),

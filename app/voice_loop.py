@@ -10,11 +10,14 @@ import functools
 import ssl
 from collections.abc import Awaitable
 from contextlib import AsyncExitStack
+from pathlib import Path
 from typing import Protocol
 from uuid import UUID
 
+import platformdirs
+
 from app.conversation import ChatConversation, ConversationEvent, VoiceSettings
-from app.settings import Settings, SettingsError
+from app.settings import APP_NAME, Settings, SettingsError
 from app.wiring import ChatServices
 from chats.journal import TurnJournal
 from chats.maintenance import MaintenanceWorker
@@ -23,6 +26,7 @@ from voice.audio import MODEL_VOICE_FORMAT, AudioSink, AudioSource
 from voice.echo import EchoCancelledSource, EchoCanceller
 from voice.gate import MicrophoneGate
 from voice.gemini_live import connect
+from voice.live import LiveConnectionFactory
 from voice.microphone import MicrophoneSource
 from voice.speaker import SpeakerSink
 from voice.state import StateChanged, StateMachine
@@ -31,6 +35,12 @@ from voice.wake import OpenWakeWordDetector
 from voice.wake_protocol import WakeEvent
 
 JOURNAL_FILE = "journal.jsonl"
+OFFLINE_NOTICE = (
+    "Offline voice: a small local model (SmolLM2-135M) answers. It keeps chats, switches them and "
+    "remembers what you ask it to, but its answers are short and often wrong on facts. Nothing leaves "
+    "this computer. Add a Gemini key for a capable assistant."
+)
+"""What the window and `parley doctor` say while the offline voice answers."""
 
 
 class VoiceObserver(Protocol):
@@ -70,6 +80,11 @@ def ssl_context(settings: Settings) -> ssl.SSLContext | None:
     return context
 
 
+def model_cache() -> Path:
+    """Where the offline models are prepared once (the joined Whisper model, the converted chat model)."""
+    return platformdirs.user_cache_path(APP_NAME) / "models"
+
+
 def microphone_and_speaker(settings: Settings, speaker: AudioSink | None = None) -> tuple[AudioSource, AudioSink]:
     """The microphone (`settings.input_device`), with what the speaker plays cancelled out of it so Parley
     never hears (or interrupts, or wakes) itself, and the speaker (`settings.output_device`); or another
@@ -90,9 +105,10 @@ class VoiceLoop:
         chat_id: UUID,
         observer: VoiceObserver,
     ) -> None:
-        if settings.gemini_api_key is None:
+        if settings.effective_voice_model == "gemini" and settings.gemini_api_key is None:
             raise SettingsError(
-                "voice conversations need a Gemini API key: set GEMINI_API_KEY or `parley keys set gemini`"
+                "voice_model is gemini but no Gemini API key is set: set GEMINI_API_KEY or "
+                "`parley keys set gemini`, or choose voice_model offline"
             )
         self._settings = settings
         self._services = services
@@ -143,14 +159,15 @@ class VoiceLoop:
     async def run(self) -> None:
         """Until the source ends or the task is cancelled; what was said is saved either way."""
         settings = self._settings
-        key = settings.gemini_api_key.reveal() if settings.gemini_api_key else ""
         async with AsyncExitStack() as stack:
             await self._journal.deliver(self._services.store)  # turns a crash left behind, first
             maintenance = await stack.enter_async_context(MaintenanceWorker(self._services.maintainer))
+            maintenance.request_backfill()  # recall vectors for chats that have none yet, while idle
             wake = await stack.enter_async_context(
                 OpenWakeWordDetector(settings.wake_word, threshold=settings.wake_threshold)
             )
             await wake.warm_up()
+            opening, live_model = await self._live_model(stack)
             stack.push_async_callback(self._source.aclose)
             stack.push_async_callback(self._sink.aclose)
             stack.push_async_callback(self._sink.drain)
@@ -158,11 +175,9 @@ class VoiceLoop:
                 services=self._services,
                 journal=self._journal,
                 maintenance=maintenance,
-                connect=functools.partial(
-                    connect, api_key=key, base_url=settings.gemini_base_url, ssl_context=ssl_context(settings)
-                ),
+                connect=opening,
                 sink=self._sink,
-                settings=VoiceSettings(live_model=settings.gemini_live_model, idle_after_s=settings.idle_seconds),
+                settings=VoiceSettings(live_model=live_model, idle_after_s=settings.idle_seconds),
                 chat_id=self._chat_id,
                 on_event=self._observer.conversation,
             )
@@ -183,3 +198,32 @@ class VoiceLoop:
                 await assistant.run()
             finally:
                 await conversation.save()
+
+    async def _live_model(self, stack: AsyncExitStack) -> tuple[LiveConnectionFactory, str]:
+        """Who answers: Gemini Live, or the offline voice (its models loaded now, once, and closed with
+        `stack`); and the model's name."""
+        settings = self._settings
+        if settings.effective_voice_model == "gemini":
+            key = settings.gemini_api_key.reveal() if settings.gemini_api_key else ""
+            gemini: LiveConnectionFactory = functools.partial(
+                connect, api_key=key, base_url=settings.gemini_base_url, ssl_context=ssl_context(settings)
+            )
+            return gemini, settings.gemini_live_model
+        # Imported here, not at the top: faster-whisper and CTranslate2 cost a quarter of a second to
+        # import, which the window's first paint should not pay when Gemini answers.
+        from app.offline_intents import OfflineIntents
+        from voice.offline import connection as offline
+        from voice.offline.engine import OfflineVoice
+        from voice.offline.text import wake_phrase_of
+
+        voice = await OfflineVoice.load(model_cache())
+        stack.push_async_callback(voice.aclose)
+        intents = OfflineIntents(self._services.embedder)
+        await intents.prepare()
+        factory: LiveConnectionFactory = functools.partial(
+            offline.connect,
+            voice=voice,
+            intents=intents,
+            wake_phrase=wake_phrase_of(settings.wake_word),
+        )
+        return factory, voice.model_name

@@ -28,6 +28,9 @@ SDK_HOMES = {
     "keyring": ("app/secrets.py",),
     "sqlite3": ("chats/sqlite/",),
     "livekit": ("voice/echo.py",),
+    "faster_whisper": ("voice/offline/transcriber.py",),
+    "ctranslate2": ("voice/offline/chat_model.py", "voice/offline/convert.py"),
+    "gguf": ("voice/offline/convert.py",),
 }
 """SDK -> the only modules (or folders) that may import it: one SDK per module."""
 

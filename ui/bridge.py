@@ -115,6 +115,8 @@ class ChatBridge(QObject):
     """A conversation saved or forgot a memory: the Memory page reloads."""
     error = Signal(str)
     """A one-line message for the user."""
+    notice = Signal(str)
+    """Something the user should know that is not an error (the offline voice is a small model)."""
 
     _finished = Signal(object, object)
     _chat_saved = Signal(object)
@@ -127,6 +129,7 @@ class ChatBridge(QObject):
     _level = Signal(float)
     _error = Signal(str)
     _memories_changed = Signal()
+    _notice = Signal(str)
 
     def __init__(
         self,
@@ -154,6 +157,7 @@ class ChatBridge(QObject):
         self._level.connect(self._on_level)
         self._error.connect(self._on_error)
         self._memories_changed.connect(self.memories_changed)
+        self._notice.connect(self.notice)
 
     @property
     def current_chat_id(self) -> UUID | None:
@@ -245,6 +249,10 @@ class ChatBridge(QObject):
     def post_memories_changed(self) -> None:
         """Any thread: a conversation saved or forgot a memory."""
         self._memories_changed.emit()
+
+    def post_notice(self, message: str) -> None:
+        """Any thread: something the user should know that is not an error."""
+        self._notice.emit(message)
 
     def post_error(self, message: str) -> None:
         """Any thread: a one-line message for the user."""

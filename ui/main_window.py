@@ -89,7 +89,7 @@ class MainWindow(QMainWindow):
         self.move_menu = MoveMenu(bridge, self.folders, lambda: bridge.current_chat_id, ask=ask)
         self.move_button.setMenu(self.move_menu)
         self.transcript = TranscriptView()
-        self.memory = MemoryBridge(bridge, self)
+        self.memory = MemoryBridge(bridge)
         self.memory_page = MemoryPage(self.memory, confirm=confirm)
         self.pages = QTabWidget()
         self.pages.setAccessibleName("Chat and memory")
@@ -248,6 +248,7 @@ class MainWindow(QMainWindow):
         bridge.muted_changed.connect(self.voice.mute_action.setChecked)
         bridge.level_changed.connect(self.voice.show_level)
         bridge.error.connect(self.show_error)
+        bridge.notice.connect(self.voice.show_notice)
 
     @Slot()
     def open_settings(self) -> None:

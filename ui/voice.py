@@ -11,7 +11,7 @@ from uuid import UUID
 from app.conversation import ChatSwitched, ConversationEvent, Saved
 from app.runtime import Runtime, RuntimeClosed
 from app.settings import Settings
-from app.voice_loop import VoiceLoop
+from app.voice_loop import OFFLINE_NOTICE, VoiceLoop
 from app.wiring import ChatServices
 from ui.bridge import ChatBridge
 from ui.tool_chips import ToolChip, chip_chat, chip_text, running_chip_text
@@ -21,7 +21,10 @@ from voice.session import SpokenTurn, ToolStarted, ToolUsed
 from voice.state import StateChanged
 from voice.wake_protocol import WakeEvent
 
-NO_KEY = "Voice needs a Gemini API key: add it in Settings (Ctrl+,), then restart Parley."
+NO_KEY = (
+    "Voice is set to Gemini, which needs an API key: add it in Settings (Ctrl+,), or set voice_model to auto "
+    "or offline, then restart Parley."
+)
 NOT_LISTENING = "Parley is not listening yet: try again in a moment."
 MEMORY_WRITES = frozenset({"save_memory", "add_memory", "forget_memory"})
 """Tools after whose success the Memory page reloads."""
@@ -42,11 +45,14 @@ class WindowVoice:
 
     def start(self) -> None:
         """Start listening once the chat services are open; problems show in the window's banner."""
-        if self._settings.gemini_api_key is None:
+        settings = self._settings
+        if settings.effective_voice_model == "gemini" and settings.gemini_api_key is None:
             self._bridge.post_state("off")
             self._bridge.error.emit(NO_KEY)
             self._bridge.run_with_services(self._show_most_recent)
             return
+        if settings.effective_voice_model == "offline":
+            self._bridge.post_notice(OFFLINE_NOTICE)
         self._bridge.run_with_services(self._run)
 
     def bind(self, controls: VoiceControls) -> None:

@@ -50,6 +50,10 @@ class VoiceControls(QObject):
 
         self.state_label = QLabel()
         self.state_label.setAccessibleName("Assistant state")
+        self.notice = QLabel()
+        self.notice.setAccessibleName("Voice model")
+        self.notice.setWordWrap(True)
+        self.notice.hide()  # until there is something to say
         self.level_meter = QProgressBar()
         self.level_meter.setRange(0, 100)
         self.level_meter.setTextVisible(False)
@@ -76,6 +80,7 @@ class VoiceControls(QObject):
         return row
 
     def add_to(self, bar: QStatusBar) -> None:
+        bar.addWidget(self.notice, 1)
         bar.addPermanentWidget(self.state_label)
         bar.addPermanentWidget(self.level_meter)
         bar.addPermanentWidget(self.mute_button)
@@ -101,6 +106,14 @@ class VoiceControls(QObject):
         self.talk_shortcut.setEnabled(voice_on)
         if not voice_on:
             self.level_meter.setValue(0)
+
+    @Slot(str)
+    def show_notice(self, text: str) -> None:
+        """A standing note about the voice (the offline model is small); the full text is its tooltip."""
+        self.notice.setText(text.split(":", 1)[0] + ": a small local model answers.")
+        self.notice.setToolTip(text)
+        self.notice.setAccessibleDescription(text)
+        self.notice.show()
 
     @Slot(float)
     def show_level(self, dbfs: float) -> None:

@@ -30,9 +30,10 @@ TIMEOUT_MS = 20_000
 @pytest.fixture
 def settings(tmp_path: Path) -> Iterator[Settings]:
     """Settings on a temporary data folder, an empty config file and an empty keyring: the local
-    embedder and the offline text model, whatever the machine has configured."""
+    embedder and the offline text model, whatever the machine has configured. Voice is Gemini's (so,
+    without a key, off): the window tests do not load the offline voice's models."""
     config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
+    config.write_text('voice_model = "gemini"\n', encoding="utf-8")
     with using_keyring(MemoryKeyring()):
         yield load_settings({"data_dir": str(tmp_path / "data"), "config_file": str(config)}, env={})
 

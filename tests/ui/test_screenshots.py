@@ -213,7 +213,7 @@ def distinct_colours(image: QImage, step: int = 8) -> int:
 
 def test_the_main_window_with_a_long_chat_and_the_settings(xvfb: str, tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
+    config.write_text('voice_model = "gemini"\n', encoding="utf-8")  # no key: the voice is off, as shown
     chats = [as_export("Kitchen renovation", KITCHEN, 3), as_export("Japan in April", TRIP, 5)]
     env = {**os.environ, "QT_QPA_PLATFORM": "xcb", "DISPLAY": xvfb}
     env.pop("WAYLAND_DISPLAY", None)

@@ -183,11 +183,12 @@ def test_an_unknown_wake_word_is_refused_and_nothing_changes(
 
 
 def test_an_empty_live_model_is_refused_and_nothing_changes(qtbot: QtBot, settings: Settings, runtime: Runtime) -> None:
+    before = settings.config_file.read_bytes()
     dialog = make_dialog(qtbot, settings, runtime)
     dialog.live_model.setText("  ")
     assert not dialog.save()
     assert "'gemini_live_model' must not be empty" in dialog.error.text()
-    assert settings.config_file.read_bytes() == b""
+    assert settings.config_file.read_bytes() == before
 
 
 def test_a_failure_after_a_key_was_stored_says_so(qtbot: QtBot, settings: Settings, runtime: Runtime) -> None:

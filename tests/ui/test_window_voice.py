@@ -17,9 +17,11 @@ from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
 from app.runtime import Runtime
-from app.settings import Settings
+from app.settings import Settings, load_settings
+from app.voice_loop import OFFLINE_NOTICE
 from app.wiring import open_chat_services
 from chats.models import Turn
+from tests.app import MemoryKeyring, using_keyring
 from tests.fakes.fed_microphone import FedMicrophone
 from tests.fakes.gemini_live_scenario import (
     AfterAudio,
@@ -242,3 +244,20 @@ def test_mute_stops_the_level_and_unmute_brings_it_back(
     qtbot.waitUntil(lambda: bool(levels), timeout=TIMEOUT_MS)
     assert max(levels) > -10.0
     qtbot.waitUntil(lambda: window.main.voice.level_meter.value() > 80, timeout=TIMEOUT_MS)
+
+
+def test_without_a_key_the_offline_voice_listens_and_says_it_is_small(
+    qtbot: QtBot, runtime: Runtime, tmp_path: Path
+) -> None:
+    config = tmp_path / "offline.toml"
+    config.write_text("", encoding="utf-8")  # voice_model auto, and no key: offline
+    with using_keyring(MemoryKeyring()):
+        settings = load_settings({"data_dir": str(tmp_path / "offline"), "config_file": str(config)}, env={})
+    assert settings.effective_voice_model == "offline"
+    window, _microphone = open_on_microphone(qtbot, runtime, settings)
+    notice = window.main.voice.notice
+    qtbot.waitUntil(lambda: not notice.isHidden(), timeout=TIMEOUT_MS)
+    assert notice.text() == "Offline voice: a small local model answers."
+    assert notice.toolTip() == OFFLINE_NOTICE
+    assert window.main.banner_row.isHidden()
+    assert window.main.voice.talk_button.isEnabled()

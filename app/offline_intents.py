@@ -1,0 +1,231 @@
+"""Tool intents for the offline voice: the small local model cannot choose tools, so the user's words are
+compared with example phrasings of each tool, by embedding similarity (the app's embedder), and the
+tool's answer is put into words by a template.
+
+How a match is made (pure parts: `candidates`, `best_intent`, `arguments`, `reply_text`):
+- The utterance's leading words (1 to 8 of them) and the whole utterance are embedded and compared with
+  every example. Leading words, because the intent is said first and what follows ("...the chat about the
+  kitchen renovation", "...my daughter is called Mia") would dilute it.
+- The best tool wins when its similarity reaches `THRESHOLD` and beats the next tool by `MARGIN`.
+  Measured with all-MiniLM-L6-v2: the requests score 0.86-1.00; questions and chat ("what's the weather
+  like in Rome tomorrow", "what did we talk about yesterday", "I forgot my keys at home") 0.3-0.72.
+- The words after the matched leading words are the argument: the chat to switch to, the fact to save
+  (in the third person, `chats.memory.text.third_person`), the memory to look up or forget.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from chats.embedding import Embedder
+from chats.errors import ChatsError, InvalidMemory
+from chats.memory.text import third_person
+from voice.live import ToolCall
+
+THRESHOLD = 0.8
+MARGIN = 0.1
+MAX_LEAD_WORDS = 8
+REASONING = "The user asked to remember this."
+
+EXAMPLES: Mapping[str, tuple[str, ...]] = {
+    "switch_chat": (
+        "let's go back to the chat about",
+        "switch to the chat about",
+        "open our conversation about",
+        "continue the chat about",
+        "go back to our conversation about",
+    ),
+    "new_chat": ("start a new chat", "open a new conversation", "let's start a fresh chat", "new chat please"),
+    "save_memory": (
+        "remember that",
+        "please remember that",
+        "don't forget that",
+        "keep in mind that",
+        "make a note that",
+    ),
+    "forget_memory": ("forget that", "forget what I told you about", "please forget that", "delete the memory about"),
+    "search_memories": (
+        "what do you remember about",
+        "what do you know about me",
+        "do you remember what I told you about",
+    ),
+    "list_recent_chats": (
+        "list my recent chats",
+        "what were our last conversations",
+        "show me my recent chats",
+        "which chats did we have lately",
+    ),
+    "end_conversation": ("goodbye", "thanks, that's all for now", "stop listening", "that's all, bye", "see you later"),
+}
+"""Tool -> how a user asks for it, said first in the sentence (the argument follows)."""
+
+_WORD = re.compile(r"[\w']+")
+_CATEGORY_WORDS = (
+    ("identity", re.compile(r"\b(name|i am|i'm|years old|born|live|from)\b", re.IGNORECASE)),
+    ("relationship", re.compile(r"\b(wife|husband|partner|son|daughter|mother|father|friend|sister|brother)\b", re.I)),
+    ("preference", re.compile(r"\b(prefer|like|love|hate|favou?rite|enjoy|dislike)\b", re.IGNORECASE)),
+    ("project", re.compile(r"\b(project|working on|building|writing)\b", re.IGNORECASE)),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    text: str
+    """Leading words of the utterance (or all of it)."""
+    rest: str
+    """What the utterance says after them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    tool: str
+    score: float
+    rest: str
+
+
+def candidates(utterance: str) -> list[Candidate]:
+    """The utterance's leading 1..`MAX_LEAD_WORDS` words, each with the rest, and the whole utterance."""
+    spans = [match.span() for match in _WORD.finditer(utterance)]
+    found = [
+        Candidate(utterance[: spans[n - 1][1]], utterance[spans[n - 1][1] :].strip(" ,.;:!?"))
+        for n in range(1, min(len(spans), MAX_LEAD_WORDS) + 1)
+    ]
+    return [*found, Candidate(utterance.strip(), "")]
+
+
+def best_intent(
+    similarity: npt.NDArray[np.floating[Any]], tools: Sequence[str], options: Sequence[Candidate]
+) -> Intent | None:
+    """The intent `similarity` (candidates x examples) supports, or None below `THRESHOLD` or `MARGIN`."""
+    best: dict[str, tuple[float, int]] = {}
+    for column, tool in enumerate(tools):
+        row = int(np.argmax(similarity[:, column]))
+        score = float(similarity[row, column])
+        if score > best.get(tool, (-1.0, 0))[0]:
+            best[tool] = (score, row)
+    ranked = sorted(best.items(), key=lambda item: -item[1][0])
+    if not ranked:
+        return None
+    tool, (score, row) = ranked[0]
+    runner_up = ranked[1][1][0] if len(ranked) > 1 else -1.0
+    if score < THRESHOLD or score - runner_up < MARGIN:
+        return None
+    return Intent(tool, score, options[row].rest)
+
+
+def arguments(intent: Intent, utterance: str) -> dict[str, Any] | None:
+    """The tool's arguments from the words after the intent; None when the tool cannot be called."""
+    rest = intent.rest.strip()
+    if intent.tool == "switch_chat":
+        return {"query": rest or utterance.strip()}
+    if intent.tool in ("search_memories", "forget_memory"):
+        query = rest or utterance.strip()
+        return {"query": query} if intent.tool == "forget_memory" else {"query": query, "limit": 3}
+    if intent.tool == "save_memory":
+        return _memory(rest)
+    return {}
+
+
+def _memory(rest: str) -> dict[str, Any] | None:
+    if rest.lower().startswith("to "):
+        rest = f"User wants to remember {rest}"
+    try:
+        content = third_person(rest)
+    except InvalidMemory:
+        return None
+    category = next((name for name, words in _CATEGORY_WORDS if words.search(rest)), "context")
+    return {"content": content, "category": category, "reasoning": REASONING}
+
+
+class OfflineIntents:
+    """The offline connection's intent router (`voice.offline.engine.IntentRouter`)."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+        self._tools = [tool for tool, phrases in EXAMPLES.items() for _ in phrases]
+        self._examples: npt.NDArray[np.float32] | None = None
+
+    async def prepare(self) -> None:
+        """Embed the examples now (about 1.5 s with the local model), not in the first conversation."""
+        if self._examples is None:
+            self._examples = await self._embedder.embed([p for phrases in EXAMPLES.values() for p in phrases])
+
+    async def match(self, text: str) -> ToolCall | None:
+        options = candidates(text)
+        try:
+            await self.prepare()
+            vectors = await self._embedder.embed([option.text for option in options])
+        except ChatsError:
+            return None  # no intents without the embedder: the chat model still answers
+        assert self._examples is not None
+        intent = best_intent(vectors @ self._examples.T, self._tools, options)
+        if intent is None:
+            return None
+        args = arguments(intent, text)
+        if args is None:
+            return None
+        return ToolCall(id=f"intent-{uuid.uuid4().hex[:8]}", name=intent.tool, args=args)
+
+    def reply(self, call: ToolCall, result: Mapping[str, Any]) -> str:
+        return reply_text(call.name, result)
+
+
+def reply_text(tool: str, result: Mapping[str, Any]) -> str:
+    """A short sentence saying what the tool did, from its answer."""
+    if "error" in result and tool not in _MEMORY_TOOLS:
+        return "Sorry, I couldn't do that right now."
+    if tool == "switch_chat":
+        return _switched(result)
+    if tool == "new_chat":
+        return "Starting a new chat."
+    if tool == "list_recent_chats":
+        titles = [str(chat.get("title") or "an untitled chat") for chat in result.get("chats", [])]
+        return f"Your recent chats are: {_listed(titles)}." if titles else "You have no chats yet."
+    if tool == "end_conversation":
+        return "Goodbye!"
+    return _memory_reply(tool, result)
+
+
+_MEMORY_TOOLS = ("save_memory", "forget_memory", "search_memories")
+
+
+def _switched(result: Mapping[str, Any]) -> str:
+    outcome = result.get("outcome")
+    title = result.get("title")
+    if outcome == "switched":
+        return f"Switching to {title}." if title else "Switching to that chat."
+    if outcome == "already_here":
+        return "We're already in that chat."
+    if outcome == "ask":
+        titles = [str(option.get("title") or "an untitled chat") for option in result.get("options", [])]
+        return f"I found several chats: {_listed(titles)}. Which one do you mean?"
+    return "I couldn't find a chat about that."
+
+
+def _memory_reply(tool: str, result: Mapping[str, Any]) -> str:
+    if tool == "save_memory":
+        if result.get("success"):
+            return "Okay, I'll remember that."
+        return "I already know that." if result.get("duplicate") else "Sorry, I couldn't save that."
+    if tool == "forget_memory":
+        if result.get("success"):
+            return "Okay, I've forgotten that."
+        if result.get("choices"):
+            return f"Which one should I forget: {_listed([str(c['content']) for c in result['choices']])}?"
+        return "I don't have anything saved about that."
+    found = [str(hit["content"]) for hit in result.get("results", [])]
+    return f"Here is what I have saved: {_listed(found)}." if found else "I don't have anything saved about that."
+
+
+def _listed(items: Sequence[str]) -> str:
+    items = [item.rstrip(".") for item in items]
+    if not items:
+        return "none"
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

@@ -1,0 +1,149 @@
+"""The offline `LiveConnection` on the real models: the events a session sees for a spoken question, a
+tool intent, typed text and a barge-in. The intent router is a scripted fake of the app's protocol."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import aclosing
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.voice.fixtures import read_pcm, silence, split
+from voice.audio import MODEL_VOICE_FORMAT
+from voice.live import (
+    HistoryTurn,
+    Interrupted,
+    LiveConfig,
+    LiveConnectionLost,
+    LiveEvent,
+    ModelAudio,
+    ModelTranscript,
+    ToolCall,
+    TurnComplete,
+    UserTranscript,
+)
+from voice.offline.connection import OfflineLiveConnection, connect
+from voice.offline.engine import OfflineVoice
+
+CONFIG = LiveConfig(model="offline", system_prompt="You are Parley, a voice assistant. Answer briefly.")
+PREROLL_START = 800 * 32
+"""Bytes: the assistant's pre-roll starts 800 ms before the wake word fired, in the middle of the phrase."""
+
+
+class ScriptedIntents:
+    """An `IntentRouter` that calls `tool` when the words contain `trigger`."""
+
+    def __init__(self, trigger: str, tool: str, args: Mapping[str, Any]) -> None:
+        self.trigger, self.tool, self.args = trigger, tool, args
+        self.heard: list[str] = []
+
+    async def match(self, text: str) -> ToolCall | None:
+        self.heard.append(text)
+        return ToolCall("", self.tool, self.args) if self.trigger in text.lower() else None
+
+    def reply(self, call: ToolCall, result: Mapping[str, Any]) -> str:
+        return f"Switching to {result['title']}."
+
+
+async def feed(connection: OfflineLiveConnection, pcm: bytes) -> None:
+    for chunk in split(pcm + silence(800)):
+        await connection.send_audio(chunk)
+
+
+async def events_until(
+    events: AsyncIterator[LiveEvent], done: Callable[[LiveEvent], bool], seen: list[LiveEvent] | None = None
+) -> list[LiveEvent]:
+    """The events up to and including the first for which `done` holds (a time limit guards a hang)."""
+    seen = [] if seen is None else seen
+    async with asyncio.timeout(60):
+        async for event in events:
+            seen.append(event)
+            if done(event):
+                return seen
+    raise AssertionError(f"the events ended first: {seen}")
+
+
+def voice_of(events: list[LiveEvent]) -> bytes:
+    return b"".join(e.chunk.pcm for e in events if isinstance(e, ModelAudio))
+
+
+def said(events: list[LiveEvent]) -> str:
+    return "".join(e.text for e in events if isinstance(e, ModelTranscript))
+
+
+async def test_a_spoken_question_is_transcribed_answered_and_spoken(offline_voice: OfflineVoice) -> None:
+    intents = ScriptedIntents("kitchen", "switch_chat", {})
+    async with (
+        connect(CONFIG, voice=offline_voice, intents=intents, wake_phrase="hey jarvis") as connection,
+        aclosing(connection.events()) as events,
+    ):
+        await feed(connection, read_pcm("wake_weather")[PREROLL_START:])
+        seen = await events_until(events, lambda e: isinstance(e, TurnComplete))
+    heard = [e for e in seen if isinstance(e, UserTranscript)]
+    assert heard[0] == UserTranscript("")  # "the user is talking", as soon as they are
+    assert heard[-1].final and heard[-1].text.startswith("What") and "Rome" in heard[-1].text
+    assert intents.heard == [heard[-1].text]  # the wake phrase's tail was not heard as words
+    assert said(seen).strip()
+    voice = voice_of(seen)
+    assert all(e.chunk.format == MODEL_VOICE_FORMAT for e in seen if isinstance(e, ModelAudio))
+    assert len(voice) > MODEL_VOICE_FORMAT.bytes_per_second  # more than a second of speech
+    assert np.abs(np.frombuffer(voice, dtype="<i2")).max() > 3000
+    kinds = [type(e) for e in seen]
+    assert kinds.index(ModelTranscript) < kinds.index(ModelAudio) and kinds[-1] is TurnComplete
+
+
+async def test_a_tool_intent_is_called_and_its_result_spoken(offline_voice: OfflineVoice) -> None:
+    intents = ScriptedIntents("kitchen", "switch_chat", {"query": "the kitchen renovation"})
+    async with (
+        connect(CONFIG, voice=offline_voice, intents=intents, wake_phrase="hey jarvis") as connection,
+        aclosing(connection.events()) as events,
+    ):
+        await feed(connection, read_pcm("wake_switch_chat")[PREROLL_START:])
+        seen = await events_until(events, lambda e: isinstance(e, ToolCall))
+        call = seen[-1]
+        assert isinstance(call, ToolCall) and call.name == "switch_chat" and call.id
+        await connection.send_tool_result(call.id, call.name, {"outcome": "switched", "title": "Kitchen"})
+        seen = await events_until(events, lambda e: isinstance(e, TurnComplete))
+    assert said(seen) == "Switching to Kitchen."
+    assert voice_of(seen)
+
+
+async def test_typed_text_is_answered_without_a_transcript(offline_voice: OfflineVoice) -> None:
+    config = LiveConfig(
+        model="offline",
+        system_prompt=CONFIG.system_prompt,
+        history=(HistoryTurn("user", "I am planning a trip to Lisbon."), HistoryTurn("model", "Lovely.")),
+    )
+    async with connect(config, voice=offline_voice) as connection, aclosing(connection.events()) as events:
+        await connection.send_text("Which city am I travelling to?")
+        seen = await events_until(events, lambda e: isinstance(e, TurnComplete))
+    assert not [e for e in seen if isinstance(e, UserTranscript)]
+    assert "Lisbon" in said(seen)  # the chat's history was seeded
+
+
+async def test_speaking_over_the_answer_interrupts_it(offline_voice: OfflineVoice) -> None:
+    # The clock stands still: the voice sent is still playing whenever the user speaks.
+    async with (
+        connect(CONFIG, voice=offline_voice, clock=lambda: 0.0) as connection,
+        aclosing(connection.events()) as events,
+    ):
+        await connection.send_text("Tell me a long story about a dragon and a knight.")
+        await events_until(events, lambda e: isinstance(e, ModelAudio))
+        await feed(connection, read_pcm("speech_hello"))
+        after = await events_until(events, lambda e: isinstance(e, UserTranscript) and e.final)
+    interrupted = next(i for i, e in enumerate(after) if isinstance(e, Interrupted))
+    assert isinstance(after[interrupted - 1], UserTranscript)  # the user's voice, then the barge-in
+    assert not [e for e in after[interrupted:] if isinstance(e, ModelAudio | ModelTranscript)]
+    last = after[-1]
+    assert isinstance(last, UserTranscript) and "hello" in last.text.lower()  # heard, to be answered next
+
+
+async def test_a_closed_connection_refuses_audio_and_ends_its_events(offline_voice: OfflineVoice) -> None:
+    async with connect(CONFIG, voice=offline_voice) as connection:
+        pass
+    with pytest.raises(LiveConnectionLost):
+        await connection.send_audio(split(silence(80))[0])
+    assert [e async for e in connection.events()] == []

@@ -1,0 +1,66 @@
+"""Text between the offline parts: pure."""
+
+from __future__ import annotations
+
+import pytest
+
+from voice.offline.prompt import ChatMessage, fit, turns_block
+from voice.offline.text import SentenceSplitter, is_noise, speakable, wake_phrase_of, without_wake_phrase
+
+
+@pytest.mark.parametrize(
+    ("heard", "expected"),
+    [
+        ("Hey Jarvis, what's the weather like in Rome tomorrow?", "What's the weather like in Rome tomorrow?"),
+        ("Jarvis. let's go back to the chat", "Let's go back to the chat"),
+        ("hey, jarvis! Open it", "Open it"),
+        ("What's the weather in Jarvis county?", "What's the weather in Jarvis county?"),
+        ("Hey there", "Hey there"),
+    ],
+)
+def test_the_wake_phrase_the_pre_roll_carries_is_cut_off(heard: str, expected: str) -> None:
+    assert without_wake_phrase(heard, "hey jarvis") == expected
+
+
+def test_wake_phrases_come_from_model_names_and_files() -> None:
+    assert wake_phrase_of("hey_jarvis") == "hey jarvis"
+    assert wake_phrase_of("/models/ok_computer.onnx") == "ok computer"
+
+
+def test_whisper_words_for_silence_are_noise() -> None:
+    assert is_noise("") and is_noise(" Thank you.") and is_noise("...")
+    assert not is_noise("Thank you for the recipe")
+
+
+def test_model_text_is_made_speakable() -> None:
+    text = "**Boil** the [egg](https://x.y) for 7 minutes 🥚 see https://example.com/egg\n- done"
+    assert speakable(text) == "Boil the egg for 7 minutes see - done"
+
+
+def test_sentences_are_handed_out_as_soon_as_they_end() -> None:
+    splitter = SentenceSplitter()
+    pieces = ["The weather", " in Rome is", " sunny. It is", " warm!", " Bring a", " hat"]
+    out = [splitter.push(piece) for piece in pieces]
+    assert out == [[], [], ["The weather in Rome is sunny."], [], ["It is warm!"], []]
+    assert splitter.flush() == ["Bring a hat"]
+
+
+def test_a_long_sentence_is_cut_after_a_comma() -> None:
+    splitter = SentenceSplitter(max_words=8)
+    assert splitter.push("Rome is warm in spring, with long days and cool evenings by the river and") == [
+        "Rome is warm in spring,"
+    ]
+
+
+def test_the_history_is_trimmed_from_the_oldest_and_starts_with_the_user() -> None:
+    messages = [ChatMessage("user" if i % 2 == 0 else "assistant", f"turn {i} " + "word " * 20) for i in range(10)]
+    messages.append(ChatMessage("user", "the question"))
+
+    def count(text: str) -> int:
+        return len(text.split())
+
+    kept = fit(messages, count, budget=70)
+    assert kept[-1].text == "the question" and kept[0].role == "user"
+    assert count(turns_block(kept)) <= 70
+    assert kept == messages[-len(kept) :]
+    assert fit(messages[-1:], count, budget=1) == messages[-1:]  # the question always goes

@@ -1,0 +1,295 @@
+"""`OfflineLiveConnection`: the `LiveConnection` protocol on local models, so the session, the tools, the
+window and the tests do not care whether Gemini or the offline voice answers.
+
+One turn, and the events the session sees:
+
+1. The microphone's chunks are scored by the VAD; when speech starts, an empty `UserTranscript` says the
+   user is talking (the session then does not go idle while they speak). If Parley was answering or its
+   voice is still playing, that is a barge-in: the answer is cancelled and `Interrupted` clears the speaker.
+2. At the end of speech (`endpoint`), Whisper transcribes the utterance: `UserTranscript(text, final=True)`.
+   Words said while that ran are joined to it rather than answered twice.
+3. The app's intent router may turn the words into a `ToolCall`; its result (`send_tool_result`) is
+   answered with the router's short templated sentence. Otherwise the chat model answers, with the chat's
+   history and the system prompt, and each sentence is spoken as soon as it is written (`ModelTranscript`
+   then `ModelAudio` per sentence, at 24 kHz), at most `MAX_SENTENCES` of them.
+4. `TurnComplete`. Typed text (`send_text`) is answered the same way, without a transcript.
+
+The connection never resumes (it hands out no handle) and never goes away on its own: an unexpected
+failure of a model surfaces as `LiveConnectionLost`, and the session opens a fresh one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from contextlib import aclosing, asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
+from voice.errors import VoiceError
+from voice.live import (
+    Interrupted,
+    LiveConfig,
+    LiveConnectionLost,
+    LiveEvent,
+    ModelAudio,
+    ModelTranscript,
+    ToolCall,
+    TurnComplete,
+    UserTranscript,
+)
+from voice.offline.endpoint import EndpointConfig, Endpointer, SpeechStarted
+from voice.offline.engine import Answer, IntentRouter, OfflineVoice
+from voice.offline.prompt import ChatMessage
+from voice.offline.text import SentenceSplitter, is_noise, without_wake_phrase
+from voice.pcm import convert, pcm16_to_float, split
+
+log = logging.getLogger(__name__)
+
+MAX_SENTENCES = 3
+"""Sentences spoken per answer: the small model rambles, and a voice answer should be short anyway."""
+AUDIO_CHUNK_MS = 200
+NO_ANSWER = "Sorry, I don't know what to say to that."
+
+
+@dataclass(frozen=True, slots=True)
+class _Heard:
+    pcm: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class _Typed:
+    text: str
+
+
+class _Closed:
+    """The sentinel that ends `events()`."""
+
+
+class OfflineLiveConnection:
+    """Made and closed by `connect()`."""
+
+    def __init__(
+        self,
+        config: LiveConfig,
+        voice: OfflineVoice,
+        *,
+        intents: IntentRouter | None = None,
+        wake_phrase: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._system = config.system_prompt
+        self._voice = voice
+        self._intents = intents
+        self._wake_phrase = wake_phrase
+        self._clock = clock
+        """Seconds, for how long the voice already sent is still playing."""
+        self._history = [
+            ChatMessage("user" if turn.role == "user" else "assistant", turn.text)
+            for turn in config.history
+            if turn.text.strip()
+        ]
+        self._events: asyncio.Queue[LiveEvent | LiveConnectionLost | _Closed] = asyncio.Queue()
+        self._inputs: asyncio.Queue[_Heard | _Typed] = asyncio.Queue()
+        self._vad = voice.new_vad()
+        self._endpoint = Endpointer(EndpointConfig(skip_leading=wake_phrase is not None))
+        self._worker: asyncio.Task[None] | None = None
+        self._reply: asyncio.Task[None] | None = None
+        self._tool_results: dict[str, asyncio.Future[Mapping[str, Any]]] = {}
+        self._call_ids = itertools.count(1)
+        self._audio_ms = 0.0
+        self._playing_until = 0.0
+        self._said: list[str] = []
+        """The sentences of the answer in progress that were spoken."""
+        self._heard_fragments = 0
+        """`UserTranscript` texts sent in the user's turn in progress (the next one needs a space)."""
+        self._lost: LiveConnectionLost | None = None
+        self._closed = False
+
+    @property
+    def resumption_handle(self) -> str | None:
+        return None
+
+    def start(self) -> None:
+        self._worker = asyncio.create_task(self._work(), name="offline-turns")
+
+    async def send_audio(self, chunk: AudioChunk) -> None:
+        self._check_open()
+        pcm = chunk.pcm
+        if chunk.format != MIC_FORMAT:
+            pcm = convert(pcm16_to_float(pcm, chunk.format.channels), chunk.format.rate, MIC_FORMAT)
+        for window, probability in await self._voice.detect(self._vad, pcm):
+            for event in self._endpoint.push(window, probability):
+                if isinstance(event, SpeechStarted):
+                    self._user_started()
+                else:
+                    self._inputs.put_nowait(_Heard(event.pcm))
+
+    async def send_text(self, text: str) -> None:
+        self._check_open()
+        self._inputs.put_nowait(_Typed(text))
+
+    async def send_tool_result(self, call_id: str, name: str, result: Mapping[str, Any]) -> None:
+        self._check_open()
+        waiting = self._tool_results.get(call_id)
+        if waiting is not None and not waiting.done():
+            waiting.set_result(result)
+
+    async def events(self) -> AsyncGenerator[LiveEvent, None]:
+        while True:
+            event = await self._events.get()
+            if isinstance(event, _Closed):
+                return
+            if isinstance(event, LiveConnectionLost):
+                raise event
+            yield event
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        tasks = [task for task in (self._reply, self._worker) if task is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._events.put_nowait(_Closed())
+
+    # -- hearing -----------------------------------------------------------------------------------
+
+    def _user_started(self) -> None:
+        self._emit(UserTranscript(""))  # "the user is talking": keeps the session awake until the turn ends
+        answering = self._reply is not None and not self._reply.done()
+        if answering or self._clock() < self._playing_until:
+            if self._reply is not None:
+                self._reply.cancel()
+            self._playing_until = 0.0
+            self._emit(Interrupted())
+
+    async def _work(self) -> None:
+        try:
+            await self._voice.warm(self._system)
+            waiting: list[str] = []
+            while True:
+                item = await self._inputs.get()
+                if isinstance(item, _Typed):
+                    await self._answer(item.text)
+                    continue
+                text = without_wake_phrase(await self._voice.transcribe(item.pcm), self._wake_phrase)
+                if not is_noise(text):
+                    self._emit(UserTranscript(text if not self._heard_fragments else f" {text}", final=True))
+                    self._heard_fragments += 1
+                    waiting.append(text)
+                if self._endpoint.in_speech or not self._inputs.empty():
+                    continue  # the user goes on: answer everything they said at once
+                if waiting:
+                    question, waiting = " ".join(waiting), []
+                    await self._answer(question)
+                else:
+                    self._emit(TurnComplete())  # noise: the user's turn ends with nothing to answer
+                    self._heard_fragments = 0
+        except Exception as error:  # a model or espeak-ng failed: end this connection, the session opens another
+            if isinstance(error, VoiceError | OSError):
+                log.warning("the offline voice failed: %s", error)
+            else:
+                log.exception("the offline voice failed unexpectedly")
+            self._lost = LiveConnectionLost(
+                f"the offline voice failed ({type(error).__name__})", code=None, resumption_handle=None
+            )
+            self._events.put_nowait(self._lost)
+
+    async def _answer(self, question: str) -> None:
+        self._heard_fragments = 0
+        self._reply = asyncio.create_task(self._reply_to(question), name="offline-reply")
+        await asyncio.wait({self._reply})  # a barge-in cancels the answer, not this loop
+        if not self._reply.cancelled() and (error := self._reply.exception()) is not None:
+            raise error
+
+    async def _reply_to(self, question: str) -> None:
+        self._history.append(ChatMessage("user", question))
+        self._said = []
+        # The intent first (an embedding: about 0.15 s), then the model: run side by side, numpy's BLAS
+        # threads and the model's thread fight over the two cores and both take several times longer.
+        answer: Answer | None = None
+        try:
+            call = await self._intents.match(question) if self._intents is not None else None
+            if call is not None:
+                await self._use_tool(call)
+            else:
+                answer = self._voice.answer(self._system, self._history)
+                await self._converse(answer)
+        finally:
+            if answer is not None:
+                answer.cancel()
+            if self._said:
+                self._history.append(ChatMessage("assistant", " ".join(self._said)))
+        self._emit(TurnComplete())
+
+    async def _use_tool(self, call: ToolCall) -> None:
+        assert self._intents is not None
+        call = ToolCall(id=f"offline-{next(self._call_ids)}", name=call.name, args=call.args)
+        result: asyncio.Future[Mapping[str, Any]] = asyncio.get_running_loop().create_future()
+        self._tool_results[call.id] = result
+        self._emit(call)
+        try:
+            answered = await result
+        finally:
+            self._tool_results.pop(call.id, None)
+        await self._say(self._intents.reply(call, answered))
+
+    async def _converse(self, answer: Answer) -> None:
+        splitter = SentenceSplitter()
+        async with aclosing(answer.pieces()) as pieces:
+            async for piece in pieces:
+                for sentence in splitter.push(piece):
+                    await self._say(sentence)
+                    if len(self._said) >= MAX_SENTENCES:
+                        return
+        for sentence in splitter.flush()[: MAX_SENTENCES - len(self._said)]:
+            await self._say(sentence)
+        if not self._said:
+            await self._say(NO_ANSWER)
+
+    async def _say(self, sentence: str) -> None:
+        pcm = await self._voice.speak(sentence)
+        self._emit(ModelTranscript(sentence if not self._said else f" {sentence}"))
+        self._said.append(sentence)
+        for chunk in split(pcm, MODEL_VOICE_FORMAT, AUDIO_CHUNK_MS, start_ms=self._audio_ms):
+            self._emit(ModelAudio(chunk))
+        duration_s = MODEL_VOICE_FORMAT.duration_ms(len(pcm)) / 1000.0
+        self._audio_ms += duration_s * 1000.0
+        self._playing_until = max(self._clock(), self._playing_until) + duration_s
+
+    # -- plumbing ----------------------------------------------------------------------------------
+
+    def _emit(self, event: LiveEvent) -> None:
+        if not self._closed:
+            self._events.put_nowait(event)
+
+    def _check_open(self) -> None:
+        if self._lost is not None:
+            raise self._lost
+        if self._closed:
+            raise LiveConnectionLost("the offline connection is closed", code=None, resumption_handle=None)
+
+
+@asynccontextmanager
+async def connect(
+    config: LiveConfig,
+    *,
+    voice: OfflineVoice,
+    intents: IntentRouter | None = None,
+    wake_phrase: str | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> AsyncIterator[OfflineLiveConnection]:
+    """Open an offline connection on the loaded `voice`, seeded with `config`'s history and prompt. Bind
+    `voice`, `intents` and `wake_phrase` with `functools.partial` to get a `LiveConnectionFactory`."""
+    connection = OfflineLiveConnection(config, voice, intents=intents, wake_phrase=wake_phrase, clock=clock)
+    connection.start()
+    try:
+        yield connection
+    finally:
+        await connection.aclose()

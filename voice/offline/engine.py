@@ -1,0 +1,161 @@
+"""The offline voice's models, loaded once per app run and shared by its connections, and the threads
+they run on. Every blocking call goes through here, off the event loop:
+
+- one "offline-models" thread runs Whisper and the chat model, one job at a time: they never compete for
+  the two cores, and an abandoned answer stops within a token (about 20 ms) before the next job starts;
+- one "offline-vad" thread scores the microphone, in order, like the wake word detector's own thread.
+
+Generated text reaches the loop only through `call_soon_threadsafe`, and a sentinel closes the stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+import onnxruntime
+
+from voice.live import ToolCall
+from voice.offline import files
+from voice.offline.chat_model import MODEL_NAME, ChatModel
+from voice.offline.convert import convert_gguf
+from voice.offline.prompt import ChatMessage
+from voice.offline.speech import EspeakSynthesizer, espeak_path
+from voice.offline.transcriber import WhisperTranscriber
+from voice.offline.vad import SileroVad, load_session, silero_model_path
+
+_T = TypeVar("_T")
+_DONE = object()
+
+
+class IntentRouter(Protocol):
+    """Tool intents, recognised by the app (the small model cannot choose tools reliably)."""
+
+    async def match(self, text: str) -> ToolCall | None:
+        """The tool call the user's words ask for, or None to let the chat model answer."""
+        ...
+
+    def reply(self, call: ToolCall, result: Mapping[str, Any]) -> str:
+        """What to say once the tool answered `result`."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ModelFolders:
+    whisper: Path
+    chat: Path
+
+
+def prepare_files(cache: Path) -> ModelFolders:
+    """Join Whisper and convert the chat model into `cache`, the first time only (blocking)."""
+    gguf = files.smollm2_gguf()
+    chat = files.prepared(
+        cache / f"smollm2-135m-instruct-ct2-{gguf.stat().st_size}", lambda folder: convert_gguf(gguf, folder)
+    )
+    return ModelFolders(whisper=files.whisper_base(cache), chat=chat)
+
+
+def check_installed() -> None:
+    """Raise `OfflineVoiceError` for the first part of the offline voice that is not installed; quick (no
+    model is loaded or prepared)."""
+    files.smollm2_gguf()
+    files.whisper_parts()
+    silero_model_path()
+    espeak_path()
+
+
+class OfflineVoice:
+    """The loaded models. Make one with `load`; close it when the app stops."""
+
+    model_name = f"{MODEL_NAME} (offline)"
+
+    def __init__(self, *, transcriber: WhisperTranscriber, chat: ChatModel, vad: onnxruntime.InferenceSession) -> None:
+        self._transcriber = transcriber
+        self._chat = chat
+        self._vad_session = vad
+        self._synthesizer = EspeakSynthesizer()
+        self._models = ThreadPoolExecutor(1, thread_name_prefix="offline-models")
+        self._vad = ThreadPoolExecutor(1, thread_name_prefix="offline-vad")
+
+    @classmethod
+    async def load(cls, cache: Path) -> OfflineVoice:
+        """Prepare the files (first run: about 5 s) and load every model (about 1.5 s), off the loop.
+        Raises `OfflineVoiceError` naming what is missing."""
+
+        return await asyncio.to_thread(cls.load_sync, cache)
+
+    @classmethod
+    def load_sync(cls, cache: Path) -> OfflineVoice:
+        """`load`, on the calling thread."""
+        folders = prepare_files(cache)
+        return cls(transcriber=WhisperTranscriber(folders.whisper), chat=ChatModel(folders.chat), vad=load_session())
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self.close)
+
+    def close(self) -> None:
+        """Wait for the job in progress (an abandoned answer stops within a token) and stop the threads."""
+        self._models.shutdown()
+        self._vad.shutdown()
+
+    def new_vad(self) -> SileroVad:
+        return SileroVad(self._vad_session)
+
+    async def detect(self, vad: SileroVad, pcm: bytes) -> list[tuple[bytes, float]]:
+        return await self._run(self._vad, vad.push, pcm)
+
+    async def transcribe(self, pcm: bytes) -> str:
+        return await self._run(self._models, self._transcriber.transcribe, pcm)
+
+    async def warm(self, system: str) -> None:
+        await self._run(self._models, self._chat.warm, system)
+
+    async def speak(self, text: str) -> bytes:
+        return await self._synthesizer.synthesize(text)
+
+    def answer(self, system: str, messages: Sequence[ChatMessage]) -> Answer:
+        """Start the chat model's answer now, on the models thread; read it with `Answer.pieces`."""
+        return Answer(self._models, self._chat, system, list(messages))
+
+    async def _run(self, executor: ThreadPoolExecutor, function: Callable[..., _T], *args: Any) -> _T:
+        return await asyncio.get_running_loop().run_in_executor(executor, function, *args)
+
+
+class Answer:
+    """An answer being written on the models thread while the caller does something else (speaks what
+    came before, or decides it wants a tool instead). Pieces reach the loop through
+    `call_soon_threadsafe`; a sentinel ends them. `cancel()` stops the writing within a token."""
+
+    def __init__(self, executor: ThreadPoolExecutor, chat: ChatModel, system: str, messages: list[ChatMessage]) -> None:
+        loop = asyncio.get_running_loop()
+        self._pieces: asyncio.Queue[object] = asyncio.Queue()
+        self._cancel = threading.Event()
+
+        def write() -> None:
+            try:
+                for piece in chat.stream(system, messages, self._cancel):
+                    loop.call_soon_threadsafe(self._pieces.put_nowait, piece)
+            except Exception as error:  # handed to the reader, which raises it on the loop
+                loop.call_soon_threadsafe(self._pieces.put_nowait, error)
+            finally:
+                loop.call_soon_threadsafe(self._pieces.put_nowait, _DONE)
+
+        self._writing = loop.run_in_executor(executor, write)
+        # Not awaited on cancel: a barge-in must not wait for the token in progress; the thread stops at
+        # the next one and the next job on the models thread queues behind it.
+        self._writing.add_done_callback(lambda done: done.exception())
+
+    async def pieces(self) -> AsyncGenerator[str, None]:
+        while (piece := await self._pieces.get()) is not _DONE:
+            if isinstance(piece, Exception):
+                raise piece
+            assert isinstance(piece, str)
+            yield piece
+
+    def cancel(self) -> None:
+        self._cancel.set()

@@ -1,0 +1,45 @@
+"""The chat model's prompt: ChatML, as SmolLM2 was tuned on, and the history trimmed to fit. Pure.
+
+The system prompt goes apart from the turns: it is the same for every answer in a conversation, so the
+model computes it once and keeps it (CTranslate2's static prompt), and only the turns are new each time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+START, END = "<|im_start|>", "<|im_end|>"
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    role: Literal["user", "assistant"]
+    text: str
+
+
+def system_block(system: str) -> str:
+    return f"{START}system\n{system.strip()}{END}\n"
+
+
+def turns_block(messages: Sequence[ChatMessage]) -> str:
+    """The turns, then the opening of the assistant's answer."""
+    return "".join(f"{START}{m.role}\n{m.text.strip()}{END}\n" for m in messages) + f"{START}assistant\n"
+
+
+def fit(messages: Sequence[ChatMessage], count: Callable[[str], int], budget: int) -> list[ChatMessage]:
+    """The most recent messages whose turns block takes at most `budget` tokens (by `count`), always
+    keeping the last one (the question) and starting with a user turn where it can."""
+    kept: list[ChatMessage] = []
+    used = count(turns_block([]))
+    for message in reversed(messages):
+        size = count(turns_block([message])) - count(turns_block([]))
+        if kept and used + size > budget:
+            break
+        kept.append(message)
+        used += size
+    kept.reverse()
+    while len(kept) > 1 and kept[0].role != "user":
+        kept.pop(0)
+    return kept

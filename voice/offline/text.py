@@ -1,0 +1,94 @@
+"""Text between the parts of the offline voice. Pure functions.
+
+- What Whisper heard, cleaned: the wake phrase the pre-roll carries ("Hey Jarvis, what's...") cut off.
+- What the chat model writes, made speakable and cut into sentences as it streams, so the first
+  sentence is spoken while the rest is still being generated.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePath
+
+_WORD = re.compile(r"[a-z0-9']+")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_MARKUP = re.compile(r"[*_`#>|~]+")
+_URL = re.compile(r"\(?\bhttps?://\S+|\bwww\.\S+")
+_EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
+_CLAUSE_END = re.compile(r"(?<=[,;:])\s+")
+_SPACES = re.compile(r"\s+")
+_HALLUCINATIONS = frozenset({"you", "thank you", "thanks for watching", "bye"})
+"""What Whisper says on near-silence or noise: not a user turn."""
+
+
+def wake_phrase_of(wake_word: str) -> str:
+    """The words of a wake word model's name: "hey_jarvis" -> "hey jarvis"; a custom model's file stem too
+    ("models/ok_computer.onnx" -> "ok computer")."""
+    return " ".join(_WORD.findall(PurePath(wake_word).stem.lower().replace("_", " ")))
+
+
+def without_wake_phrase(text: str, wake_phrase: str | None) -> str:
+    """`text` without a leading wake phrase (all of it, or its last word: the pre-roll may start mid-phrase),
+    nor the punctuation after it; the next word capitalised."""
+    text = text.strip()
+    if not wake_phrase:
+        return text
+    phrase = _WORD.findall(wake_phrase.lower())
+    for words in (phrase, phrase[-1:]):
+        pattern = r"^\W*" + r"\W+".join(re.escape(word) for word in words) + r"\b[\s,.!?;:-]*"
+        match = re.match(pattern, text, flags=re.IGNORECASE)
+        if match:
+            rest = text[match.end() :]
+            return rest[:1].upper() + rest[1:]
+    return text
+
+
+def is_noise(text: str) -> bool:
+    """Whisper's words for silence, a cough or a click: nothing the user meant."""
+    words = " ".join(_WORD.findall(text.lower()))
+    return not words or words in _HALLUCINATIONS
+
+
+def speakable(text: str) -> str:
+    """Model text as something to say aloud: no markdown, links, emoji or line breaks."""
+    text = _MARKUP.sub("", _URL.sub("", _LINK.sub(r"\1", text)))
+    return _SPACES.sub(" ", _EMOJI.sub("", text)).strip()
+
+
+@dataclass
+class SentenceSplitter:
+    """Collects streamed text and hands out whole sentences as soon as they end.
+
+    A sentence ends at ., ! or ? followed by a space, or at a line break. A sentence running past
+    `max_words` is cut after a comma, so a long first sentence does not delay the first audio."""
+
+    max_words: int = 24
+    _pending: str = field(default="", repr=False)
+
+    def push(self, piece: str) -> list[str]:
+        """Add streamed text; the sentences it completes, speakable and non-empty."""
+        self._pending += piece
+        sentences: list[str] = []
+        while True:
+            match = _SENTENCE_END.search(self._pending)
+            if match is None:
+                match = self._long_clause()
+            if match is None:
+                break
+            sentence, self._pending = self._pending[: match.start()], self._pending[match.end() :]
+            if said := speakable(sentence):
+                sentences.append(said)
+        return sentences
+
+    def _long_clause(self) -> re.Match[str] | None:
+        if len(self._pending.split()) <= self.max_words:
+            return None
+        clauses = list(_CLAUSE_END.finditer(self._pending))
+        return clauses[-1] if clauses else None
+
+    def flush(self) -> list[str]:
+        """The rest, once the stream has ended."""
+        rest, self._pending = speakable(self._pending), ""
+        return [rest] if rest else []
