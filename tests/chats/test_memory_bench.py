@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
 from bench import locomo
 from bench.memory import evidence_recall, personal_category, rewrite
@@ -33,9 +33,15 @@ def test_personal_categories_for_the_preload_figure() -> None:
     assert personal_category("Andrew lives in an apartment") == "identity"
 
 
-@pytest.mark.skipif(not locomo.DEFAULT_PATH.exists(), reason="LoCoMo is not beside the repository")
+SAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "locomo_sample.json"
+"""The first conversation of LoCoMo cut to two sessions of four turns, with their facts and questions (the
+whole data set lives beside the repository, not in it)."""
+
+
 def test_every_observation_and_question_keeps_its_sources() -> None:
-    corpus = locomo.load()
-    assert sum(len(c.observations) for c in corpus) == 2541
-    assert all(o.sources for c in corpus for o in c.observations)
-    assert all(q.evidence for c in corpus for q in c.questions)
+    [conversation] = locomo.load(SAMPLE)
+    assert len(conversation.observations) == 4
+    assert len(conversation.questions) == 3
+    assert all(o.sources for o in conversation.observations)
+    assert all(q.evidence for q in conversation.questions)
+    assert {source for o in conversation.observations for source in o.sources} == {"D1:2", "D1:3", "D2:1", "D2:3"}
