@@ -25,7 +25,6 @@ from voice.assistant import Assistant
 from voice.audio import MODEL_VOICE_FORMAT, AudioSink, AudioSource
 from voice.echo import EchoCancelledSource, EchoCanceller
 from voice.gate import MicrophoneGate
-from voice.gemini_live import connect
 from voice.live import LiveConnectionFactory
 from voice.microphone import MicrophoneSource
 from voice.speaker import SpeakerSink
@@ -204,13 +203,16 @@ class VoiceLoop:
         `stack`); and the model's name."""
         settings = self._settings
         if settings.effective_voice_model == "gemini":
+            # Imported when a loop starts, not with this module: google-genai takes 0.4 s to import, and
+            # the window paints first.
+            from voice.gemini_live import connect
+
             key = settings.gemini_api_key.reveal() if settings.gemini_api_key else ""
             gemini: LiveConnectionFactory = functools.partial(
                 connect, api_key=key, base_url=settings.gemini_base_url, ssl_context=ssl_context(settings)
             )
             return gemini, settings.gemini_live_model
-        # Imported here, not at the top: faster-whisper and CTranslate2 cost a quarter of a second to
-        # import, which the window's first paint should not pay when Gemini answers.
+        # Imported here for the same reason: faster-whisper and CTranslate2 take a quarter of a second.
         from app.offline_intents import OfflineIntents
         from voice.offline import connection as offline
         from voice.offline.engine import OfflineVoice
