@@ -35,7 +35,7 @@ from chats.models import EmbeddedText, FolderFilter, Vector, utc_now
 from chats.supabase import memory_rows as rows
 from chats.supabase.connection import DEFAULT_TIMEOUT_S, SessionStorage, SupabaseConnection
 from chats.supabase.errors import RemoteError
-from chats.supabase.migrations import SCHEMA_VERSION
+from chats.supabase.migrations import require_schema
 from chats.supabase.rows import vector_text
 
 MEMORY_NOT_FOUND = "PME04"
@@ -79,15 +79,10 @@ class SupabaseMemoryStore:
         `candidates` is the length of each candidate list a search reads (see the module docstring)."""
         store = cls(connection, clock=clock, ranking=ranking, candidates=candidates, owns_connection=owns_connection)
         try:
-            version = await store._call("parley_schema_version", {})
+            await require_schema(store._call)
         except BaseException:
             await store.close()
             raise
-        if not isinstance(version, int) or version < SCHEMA_VERSION:
-            await store.close()
-            raise StoreUnavailable(
-                f"the Supabase project has Parley schema {version}, not {SCHEMA_VERSION}: apply the newer migration"
-            )
         return store
 
     @classmethod

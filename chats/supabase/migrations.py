@@ -9,9 +9,12 @@ into Supabase's SQL editor or run by any Postgres client with the project's conn
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
+
+from chats.errors import StoreUnavailable
 
 SCHEMA_VERSION = 5
 """What `parley_schema_version()` answers once every bundled migration is applied."""
@@ -67,3 +70,13 @@ def migration_script(applied: Iterable[int] = ()) -> str:
         )
     parts.append("COMMIT;")
     return "\n".join(parts) + "\n"
+
+
+async def require_schema(call: Callable[[str, dict[str, Any]], Awaitable[Any]]) -> None:
+    """Raise `StoreUnavailable` unless the project answers `parley_schema_version()` with at least
+    `SCHEMA_VERSION`. `call` runs one RPC as the signed-in user."""
+    version = await call("parley_schema_version", {})
+    if not isinstance(version, int) or version < SCHEMA_VERSION:
+        raise StoreUnavailable(
+            f"the Supabase project has Parley schema {version}, not {SCHEMA_VERSION}: apply the newer migration"
+        )

@@ -53,7 +53,7 @@ from chats.store import (
 from chats.supabase import rows
 from chats.supabase.connection import DEFAULT_TIMEOUT_S, SessionStorage, SupabaseConnection
 from chats.supabase.errors import RemoteError
-from chats.supabase.migrations import SCHEMA_VERSION
+from chats.supabase.migrations import require_schema
 
 CHAT_NOT_FOUND = "PCH04"
 FOLDER_NOT_FOUND = "PFD04"
@@ -87,15 +87,10 @@ class SupabaseChatStore:
         `clock` stamps activity and creation times, as in the SQLite store."""
         store = cls(connection, clock=clock, owns_connection=owns_connection)
         try:
-            version = await store._call("parley_schema_version", {})
+            await require_schema(store._call)
         except BaseException:
             await store.close()
             raise
-        if not isinstance(version, int) or version < SCHEMA_VERSION:
-            await store.close()
-            raise StoreUnavailable(
-                f"the Supabase project has Parley schema {version}, not {SCHEMA_VERSION}: apply the newer migration"
-            )
         return store
 
     @classmethod

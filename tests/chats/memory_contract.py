@@ -82,7 +82,7 @@ async def test_a_memory_round_trips(make_memory_store: MemoryStoreFactory) -> No
         source_chat_id=chat_id,
     )
     assert (kept.user_id, kept.content, kept.title, kept.category) == (
-        "alice",
+        store.user_id,  # "alice" here; a Supabase store's user is the signed-in one's id
         "User prefers dark mode",
         "Dark mode",
         "preference",
@@ -100,7 +100,7 @@ async def test_a_memory_round_trips(make_memory_store: MemoryStoreFactory) -> No
     again = await store.get(kept.id)
     assert again == kept
     np.testing.assert_allclose(again.embedding.vector, kept.embedding.vector)
-    assert kept.scope_tags == ("alice", "tag:project:folder-1", "category:preference", "tag:ui", "tag:settings")
+    assert kept.scope_tags == (store.user_id, "tag:project:folder-1", "category:preference", "tag:ui", "tag:settings")
     await store.close()
 
 

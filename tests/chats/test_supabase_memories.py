@@ -58,47 +58,6 @@ def make_memory_store(supabase_stack: SupabaseStack) -> SupabaseMemoryFactory:
     return SupabaseMemoryFactory(supabase_stack)
 
 
-# Replaces the contract's test of the same name (imported above), which cannot hold here.
-async def test_a_memory_round_trips(make_memory_store: SupabaseMemoryFactory) -> None:  # type: ignore[no-redef]
-    """The contract's test of this name, but for the user id: a Supabase store's user is the signed-in
-    Supabase user (`store.user_id`, a UUID), never the name the test gave it. (The contract compares with
-    "alice"; its chat counterpart compares with `store.user_id`.)"""
-    clock = Clock()
-    store = await with_clock(make_memory_store, clock)
-    chat_id = uuid4()
-    kept = await store.add(
-        content=fact("User prefers dark mode", 1, 2),
-        category="preference",
-        importance=9,
-        title="  Dark   mode ",
-        tags=["ui", " UI ", "settings", ""],
-        project_id="folder-1",
-        source_chat_id=chat_id,
-    )
-    assert (kept.user_id, kept.content, kept.title, kept.category) == (
-        store.user_id,
-        "User prefers dark mode",
-        "Dark mode",
-        "preference",
-    )
-    assert (kept.tags, kept.importance, kept.project_id, kept.source_chat_id) == (
-        ("ui", "settings"),
-        9,
-        "folder-1",
-        chat_id,
-    )
-    assert kept.created_at == kept.updated_at == clock.now
-    assert kept.superseded_by is None
-    assert kept.embedding.text == kept.content and kept.embedding.model == "m"
-    np.testing.assert_allclose(kept.embedding.vector, unit(1, 2), rtol=1e-6)
-    again = await store.get(kept.id)
-    assert again == kept
-    np.testing.assert_allclose(again.embedding.vector, kept.embedding.vector)
-    expected_tags = (store.user_id, "tag:project:folder-1", "category:preference", "tag:ui", "tag:settings")
-    assert kept.scope_tags == expected_tags
-    await store.close()
-
-
 async def test_vectors_round_trip_bit_for_bit(make_memory_store: SupabaseMemoryFactory, minilm: MiniLMEmbedder) -> None:
     store = await make_memory_store("alice")
     value = await embedded(minilm, "User keeps bees on the roof")
