@@ -14,7 +14,7 @@ from uuid import UUID
 from app.command_runner import command
 from app.controller import ChatController
 from app.settings import Settings
-from app.wiring import open_chat_services, store_path
+from app.wiring import open_chat_services, store_location
 from chats.errors import InvalidTurn
 from chats.models import NO_FOLDER, ChatInfo, Folder, FolderFilter
 from chats.search import ChatMatch
@@ -76,7 +76,7 @@ async def welcome(settings: Settings) -> int:
     """`parley` alone: where things are and what to try."""
     async with open_chat_services(settings) as services:
         count = await services.store.count()
-    print(f"Parley keeps {count} chat{'s' * (count != 1)} in {store_path(settings)}.")
+    print(f"Parley keeps {count} chat{'s' * (count != 1)} in {store_location(settings)}.")
     print("Try: parley chats list | parley chats search 'the kitchen renovation' | parley --help")
     return 0
 

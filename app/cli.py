@@ -8,7 +8,15 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 
-from app import chat_commands, doctor_command, key_commands, listen_command, memory_commands
+from app import (
+    chat_commands,
+    doctor_command,
+    key_commands,
+    listen_command,
+    memory_commands,
+    supabase_commands,
+    sync_command,
+)
 from app.logs import configure_logging
 from app.secrets import SecretsError
 from app.settings import Settings, SettingsError, load_settings, settings_table
@@ -33,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     key_commands.add_parser(commands)
     listen_command.add_parser(commands)
     doctor_command.add_parser(commands)
+    supabase_commands.add_parser(commands)
+    sync_command.add_parser(commands)
     config = commands.add_parser("config", help="show the settings in force and where each can be set")
     config.set_defaults(handler=show_config)
     return parser

@@ -3,7 +3,9 @@
 The session sees the chat's `assistant_history` (never `full_history`) plus turns journaled but not yet
 delivered; every finished turn is journaled the moment it ends; on idle, on a switch and on shutdown
 the journal is delivered to the store and the chat is maintained (compaction, titles) in the
-background. A chat switch ends one session and opens the next in the other chat at once.
+background; what the store cannot take is retried until it can (`app.outbox`), and while it cannot be
+reached a conversation goes on from the chat as last loaded (`app.outage_config`). A chat switch ends one
+session and opens the next in the other chat at once.
 """
 
 from __future__ import annotations
@@ -16,9 +18,12 @@ from uuid import UUID
 
 from app.chat_tools import TOOLS, ChatTools
 from app.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
+from app.outage_config import LastConfig
+from app.outbox import Outbox
 from app.prompt import system_prompt
 from app.recall_tools import RECALL_CONVERSATIONS, UPDATE_WORKING_MEMORY, RecallTools, working_memory_block
 from app.wiring import ChatServices
+from chats.errors import StoreUnavailable
 from chats.journal import TurnJournal
 from chats.maintenance import MaintenanceWorker
 from chats.memory.grounding import asked_to_remember
@@ -68,6 +73,7 @@ class ChatConversation:
         *,
         services: ChatServices,
         journal: TurnJournal,
+        outbox: Outbox,
         maintenance: MaintenanceWorker,
         connect: LiveConnectionFactory,
         sink: AudioSink,
@@ -78,6 +84,8 @@ class ChatConversation:
     ) -> None:
         self._s = services
         self._journal = journal
+        self._outbox = outbox
+        self._last_config = LastConfig()
         self._maintenance = maintenance
         self._connect = connect
         self._sink = sink
@@ -125,12 +133,22 @@ class ChatConversation:
 
     async def save(self) -> None:
         """Deliver the journal to the store and have the chats maintained off this path."""
-        delivery = await self._journal.deliver(self._s.store)
+        delivery = await self._outbox.deliver()
         if delivery.delivered:
             self._maintenance.request(self.chat_id)
         await self._on_event(Saved(self.chat_id, delivery.delivered))
 
     async def _config(self) -> LiveConfig:
+        """The configuration from the store; while it is unreachable, the one it gave last (same chat)."""
+        try:
+            config = await self._config_from_store()
+        except StoreUnavailable as error:
+            log.warning("the chat store is unreachable (%s): going on in chat %s as last loaded", error, self.chat_id)
+            return self._last_config.config(self.chat_id, error)
+        self._last_config.loaded(self.chat_id, config)
+        return config
+
+    async def _config_from_store(self) -> LiveConfig:
         context = await self._s.store.load_assistant_context(self.chat_id)
         undelivered = [e.turn for e in await self._journal.pending() if e.chat_id == self.chat_id]
         turns = (*context.assistant_history, *undelivered)
@@ -172,6 +190,7 @@ class ChatConversation:
     async def _session_event(self, event: SessionEvent) -> None:
         if isinstance(event, SpokenTurn):
             await self._journal.record(self.chat_id, Turn(role=event.role, text=event.text, at=self._clock()))
+            self._last_config.spoken(self.chat_id, HistoryTurn(event.role, event.text))
             if event.role == "user":
                 self._user_said.append(event.text)
         elif isinstance(event, ToolUsed):

@@ -13,7 +13,7 @@ from typing import Literal
 from app.secrets import secret_source
 from app.settings import Settings, SettingsError
 from app.voice_loop import JOURNAL_FILE, OFFLINE_NOTICE, ssl_context
-from app.wiring import open_chat_services, store_path
+from app.wiring import open_chat_services, store_location
 from chats.errors import ChatsError
 from chats.journal import TurnJournal
 from voice.devices import audio_devices
@@ -65,7 +65,7 @@ async def _store(settings: Settings) -> Finding:
     except (ChatsError, SettingsError) as error:
         return Finding("store", "problem", str(error))
     waiting = f"; {pending} journaled turn(s) waiting to be saved" if pending else ""
-    return Finding("store", "ok", f"{count} chat(s) in {store_path(settings)}{waiting}")
+    return Finding("store", "ok", f"{count} chat(s) in {store_location(settings)}{waiting}")
 
 
 async def _keys(settings: Settings) -> Finding:

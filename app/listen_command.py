@@ -43,7 +43,9 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _listen(settings: Settings, args: argparse.Namespace) -> int:
-    async with open_chat_services(settings) as services:
+    # The local embedding model in a child process: its work would otherwise hold this interpreter's
+    # lock while the microphone and speaker callbacks wait for it.
+    async with open_chat_services(settings, local_models_in_child=True) as services:
         source, sink = _audio(settings, args)
         loop = VoiceLoop(
             settings=settings,

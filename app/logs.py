@@ -102,7 +102,8 @@ def configure_logging(settings: Settings, *, stderr: bool = True, stderr_level: 
             root.removeHandler(handler)
             handler.close()
 
-    known = [s.reveal() for s in (settings.gemini_api_key, settings.openai_api_key) if s is not None]
+    keys = (settings.gemini_api_key, settings.openai_api_key, settings.supabase_anon_key)
+    known = [s.reveal() for s in keys if s is not None]
     redactor = RedactingFilter(known)
     root.setLevel(settings.log_level)
 

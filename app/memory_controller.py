@@ -7,7 +7,7 @@ from typing import Literal
 from uuid import UUID
 
 from app.wiring import ChatServices
-from chats.memory.export import export_json, export_markdown
+from chats.memory.export import export_json, export_markdown, working_notes
 from chats.memory.models import Memory, MemoryHit, category_of
 from chats.memory.service import Duplicate, Saved
 from chats.memory.store import SEARCH_LIMIT_MAX
@@ -20,6 +20,7 @@ PAGE = 500
 class MemoryController:
     def __init__(self, services: ChatServices) -> None:
         self._memory = services.memory
+        self._chats = services.store
 
     async def browse(
         self, *, category: str | None = None, include_replaced: bool = False, limit: int = PAGE, offset: int = 0
@@ -48,6 +49,8 @@ class MemoryController:
         return await self._memory.forget(memory_id)
 
     async def export(self, format: ExportFormat) -> tuple[str, Sequence[Memory]]:
-        """Every memory, replaced ones included, as JSON or Markdown text."""
+        """Every memory, replaced ones included, then every chat's working memory, as JSON or Markdown text."""
         memories = await self._memory.store.export()
-        return (export_json(memories) if format == "json" else export_markdown(memories)), memories
+        notes = await working_notes(self._chats)
+        text = export_json(memories, notes) if format == "json" else export_markdown(memories, notes)
+        return text, memories

@@ -169,3 +169,35 @@ def _require_keyring(spec: SecretSpec) -> None:
 
 def _no_keyring(spec: SecretSpec) -> SecretsError:
     return SecretsError(f"no OS keyring is available; set {spec.env_vars[0]} in the environment instead")
+
+
+def read_entry(username: str) -> str | None:
+    """Another entry of Parley's in the OS keyring (not an API key: a sign-in session, say), or None when
+    there is none or no keyring can be read."""
+    try:
+        return keyring.get_password(KEYRING_SERVICE, username)
+    except keyring.errors.KeyringError as exc:
+        log.debug("no %s entry from the OS keyring: %s", username, type(exc).__name__)
+        return None
+
+
+def write_entry(username: str, value: str, *, what: str) -> None:
+    """Store an entry (`what` names it in messages); `SecretsError` when no keyring can keep it."""
+    if not keyring_available():
+        raise SecretsError(f"no OS keyring is available to keep {what}")
+    try:
+        keyring.set_password(KEYRING_SERVICE, username, value)
+    except keyring.errors.KeyringError as exc:
+        # `from None`, and no backend text: either could carry the value.
+        raise SecretsError(f"the OS keyring refused to keep {what} ({type(exc).__name__})") from None
+
+
+def delete_entry(username: str) -> bool:
+    """Remove an entry; True if there was one. Nothing to do (False) where no keyring is available."""
+    try:
+        if keyring.get_password(KEYRING_SERVICE, username) is None:
+            return False
+        keyring.delete_password(KEYRING_SERVICE, username)
+    except keyring.errors.KeyringError as exc:
+        raise SecretsError(f"the OS keyring could not delete {username} ({type(exc).__name__})") from None
+    return True

@@ -28,6 +28,7 @@ import platformdirs
 
 from app.config_file import SettingsError, read_config
 from app.secrets import SECRETS, Secret, SecretSpec, get_secret
+from app.setting_values import LOG_LEVELS, Kind, SettingSpec, convert_value
 
 __all__ = [
     "APP_NAME",
@@ -51,6 +52,7 @@ APP_NAME = "parley"
 EmbedderChoice = Literal["auto", "local", "openai"]
 TextModelChoice = Literal["auto", "offline", "gemini"]
 VoiceModelChoice = Literal["auto", "gemini", "offline"]
+StorageChoice = Literal["sqlite", "supabase"]
 
 Override = str | os.PathLike[str] | None
 """A command-line value: None means the option was not given."""
@@ -98,6 +100,13 @@ class Settings:
     """Speaker: a PortAudio device name (or a part of one); None is the system default."""
     close_to_tray: bool = True
     """Closing the window keeps Parley listening in the tray, when the desktop has one."""
+    storage: StorageChoice = "sqlite"
+    """Where chats and memories live: a SQLite file in `data_dir`, or the user's Supabase project."""
+    supabase_url: str | None = None
+    """The Supabase project's URL (`https://<ref>.supabase.co`)."""
+    supabase_anon_key: Secret | None = None
+    """The Supabase project's anon key: public by design (row level security guards the data), but kept
+    masked so that it stays out of logs."""
     gemini_api_key: Secret | None = None
     """From GEMINI_API_KEY / GOOGLE_API_KEY or the OS keyring; None when neither has one."""
     openai_api_key: Secret | None = None
@@ -124,34 +133,6 @@ class Settings:
         if self.voice_model == "auto":
             return "gemini" if self.gemini_api_key is not None else "offline"
         return self.voice_model
-
-
-Kind = Literal["text", "optional", "path", "url", "level", "number", "flag", "secret"]
-
-_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-_TRUE = ("true", "yes", "on", "1")
-_FALSE = ("false", "no", "off", "0")
-
-
-@dataclass(frozen=True)
-class SettingSpec:
-    """One setting: where each layer finds it, and what it means to the user."""
-
-    name: str
-    """The `Settings` field."""
-    env_vars: tuple[str, ...]
-    """Environment variables, read in this order (most settings have exactly one)."""
-    config_key: str | None
-    """Key in the config file; None when the file may not set it (the file's own path, API keys)."""
-    default: str | None
-    """The built-in default, as text; None when there is none."""
-    description: str
-    """One sentence for the user."""
-    kind: Kind = "text"
-    """How values are checked: text, optional (text; empty means the default), path (`~` expanded, made
-    absolute), url (http/https), level, number, flag (true or false), secret."""
-    choices: tuple[str, ...] = ()
-    """The allowed values; empty means any non-empty text."""
 
 
 @dataclass(frozen=True)
@@ -220,7 +201,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
     _spec("gemini_base_url", "PARLEY_GEMINI_BASE_URL", "Gemini endpoint (default: Google's).", "url"),
     _spec("openai_base_url", "PARLEY_OPENAI_BASE_URL", "OpenAI endpoint (default: OpenAI's).", "url"),
     _spec("openai_embedding_model", "PARLEY_OPENAI_EMBEDDING_MODEL", "OpenAI embedding model name."),
-    _spec("log_level", "PARLEY_LOG_LEVEL", f"Logging level: {', '.join(_LEVELS)}.", "level"),
+    _spec("log_level", "PARLEY_LOG_LEVEL", f"Logging level: {', '.join(LOG_LEVELS)}.", "level"),
     _spec("gemini_live_model", "PARLEY_GEMINI_LIVE_MODEL", "Gemini Live model for voice conversations."),
     _spec(
         "voice_model",
@@ -259,6 +240,20 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "PARLEY_CLOSE_TO_TRAY",
         "Closing the window keeps Parley listening in the tray (true or false); without a tray it quits.",
         "flag",
+    ),
+    _spec(
+        "storage",
+        "PARLEY_STORAGE",
+        "Where chats and memories live: sqlite (a file in the data folder) or supabase (your own Supabase "
+        "project, signed in with `parley supabase signin`).",
+        choices=("sqlite", "supabase"),
+    ),
+    _spec("supabase_url", "PARLEY_SUPABASE_URL", "Your Supabase project's URL (`parley supabase setup`).", "url"),
+    _spec(
+        "supabase_anon_key",
+        "PARLEY_SUPABASE_ANON_KEY",
+        "Your Supabase project's anon key: public by design, never a service-role key; kept out of logs.",
+        "optional",
     ),
     *(_secret_spec(secret) for secret in SECRETS),
 )
@@ -332,13 +327,13 @@ def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[
         value: str | Path | None = spec.default
         if spec.config_key is not None and spec.config_key in from_file:
             where = f"{config_file}: setting '{spec.config_key}'"
-            value = _convert(spec, from_file[spec.config_key], where, base=config_file.parent)
+            value = convert_value(spec, from_file[spec.config_key], where, base=config_file.parent)
         for var in spec.env_vars:
             if env.get(var, "").strip():
-                value = _convert(spec, env[var], f"environment variable {var}", base=None)
+                value = convert_value(spec, env[var], f"environment variable {var}", base=None)
                 break
         if name in given:
-            value = _convert(spec, given[name], f"command-line option '{name}'", base=None)
+            value = convert_value(spec, given[name], f"command-line option '{name}'", base=None)
         return value
 
     data_dir = resolve("data_dir")
@@ -362,6 +357,9 @@ def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[
         input_device=_optional_text(resolve("input_device")),
         output_device=_optional_text(resolve("output_device")),
         close_to_tray=_text(resolve("close_to_tray")) == "true",
+        storage=cast(StorageChoice, resolve("storage")),
+        supabase_url=_optional_text(resolve("supabase_url")),
+        supabase_anon_key=_optional_secret(resolve("supabase_anon_key")),
         gemini_api_key=get_secret("gemini", env),
         openai_api_key=get_secret("openai", env),
     )
@@ -373,7 +371,7 @@ def check_config_values(path: Path, table: Mapping[str, object]) -> None:
     for key, raw in table.items():
         spec = _BY_CONFIG_KEY.get(key)
         if spec is not None:
-            _convert(spec, raw, f"{path}: setting '{key}'", base=path.parent)
+            convert_value(spec, raw, f"{path}: setting '{key}'", base=path.parent)
 
 
 def _given_overrides(overrides: Mapping[str, Override]) -> dict[str, str | os.PathLike[str]]:
@@ -395,86 +393,12 @@ def _config_location(given: Mapping[str, str | os.PathLike[str]], env: Mapping[s
     """The config file's path, and whether the user named it (then it must exist)."""
     spec = _BY_NAME["config_file"]
     if "config_file" in given:
-        path = _convert(spec, given["config_file"], "command-line option 'config_file'", base=None)
+        path = convert_value(spec, given["config_file"], "command-line option 'config_file'", base=None)
         return cast(Path, path), True
     for var in spec.env_vars:
         if env.get(var, "").strip():
-            return cast(Path, _convert(spec, env[var], f"environment variable {var}", base=None)), True
+            return cast(Path, convert_value(spec, env[var], f"environment variable {var}", base=None)), True
     return default_config_file(), False
-
-
-_TOML_TYPES = {bool: "a boolean", int: "an integer", float: "a float", list: "an array", dict: "a table"}
-
-
-def _convert(spec: SettingSpec, raw: object, where: str, *, base: Path | None) -> str | Path | None:
-    """Check and normalise one raw value. `base` anchors relative paths (None: the working folder)."""
-    text = _as_text(spec, raw, where)
-    if spec.kind == "url":
-        return _url(text, where)
-    if spec.kind == "optional":
-        return text or None
-    if not text:
-        raise SettingsError(f"{where} must not be empty")
-    if spec.kind == "path":
-        path = Path(text).expanduser()
-        if not path.is_absolute():
-            path = (base / path) if base is not None else path.absolute()
-        return path
-    if spec.kind == "number":
-        return _number(text, where)
-    if spec.kind == "flag":
-        return _flag(text, where)
-    if spec.kind == "level":
-        return _choice(text.upper(), _LEVELS, where)
-    return _choice(text, spec.choices, where) if spec.choices else text
-
-
-def _as_text(spec: SettingSpec, raw: object, where: str) -> str:
-    """The raw value as stripped text: TOML numbers and booleans, and path objects, are taken as such."""
-    if isinstance(raw, os.PathLike) and spec.kind == "path":
-        raw = os.fspath(raw)
-    if spec.kind == "number" and isinstance(raw, int | float) and not isinstance(raw, bool):
-        raw = str(raw)
-    if spec.kind == "flag" and isinstance(raw, bool):
-        raw = str(raw).lower()
-    if not isinstance(raw, str):
-        got = _TOML_TYPES.get(type(raw), f"a {type(raw).__name__}")
-        raise SettingsError(f"{where} must be a string, not {got}")
-    return raw.strip()
-
-
-def _choice(text: str, choices: tuple[str, ...], where: str) -> str:
-    if text not in choices:
-        raise SettingsError(f"{where} must be one of {', '.join(choices)} (got {text!r})")
-    return text
-
-
-def _url(text: str, where: str) -> str | None:
-    if not text:
-        return None  # `gemini_base_url = ""` in the file: back to the default endpoint
-    if not text.startswith(("http://", "https://")):
-        raise SettingsError(f"{where} must start with http:// or https:// (got {text!r})")
-    return text
-
-
-def _number(text: str, where: str) -> str:
-    try:
-        number = float(text)
-    except ValueError:
-        raise SettingsError(f"{where} must be a number (got {text!r})") from None
-    if not number > 0:
-        raise SettingsError(f"{where} must be greater than 0 (got {text!r})")
-    return text
-
-
-def _flag(text: str, where: str) -> str:
-    """ "true" or "false", from the usual spellings of each."""
-    word = text.lower()
-    if word in _TRUE:
-        return "true"
-    if word in _FALSE:
-        return "false"
-    raise SettingsError(f"{where} must be true or false (got {text!r})")
 
 
 def _optional_path(value: str | Path | None) -> Path | None:
@@ -484,6 +408,11 @@ def _optional_path(value: str | Path | None) -> Path | None:
 def _text(value: str | Path | None) -> str:
     assert isinstance(value, str), value  # guaranteed by `_convert` and the specs' defaults
     return value
+
+
+def _optional_secret(value: str | Path | None) -> Secret | None:
+    text = _optional_text(value)
+    return Secret(text) if text else None
 
 
 def _optional_text(value: str | Path | None) -> str | None:

@@ -16,10 +16,11 @@ from uuid import UUID
 
 import platformdirs
 
-from app.conversation import ChatConversation, ConversationEvent, VoiceSettings
+from app.conversation import ChatConversation, ConversationEvent, Saved, VoiceSettings
+from app.outbox import Outbox
 from app.settings import APP_NAME, Settings, SettingsError
 from app.wiring import ChatServices
-from chats.journal import TurnJournal
+from chats.journal import Delivery, TurnJournal
 from chats.maintenance import MaintenanceWorker
 from voice.assistant import Assistant
 from voice.audio import MODEL_VOICE_FORMAT, AudioSink, AudioSource
@@ -159,8 +160,12 @@ class VoiceLoop:
         """Until the source ends or the task is cancelled; what was said is saved either way."""
         settings = self._settings
         async with AsyncExitStack() as stack:
-            await self._journal.deliver(self._services.store)  # turns a crash left behind, first
             maintenance = await stack.enter_async_context(MaintenanceWorker(self._services.maintainer))
+            saved = functools.partial(self._saved, maintenance)
+            outbox = await stack.enter_async_context(
+                Outbox(self._journal, self._services.store, on_retry_delivered=saved)
+            )
+            await outbox.deliver()  # turns a crash (or an outage) left behind, first
             maintenance.request_backfill()  # recall vectors for chats that have none yet, while idle
             wake = await stack.enter_async_context(
                 OpenWakeWordDetector(settings.wake_word, threshold=settings.wake_threshold)
@@ -173,6 +178,7 @@ class VoiceLoop:
             conversation = ChatConversation(
                 services=self._services,
                 journal=self._journal,
+                outbox=outbox,
                 maintenance=maintenance,
                 connect=opening,
                 sink=self._sink,
@@ -198,6 +204,12 @@ class VoiceLoop:
             finally:
                 await conversation.save()
 
+    async def _saved(self, maintenance: MaintenanceWorker, delivery: Delivery) -> None:
+        """Turns the store could not take before reached it on a retry: maintain their chats, and say so."""
+        for chat_id, turns in delivery.to_chats:
+            maintenance.request(chat_id)
+            await self._observer.conversation(Saved(chat_id, turns))
+
     async def _live_model(self, stack: AsyncExitStack) -> tuple[LiveConnectionFactory, str]:
         """Who answers: Gemini Live, or the offline voice (its models loaded now, once, and closed with
         `stack`); and the model's name."""
@@ -205,8 +217,9 @@ class VoiceLoop:
         if settings.effective_voice_model == "gemini":
             # Imported when a loop starts, not with this module: google-genai takes 0.4 s to import, and
             # the window paints first.
-            from voice.gemini_live import connect
+            from voice.gemini_live import connect, warm_up
 
+            await warm_up()
             key = settings.gemini_api_key.reveal() if settings.gemini_api_key else ""
             gemini: LiveConnectionFactory = functools.partial(
                 connect, api_key=key, base_url=settings.gemini_base_url, ssl_context=ssl_context(settings)

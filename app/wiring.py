@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
-from app.settings import Settings, SettingsError
+from app.settings import Settings, SettingsError, StorageChoice
 from chats.embedding import Embedder
+from chats.local_process import LocalModelsProcess, ProcessEmbedder, ProcessTextModel
 from chats.maintenance import ChatMaintainer
 from chats.memory.service import MemoryService
 from chats.memory.store import MemoryStore
 from chats.minilm import MiniLMEmbedder
+from chats.models import utc_now
 from chats.recall import Recaller
 from chats.search import ChatFinder
 from chats.sqlite import SqliteChatStore
@@ -28,10 +31,18 @@ def store_path(settings: Settings) -> Path:
     return settings.data_dir / STORE_FILE
 
 
-def make_embedder(settings: Settings, closing: AsyncExitStack) -> Embedder:
-    """The embedder the settings choose; network clients are closed with `closing`."""
+def store_location(settings: Settings) -> str:
+    """Where the chats are, for people: the SQLite file, or the Supabase project."""
+    if settings.storage == "supabase":
+        return f"the Supabase project {settings.supabase_url or '(not set)'}"
+    return str(store_path(settings))
+
+
+def make_embedder(settings: Settings, closing: AsyncExitStack, child: LocalModelsProcess | None = None) -> Embedder:
+    """The embedder the settings choose; network clients are closed with `closing`. `child`: the local
+    model runs there (see `open_chat_services`)."""
     if settings.effective_embedder == "local":
-        return MiniLMEmbedder()
+        return MiniLMEmbedder() if child is None else ProcessEmbedder(child)
     if settings.openai_api_key is None:
         raise SettingsError("the OpenAI embedder is chosen but no key is set: set OPENAI_API_KEY")
     from chats.openai_embedder import OpenAIEmbedder
@@ -43,9 +54,12 @@ def make_embedder(settings: Settings, closing: AsyncExitStack) -> Embedder:
     return embedder
 
 
-def make_text_model(settings: Settings, closing: AsyncExitStack) -> TextModel:
-    """The text model the settings choose; network clients are closed with `closing`."""
+def make_text_model(settings: Settings, closing: AsyncExitStack, child: LocalModelsProcess | None = None) -> TextModel:
+    """The text model the settings choose; network clients are closed with `closing`. `child`: the
+    offline model runs there (see `open_chat_services`)."""
     if settings.effective_text_model == "offline":
+        if child is not None:
+            return ProcessTextModel(child)
         # Imported when chosen, like the Gemini one: yake brings networkx, 0.2 s of the window's first paint.
         from chats.offline_text import OfflineTextModel
 
@@ -89,13 +103,38 @@ def compose_services(
     )
 
 
+async def open_stores(
+    settings: Settings,
+    closing: AsyncExitStack,
+    *,
+    storage: StorageChoice | None = None,
+    clock: Callable[[], datetime] = utc_now,
+) -> tuple[ChatStore, MemoryStore]:
+    """The chat and memory stores of `storage` (None: the one the settings choose), closed with `closing`;
+    `clock` stamps what they write."""
+    if (storage or settings.storage) == "supabase":
+        # Imported when chosen: the supabase client takes a while to import, and most runs use SQLite.
+        from app.supabase_account import open_supabase_stores
+
+        return await open_supabase_stores(settings, closing, clock)
+    store = await SqliteChatStore.open(store_path(settings), settings.user_id, clock=clock)
+    closing.push_async_callback(store.close)
+    memories = await SqliteMemoryStore.open(store_path(settings), settings.user_id, clock=clock)
+    closing.push_async_callback(memories.close)
+    return store, memories
+
+
 @asynccontextmanager
-async def open_chat_services(settings: Settings) -> AsyncIterator[ChatServices]:
+async def open_chat_services(settings: Settings, *, local_models_in_child: bool = False) -> AsyncIterator[ChatServices]:
+    """The chat services of `settings`, open until the context ends. `local_models_in_child`: the local
+    embedding and text models run in a child process (started when first needed), off this interpreter's
+    lock, for the window and the voice loop."""
     async with AsyncExitStack() as closing:
-        embedder = make_embedder(settings, closing)
-        text_model = make_text_model(settings, closing)
-        store = await SqliteChatStore.open(store_path(settings), settings.user_id)
-        closing.push_async_callback(store.close)
-        memories = await SqliteMemoryStore.open(store_path(settings), settings.user_id)
-        closing.push_async_callback(memories.close)
+        child = None
+        if local_models_in_child:
+            child = LocalModelsProcess()
+            closing.push_async_callback(child.aclose)
+        embedder = make_embedder(settings, closing, child)
+        text_model = make_text_model(settings, closing, child)
+        store, memories = await open_stores(settings, closing)
         yield compose_services(store, memories, embedder, text_model)

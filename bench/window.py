@@ -21,7 +21,9 @@ its scale store: 40 LoCoMo turns each, compacted to a summary with a random vect
    worst case). A 10 ms timer on the GUI thread notes its ticks from the moment the assistant
    connects until half a second after the loop stops (the stream, the save, the reload); a gap over
    50 ms is a visible stall (goal: none). Each stall is reported with the GUI thread's own CPU time
-   over it: work on the GUI thread itself, or waiting for the GIL held by another thread.
+   over it: work on the GUI thread itself, or waiting for the GIL held by another thread. The gaps
+   before the assistant connects, while the voice loop starts (it loads the wake word model and the
+   Live client on the runtime thread), are reported beside, without a goal.
 """
 
 from __future__ import annotations

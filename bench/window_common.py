@@ -125,7 +125,7 @@ def wait_until(check: Callable[[], bool], what: str, seconds: float = WAIT_S) ->
 def window_on(settings: Settings) -> Iterator[tuple[MainWindow, ChatBridge, Runtime]]:
     """The window as `ui/app.py` composes it, without the voice loop; its first page loaded."""
     with Runtime() as runtime:
-        bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings))
+        bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings, local_models_in_child=True))
         window = MainWindow(bridge, settings_dialog=functools.partial(SettingsDialog, settings, runtime))
         window.show()
         bridge.open()

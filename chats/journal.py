@@ -46,6 +46,8 @@ class Delivery:
     pending: int
     """Turns still in the journal because the store could not take them."""
     damaged_lines: int
+    to_chats: tuple[tuple[UUID, int], ...] = ()
+    """(chat id, turns it received) for each chat that received turns, in delivery order."""
 
 
 class TurnJournal:
@@ -80,6 +82,7 @@ class TurnJournal:
             async with self._file_lock:
                 entries, damaged, read_up_to = await asyncio.to_thread(self._read)
             kept: list[JournalEntry] = []
+            to_chats: list[tuple[UUID, int]] = []
             delivered = already = dropped = 0
             for chat_id, turns in _by_chat(entries):
                 try:
@@ -93,9 +96,11 @@ class TurnJournal:
                 else:
                     delivered += result.appended
                     already += len(turns) - result.appended
+                    if result.appended:
+                        to_chats.append((chat_id, result.appended))
             async with self._file_lock:
                 await asyncio.to_thread(self._rewrite, kept, read_up_to)
-        return Delivery(delivered, already, dropped, len(kept), damaged)
+        return Delivery(delivered, already, dropped, len(kept), damaged, tuple(to_chats))
 
     def _append_lines(self, lines: Sequence[str]) -> None:
         self._path.parent.mkdir(parents=True, exist_ok=True)

@@ -23,7 +23,7 @@ import numpy as np
 
 from chats.compaction import apply_plan, plan_compaction, summary_turn
 from chats.embedding import Embedder, embed_one
-from chats.errors import ChatNotFound, ChatsError, EmbeddingError, VersionConflict
+from chats.errors import ChatNotFound, ChatsError, EmbeddingError, StoreUnavailable, VersionConflict
 from chats.models import AssistantContext, EmbeddedText, Turn, utc_now
 from chats.store import ChatStore, TurnVector
 from chats.text_budget import cut_at_sentence
@@ -198,7 +198,9 @@ class MaintenanceWorker:
     compaction only ever rewrites `assistant_history` from turns the store already holds.
 
     `request_backfill` embeds the turns of every chat that lacks recall vectors, one chat at a time
-    and only while no chat waits for maintenance, so the chats just spoken in come first.
+    and only while no chat waits for maintenance, so the chats just spoken in come first. A backfill
+    is never waited for: leaving the worker finishes the requested chats and drops the rest of it, and
+    a store that is unavailable or an embedder that fails stops it (the next start plans it again).
     """
 
     def __init__(self, maintainer: ChatMaintainer) -> None:
@@ -219,6 +221,7 @@ class MaintenanceWorker:
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
         if kind is None:
+            self._stop_backfill()
             await self.idle()
         if self._task is not None:
             self._task.cancel()
@@ -260,12 +263,16 @@ class MaintenanceWorker:
             await work
         except ChatNotFound:
             pass  # deleted meanwhile
-        except EmbeddingError as error:
+        except (EmbeddingError, StoreUnavailable) as error:
             # Every other chat would fail alike: stop the backfill until it is requested again.
-            self._backfill.clear()
+            self._stop_backfill()
             log.warning("maintenance of chat %s failed: %s", chat_id, error)
         except ChatsError as error:
             log.warning("maintenance of chat %s failed: %s", chat_id, error)
+
+    def _stop_backfill(self) -> None:
+        self._backfill_requested = False
+        self._backfill.clear()
 
     async def _plan_backfill(self) -> None:
         try:

@@ -143,10 +143,16 @@ class ChatStore(Protocol):
     def user_id(self) -> str: ...
 
     async def create(
-        self, *, title: str | None = None, turns: Sequence[Turn] = (), project_id: str | None = None
+        self,
+        *,
+        title: str | None = None,
+        turns: Sequence[Turn] = (),
+        project_id: str | None = None,
+        chat_id: UUID | None = None,
     ) -> Chat:
         """A new chat whose `full_history` and `assistant_history` both start as `turns`, in the folder
-        `project_id` (raises `FolderNotFound`) or in none."""
+        `project_id` (raises `FolderNotFound`) or in none. Its id is `chat_id` when given (a copy of a
+        chat from another store keeps its id, so copying it again finds it), else a new one."""
         ...
 
     async def get(self, chat_id: UUID) -> Chat:

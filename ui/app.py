@@ -30,7 +30,7 @@ class ParleyWindow:
 def open_window(settings: Settings, runtime: Runtime, *, tray_available: bool | None = None) -> ParleyWindow:
     """The main window, its bridge, its tray icon and its voice loop on `runtime`: shown, opening,
     listening. `tray_available`: whether the desktop has a tray (None: ask Qt)."""
-    bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings))
+    bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings, local_models_in_child=True))
     window = MainWindow(bridge, settings_dialog=functools.partial(SettingsDialog, settings, runtime))
     tray = Tray(window, window.voice.mute_action, close_to_tray=settings.close_to_tray, available=tray_available)
     bridge.state_changed.connect(tray.show_state)

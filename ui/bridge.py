@@ -26,6 +26,7 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from app.controller import ChatController
 from app.runtime import Runtime, RuntimeClosed
+from app.supabase_reachability import report_reachability
 from app.wiring import ChatServices
 from chats.models import Chat, ChatInfo, Folder, FolderFilter, Role, Turn, utc_now
 from ui.tool_chips import ToolChip
@@ -117,6 +118,8 @@ class ChatBridge(QObject):
     """A one-line message for the user."""
     notice = Signal(str)
     """Something the user should know that is not an error (the offline voice is a small model)."""
+    error_resolved = Signal(str)
+    """An error said earlier (its message as `error` had it) no longer holds."""
 
     _finished = Signal(object, object)
     _chat_saved = Signal(object)
@@ -130,6 +133,7 @@ class ChatBridge(QObject):
     _error = Signal(str)
     _memories_changed = Signal()
     _notice = Signal(str)
+    _error_resolved = Signal(str)
 
     def __init__(
         self,
@@ -158,6 +162,7 @@ class ChatBridge(QObject):
         self._error.connect(self._on_error)
         self._memories_changed.connect(self.memories_changed)
         self._notice.connect(self.notice)
+        self._error_resolved.connect(self.error_resolved)
 
     @property
     def current_chat_id(self) -> UUID | None:
@@ -257,6 +262,10 @@ class ChatBridge(QObject):
     def post_error(self, message: str) -> None:
         """Any thread: a one-line message for the user."""
         self._error.emit(message)
+
+    def post_error_resolved(self, message: str) -> None:
+        """Any thread: the error `message` said earlier no longer holds."""
+        self._error_resolved.emit(message)
 
     def post_turn(self, chat_id: UUID, role: Role, text: str) -> None:
         """Any thread: a turn of the running conversation ended; the transcript shows it at once."""
@@ -371,7 +380,11 @@ class ChatBridge(QObject):
         log.warning("a window request failed: %s", type(failure).__name__)
         self.error.emit(str(failure) or type(failure).__name__)
 
-    def _on_opened(self, _services: ChatServices) -> None:
+    def _on_opened(self, services: ChatServices) -> None:
+        # Supabase's outage banner, and the news when it is back.
+        report_reachability(
+            services.store, error=self.post_error, resolved=self.post_error_resolved, notice=self.post_notice
+        )
         self.ready.emit()
 
     def _on_folders_changed(self, _done: None) -> None:

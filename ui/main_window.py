@@ -248,6 +248,7 @@ class MainWindow(QMainWindow):
         bridge.muted_changed.connect(self.voice.mute_action.setChecked)
         bridge.level_changed.connect(self.voice.show_level)
         bridge.error.connect(self.show_error)
+        bridge.error_resolved.connect(self.clear_error)
         bridge.notice.connect(self.voice.show_notice)
 
     @Slot()
@@ -293,6 +294,12 @@ class MainWindow(QMainWindow):
     def dismiss_error(self) -> None:
         self.banner_row.hide()
         self.banner.clear()
+
+    @Slot(str)
+    def clear_error(self, message: str) -> None:
+        """Take the banner down if it still says `message` (another error since stays)."""
+        if self.banner.text() == f"Error: {message}":
+            self.dismiss_error()
 
     @Slot()
     def rename_current(self) -> None:

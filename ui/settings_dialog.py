@@ -36,6 +36,7 @@ from app.runtime import Runtime, RuntimeClosed
 from app.secrets import SecretsError
 from app.settings import SETTINGS, Settings, SettingsError, check_config_values
 from ui.settings_keys import KeysBox, form_label, stacked
+from ui.settings_storage import StorageBox
 from voice.audio import AudioSource
 from voice.devices import AudioDevice, audio_devices
 from voice.errors import NoAudioDevice, VoiceError, WakeModelError
@@ -46,7 +47,6 @@ from voice.wake import BUILT_IN_MODELS, resolve_model
 RESTART_NOTE = "Saved settings and keys apply when Parley next starts: restart Parley to apply them."
 LEVEL_TEST_S = 3.0
 """How long the microphone level test listens (seconds): long enough to say a sentence."""
-STORAGE_NOTE = "Chats are kept on this computer. Syncing them through Supabase comes in a later version."
 SYSTEM_DEFAULT = "System default"
 
 # Dark red on a light fill, as the main window's banner: readable, and named "Error" for screen readers.
@@ -90,7 +90,8 @@ class SettingsDialog(QDialog):
         self.keys = self.key_box.rows
         self._make_voice_controls()
         self._make_device_controls(devices)
-        self._make_storage_controls()
+        self.storage_box = StorageBox(settings, runtime)
+        self.storage = self.storage_box.storage
         self._make_footer()
         self._lay_out()
         self._bind()
@@ -157,15 +158,6 @@ class SettingsDialog(QDialog):
             self.device_message.setText(problem[:1].upper() + problem[1:])
             self.device_message.show()
 
-    def _make_storage_controls(self) -> None:
-        # The only backend there is: a choice of one, not options that do nothing.
-        self.storage = QComboBox()
-        self.storage.addItem("This computer (SQLite)")
-        self.storage.setAccessibleName("Storage backend")
-        self.storage_note = QLabel(STORAGE_NOTE)
-        self.storage_note.setWordWrap(True)
-        self.storage_note.setAccessibleName("Storage note")
-
     def _make_footer(self) -> None:
         self.error = QLabel()
         self.error.setStyleSheet(_ERROR_STYLE)
@@ -210,17 +202,13 @@ class SettingsDialog(QDialog):
         microphone.addWidget(self.level_button)
         audio_form.addRow(form_label("&Microphone:", self.input_device), stacked(microphone, self.level_result))
         audio_form.addRow(form_label("&Speaker:", self.output_device), stacked(self.output_device, self.device_message))
-        storage = QGroupBox("Storage")
-        storage_form = QFormLayout(storage)
-        storage_form.addRow(form_label("Store &chats on:", self.storage), stacked(self.storage, self.storage_note))
-
         layout = QVBoxLayout(self)
         for widget in (
             self.error,
             self.key_box,
             voice,
             audio,
-            storage,
+            self.storage_box,
             self.environment_note,
             self.restart_note,
             self.buttons,
@@ -247,6 +235,7 @@ class SettingsDialog(QDialog):
         try:
             # Every check that can refuse runs before anything is stored or written.
             _check_wake_word(self.wake_word.currentText())
+            self.storage_box.check()
             check_config_values(self._settings.config_file, {k: v for k, v in changes.items() if v is not None})
             self.key_box.store_typed(stored)
             save_config(self._settings.config_file, changes)
@@ -272,6 +261,7 @@ class SettingsDialog(QDialog):
             "input_device": (self.input_device.currentData(), settings.input_device),
             "output_device": (self.output_device.currentData(), settings.output_device),
             "close_to_tray": (self.close_to_tray.isChecked(), settings.close_to_tray),
+            **self.storage_box.values(),
         }
 
     @Slot()
@@ -317,6 +307,7 @@ class SettingsDialog(QDialog):
         if self._level_check is not None:
             self._level_check.cancel()
         self.key_box.cancel_checks()
+        self.storage_box.cancel_checks()
 
     def _show_error(self, message: str) -> None:
         self.error.setText(f"Error: {message}")

@@ -86,6 +86,10 @@ class TranscriptView(QTextBrowser):
     def show_chat(self, chat: Chat) -> None:
         """Show `chat`; reloading the same chat keeps its expanded blocks and, at the bottom, follows new turns."""
         same = self._chat is not None and self._chat.id == chat.id
+        if same and self._already_shows(chat):
+            # The save of a conversation shown live: rendering a long chat again took 25 ms or more.
+            self._chat, self._live = chat, []
+            return
         bar = self.verticalScrollBar()
         at_bottom = bar.value() >= bar.maximum()
         if not same:
@@ -101,6 +105,20 @@ class TranscriptView(QTextBrowser):
         self._render()
         if not same or at_bottom:
             bar.setValue(bar.maximum())
+
+    def _already_shows(self, chat: Chat) -> bool:
+        """Whether the document shows `chat` as it is: its turns are the ones shown (live ones included),
+        with the same title, fold and chips."""
+        shown = self._chat
+        if shown is None or any(anchor is None for anchor, _ in self._chips[chat.id]):
+            return False
+        return (
+            chat.title == shown.title
+            and summarised_turns(chat) == summarised_turns(shown)
+            and chat.assistant_history[:1] == shown.assistant_history[:1]
+            and [(t.role, t.text) for t in chat.full_history]
+            == [(t.role, t.text) for t in [*shown.full_history, *self._live]]
+        )
 
     @Slot(object)
     def add_live_turn(self, turn: Turn) -> None:

@@ -155,10 +155,21 @@ class _Scorer:
                 # A wake word model takes a window of N audio embeddings; other ONNX models load but
                 # declare other inputs (the mel-spectrogram model's is "samples").
                 raise ValueError(f"not a wake word model (input length {windows[0]!r}, not a number of frames)")
-            self.score(bytes(FRAME_BYTES * (MEL_FLUSH_FRAMES + max(windows))))
+            self._silence = bytes(FRAME_BYTES * (MEL_FLUSH_FRAMES + max(windows)))
+            self.reset()
         except Exception as error:
             reason = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
             raise WakeModelError(f"the wake word model {model.path} cannot be loaded: {reason}") from error
+
+    def reset(self) -> None:
+        """Forget every stream heard so far, as a new model would: no past predictions, then silence
+        through every buffer (the model's first five predictions count as 0: silence takes them)."""
+        self._model.reset()
+        vad = getattr(self._model, "vad", None)
+        if vad is not None:
+            vad.reset_states()
+            vad.prediction_buffer.clear()
+        self.score(self._silence)
 
     def score(self, frames: bytes) -> list[float]:
         """The score of each 80 ms frame in `frames` (a multiple of `FRAME_BYTES`)."""
@@ -171,7 +182,8 @@ class _Scorer:
 
 
 class OpenWakeWordDetector:
-    """The wake word detector: openWakeWord on a single worker thread, one fresh model per stream."""
+    """The wake word detector: openWakeWord on a single worker thread, one model reset for each stream
+    (a new one costs 0.1 s of CPU, much of it holding the interpreter's lock the window needs)."""
 
     def __init__(
         self,
@@ -200,7 +212,9 @@ class OpenWakeWordDetector:
         self._vad_threshold = vad_threshold
         self._rearm_frames = max(1, math.ceil(rearm_ms / FRAME_MS))
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parley-wake")
-        self._ready: _Scorer | None = None
+        self._scorer: _Scorer | None = None
+        self._fresh = False
+        """Whether the scorer has heard nothing since it was built or reset."""
 
     @property
     def model_name(self) -> str:
@@ -209,16 +223,16 @@ class OpenWakeWordDetector:
     async def warm_up(self) -> None:
         """Load the model now (about 0.1 s of CPU, plus the import of openWakeWord the first time) and
         keep it for the next stream, so a corrupt model file fails at start-up, not at the first wake."""
-        if self._ready is None:
-            self._ready = await self._run(self._new_scorer)
+        if self._scorer is None:
+            self._scorer = await self._run(self._new_scorer)
+            self._fresh = True
 
     async def detections(self, chunks: AsyncIterable[AudioChunk]) -> AsyncGenerator[WakeEvent, None]:
         """One `WakeEvent` per wake word in `chunks` (`MIC_FORMAT`, any chunk size), until they end.
         Offsets count the samples received since the first chunk's `start_ms`. Every call is a fresh
-        stream. Close the generator (`contextlib.aclosing`) when you stop before `chunks` ends."""
-        scorer, self._ready = self._ready, None
-        if scorer is None:
-            scorer = await self._run(self._new_scorer)
+        stream, one at a time. Close the generator (`contextlib.aclosing`) when you stop before `chunks`
+        ends."""
+        scorer = await self._stream_scorer()
         framer = Reframer()
         debounce = Debounce(self._threshold, self._rearm_frames)
         start_ms: float | None = None
@@ -238,7 +252,7 @@ class OpenWakeWordDetector:
 
     async def aclose(self) -> None:
         """Drop the loaded model and stop the worker thread (after the frame it is scoring, if any)."""
-        self._ready = None
+        self._scorer = None
         await asyncio.to_thread(self._executor.shutdown, wait=True, cancel_futures=True)
 
     async def __aenter__(self) -> Self:
@@ -248,6 +262,16 @@ class OpenWakeWordDetector:
         self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
     ) -> None:
         await self.aclose()
+
+    async def _stream_scorer(self) -> _Scorer:
+        """The model, ready for a new stream: loaded, or reset after the last one."""
+        scorer = self._scorer
+        if scorer is None:
+            scorer = self._scorer = await self._run(self._new_scorer)
+        elif not self._fresh:
+            await self._run(scorer.reset)
+        self._fresh = False
+        return scorer
 
     def _new_scorer(self) -> _Scorer:
         return _Scorer(self._model, self._vad_threshold)

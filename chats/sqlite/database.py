@@ -81,8 +81,10 @@ class ChatDatabase:
     def _now(self) -> str:
         return _time_text(self._clock())
 
-    def create(self, title: str | None, turns: Sequence[Turn], project_id: str | None) -> Chat:
-        chat_id = uuid.uuid4()
+    def create(
+        self, title: str | None, turns: Sequence[Turn], project_id: str | None, chat_id: UUID | None = None
+    ) -> Chat:
+        chat_id = chat_id or uuid.uuid4()
         now = self._now()
         with self._write() as db:
             if project_id is not None:

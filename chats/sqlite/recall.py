@@ -1,10 +1,14 @@
 """The SQLite store's recall queries: turn vectors, turn words, excerpts. Synchronous, bound to one user.
 
-Turn vectors are searched exactly, in memory, like chat vectors (`chats.sqlite.vectors`), but there are
+Turn vectors are searched in memory, like chat vectors (`chats.sqlite.vectors`), but there are
 40 times more of them, so the matrix is never rebuilt for a change: rows added since the last search
 are fetched by rowid (`turn_vectors` only ever gains rows; a re-embedded turn gets a new row), a chat
 deleted here drops its rows, and only when another connection committed and the row count disagrees
 (a chat deleted by another Parley process) is the matrix read again whole.
+
+The matrix is int8 (`chats.sqlite.turn_index`, `chats.sqlite.int8_rows`): at 10,000 chats of 40 turns,
+155 MB instead of 614 MB of float32. It only chooses the candidates; the similarities a recall ranks by
+are computed again from the stored float32 vectors of those few hundred turns, read back by rowid.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from chats.models import NO_FOLDER, FolderFilter, Turn, Vector
 from chats.search import fts_match_expression, query_terms
 from chats.sqlite import folders
 from chats.sqlite.fts import discriminating_terms
-from chats.sqlite.vectors import encode_vector
+from chats.sqlite.turn_index import ModelTurnIndex, TurnKey
+from chats.sqlite.vectors import decode_vector, encode_vector
 from chats.store import ChatExcerpt, HiddenTurns, PendingTurn, RecallQuery, TurnCandidate, TurnSpan, TurnVector
 
 COMMON_TERM_ROWS = 2000
@@ -32,94 +37,16 @@ MATCHED_ROWS_BUDGET = 6000
 """Turns BM25 may score per recall, the rarest (most telling) terms first. Recall needs more than chat
 search (which reads 1,500): every matching turn is a candidate, not just a chat's best one."""
 
-LOAD_BATCH = 20_000
-"""Rows read per step when the vectors are first read (30 MB of all-MiniLM-L6-v2 vectors)."""
-
-TurnKey = tuple[str, int]
-"""(chat id text, position in `full_history`)."""
-
-
-class _ModelIndex:
-    """Every turn vector of one user and one model: a matrix that grows by doubling, with the turn of
-    each row. Rows of deleted chats stay in place, marked dead, until the next full read."""
-
-    def __init__(self, dimensions: int, capacity: int = 64) -> None:
-        capacity = max(capacity, 64)
-        self.size = 0
-        self.rows: npt.NDArray[np.float32] = np.zeros((capacity, dimensions), dtype=np.float32)
-        self.chat = np.zeros(capacity, dtype=np.int32)
-        """Per row, the chat's code (its place in `chat_ids`)."""
-        self.seq = np.zeros(capacity, dtype=np.int32)
-        self.chat_ids: list[str] = []
-        self.chat_code: dict[str, int] = {}
-        self.rows_of: dict[int, list[int]] = {}
-        """Per chat code, its rows."""
-        self.dead: set[int] = set()
-        self.position: dict[TurnKey, int] = {}
-        self.high_water = 0
-        """The largest `turn_vectors` rowid read."""
-
-    @property
-    def dimensions(self) -> int:
-        return int(self.rows.shape[1])
-
-    @property
-    def live_rows(self) -> int:
-        return len(self.position)
-
-    def add(self, found: Sequence[tuple[int, str, int, bytes]]) -> None:
-        """Rows as (rowid, chat id, seq, blob); a turn seen before has its row replaced."""
-        if not found:
-            return
-        self.high_water = max(self.high_water, *(row[0] for row in found))
-        # Blobs of another width (a damaged row) are left out rather than break every search.
-        found = [row for row in found if len(row[3]) == self.dimensions * 4]
-        if not found:
-            return
-        # One buffer for all the blobs: a numpy call per row would cost more than the read itself.
-        vectors = np.frombuffer(b"".join(row[3] for row in found), dtype="<f4").reshape(len(found), -1)
-        self._reserve(len(found))
-        targets = np.empty(len(found), dtype=np.int64)
-        for i, (_, chat_id, seq, _) in enumerate(found):
-            code = self.chat_code.get(chat_id)
-            if code is None:
-                code = self.chat_code[chat_id] = len(self.chat_ids)
-                self.chat_ids.append(chat_id)
-                self.rows_of[code] = []
-            row = self.position.get((chat_id, seq))
-            if row is None:
-                row = self.position[(chat_id, seq)] = self.size
-                self.size += 1
-                self.chat[row], self.seq[row] = code, seq
-                self.rows_of[code].append(row)
-            targets[i] = row
-        self.rows[targets] = vectors
-
-    def forget_chat(self, chat_id: str) -> None:
-        code = self.chat_code.get(chat_id)
-        if code is None:
-            return
-        for row in self.rows_of.pop(code, []):
-            self.dead.add(row)
-            del self.position[(chat_id, int(self.seq[row]))]
-        self.rows_of[code] = []
-
-    def _reserve(self, more: int) -> None:
-        if self.size + more <= len(self.rows):
-            return
-        capacity = max(2 * len(self.rows), self.size + more)
-        rows = np.zeros((capacity, self.dimensions), dtype=np.float32)
-        rows[: self.size] = self.rows[: self.size]
-        self.rows = rows
-        self.chat = np.resize(self.chat, capacity)
-        self.seq = np.resize(self.seq, capacity)
+LOAD_BATCH = 4_000
+"""Rows read per step when the vectors are first read (6 MB of all-MiniLM-L6-v2 blobs): the process kept
+what a step had read, so steps of 20,000 rows left it 120 MB larger after the first recall."""
 
 
 @dataclass(frozen=True, slots=True)
 class TurnSimilarities:
     """Cosine similarity of one query to every turn vector of its model that the search may use."""
 
-    index: _ModelIndex | None
+    index: ModelTurnIndex | None
     scores: npt.NDArray[np.float32]
     """Per row; rows the search may not use (dead, hidden, another folder's) are -inf."""
 
@@ -133,12 +60,34 @@ class TurnSimilarities:
         return [(index.chat_ids[index.chat[row]], int(index.seq[row])) for row in rows if np.isfinite(self.scores[row])]
 
     def get(self, key: TurnKey) -> float | None:
-        if self.index is None:
-            return None
-        row = self.index.position.get(key)
-        if row is None or not np.isfinite(self.scores[row]):
-            return None
-        return float(self.scores[row])
+        row = self._row(key)
+        return None if row is None else float(self.scores[row])
+
+    def exact(self, db: sqlite3.Connection, query: Vector, keys: Iterable[TurnKey]) -> dict[TurnKey, float]:
+        """The cosine of `query` to the stored float32 vectors of `keys` (those the search may use): the
+        int8 rows choose the candidates, these exact values rank them. A row replaced since it was read
+        is left out (its int8 score stands)."""
+        index = self.index
+        if index is None:
+            return {}
+        rowids = {key: int(index.rowid[row]) for key in keys if (row := self._row(key)) is not None}
+        found = dict(
+            db.execute(
+                # CROSS JOIN keeps json_each outside: one rowid lookup per key.
+                "SELECT v.rowid, v.embedding FROM json_each(?) AS j CROSS JOIN turn_vectors AS v ON v.rowid = j.value",
+                (json.dumps(list(rowids.values())),),
+            ).fetchall()
+        )
+        query = query.astype(np.float32)
+        return {
+            key: float(decode_vector(found[rowid]) @ query)
+            for key, rowid in rowids.items()
+            if rowid in found and len(found[rowid]) == query.shape[0] * 4
+        }
+
+    def _row(self, key: TurnKey) -> int | None:
+        row = None if self.index is None else self.index.row_of(key)
+        return None if row is None or not np.isfinite(self.scores[row]) else row
 
 
 class TurnVectorIndex:
@@ -147,7 +96,7 @@ class TurnVectorIndex:
     def __init__(self, connection: sqlite3.Connection, user_id: str) -> None:
         self._db = connection
         self._user_id = user_id
-        self._models: dict[str, _ModelIndex] = {}
+        self._models: dict[str, ModelTurnIndex] = {}
         self._seen: dict[str, int] = {}
         """Per model, the `PRAGMA data_version` its index was last brought up to date at."""
         self._stale: set[str] = set()
@@ -167,21 +116,19 @@ class TurnVectorIndex:
         index = self._current(model, query.shape[0])
         if index is None or index.size == 0:
             return TurnSimilarities(None, np.zeros(0, dtype=np.float32))
-        scores = index.rows[: index.size] @ query.astype(np.float32)
+        scores = index.vectors.dot(query, index.size)
         if chats is not None:
             allowed = np.full(index.size, -np.inf, dtype=np.float32)
             for chat_id in chats:
-                rows = index.rows_of.get(index.chat_code.get(chat_id, -1), [])
+                rows = index.rows_of(chat_id)
                 allowed[rows] = scores[rows]
             scores = allowed
-        blocked = list(index.dead)
-        if hidden is not None and hidden[0] in index.chat_code:
-            code = index.chat_code[hidden[0]]
-            blocked += [row for row in index.rows_of[code] if index.seq[row] >= hidden[1]]
-        scores[blocked] = -np.inf
+        scores[list(index.dead)] = -np.inf
+        if hidden is not None:
+            scores[index.rows_of(hidden[0], first=hidden[1])] = -np.inf
         return TurnSimilarities(index, scores)
 
-    def _current(self, model: str, dimensions: int) -> _ModelIndex | None:
+    def _current(self, model: str, dimensions: int) -> ModelTurnIndex | None:
         version = int(self._db.execute("PRAGMA data_version").fetchone()[0])
         others_wrote = version != self._seen.get(model)
         self._seen[model] = version
@@ -197,8 +144,8 @@ class TurnVectorIndex:
         self._stale.discard(model)
         return index
 
-    def _load(self, model: str, dimensions: int) -> _ModelIndex:
-        index = _ModelIndex(dimensions, capacity=self._count(model))
+    def _load(self, model: str, dimensions: int) -> ModelTurnIndex:
+        index = ModelTurnIndex(dimensions, capacity=self._count(model))
         cursor = self._db.execute(
             "SELECT rowid, chat_id, seq, embedding FROM turn_vectors WHERE user_id = ? AND model = ? ORDER BY rowid",
             (self._user_id, model),
@@ -222,11 +169,12 @@ class TurnVectorIndex:
 
 
 def chats_without_turn_vectors(db: sqlite3.Connection, user_id: str, model: str) -> list[UUID]:
+    """The user's chats with fewer vectors of `model` than turns, most recent first: one walk of the
+    covering index `chats_by_user_activity` against `turn_vector_counts` (migration 0007)."""
     rows = db.execute(
-        "SELECT c.id FROM chats AS c WHERE c.user_id = ? AND c.turn_count >"
-        " (SELECT count(*) FROM turn_vectors AS v WHERE v.chat_id = c.id AND v.model = ?)"
-        " ORDER BY c.last_activity_at DESC, c.id",
-        (user_id, model),
+        "SELECT c.id FROM chats AS c LEFT JOIN turn_vector_counts AS n ON n.chat_id = c.id AND n.model = ?"
+        " WHERE c.user_id = ? AND c.turn_count > coalesce(n.vectors, 0) ORDER BY c.last_activity_at DESC, c.id",
+        (model, user_id),
     )
     return [UUID(chat_id) for (chat_id,) in rows]
 
@@ -286,10 +234,11 @@ def recall_candidates(
             key = (chat_id, near)
             if not _is_hidden(key, hidden):
                 reported.add(key)
+    exact = similarities.exact(db, query.vector, reported)
     candidates = []
     chat_uuids: dict[str, UUID] = {}
     for key in sorted(reported):
-        similarity, words = similarities.get(key), lexical.get(key, 0.0)
+        similarity, words = exact.get(key, similarities.get(key)), lexical.get(key, 0.0)
         if similarity is not None or words > 0:  # a position with neither may be past the chat's end
             chat = chat_uuids.get(key[0]) or chat_uuids.setdefault(key[0], UUID(key[0]))
             candidates.append(TurnCandidate(chat, key[1], similarity, words))

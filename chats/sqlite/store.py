@@ -63,9 +63,14 @@ class SqliteChatStore:
         return await self._worker.run(call)
 
     async def create(
-        self, *, title: str | None = None, turns: Sequence[Turn] = (), project_id: str | None = None
+        self,
+        *,
+        title: str | None = None,
+        turns: Sequence[Turn] = (),
+        project_id: str | None = None,
+        chat_id: UUID | None = None,
     ) -> Chat:
-        return await self._run(partial(self._database.create, title, tuple(turns), project_id))
+        return await self._run(partial(self._database.create, title, tuple(turns), project_id, chat_id))
 
     async def get(self, chat_id: UUID) -> Chat:
         return await self._run(partial(self._database.get, chat_id))

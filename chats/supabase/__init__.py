@@ -2,6 +2,7 @@
 
 from chats.supabase.connection import SessionStorage, SupabaseConnection
 from chats.supabase.errors import SignInRequired
+from chats.supabase.memories import SupabaseMemoryStore
 from chats.supabase.store import SupabaseChatStore
 
-__all__ = ["SessionStorage", "SignInRequired", "SupabaseChatStore", "SupabaseConnection"]
+__all__ = ["SessionStorage", "SignInRequired", "SupabaseChatStore", "SupabaseConnection", "SupabaseMemoryStore"]

@@ -10,15 +10,17 @@ when it expires within 10 seconds and then (through the SDK's auth listener) sen
 the calls that follow. A lock keeps concurrent calls from refreshing at once: a refresh token is good
 for one refresh.
 
-Errors leave as chats errors: `StoreUnavailable` when Supabase cannot be reached or answers 5xx,
-`SignInRequired` when it refuses the credentials or the session, and `RemoteError` for what a procedure
-raised on purpose (the store turns those into `ChatNotFound`, `FolderNotFound`, ...).
+Errors leave as chats errors: `SupabaseUnreachable` (a `StoreUnavailable`) when Supabase cannot be
+reached or answers 5xx, `SignInRequired` when it refuses the credentials or the session, another
+`StoreUnavailable` when the project lacks Parley's schema, and `RemoteError` for what a procedure raised
+on purpose (the store turns those into `ChatNotFound`, `FolderNotFound`, ...).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import httpx
@@ -29,7 +31,8 @@ from supabase_auth import AsyncMemoryStorage, AsyncSupportedStorage
 from supabase_auth.errors import AuthError, AuthRetryableError
 
 from chats.errors import StoreUnavailable
-from chats.supabase.errors import RemoteError, SignInRequired
+from chats.supabase.errors import RemoteError, SignInRequired, SupabaseUnreachable
+from chats.supabase.migrations import require_schema
 
 DEFAULT_TIMEOUT_S = 10.0
 """How long one request may take before Supabase counts as unreachable (seconds)."""
@@ -70,11 +73,16 @@ class _StorageAdapter(AsyncSupportedStorage):
 
 
 class SupabaseConnection:
-    def __init__(self, client: AsyncClient, http: httpx.AsyncClient, user_id: str) -> None:
+    def __init__(self, client: AsyncClient, http: httpx.AsyncClient, user_id: str, email: str | None) -> None:
         self._client = client
         self._http = http
         self._user_id = user_id
+        self._email = email
         self._auth_lock = asyncio.Lock()
+        self._schema: int | None = None
+        self._reachable: bool | None = None
+        """Whether the last request reached Supabase (None before the first)."""
+        self._reachability_listeners: list[Callable[[bool], None]] = []
         self._closed = False
 
     @classmethod
@@ -97,27 +105,40 @@ class SupabaseConnection:
             try:
                 response = await client.auth.sign_in_with_password({"email": email, "password": password})
             except AuthRetryableError as error:
-                raise StoreUnavailable(f"cannot reach Supabase at {url}: {error.message}") from error
+                raise SupabaseUnreachable(f"cannot reach Supabase at {url}: {error.message}") from error
             except AuthError as error:
                 raise SignInRequired(f"Supabase did not accept the sign-in for {email}: {error.message}") from error
             if response.user is None:
                 raise SignInRequired(f"Supabase did not sign in {email}")
-            return cls(client, http, response.user.id)
+            return cls(client, http, response.user.id, response.user.email)
         except BaseException:
             await http.aclose()
             raise
 
     @classmethod
     async def resume(
-        cls, url: str, anon_key: str, storage: SessionStorage, *, timeout_s: float = DEFAULT_TIMEOUT_S
+        cls,
+        url: str,
+        anon_key: str,
+        storage: SessionStorage,
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        unreachable_ok: bool = False,
     ) -> SupabaseConnection:
         """Go on with the session kept in `storage` (refreshing it if it has expired); raises
-        `SignInRequired` when there is none or Supabase no longer accepts it."""
+        `SignInRequired` when there is none or Supabase no longer accepts it. `unreachable_ok`: when an
+        expired session cannot be refreshed because Supabase is unreachable, go on as the user the kept
+        session names; the refresh happens on the first call that reaches Supabase."""
         client, http = await _client(url, anon_key, storage, timeout_s)
         try:
-            connection = cls(client, http, "")
-            session = await connection._session()
-            connection._user_id = session.user.id
+            connection = cls(client, http, "", None)
+            try:
+                session = await connection._session()
+                connection._user_id, connection._email = session.user.id, session.user.email
+            except SupabaseUnreachable:
+                if not unreachable_ok:
+                    raise
+                connection._user_id, connection._email = _kept_user(await storage.load())
             return connection
         except BaseException:
             await http.aclose()
@@ -128,20 +149,53 @@ class SupabaseConnection:
         """The signed-in user's id (`auth.uid()` in the database)."""
         return self._user_id
 
+    @property
+    def email(self) -> str | None:
+        """The signed-in user's email address, as Supabase Auth knows it."""
+        return self._email
+
     async def call(self, function: str, params: Mapping[str, object]) -> Any:
         """Call a remote procedure as the user; its JSON answer."""
         if self._closed:
             raise StoreUnavailable("the Supabase connection is closed")
-        await self._session()
         try:
-            response = await self._client.rpc(function, dict(params)).execute()
-        except APIError as error:
-            raise _remote_error(function, error) from error
-        except httpx.TimeoutException as error:
-            raise StoreUnavailable(f"Supabase did not answer {function} in time") from error
-        except httpx.TransportError as error:
-            raise StoreUnavailable(f"Supabase is unreachable: {error}") from error
+            await self._session()
+            try:
+                response = await self._client.rpc(function, dict(params)).execute()
+            except APIError as error:
+                raise _remote_error(function, error) from error
+            except httpx.TimeoutException as error:
+                raise SupabaseUnreachable(f"Supabase did not answer {function} in time") from error
+            except httpx.TransportError as error:
+                raise SupabaseUnreachable(f"Supabase is unreachable: {error}") from error
+        except SupabaseUnreachable:
+            self._now_reachable(False)
+            raise
+        except (StoreUnavailable, RemoteError):
+            self._now_reachable(True)  # it answered: a refusal, or an error a procedure raised
+            raise
+        self._now_reachable(True)
         return response.data
+
+    def watch_reachability(self, listener: Callable[[bool], None]) -> None:
+        """Have `listener` hear False when a call finds Supabase unreachable, and True when a call reaches
+        it again; at once False if the last call found it unreachable. Called on the caller's thread."""
+        self._reachability_listeners.append(listener)
+        if self._reachable is False:
+            listener(False)
+
+    def _now_reachable(self, reachable: bool) -> None:
+        before, self._reachable = self._reachable, reachable
+        if reachable is not before and (before is not None or not reachable):
+            for listener in self._reachability_listeners:
+                listener(reachable)
+
+    async def ensure_schema(self) -> None:
+        """Check, once per connection, that the project has Parley's schema: `StoreUnavailable` saying what
+        to run when it is older. The stores do before their first call, so a store opened while Supabase
+        was unreachable checks it once Supabase answers."""
+        if self._schema is None:
+            self._schema = await require_schema(self.call)
 
     async def sign_out(self) -> None:
         """End this session on the server and forget it (other devices stay signed in)."""
@@ -162,7 +216,7 @@ class SupabaseConnection:
             try:
                 session = await self._client.auth.get_session()
             except AuthRetryableError as error:
-                raise StoreUnavailable(f"Supabase is unreachable: {error.message}") from error
+                raise SupabaseUnreachable(f"Supabase is unreachable: {error.message}") from error
             except AuthError as error:
                 raise SignInRequired(f"Supabase ended the session ({error.message}): sign in again") from error
         if session is None:
@@ -190,6 +244,15 @@ async def _client(
         raise StoreUnavailable(f"not a Supabase project URL and key: {error.message}") from error
 
 
+def _kept_user(session: str | None) -> tuple[str, str | None]:
+    """The user id and email of a kept session (the SDK's JSON); `SignInRequired` when there is none."""
+    try:
+        user = json.loads(session or "")["user"]
+        return str(user["id"]), user.get("email")
+    except (ValueError, KeyError, TypeError):
+        raise SignInRequired("not signed in to Supabase: sign in again") from None
+
+
 def _remote_error(function: str, error: APIError) -> Exception:
     code = error.code or ""
     message = error.message or "no message"
@@ -204,7 +267,7 @@ def _remote_error(function: str, error: APIError) -> Exception:
             f"the Supabase project has no {function} function: apply Parley's migration (parley supabase setup)"
         )
     if code.startswith("PGRST0") or code.startswith(_DOWN_CLASSES) or (code.isdigit() and code.startswith("5")):
-        return StoreUnavailable(f"Supabase is unavailable ({code}: {message})")
+        return SupabaseUnreachable(f"Supabase is unavailable ({code}: {message})")
     if code in ("401", "403"):
         return SignInRequired(f"Supabase refused the request ({message}): sign in again")
     return RemoteError(code, message, error.details)

@@ -12,6 +12,12 @@ class SignInRequired(StoreUnavailable):
     was revoked, a token the project does not accept): the user must sign in again."""
 
 
+class SupabaseUnreachable(StoreUnavailable):
+    """Supabase did not answer, or answered that it is down (a lost network, a timeout, a 5xx, a database
+    shutting down): what goes away by itself, unlike a refused session or a project without Parley's
+    schema. While it lasts Parley keeps talking and journals the turns (chats.supabase.outage_store)."""
+
+
 class RemoteError(Exception):
     """An error a remote procedure raised on purpose, as PostgREST reports it; the store turns the codes
     it knows into domain errors."""

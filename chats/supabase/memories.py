@@ -35,7 +35,6 @@ from chats.models import EmbeddedText, FolderFilter, Vector, utc_now
 from chats.supabase import memory_rows as rows
 from chats.supabase.connection import DEFAULT_TIMEOUT_S, SessionStorage, SupabaseConnection
 from chats.supabase.errors import RemoteError
-from chats.supabase.migrations import require_schema
 from chats.supabase.rows import vector_text
 
 MEMORY_NOT_FOUND = "PME04"
@@ -56,7 +55,8 @@ class SupabaseMemoryStore:
         candidates: int = CANDIDATES,
         owns_connection: bool = False,
     ) -> None:
-        """Use `open` (which checks the project's schema) or `sign_in`."""
+        """Use `open` (which checks the project's schema now) or `sign_in`; made directly, the store checks
+        it before its first call (see `SupabaseConnection.ensure_schema`)."""
         self._connection = connection
         self._clock = clock
         self._ranking = ranking
@@ -79,7 +79,7 @@ class SupabaseMemoryStore:
         `candidates` is the length of each candidate list a search reads (see the module docstring)."""
         store = cls(connection, clock=clock, ranking=ranking, candidates=candidates, owns_connection=owns_connection)
         try:
-            await require_schema(store._call)
+            await connection.ensure_schema()
         except BaseException:
             await store.close()
             raise
@@ -112,6 +112,7 @@ class SupabaseMemoryStore:
     async def _call(self, function: str, params: Mapping[str, object]) -> Any:
         if self._closed:
             raise StoreUnavailable("the memory store is closed")
+        await self._connection.ensure_schema()
         try:
             return await self._connection.call(function, params)
         except RemoteError as error:

@@ -16,7 +16,7 @@ from typing import Any
 
 from chats.errors import StoreUnavailable
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 8
 """What `parley_schema_version()` answers once every bundled migration is applied."""
 
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
@@ -72,11 +72,13 @@ def migration_script(applied: Iterable[int] = ()) -> str:
     return "\n".join(parts) + "\n"
 
 
-async def require_schema(call: Callable[[str, dict[str, Any]], Awaitable[Any]]) -> None:
-    """Raise `StoreUnavailable` unless the project answers `parley_schema_version()` with at least
+async def require_schema(call: Callable[[str, dict[str, Any]], Awaitable[Any]]) -> int:
+    """The project's schema version (`parley_schema_version()`); `StoreUnavailable` when it is older than
     `SCHEMA_VERSION`. `call` runs one RPC as the signed-in user."""
     version = await call("parley_schema_version", {})
     if not isinstance(version, int) or version < SCHEMA_VERSION:
         raise StoreUnavailable(
-            f"the Supabase project has Parley schema {version}, not {SCHEMA_VERSION}: apply the newer migration"
+            f"the Supabase project has Parley schema {version}, not {SCHEMA_VERSION}: "
+            "apply the newer migration (parley supabase setup)"
         )
+    return version

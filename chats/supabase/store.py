@@ -53,7 +53,6 @@ from chats.store import (
 from chats.supabase import rows
 from chats.supabase.connection import DEFAULT_TIMEOUT_S, SessionStorage, SupabaseConnection
 from chats.supabase.errors import RemoteError
-from chats.supabase.migrations import require_schema
 
 CHAT_NOT_FOUND = "PCH04"
 FOLDER_NOT_FOUND = "PFD04"
@@ -69,7 +68,8 @@ class SupabaseChatStore:
         clock: Callable[[], datetime] = utc_now,
         owns_connection: bool = False,
     ) -> None:
-        """Use `open` (which checks the project's schema) or `sign_in`."""
+        """Use `open` (which checks the project's schema now) or `sign_in`; made directly, the store checks
+        it before its first call (see `SupabaseConnection.ensure_schema`)."""
         self._connection = connection
         self._clock = clock
         self._owns_connection = owns_connection
@@ -87,7 +87,7 @@ class SupabaseChatStore:
         `clock` stamps activity and creation times, as in the SQLite store."""
         store = cls(connection, clock=clock, owns_connection=owns_connection)
         try:
-            await require_schema(store._call)
+            await connection.ensure_schema()
         except BaseException:
             await store.close()
             raise
@@ -118,6 +118,7 @@ class SupabaseChatStore:
     async def _call(self, function: str, params: Mapping[str, object]) -> Any:
         if self._closed:
             raise StoreUnavailable("the chat store is closed")
+        await self._connection.ensure_schema()
         try:
             return await self._connection.call(function, params)
         except RemoteError as error:
@@ -127,12 +128,17 @@ class SupabaseChatStore:
         return self._clock().isoformat()
 
     async def create(
-        self, *, title: str | None = None, turns: Sequence[Turn] = (), project_id: str | None = None
+        self,
+        *,
+        title: str | None = None,
+        turns: Sequence[Turn] = (),
+        project_id: str | None = None,
+        chat_id: UUID | None = None,
     ) -> Chat:
         row = await self._call(
             "create_chat",
             {
-                "p_id": str(uuid.uuid4()),
+                "p_id": str(chat_id or uuid.uuid4()),
                 "p_title": title,
                 "p_turns": turns_to_json(turns),
                 "p_project_id": project_id,

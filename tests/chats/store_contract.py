@@ -65,6 +65,13 @@ async def test_create_starts_both_histories_alike(store: ChatStore) -> None:
     assert (await store.get(chat.id)) == chat
 
 
+async def test_a_chat_copied_from_another_store_keeps_its_id(store: ChatStore) -> None:
+    original = uuid4()
+    chat = await store.create(title="Copied", chat_id=original)
+    assert chat.id == original
+    assert (await store.get(original)).title == "Copied"
+
+
 async def test_turn_fields_survive_a_round_trip(store: ChatStore) -> None:
     turn = Turn(role="model", text="answer", thinking="why", at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
     chat = await store.create(turns=[turn])

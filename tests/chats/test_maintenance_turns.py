@@ -137,6 +137,19 @@ async def test_the_worker_maintains_requested_chats_before_the_backfill(
     assert await store.chats_without_turn_vectors(minilm.model_name) == []
 
 
+async def test_leaving_the_worker_finishes_requested_chats_and_drops_the_backfill(
+    store: SqliteChatStore, minilm: MiniLMEmbedder
+) -> None:
+    embedder = RecordingEmbedder(minilm)
+    old = [await store.create(turns=talk(2, f"old chat {i}")) for i in range(3)]
+    fresh = await store.create(turns=talk(2, "just spoken"))
+    async with MaintenanceWorker(ChatMaintainer(store, embedder, ScriptedTextModel())) as worker:
+        worker.request_backfill()
+        worker.request(fresh.id)
+    assert [batch[0].split(":")[0] for batch in embedder.turn_batches()] == ["just spoken"]
+    assert set(await store.chats_without_turn_vectors(minilm.model_name)) == {chat.id for chat in old}
+
+
 async def test_a_broken_embedder_stops_the_backfill_with_one_warning(
     store: SqliteChatStore, caplog: pytest.LogCaptureFixture
 ) -> None:

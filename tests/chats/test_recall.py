@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import AsyncIterator
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 from uuid import UUID, uuid4
 
+import numpy as np
 import pytest
 
 from chats.compaction import summary_turn
 from chats.errors import InvalidRecallQuery
 from chats.maintenance import TurnIndexer
 from chats.minilm import MiniLMEmbedder
-from chats.models import NO_FOLDER, Turn
+from chats.models import NO_FOLDER, EmbeddedText, Turn
 from chats.recall import (
     MIN_SIMILARITY,
     MIN_SIMILARITY_WITH_WORDS,
@@ -28,7 +31,12 @@ from chats.recall import (
     seen_turns_of,
 )
 from chats.sqlite import SqliteChatStore
-from chats.store import ChatExcerpt, TurnCandidate, TurnSpan
+from chats.sqlite.connection import connect
+from chats.sqlite.int8_rows import CHUNK_ROWS, Int8Rows
+from chats.sqlite.recall import chats_without_turn_vectors
+from chats.sqlite.turn_index import ModelTurnIndex
+from chats.store import ChatExcerpt, TurnCandidate, TurnSpan, TurnVector
+from tests.chats.test_sqlite_store import database_at_version
 
 CHAT = UUID(int=1)
 OTHER = UUID(int=2)
@@ -157,9 +165,13 @@ async def store(tmp_path: Path) -> AsyncIterator[SqliteChatStore]:
 
 
 async def embedded_chat(
-    store: SqliteChatStore, minilm: MiniLMEmbedder, lines: list[tuple[str, str]], **fields: str
+    store: SqliteChatStore,
+    minilm: MiniLMEmbedder,
+    lines: list[tuple[str, str]],
+    title: str | None = None,
+    project_id: str | None = None,
 ) -> UUID:
-    chat = await store.create(turns=dialogue(lines), **fields)
+    chat = await store.create(turns=dialogue(lines), title=title, project_id=project_id)
     await TurnIndexer(store, minilm).embed_chat(chat.id)
     return chat.id
 
@@ -279,3 +291,113 @@ async def test_limits_are_checked(store: SqliteChatStore, minilm: MiniLMEmbedder
     for limit, neighbours in ((0, 2), (11, 2), (3, -1), (3, 6)):
         with pytest.raises(InvalidRecallQuery):
             await recaller.recall("tiles", current_chat=None, seen_turns=0, limit=limit, neighbours=neighbours)
+
+
+async def test_the_chats_needing_vectors_stay_exact_through_rewrites_appends_and_deletes(
+    store: SqliteChatStore, minilm: MiniLMEmbedder
+) -> None:
+    model = minilm.model_name
+    done = await embedded_chat(store, minilm, KITCHEN)
+    waiting = (await store.create(turns=dialogue(GARDEN))).id
+    assert await store.chats_without_turn_vectors(model) == [waiting]
+    # A re-embedded turn replaces its row (INSERT OR REPLACE): the chat is not counted twice as done.
+    text = KITCHEN[0][1]
+    again = EmbeddedText(text, (await minilm.embed([text]))[0], model)
+    await store.set_turn_vectors([TurnVector(done, 0, again), TurnVector(done, 0, again)])
+    assert await store.chats_without_turn_vectors(model) == [waiting]
+    await store.append(done, dialogue([("user", "One more thing: the grout should be dark grey.")]))
+    assert await store.chats_without_turn_vectors(model) == [done, waiting]  # most recent activity first
+    await TurnIndexer(store, minilm).embed_chat(done)
+    assert await store.chats_without_turn_vectors(model) == [waiting]
+    assert set(await store.chats_without_turn_vectors("another model")) == {done, waiting}
+    await store.delete(waiting)
+    await store.delete(done)
+    assert await store.chats_without_turn_vectors(model) == []
+
+
+def test_the_chats_needing_vectors_are_found_without_reading_chat_rows(tmp_path: Path) -> None:
+    """A chat row holds its assistant_history: reading 10,000 of them took over 100 ms at start-up."""
+    asked: list[str] = []
+    with closing(connect(tmp_path / "chats.sqlite3")) as db:
+        db.set_trace_callback(asked.append)
+        assert chats_without_turn_vectors(db, "alice", "all-MiniLM-L6-v2") == []
+        db.set_trace_callback(None)
+        (query,) = [sql for sql in asked if sql.lstrip().upper().startswith("SELECT")]
+        plan = " | ".join(row[3] for row in db.execute("EXPLAIN QUERY PLAN " + query))  # values come bound
+    assert "USING COVERING INDEX chats_by_user_activity" in plan, plan
+    assert "turn_vectors" not in plan.replace("turn_vector_counts", ""), plan
+
+
+async def test_int8_rows_score_like_the_float32_vectors(minilm: MiniLMEmbedder) -> None:
+    texts = [text for _, text in (*KITCHEN, *GARDEN, *HOLIDAY)]
+    vectors = await minilm.embed(texts)
+    rows = Int8Rows(minilm.dimensions, capacity=2)
+    rows.resize(len(texts) + 1, keep=0)
+    rows.put(np.arange(len(texts)), vectors)
+    rows.put(np.array([len(texts)]), np.zeros((1, minilm.dimensions), dtype=np.float32))
+    assert rows.nbytes < vectors.nbytes / 3
+    query = (await minilm.embed(["terracotta floor tiles"]))[0]
+    exact = vectors @ query
+    approximate = rows.dot(query, len(texts) + 1)
+    assert np.abs(approximate[:-1] - exact).max() < 0.01
+    assert approximate[-1] == 0.0
+    assert list(np.argsort(-approximate[:-1])[:3]) == list(np.argsort(-exact)[:3])
+    # Growing keeps what was written; a search over more rows than one chunk gives the same scores.
+    rows.resize(CHUNK_ROWS * 2 + 5, keep=len(texts) + 1)
+    rows.put(np.arange(CHUNK_ROWS, CHUNK_ROWS + len(texts)), vectors)
+    grown = rows.dot(query, CHUNK_ROWS * 2 + 5)
+    assert np.allclose(grown[: len(texts)], approximate[:-1], atol=1e-6)
+    assert np.allclose(grown[CHUNK_ROWS : CHUNK_ROWS + len(texts)], approximate[:-1], atol=1e-6)
+
+
+def test_the_turn_index_replaces_a_re_embedded_turn_and_forgets_a_deleted_chat() -> None:
+    def blob(*values: float) -> bytes:
+        return np.array(values, dtype="<f4").tobytes()
+
+    index = ModelTurnIndex(dimensions=2, capacity=1)
+    index.add([(1, "a", 0, blob(1, 0)), (2, "a", 1, blob(0, 1)), (3, "b", 5, blob(1, 0)), (4, "b", 6, b"short")])
+    assert (index.size, index.live_rows, index.high_water) == (3, 3, 4)  # the damaged blob is left out
+    assert [index.row_of(("a", 0)), index.row_of(("b", 5)), index.row_of(("b", 4)), index.row_of(("c", 0))] == [
+        0,
+        2,
+        None,
+        None,
+    ]
+    index.add([(7, "a", 1, blob(1, 0))])  # turn a/1 embedded again: same row, new vector and rowid
+    assert (index.size, index.live_rows, int(index.rowid[1])) == (3, 3, 7)
+    assert index.vectors.dot(np.array([1, 0], dtype=np.float32), index.size).tolist() == pytest.approx([1, 1, 1])
+    assert index.rows_of("a").tolist() == [0, 1] and index.rows_of("a", first=1).tolist() == [1]
+    index.forget_chat("a")
+    assert (index.live_rows, index.dead, index.rows_of("a").tolist(), index.row_of(("a", 0))) == (1, {0, 1}, [], None)
+    index.add([(9, "a", 0, blob(0, 1))])  # a chat of that id again: a new row
+    assert (index.row_of(("a", 0)), index.live_rows) == (3, 2)
+
+
+async def test_a_version_6_database_counts_the_vectors_it_already_holds(tmp_path: Path) -> None:
+    path = tmp_path / "chats.sqlite3"
+    database_at_version(path, 6)
+    done, half, bobs = UUID(int=10), UUID(int=11), UUID(int=12)
+    vector = np.ones(4, dtype="<f4").tobytes()
+    with closing(sqlite3.connect(path)) as db:
+        for chat_id, user, at, embedded in ((done, "alice", "2025-01-01", 2), (half, "alice", "2025-01-02", 1),
+                                            (bobs, "bob", "2025-01-03", 0)):  # fmt: skip
+            db.execute(
+                "INSERT INTO chats (id, user_id, assistant_history, turn_count, last_activity_at, created_at)"
+                " VALUES (?, ?, '[]', 2, ?, ?)",
+                (str(chat_id), user, at, at),
+            )
+            for seq in range(2):
+                turn = db.execute(
+                    "INSERT INTO turns (chat_id, seq, body, text) VALUES (?, ?, '{}', 'words')", (str(chat_id), seq)
+                ).lastrowid
+                if seq < embedded:
+                    db.execute(
+                        "INSERT INTO turn_vectors (turn_id, model, user_id, chat_id, seq, text, embedding)"
+                        " VALUES (?, 'm', ?, ?, ?, 'words', ?)",
+                        (turn, user, str(chat_id), seq, vector),
+                    )
+        db.commit()
+    with closing(connect(path)) as db:  # applies migration 0007, which counts the vectors already there
+        assert chats_without_turn_vectors(db, "alice", "m") == [half]
+        assert chats_without_turn_vectors(db, "alice", "other") == [half, done]
+        assert chats_without_turn_vectors(db, "bob", "m") == [bobs]

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
-from uuid import uuid4
+from uuid import UUID, uuid4
 
 import httpx
 import numpy as np
@@ -18,9 +18,10 @@ from postgrest.exceptions import APIError
 from supabase import AsyncClientOptions, acreate_client
 
 from chats.errors import ChatNotFound, FolderNotFound
+from chats.memory.store import MemoryQuery
 from chats.models import NO_FOLDER, Chat, EmbeddedText, Folder, Turn
-from chats.store import SearchQuery
-from chats.supabase import SupabaseChatStore
+from chats.store import HiddenTurns, RecallQuery, SearchQuery, TurnVector
+from chats.supabase import SupabaseChatStore, SupabaseMemoryStore
 from tests.fakes.supabase_stack import SupabaseStack, TestUser
 
 
@@ -202,3 +203,61 @@ async def test_a_forged_or_expired_token_is_refused(supabase_stack: SupabaseStac
             await rpc_with_token(supabase_stack, token, "count_chats")
         assert refused.value.code == code
     assert await rpc_with_token(supabase_stack, valid, "count_chats") == 1
+
+
+OWNER_RUN_CALLS = (
+    "search_chats_semantic('[1,0,0,0,0,0,0,0]', 10, 'm', '{reykjavik}')",
+    "recall_candidates('[1,0,0,0,0,0,0,0]', 'm', '{reykjavik}', 10, 2)",
+    "search_memory_candidates('[1,0,0,0,0,0,0,0]', 'm', '{reykjavik}', 10)",
+)
+"""The searches that run as their owner, past row level security, keeping to `auth.uid()`'s rows."""
+
+
+async def test_the_searches_run_as_their_owner_keep_to_the_callers_rows(supabase_stack: SupabaseStack) -> None:
+    """Two users with the same words and vectors in their chats, turns and memories: chat search, recall
+    and memory search each find the caller's rows only; naming the other's folder or chat finds nothing of
+    it; with no user id in the claims, they find nothing at all."""
+    users = [supabase_stack.new_user("alice"), supabase_stack.new_user("bob")]
+    own: dict[str, tuple[set[UUID], set[tuple[UUID, int]], set[UUID]]] = {}
+    folders: dict[str, Folder] = {}
+    for user in users:
+        chats = await sign_in(supabase_stack, user)
+        memories = await SupabaseMemoryStore.sign_in(
+            supabase_stack.url, supabase_stack.anon_key, user.email, user.password
+        )
+        folders[user.id] = await chats.create_folder("Trips")
+        chat = await chats.create(
+            turns=[Turn(role="user", text="the weather in Reykjavik"), Turn(role="model", text="cold")],
+            project_id=folders[user.id].id,
+        )
+        await chats.set_embedding(chat.id, "topic", EmbeddedText("Reykjavik", unit(1), "m"))
+        await chats.set_turn_vectors([TurnVector(chat.id, i, EmbeddedText("x", unit(1), "m")) for i in range(2)])
+        memory = await memories.add(
+            content=EmbeddedText("User went to Reykjavik in March", unit(1), "m"), category="context", importance=5
+        )
+        own[user.id] = ({chat.id}, {(chat.id, 0), (chat.id, 1)}, {memory.id})
+        await chats.close()
+        await memories.close()
+    for user, other in (users, users[::-1]):
+        chats = await sign_in(supabase_stack, user)
+        memories = await SupabaseMemoryStore.sign_in(
+            supabase_stack.url, supabase_stack.anon_key, user.email, user.password
+        )
+        found_chats = {hit.chat_id for hit in await chats.search(SearchQuery(unit(1), "m", "Reykjavik weather"))}
+        recall = RecallQuery(vector=unit(1), model="m", text="Reykjavik weather", context=1)
+        recalled = {(c.chat_id, c.index) for c in await chats.recall_candidates(recall)}
+        memory_hits = await memories.search(MemoryQuery(unit(1), "m", "Reykjavik", None))
+        assert (found_chats, recalled, {hit.memory.id for hit in memory_hits}) == own[user.id]
+        other_chat = next(iter(own[other.id][0]))
+        hidden = HiddenTurns(other_chat, 2)  # naming the other's chat hides nothing of one's own
+        assert {(c.chat_id, c.index) for c in await chats.recall_candidates(replace(recall, hidden=hidden))} == own[
+            user.id
+        ][1]
+        with pytest.raises(FolderNotFound):
+            await chats.recall_candidates(RecallQuery(unit(1), "m", "Reykjavik", project_id=folders[other.id].id))
+        await chats.close()
+        await memories.close()
+    for call in OWNER_RUN_CALLS:
+        assert run_as(supabase_stack, "authenticated", None, f"SELECT count(*) FROM {call}") == [(0,)]
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            run_as(supabase_stack, "anon", {"role": "anon"}, f"SELECT count(*) FROM {call}")

@@ -51,22 +51,32 @@ def json_reply(status: int, data: Any, headers: Mapping[str, str] | None = None)
 Handler = Callable[[Request], Reply]
 
 
-class SupabaseHttpServer:
-    """Serves `routes` (path prefix -> handler) on 127.0.0.1 at a free port, on its own threads."""
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    # socketserver's default backlog of 5 resets connections when a test opens dozens at once (a busy
+    # machine accepts slowly); a real server's is in the hundreds.
+    request_queue_size = 128
 
-    def __init__(self, routes: Mapping[str, Handler]) -> None:
+
+class SupabaseHttpServer:
+    """Serves `routes` (path prefix -> handler) on 127.0.0.1 at `port` (0: a free one), on its own threads.
+    A server stopped and made again on its old port is a Supabase project back after an outage."""
+
+    def __init__(self, routes: Mapping[str, Handler], port: int = 0) -> None:
         self._routes = dict(routes)
         self._open: set[socket.socket] = set()
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", port), self._handler_class())
         self._thread = threading.Thread(target=self._server.serve_forever, name="supabase-double", daemon=True)
         self._thread.start()
 
     @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return f"http://127.0.0.1:{self.port}"
 
     def stop(self) -> None:
         """Stop answering, close the port and cut the kept-alive connections, as a lost network would:

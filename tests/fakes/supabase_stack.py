@@ -27,7 +27,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from chats.supabase.migrations import migration_script
+from chats.supabase.database import applied_versions, apply_migrations
 from tests.fakes.gotrue_server import GoTrueDouble, anon_key
 from tests.fakes.postgrest_server import PostgrestDouble
 from tests.fakes.supabase_http import SupabaseHttpServer
@@ -135,18 +135,7 @@ class PostgresCluster:
 
 def applied_migrations(conninfo: str) -> list[int]:
     with psycopg.connect(conninfo, autocommit=True) as db:
-        exists = db.execute("SELECT to_regclass('parley.schema_migrations') IS NOT NULL").fetchone()
-        if not exists or not exists[0]:
-            return []
-        return [row[0] for row in db.execute("SELECT version FROM parley.schema_migrations ORDER BY version")]
-
-
-def migrate(conninfo: str) -> None:
-    """Apply the pending migrations, as `parley supabase setup` would with a connection string."""
-    script = migration_script(applied_migrations(conninfo))
-    if script:
-        with psycopg.connect(conninfo, autocommit=True) as db:
-            db.execute(script)
+        return applied_versions(db)
 
 
 class SupabaseStack:
@@ -155,7 +144,7 @@ class SupabaseStack:
     def __init__(self, cluster: PostgresCluster, database: str, *, migrated: bool = True) -> None:
         self.admin_conninfo = cluster.create_database(database)
         if migrated:
-            migrate(self.admin_conninfo)
+            apply_migrations(self.admin_conninfo)
         self.jwt_secret = secrets.token_urlsafe(32)
         self.anon_key = anon_key(self.jwt_secret)
         self.postgrest = PostgrestDouble(cluster.conninfo(database, user="authenticator"), self.jwt_secret)
@@ -168,9 +157,10 @@ class SupabaseStack:
         assert self._front is not None
         return self._front.url
 
-    def serve(self) -> SupabaseHttpServer:
-        """Another HTTP front on these doubles, at an address of its own (stop it to cut the network)."""
-        return SupabaseHttpServer({"/auth/v1/": self.auth.handle, "/rest/v1/": self.postgrest.handle})
+    def serve(self, port: int = 0) -> SupabaseHttpServer:
+        """Another HTTP front on these doubles, at an address of its own (stop it to cut the network; serve
+        again on its port to bring it back)."""
+        return SupabaseHttpServer({"/auth/v1/": self.auth.handle, "/rest/v1/": self.postgrest.handle}, port)
 
     def new_user(self, name: str) -> TestUser:
         """A confirmed user no other test has: `name` plus a random tag."""

@@ -234,6 +234,22 @@ def test_a_corrupt_store_shows_an_error_banner(qtbot: QtBot, bridge: ChatBridge,
     assert not window.banner.isVisible()
 
 
+def test_a_resolved_error_takes_its_banner_down_and_no_other(qtbot: QtBot, bridge: ChatBridge, seed: Seed) -> None:
+    seed(three_chats)
+    window = open_window(qtbot, bridge)
+    with qtbot.waitSignal(bridge.error, timeout=TIMEOUT_MS):
+        bridge.post_error("Supabase cannot be reached.")
+    with qtbot.waitSignal(bridge.error_resolved, timeout=TIMEOUT_MS):
+        bridge.post_error_resolved("Supabase cannot be reached.")
+    assert not window.banner.isVisible()
+    with qtbot.waitSignal(bridge.error, timeout=TIMEOUT_MS):
+        bridge.post_error("The microphone is gone.")
+    with qtbot.waitSignal(bridge.error_resolved, timeout=TIMEOUT_MS):
+        bridge.post_error_resolved("Supabase cannot be reached.")
+    assert window.banner.isVisible()
+    assert "microphone" in window.banner.text()
+
+
 def test_a_deleted_chat_reports_its_error(qtbot: QtBot, bridge: ChatBridge, seed: Seed) -> None:
     ids = seed(three_chats)
     assert isinstance(ids, dict)

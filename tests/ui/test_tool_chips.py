@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from uuid import UUID, uuid4
 
 from PySide6.QtGui import QColor, QPalette
@@ -105,6 +106,27 @@ def test_chips_stay_between_the_turns_they_came_between(qtbot: QtBot) -> None:
     view.show_chat(chat("first question", "first answer", "second question", chat_id=shown.id))
     text = view.toPlainText()
     assert text.index("first answer") < text.index("Listed 3") < text.index("second question")
+
+
+def test_the_save_of_turns_shown_live_does_not_render_the_chat_again(qtbot: QtBot) -> None:
+    view, fresh = TranscriptView(), TranscriptView()
+    qtbot.addWidget(view)
+    qtbot.addWidget(fresh)
+    shown = chat("first question", "first answer")
+    view.show_chat(shown)
+    view.add_live_turn(Turn(role="user", text="second question"))
+    view.add_live_turn(Turn(role="model", text="second answer"))
+    revision = view.document().revision()
+    saved = chat("first question", "first answer", "second question", "second answer", chat_id=shown.id)
+    view.show_chat(saved)
+    assert view.document().revision() == revision
+    assert view.chat == saved
+    fresh.show_chat(saved)
+    assert view.toPlainText() == fresh.toPlainText()
+    # Anything else in the reload (here a new title) renders the chat again.
+    view.show_chat(dataclasses.replace(saved, title="Tiles"))
+    assert view.document().revision() != revision
+    assert "Tiles" in view.toPlainText()
 
 
 def test_a_chip_for_a_chat_not_shown_appears_when_it_is(qtbot: QtBot) -> None:

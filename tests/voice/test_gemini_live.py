@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import socket
+import sys
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import AbstractAsyncContextManager, aclosing
 from typing import Any
@@ -470,3 +472,27 @@ def test_a_resumed_config_seeds_no_history() -> None:
 def test_no_history_means_no_history_phase() -> None:
     only_blank: Any = build_connect_config(LiveConfig("m", "p", history=(HistoryTurn("user", " "),)))
     assert only_blank.history_config is None
+
+
+async def test_the_warm_up_builds_every_server_message_type_without_a_network() -> None:
+    # Run in a fresh interpreter: in this one, earlier tests have long built the SDK's models.
+    script = (
+        "import asyncio\n"
+        "from google.genai import types\n"
+        "from voice.gemini_live import warm_up\n"
+        "models = [types.LiveServerMessage, types.LiveServerContent, types.LiveServerToolCall]\n"
+        "models.append(types.LiveConnectConfig)\n"
+        "before = [m.__pydantic_complete__ for m in models]\n"
+        "asyncio.run(warm_up())\n"
+        "print(before, [m.__pydantic_complete__ for m in models])\n"
+    )
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        script,
+        stdout=asyncio.subprocess.PIPE,
+        env=os.environ | {"HTTPS_PROXY": "http://0.0.0.0:9"},
+    )
+    out, _ = await child.communicate()
+    assert child.returncode == 0
+    assert out.decode().strip() == "[False, False, False, False] [True, True, True, True]"

@@ -226,9 +226,9 @@ async def test_a_new_stream_after_a_wake_does_not_fire_again_on_silence() -> Non
 
 @pytest.mark.parametrize("cut_ms", [1200.0, 1360.0, 1520.0, 1680.0])
 async def test_a_wake_phrase_cut_short_does_not_leak_into_the_next_stream(cut_ms: float) -> None:
-    # A stream that ends while or just after the phrase is spoken, before the detection: one
-    # openWakeWord model reused with Model.reset() fired on the next stream's silence at each of
-    # these cuts. Every stream here gets a fresh model.
+    # A stream that ends while or just after the phrase is spoken, before the detection: an openWakeWord
+    # model reused after Model.reset() alone fired on the next stream's silence at each of these cuts.
+    # The detector's reset also runs silence through every buffer.
     pcm = read_pcm("wake_hey_jarvis")
     async with OpenWakeWordDetector() as detector:
         assert await detect(detector, split(pcm[: round(cut_ms * MIC_FORMAT.bytes_per_second / 1000)])) == []

@@ -1,0 +1,111 @@
+"""One setting's description (`SettingSpec`) and the check of its values, whichever layer gives them:
+the config file's TOML values, environment variables and command-line text alike."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from app.config_file import SettingsError
+
+Kind = Literal["text", "optional", "path", "url", "level", "number", "flag", "secret"]
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
+@dataclass(frozen=True)
+class SettingSpec:
+    """One setting: where each layer finds it, and what it means to the user."""
+
+    name: str
+    """The `Settings` field."""
+    env_vars: tuple[str, ...]
+    """Environment variables, read in this order (most settings have exactly one)."""
+    config_key: str | None
+    """Key in the config file; None when the file may not set it (the file's own path, API keys)."""
+    default: str | None
+    """The built-in default, as text; None when there is none."""
+    description: str
+    """One sentence for the user."""
+    kind: Kind = "text"
+    """How values are checked: text, optional (text; empty means the default), path (`~` expanded, made
+    absolute), url (http/https), level, number, flag (true or false), secret."""
+    choices: tuple[str, ...] = ()
+    """The allowed values; empty means any non-empty text."""
+
+
+_TOML_TYPES = {bool: "a boolean", int: "an integer", float: "a float", list: "an array", dict: "a table"}
+
+
+def convert_value(spec: SettingSpec, raw: object, where: str, *, base: Path | None) -> str | Path | None:
+    """Check and normalise one raw value. `base` anchors relative paths (None: the working folder)."""
+    text = _as_text(spec, raw, where)
+    if spec.kind == "url":
+        return _url(text, where)
+    if spec.kind == "optional":
+        return text or None
+    if not text:
+        raise SettingsError(f"{where} must not be empty")
+    if spec.kind == "path":
+        path = Path(text).expanduser()
+        if not path.is_absolute():
+            path = (base / path) if base is not None else path.absolute()
+        return path
+    if spec.kind == "number":
+        return _number(text, where)
+    if spec.kind == "flag":
+        return _flag(text, where)
+    if spec.kind == "level":
+        return _choice(text.upper(), LOG_LEVELS, where)
+    return _choice(text, spec.choices, where) if spec.choices else text
+
+
+def _as_text(spec: SettingSpec, raw: object, where: str) -> str:
+    """The raw value as stripped text: TOML numbers and booleans, and path objects, are taken as such."""
+    if isinstance(raw, os.PathLike) and spec.kind == "path":
+        raw = os.fspath(raw)
+    if spec.kind == "number" and isinstance(raw, int | float) and not isinstance(raw, bool):
+        raw = str(raw)
+    if spec.kind == "flag" and isinstance(raw, bool):
+        raw = str(raw).lower()
+    if not isinstance(raw, str):
+        got = _TOML_TYPES.get(type(raw), f"a {type(raw).__name__}")
+        raise SettingsError(f"{where} must be a string, not {got}")
+    return raw.strip()
+
+
+def _choice(text: str, choices: tuple[str, ...], where: str) -> str:
+    if text not in choices:
+        raise SettingsError(f"{where} must be one of {', '.join(choices)} (got {text!r})")
+    return text
+
+
+def _url(text: str, where: str) -> str | None:
+    if not text:
+        return None  # `gemini_base_url = ""` in the file: back to the default endpoint
+    if not text.startswith(("http://", "https://")):
+        raise SettingsError(f"{where} must start with http:// or https:// (got {text!r})")
+    return text
+
+
+def _number(text: str, where: str) -> str:
+    try:
+        number = float(text)
+    except ValueError:
+        raise SettingsError(f"{where} must be a number (got {text!r})") from None
+    if not number > 0:
+        raise SettingsError(f"{where} must be greater than 0 (got {text!r})")
+    return text
+
+
+def _flag(text: str, where: str) -> str:
+    """ "true" or "false", from the usual spellings of each."""
+    word = text.lower()
+    if word in _TRUE:
+        return "true"
+    if word in _FALSE:
+        return "false"
+    raise SettingsError(f"{where} must be true or false (got {text!r})")

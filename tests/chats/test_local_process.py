@@ -1,0 +1,134 @@
+"""The local models in a child process: the same vectors, summaries and titles as in this one, and a
+child that dies or is interrupted costs one call, never the next."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from chats.errors import EmbeddingError, TextModelError
+from chats.local_process import CHUNK_TEXTS, LocalModelsProcess, ProcessEmbedder, ProcessTextModel
+from chats.minilm import DIMENSIONS, MiniLMEmbedder
+from chats.models import Turn
+from chats.offline_text import OfflineTextModel
+
+TEXTS = [f"note {i}: the tiles for the kitchen arrive on day {i}" for i in range(CHUNK_TEXTS * 2 + 3)]
+TURNS = [
+    Turn(role="user", text="We are renovating the kitchen. The tiles cost 40 euros a square metre."),
+    Turn(role="model", text="Noted. Shall we order them from Fliesen Meyer on Friday?"),
+    Turn(role="user", text="Yes, order 12 square metres on Friday, and ask about grout colours."),
+]
+
+
+@pytest.fixture
+async def child() -> AsyncIterator[LocalModelsProcess]:
+    process = LocalModelsProcess()
+    try:
+        yield process
+    finally:
+        await process.aclose()
+
+
+def children() -> list[int]:
+    """This process's children running the local models, found by their command line in /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue
+        if parent == os.getpid() and b"chats.local_process" in command:
+            found.append(int(entry.name))
+    return found
+
+
+async def test_the_child_gives_the_vectors_this_process_would(child: LocalModelsProcess) -> None:
+    embedder = ProcessEmbedder(child)
+    here = MiniLMEmbedder().embed_sync(TEXTS)
+    there = await embedder.embed(TEXTS)
+    assert there.shape == (len(TEXTS), DIMENSIONS)
+    assert there.dtype == np.float32
+    np.testing.assert_allclose(there, here, atol=1e-6)
+    assert (await embedder.embed([])).shape == (0, DIMENSIONS)
+    assert embedder.model_name == MiniLMEmbedder().model_name
+
+
+async def test_the_child_gives_the_summaries_and_titles_this_process_would(child: LocalModelsProcess) -> None:
+    here, there = OfflineTextModel(), ProcessTextModel(child)
+    assert there.name == here.name
+    assert await there.summarize(TURNS, 200) == await here.summarize(TURNS, 200)
+    text = " ".join(turn.text for turn in TURNS)
+    assert await there.title(text) == await here.title(text)
+
+
+async def test_a_child_that_dies_fails_one_call_and_the_next_starts_another(child: LocalModelsProcess) -> None:
+    embedder = ProcessEmbedder(child)
+    first = await embedder.embed(["before"])
+    [pid] = children()
+    os.kill(pid, signal.SIGKILL)
+    with pytest.raises(EmbeddingError, match="local models' process stopped"):
+        await embedder.embed(["during"])
+    again = await embedder.embed(["before"])
+    np.testing.assert_allclose(again, first, atol=1e-6)
+    assert children() != [pid]
+    [pid] = children()
+    os.kill(pid, signal.SIGKILL)
+    with pytest.raises(TextModelError, match="local models' process stopped"):
+        await ProcessTextModel(child).title("the kitchen tiles")
+
+
+async def test_a_call_cancelled_mid_answer_leaves_the_next_in_step(child: LocalModelsProcess) -> None:
+    embedder = ProcessEmbedder(child)
+    await embedder.embed(["warm"])
+    call = asyncio.ensure_future(embedder.embed(TEXTS))
+    await asyncio.sleep(0)  # the request is on its way: cancel it before its answer is read
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    vectors = await embedder.embed(["tiles", "grout"])
+    np.testing.assert_allclose(vectors, MiniLMEmbedder().embed_sync(["tiles", "grout"]), atol=1e-6)
+
+
+async def test_closing_ends_the_child(child: LocalModelsProcess) -> None:
+    await ProcessEmbedder(child).embed(["hello"])
+    assert len(children()) == 1
+    await child.aclose()
+    assert children() == []
+
+
+def test_the_child_answers_a_bad_request_with_an_error_and_serves_the_next() -> None:
+    bad = [
+        b"not json",
+        b'["embed"]',
+        b'{"op": "embed", "texts": [1, 2]}',
+        b'{"op": "summarize", "turns": [{"role": "robot"}], "max_chars": 100}',
+        b'{"op": "title", "text": 3}',
+        b'{"op": "translate"}',
+    ]
+    good = json.dumps({"op": "embed", "texts": ["ok"]}).encode()
+    done = subprocess.run(
+        [sys.executable, "-m", "chats.local_process"],
+        input=b"\n".join([*bad, good]) + b"\n",
+        capture_output=True,
+        check=True,
+        timeout=120,
+    )
+    lines = done.stdout.split(b"\n", len(bad) + 1)
+    errors = [json.loads(line) for line in lines[: len(bad)]]
+    assert all(set(answer) == {"error"} and answer["error"] for answer in errors)
+    assert "list of strings" in errors[2]["error"]
+    assert "embed, summarize or title" in errors[5]["error"]
+    assert json.loads(lines[len(bad)]) == {"rows": 1}
+    assert len(lines[len(bad) + 1]) == DIMENSIONS * 4
