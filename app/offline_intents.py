@@ -1,33 +1,36 @@
 """Tool intents for the offline voice: the small local model cannot choose tools, so the user's words are
-compared with example phrasings of each tool, by embedding similarity (the app's embedder), and the
-tool's answer is put into words by a template.
+compared with example phrasings of each tool the session declared, by embedding similarity (the app's
+embedder). What to say about the tool's answer is `app.offline_replies`'s.
 
-How a match is made (pure parts: `candidates`, `best_intent`, `arguments`, `reply_text`):
+How a match is made (pure parts: `candidates`, `best_intent`, `arguments`):
 - The utterance's leading words (1 to 8 of them) and the whole utterance are embedded and compared with
   every example. Leading words, because the intent is said first and what follows ("...the chat about the
   kitchen renovation", "...my daughter is called Mia") would dilute it.
 - The best tool wins when its similarity reaches `THRESHOLD` and beats the next tool by `MARGIN`.
   Measured with all-MiniLM-L6-v2: the requests score 0.86-1.00; questions and chat ("what's the weather
-  like in Rome tomorrow", "what did we talk about yesterday", "I forgot my keys at home") 0.3-0.72.
-- The words after the matched leading words are the argument: the chat to switch to, the fact to save
-  (in the third person, `chats.memory.text.third_person`), the memory to look up or forget.
+  like in Rome tomorrow", "what should we do about the leaking tap", "I forgot my keys at home") 0.3-0.72.
+- The words after the matched leading words are the argument: the chat to switch to, the fact to save or
+  the note to add (in the third person, `chats.memory.text.third_person`), the memory to look up or
+  forget, what to look for in earlier chats.
 """
 
 from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from app.offline_replies import supported, tool_answer
 from chats.embedding import Embedder
 from chats.errors import ChatsError, InvalidMemory
 from chats.memory.text import third_person
 from voice.live import ToolCall
+from voice.offline.router import ToolAnswer
 
 THRESHOLD = 0.8
 MARGIN = 0.1
@@ -43,18 +46,19 @@ EXAMPLES: Mapping[str, tuple[str, ...]] = {
         "go back to our conversation about",
     ),
     "new_chat": ("start a new chat", "open a new conversation", "let's start a fresh chat", "new chat please"),
-    "save_memory": (
-        "remember that",
-        "please remember that",
-        "don't forget that",
-        "keep in mind that",
-        "make a note that",
-    ),
+    "save_memory": ("remember that", "please remember that", "don't forget that", "keep in mind that"),
+    "add_memory": ("make a note that", "add a note that", "write down that", "take a note:"),
     "forget_memory": ("forget that", "forget what I told you about", "please forget that", "delete the memory about"),
     "search_memories": (
         "what do you remember about",
         "what do you know about me",
         "do you remember what I told you about",
+    ),
+    "recall_conversations": (
+        "what did we decide about",
+        "what did we say about",
+        "remind me what we discussed about",
+        "what did we talk about regarding",
     ),
     "list_recent_chats": (
         "list my recent chats",
@@ -128,12 +132,14 @@ def arguments(intent: Intent, utterance: str) -> dict[str, Any] | None:
     if intent.tool in ("search_memories", "forget_memory"):
         query = rest or utterance.strip()
         return {"query": query} if intent.tool == "forget_memory" else {"query": query, "limit": 3}
-    if intent.tool == "save_memory":
-        return _memory(rest)
+    if intent.tool == "recall_conversations":
+        return {"query": rest or utterance.strip()}
+    if intent.tool in ("save_memory", "add_memory"):
+        return _memory(intent.tool, rest)
     return {}
 
 
-def _memory(rest: str) -> dict[str, Any] | None:
+def _memory(tool: str, rest: str) -> dict[str, Any] | None:
     if rest.lower().startswith("to "):
         rest = f"User wants to remember {rest}"
     try:
@@ -141,11 +147,13 @@ def _memory(rest: str) -> dict[str, Any] | None:
     except InvalidMemory:
         return None
     category = next((name for name, words in _CATEGORY_WORDS if words.search(rest)), "context")
+    if tool == "add_memory":
+        return {"content": content, "metadata": {"category": category}}
     return {"content": content, "category": category, "reasoning": REASONING}
 
 
 class OfflineIntents:
-    """The offline connection's intent router (`voice.offline.engine.IntentRouter`)."""
+    """The offline connection's intent router (`voice.offline.router.IntentRouter`)."""
 
     def __init__(self, embedder: Embedder) -> None:
         self._embedder = embedder
@@ -157,7 +165,7 @@ class OfflineIntents:
         if self._examples is None:
             self._examples = await self._embedder.embed([p for phrases in EXAMPLES.values() for p in phrases])
 
-    async def match(self, text: str) -> ToolCall | None:
+    async def match(self, text: str, tools: Collection[str]) -> ToolCall | None:
         options = candidates(text)
         try:
             await self.prepare()
@@ -165,7 +173,9 @@ class OfflineIntents:
         except ChatsError:
             return None  # no intents without the embedder: the chat model still answers
         assert self._examples is not None
-        intent = best_intent(vectors @ self._examples.T, self._tools, options)
+        declared = [column for column, tool in enumerate(self._tools) if tool in tools]
+        similarity = vectors @ self._examples[declared].T
+        intent = best_intent(similarity, [self._tools[column] for column in declared], options)
         if intent is None:
             return None
         args = arguments(intent, text)
@@ -173,59 +183,8 @@ class OfflineIntents:
             return None
         return ToolCall(id=f"intent-{uuid.uuid4().hex[:8]}", name=intent.tool, args=args)
 
-    def reply(self, call: ToolCall, result: Mapping[str, Any]) -> str:
-        return reply_text(call.name, result)
+    def reply(self, call: ToolCall, result: Mapping[str, Any]) -> ToolAnswer:
+        return tool_answer(call.name, result)
 
-
-def reply_text(tool: str, result: Mapping[str, Any]) -> str:
-    """A short sentence saying what the tool did, from its answer."""
-    if "error" in result and tool not in _MEMORY_TOOLS:
-        return "Sorry, I couldn't do that right now."
-    if tool == "switch_chat":
-        return _switched(result)
-    if tool == "new_chat":
-        return "Starting a new chat."
-    if tool == "list_recent_chats":
-        titles = [str(chat.get("title") or "an untitled chat") for chat in result.get("chats", [])]
-        return f"Your recent chats are: {_listed(titles)}." if titles else "You have no chats yet."
-    if tool == "end_conversation":
-        return "Goodbye!"
-    return _memory_reply(tool, result)
-
-
-_MEMORY_TOOLS = ("save_memory", "forget_memory", "search_memories")
-
-
-def _switched(result: Mapping[str, Any]) -> str:
-    outcome = result.get("outcome")
-    title = result.get("title")
-    if outcome == "switched":
-        return f"Switching to {title}." if title else "Switching to that chat."
-    if outcome == "already_here":
-        return "We're already in that chat."
-    if outcome == "ask":
-        titles = [str(option.get("title") or "an untitled chat") for option in result.get("options", [])]
-        return f"I found several chats: {_listed(titles)}. Which one do you mean?"
-    return "I couldn't find a chat about that."
-
-
-def _memory_reply(tool: str, result: Mapping[str, Any]) -> str:
-    if tool == "save_memory":
-        if result.get("success"):
-            return "Okay, I'll remember that."
-        return "I already know that." if result.get("duplicate") else "Sorry, I couldn't save that."
-    if tool == "forget_memory":
-        if result.get("success"):
-            return "Okay, I've forgotten that."
-        if result.get("choices"):
-            return f"Which one should I forget: {_listed([str(c['content']) for c in result['choices']])}?"
-        return "I don't have anything saved about that."
-    found = [str(hit["content"]) for hit in result.get("results", [])]
-    return f"Here is what I have saved: {_listed(found)}." if found else "I don't have anything saved about that."
-
-
-def _listed(items: Sequence[str]) -> str:
-    items = [item.rstrip(".") for item in items]
-    if not items:
-        return "none"
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    def supported(self, sentence: str, findings: Sequence[str], question: str) -> bool:
+        return supported(sentence, findings, question)

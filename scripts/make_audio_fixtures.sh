@@ -62,6 +62,8 @@ speak alexa en-gb 175 "alexa"
 speak weather en-us 175 "what's the weather like in Rome tomorrow?"
 speak switch en-us 175 "let's go back to the chat about the kitchen renovation"
 speak goodbye en-us 175 "thanks, that's all for now. goodbye."
+speak remember en-us 175 "remember that my daughter's name is Mia."
+speak recall en-us 175 "what did we decide about the kitchen tiles?"
 
 fixture wake_hey_jarvis 0.8 jarvis
 fixture wake_hey_jarvis_slow_female 0.65 jarvis_slow
@@ -69,6 +71,8 @@ fixture wake_hey_jarvis_fast_british 0.95 jarvis_fast
 fixture wake_weather 0.7 jarvis gap weather
 fixture wake_switch_chat 0.85 jarvis gap switch
 fixture wake_goodbye 0.75 jarvis gap goodbye
+fixture wake_remember 0.9 jarvis gap remember
+fixture wake_recall 0.7 jarvis gap recall
 fixture wake_alexa 0.8 alexa
 
 # Negatives: other speech (one sentence with near words), silence and noise.

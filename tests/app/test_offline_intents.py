@@ -9,10 +9,12 @@ import pytest
 
 from app.chat_tools import TOOLS, invalid_arguments
 from app.memory_tools import MEMORY_TOOLS
-from app.offline_intents import Intent, OfflineIntents, arguments, best_intent, candidates, reply_text
+from app.offline_intents import EXAMPLES, Intent, OfflineIntents, arguments, best_intent, candidates
+from app.recall_tools import RECALL_TOOLS
 from chats.minilm import MiniLMEmbedder
 
-SPECS = {tool.name: tool for tool in (*TOOLS, *MEMORY_TOOLS)}
+SPECS = {tool.name: tool for tool in (*TOOLS, *MEMORY_TOOLS, *RECALL_TOOLS)}
+EVERY_TOOL = frozenset(EXAMPLES)
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +42,18 @@ def intents() -> OfflineIntents:
         ),
         ("Forget that I live in Lyon.", "forget_memory", {"query": "I live in Lyon"}),
         ("What do you remember about my job?", "search_memories", {"query": "my job"}),
+        (
+            "Make a note that the tiler comes on Tuesday.",
+            "add_memory",
+            {"content": "the tiler comes on Tuesday", "metadata": {"category": "context"}},
+        ),
+        ("What did we decide about the kitchen tiles?", "recall_conversations", {"query": "the kitchen tiles"}),
+        ("Remind me what we discussed about the holiday.", "recall_conversations", {"query": "the holiday"}),
+        ("What did we talk about yesterday?", "recall_conversations", {"query": "yesterday"}),
     ],
 )
 async def test_requests_become_tool_calls(intents: OfflineIntents, said: str, tool: str, args: dict[str, Any]) -> None:
-    call = await intents.match(said)
+    call = await intents.match(said, EVERY_TOOL)
     assert call is not None and call.name == tool and call.id
     assert {key: call.args[key] for key in args} == args
     if tool != "end_conversation":
@@ -54,7 +64,8 @@ async def test_requests_become_tool_calls(intents: OfflineIntents, said: str, to
     "said",
     [
         "What's the weather like in Rome tomorrow?",
-        "What did we talk about yesterday?",
+        "What did you have for breakfast?",
+        "What should we do about the leaking tap?",
         "I forgot my keys at home.",
         "Tell me a joke.",
         "What do you think about the new chat app?",
@@ -63,7 +74,15 @@ async def test_requests_become_tool_calls(intents: OfflineIntents, said: str, to
     ],
 )
 async def test_questions_and_chat_go_to_the_model(intents: OfflineIntents, said: str) -> None:
-    assert await intents.match(said) is None
+    assert await intents.match(said, EVERY_TOOL) is None
+
+
+async def test_only_the_tools_the_session_declared_are_called(intents: OfflineIntents) -> None:
+    said = "Remember that my daughter is called Mia."
+    memory_off = EVERY_TOOL - {tool.name for tool in (*MEMORY_TOOLS, *RECALL_TOOLS)}  # as a chat declares them
+    assert await intents.match(said, memory_off) is None
+    call = await intents.match(said, {"save_memory", "switch_chat"})
+    assert call is not None and call.name == "save_memory"
 
 
 def test_the_best_tool_must_clear_the_threshold_and_the_runner_up() -> None:
@@ -80,41 +99,3 @@ def test_the_best_tool_must_clear_the_threshold_and_the_runner_up() -> None:
 
 def test_a_memory_that_cannot_be_put_in_the_third_person_is_not_saved() -> None:
     assert arguments(Intent("save_memory", 1.0, "we"), "remember that we") is None
-
-
-@pytest.mark.parametrize(
-    ("tool", "result", "text"),
-    [
-        (
-            "switch_chat",
-            {"outcome": "switched", "chat_id": "x", "title": "Kitchen plans"},
-            "Switching to Kitchen plans.",
-        ),
-        ("switch_chat", {"outcome": "none"}, "I couldn't find a chat about that."),
-        (
-            "switch_chat",
-            {"outcome": "ask", "options": [{"title": "Kitchen"}, {"title": None}]},
-            "I found several chats: Kitchen and an untitled chat. Which one do you mean?",
-        ),
-        (
-            "list_recent_chats",
-            {"chats": [{"title": "A"}, {"title": "B"}, {"title": "C"}]},
-            "Your recent chats are: A, B and C.",
-        ),
-        ("save_memory", {"success": True}, "Okay, I'll remember that."),
-        ("save_memory", {"success": False, "duplicate": True}, "I already know that."),
-        (
-            "forget_memory",
-            {"success": False, "message": "No saved memory is about that."},
-            "I don't have anything saved about that.",
-        ),
-        (
-            "search_memories",
-            {"success": True, "results": [{"content": "User lives in Lyon."}]},
-            "Here is what I have saved: User lives in Lyon.",
-        ),
-        ("new_chat", {"error": {"code": "unavailable"}}, "Sorry, I couldn't do that right now."),
-    ],
-)
-def test_tool_results_are_put_in_words(tool: str, result: dict[str, Any], text: str) -> None:
-    assert reply_text(tool, result) == text

@@ -1,5 +1,6 @@
-"""`parley listen` with no Gemini key: the offline voice end to end on the fixtures. The real wake word
-model, VAD, Whisper, SmolLM2, espeak-ng, the real embedder for intents, the real SQLite store."""
+"""Parley with no Gemini key: the offline voice end to end on the fixtures, through `parley listen` and
+through the voice loop on a fed microphone. The real wake word model, VAD, Whisper, SmolLM2, espeak-ng,
+the real embedder for intents, the real tools and SQLite store."""
 
 from __future__ import annotations
 
@@ -15,8 +16,13 @@ import pytest
 
 from app.cli import main
 from tests.app import MemoryKeyring, using_keyring
+from tests.app.voice_harness import history, running_loop
+from tests.voice.fixtures import read_pcm, silence
 from tests.voice.offline.models import prepared_models, xdg_cache
+from voice.audio import MIC_FORMAT, AudioChunk
 from voice.earcon import earcon
+from voice.session import SpokenTurn, ToolUsed
+from voice.state import AssistantState
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "audio"
 
@@ -100,6 +106,17 @@ async def test_a_chat_switch_by_voice_offline(offline: Path, capsys: pytest.Capt
     assert said and said[0].startswith("Switching to")
 
 
+async def test_saying_goodbye_ends_the_offline_conversation(offline: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Whisper base hears this fixture's "now. Goodbye." as "out-of-by" (bench/offline.py): the farewell
+    # is still recognised from the rest of what was said.
+    events = await listen(capsys, "--audio-in", str(ASSETS / "wake_goodbye.wav"))
+    [tool] = [e for e in events if e["event"] == "tool_call"]
+    assert tool["name"] == "end_conversation"
+    said = [e["text"] for e in events if e["event"] == "transcript"]
+    assert "that's all" in said[0].lower()
+    assert next(e for e in events if e["event"] == "saved")["turns"] == len(said)
+
+
 async def test_doctor_says_the_offline_model_is_small(offline: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _, out = await run(capsys, "doctor", "--json")
     findings = {f["check"]: f for f in json.loads(out)}
@@ -116,3 +133,84 @@ async def test_gemini_chosen_without_a_key_is_refused_in_one_line(
     code = await asyncio.to_thread(main, ["listen", "--audio-in", str(ASSETS / "silence.wav"), "--fast"])
     assert code == 1
     assert "voice_model is gemini but no Gemini API key" in capsys.readouterr().err
+
+
+async def test_a_fact_said_to_remember_is_saved_through_the_memory_tool(
+    offline: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    events = await listen(capsys, "--audio-in", str(ASSETS / "wake_remember.wav"))
+    [tool] = [e for e in events if e["event"] == "tool_call"]
+    assert tool["name"] == "save_memory" and "Mia" in tool["args"]["content"]
+    assert tool["result"]["success"] is True  # grounded in the user's own words, which were saved first
+    said = [e["text"] for e in events if e["event"] == "transcript" and e["role"] == "model"]
+    assert said == ["Okay, I'll remember that."]
+    _, listed = await run(capsys, "memories", "list", "--json")
+    assert [memory["content"] for memory in json.loads(listed)] == [tool["result"]["content"]]
+
+
+async def test_an_earlier_chat_is_recalled_and_answered_from(offline: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    kitchen = offline / "kitchen.json"
+    tiles = "Let's go with the white zellige tiles for the wall behind the sink."
+    kitchen.write_text(
+        json.dumps(
+            [
+                {"role": "user", "parts": [{"text": tiles}]},
+                {"role": "model", "parts": [{"text": "Zellige will look lovely there."}]},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    code, _ = await run(capsys, "chats", "import", str(kitchen), "--json")
+    assert code == 0
+    events = await listen(capsys, "--audio-in", str(ASSETS / "wake_recall.wav"), "--new-chat")
+    [tool] = [e for e in events if e["event"] == "tool_call"]
+    assert tool["name"] == "recall_conversations" and "kitchen tile" in tool["args"]["query"]
+    assert tool["result"]["results"][0]["text"] == tiles
+    said = " ".join(e["text"] for e in events if e["event"] == "transcript" and e["role"] == "model")
+    assert "zellige" in said.lower() or "sink" in said.lower()  # the answer comes from what was found
+
+
+async def test_speaking_over_the_offline_voice_stops_it(offline: Path) -> None:
+    # The whole loop on a microphone the test feeds: the wake word model, the VAD, Whisper, SmolLM2 and
+    # espeak-ng for real; the speaker a sink that keeps count of what it was given and told to drop.
+    async with running_loop(offline) as running:
+        running.microphone.feed(AudioChunk(MIC_FORMAT, read_pcm("wake_weather"), 0.0))
+        await running.watcher.until(lambda: AssistantState.RESPONDING in running.watcher.of("state"))
+        running.microphone.feed(AudioChunk(MIC_FORMAT, read_pcm("speech_hello"), 0.0))
+        await running.watcher.until_saved(turns=4)
+        saved = await history(running)
+    turns = [e for e in running.watcher.of("conversation") if isinstance(e, SpokenTurn)]
+    assert [(t.role, t.interrupted) for t in turns] == [
+        ("user", False),
+        ("model", True),
+        ("user", False),
+        ("model", False),
+    ]
+    assert "weather" in turns[0].text and "hello" in turns[2].text.lower()
+    assert saved == [(t.role, t.text) for t in turns]
+    assert running.sink.clears == 1 and running.sink.dropped_ms > 0  # the voice queued was dropped at once
+    states = running.watcher.of("state")
+    barged = states.index(AssistantState.RESPONDING)
+    assert AssistantState.LISTENING in states[barged:]  # back to listening, then the new question answered
+
+
+async def test_what_parley_remembers_is_looked_up_and_told(
+    offline: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A typed message does not count as the user being active (a model that never answers must still let
+    # the conversation go idle), so the idle time must outlast the first answer: the system prompt's
+    # first reading, the embedding, the search and the model's words, over a second on a loaded machine.
+    monkeypatch.setenv("PARLEY_IDLE_SECONDS", "10")
+    code, _ = await run(capsys, "memories", "add", "My daughter is called Mia and she loves horses.")
+    assert code == 0
+    async with running_loop(offline) as running:
+        running.microphone.feed(AudioChunk(MIC_FORMAT, silence(240), 0.0))
+        await running.microphone.until_drained()
+        await running.loop.send_text("What do you remember about my daughter?")
+        await running.watcher.until_saved(turns=2)
+    [used] = [e for e in running.watcher.of("conversation") if isinstance(e, ToolUsed)]
+    assert used.call.name == "search_memories" and used.call.args["query"] == "my daughter"
+    found = used.reply.result["results"][0]["content"]
+    assert "Mia" in found
+    [answer] = [e.text for e in running.watcher.of("conversation") if isinstance(e, SpokenTurn) and e.role == "model"]
+    assert "Mia" in answer  # the model's words about the memory, or the memory read out

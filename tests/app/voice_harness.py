@@ -78,6 +78,7 @@ class Running:
     store: ChatStore
     chat_id: UUID
     services: ChatServices
+    sink: NullSink
 
 
 @asynccontextmanager
@@ -86,19 +87,19 @@ async def running_loop(environment: Path) -> AsyncIterator[Running]:
     settings = load_settings()
     async with open_chat_services(settings) as services:
         chat_id = (await services.store.create()).id
-        microphone, watcher = FedMicrophone(), Watcher()
+        microphone, watcher, sink = FedMicrophone(), Watcher(), NullSink()
         loop = VoiceLoop(
             settings=settings,
             services=services,
             source=microphone,
-            sink=NullSink(),
+            sink=sink,
             chat_id=chat_id,
             observer=watcher,
         )
         task = asyncio.create_task(loop.run(), name="test-voice-loop")
         try:
             await watcher.until(lambda: bool(watcher.of("ready")) or task.done())
-            yield Running(loop, microphone, watcher, services.store, chat_id, services)
+            yield Running(loop, microphone, watcher, services.store, chat_id, services, sink)
             microphone.end()
             async with asyncio.timeout(LOOP_WAIT_S):
                 await task

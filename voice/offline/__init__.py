@@ -1,7 +1,8 @@
 """The offline voice: a `LiveConnection` made of local parts, for when there is no Gemini key.
 
     microphone ─► vad (Silero) ─► endpoint (end of speech) ─► transcriber (faster-whisper, Whisper base)
-        ─► intents (the app's, by embedding similarity) ─► a tool call
+        ─► router (the app's intents, by embedding similarity) ─► a tool call ─► its answer: a template,
+           or what it found put in words by the chat model
         └► chat_model (SmolLM2-135M-Instruct on CTranslate2) ─► text (sentences) ─► speech (espeak-ng)
 
 `connection.OfflineLiveConnection` emits the same events as the Gemini connection, so the session, the

@@ -3,15 +3,20 @@ window and the tests do not care whether Gemini or the offline voice answers.
 
 One turn, and the events the session sees:
 
-1. The microphone's chunks are scored by the VAD; when speech starts, an empty `UserTranscript` says the
-   user is talking (the session then does not go idle while they speak). If Parley was answering or its
-   voice is still playing, that is a barge-in: the answer is cancelled and `Interrupted` clears the speaker.
+1. The microphone's chunks are scored by the VAD. When speech starts while Parley is answering or its
+   voice is still playing, that is a barge-in: the answer is cancelled and `Interrupted` clears the
+   speaker. Then an empty `UserTranscript` says the user is talking (the session does not go idle while
+   they speak).
 2. At the end of speech (`endpoint`), Whisper transcribes the utterance: `UserTranscript(text, final=True)`.
    Words said while that ran are joined to it rather than answered twice.
-3. The app's intent router may turn the words into a `ToolCall`; its result (`send_tool_result`) is
-   answered with the router's short templated sentence. Otherwise the chat model answers, with the chat's
-   history and the system prompt, and each sentence is spoken as soon as it is written (`ModelTranscript`
-   then `ModelAudio` per sentence, at 24 kHz), at most `MAX_SENTENCES` of them.
+3. The app's intent router may turn the words into a `ToolCall`. Its result (`send_tool_result`) goes
+   back to the router, which says what to answer (`ToolAnswer`): a short templated sentence for what a
+   tool did (switched, saved, forgot: nothing for a model to add, and it must not contradict it), or what
+   a tool found (memories, earlier messages) for the chat model to put in words. Each of its sentences is
+   said only if the router finds it supported by the findings; else the template is said instead.
+   Otherwise the chat model answers, with the chat's history and the system prompt, and each sentence is
+   spoken as soon as it is written (`ModelTranscript` then `ModelAudio` per sentence, at 24 kHz), at most
+   `MAX_SENTENCES` of them.
 4. `TurnComplete`. Typed text (`send_text`) is answered the same way, without a transcript.
 
 The connection never resumes (it hands out no handle) and never goes away on its own: an unexpected
@@ -43,15 +48,18 @@ from voice.live import (
     UserTranscript,
 )
 from voice.offline.endpoint import EndpointConfig, Endpointer, SpeechStarted
-from voice.offline.engine import Answer, IntentRouter, OfflineVoice
-from voice.offline.prompt import ChatMessage
-from voice.offline.text import SentenceSplitter, is_noise, without_wake_phrase
+from voice.offline.engine import OfflineVoice
+from voice.offline.prompt import ChatMessage, with_findings
+from voice.offline.router import IntentRouter, ToolAnswer
+from voice.offline.text import MAX_WORDS, SentenceSplitter, is_noise, whisper_prompt, without_wake_phrase
 from voice.pcm import convert, pcm16_to_float, split
 
 log = logging.getLogger(__name__)
 
 MAX_SENTENCES = 3
 """Sentences spoken per answer: the small model rambles, and a voice answer should be short anyway."""
+MAX_FOUND_SENTENCES = 2
+"""Sentences spoken about a tool's findings: past the second the small model drifts from them."""
 AUDIO_CHUNK_MS = 200
 NO_ANSWER = "Sorry, I don't know what to say to that."
 
@@ -83,6 +91,7 @@ class OfflineLiveConnection:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._system = config.system_prompt
+        self._tools = frozenset(tool.name for tool in config.tools)
         self._voice = voice
         self._intents = intents
         self._wake_phrase = wake_phrase
@@ -161,13 +170,15 @@ class OfflineLiveConnection:
     # -- hearing -----------------------------------------------------------------------------------
 
     def _user_started(self) -> None:
-        self._emit(UserTranscript(""))  # "the user is talking": keeps the session awake until the turn ends
         answering = self._reply is not None and not self._reply.done()
         if answering or self._clock() < self._playing_until:
             if self._reply is not None:
                 self._reply.cancel()
             self._playing_until = 0.0
             self._emit(Interrupted())
+        # "The user is talking", after the barge-in: the session ends the interrupted turn on `Interrupted`
+        # and starts counting towards idle; this keeps it awake until the user's turn has been answered.
+        self._emit(UserTranscript(""))
 
     async def _work(self) -> None:
         try:
@@ -178,7 +189,8 @@ class OfflineLiveConnection:
                 if isinstance(item, _Typed):
                     await self._answer(item.text)
                     continue
-                text = without_wake_phrase(await self._voice.transcribe(item.pcm), self._wake_phrase)
+                heard = await self._voice.transcribe(item.pcm, whisper_prompt(self._wake_phrase))
+                text = without_wake_phrase(heard, self._wake_phrase)
                 if not is_noise(text):
                     self._emit(UserTranscript(text if not self._heard_fragments else f" {text}", final=True))
                     self._heard_fragments += 1
@@ -213,22 +225,18 @@ class OfflineLiveConnection:
         self._said = []
         # The intent first (an embedding: about 0.15 s), then the model: run side by side, numpy's BLAS
         # threads and the model's thread fight over the two cores and both take several times longer.
-        answer: Answer | None = None
         try:
-            call = await self._intents.match(question) if self._intents is not None else None
+            call = await self._intents.match(question, self._tools) if self._intents is not None else None
             if call is not None:
-                await self._use_tool(call)
+                await self._use_tool(call, question)
             else:
-                answer = self._voice.answer(self._system, self._history)
-                await self._converse(answer)
+                await self._converse()
         finally:
-            if answer is not None:
-                answer.cancel()
             if self._said:
                 self._history.append(ChatMessage("assistant", " ".join(self._said)))
         self._emit(TurnComplete())
 
-    async def _use_tool(self, call: ToolCall) -> None:
+    async def _use_tool(self, call: ToolCall, question: str) -> None:
         assert self._intents is not None
         call = ToolCall(id=f"offline-{next(self._call_ids)}", name=call.name, args=call.args)
         result: asyncio.Future[Mapping[str, Any]] = asyncio.get_running_loop().create_future()
@@ -238,20 +246,49 @@ class OfflineLiveConnection:
             answered = await result
         finally:
             self._tool_results.pop(call.id, None)
-        await self._say(self._intents.reply(call, answered))
+        answer = self._intents.reply(call, answered)
+        if answer.findings:
+            await self._phrase(question, answer)
+        if not self._said:
+            await self._say(answer.template)
 
-    async def _converse(self, answer: Answer) -> None:
-        splitter = SentenceSplitter()
-        async with aclosing(answer.pieces()) as pieces:
-            async for piece in pieces:
-                for sentence in splitter.push(piece):
-                    await self._say(sentence)
-                    if len(self._said) >= MAX_SENTENCES:
-                        return
-        for sentence in splitter.flush()[: MAX_SENTENCES - len(self._said)]:
-            await self._say(sentence)
+    async def _converse(self) -> None:
+        async with aclosing(self._sentences(self._history, SentenceSplitter())) as sentences:
+            async for sentence in sentences:
+                await self._say(sentence)
+                if len(self._said) >= MAX_SENTENCES:
+                    return
         if not self._said:
             await self._say(NO_ANSWER)
+
+    async def _phrase(self, question: str, answer: ToolAnswer) -> None:
+        """The chat model answers `question` from the tool's findings; its sentences are said while the
+        router finds them supported by the findings, and the first that is not ends the answer (the
+        template is said when none was)."""
+        assert self._intents is not None
+        asked = [ChatMessage("user", with_findings(question, answer.findings))]
+        whole = SentenceSplitter(first_max_words=MAX_WORDS)  # whole sentences: each is checked before it is said
+        async with aclosing(self._sentences(asked, whole)) as sentences:
+            async for sentence in sentences:
+                if not self._intents.supported(sentence, answer.findings, question):
+                    return
+                await self._say(sentence)
+                if len(self._said) >= MAX_FOUND_SENTENCES:
+                    return
+
+    async def _sentences(self, messages: list[ChatMessage], splitter: SentenceSplitter) -> AsyncGenerator[str, None]:
+        """The chat model's answer to `messages`, cut by `splitter` as it is written; the writing stops
+        when the caller closes the generator (`aclosing`), or the task reading it is cancelled."""
+        answer = self._voice.answer(self._system, messages)
+        try:
+            async with aclosing(answer.pieces()) as pieces:
+                async for piece in pieces:
+                    for sentence in splitter.push(piece):
+                        yield sentence
+            for sentence in splitter.flush():
+                yield sentence
+        finally:
+            answer.cancel()
 
     async def _say(self, sentence: str) -> None:
         pcm = await self._voice.speak(sentence)

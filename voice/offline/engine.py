@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import onnxruntime
 
-from voice.live import ToolCall
 from voice.offline import files
 from voice.offline.chat_model import MODEL_NAME, ChatModel
 from voice.offline.convert import convert_gguf
@@ -31,18 +30,6 @@ from voice.offline.vad import SileroVad, load_session, silero_model_path
 
 _T = TypeVar("_T")
 _DONE = object()
-
-
-class IntentRouter(Protocol):
-    """Tool intents, recognised by the app (the small model cannot choose tools reliably)."""
-
-    async def match(self, text: str) -> ToolCall | None:
-        """The tool call the user's words ask for, or None to let the chat model answer."""
-        ...
-
-    def reply(self, call: ToolCall, result: Mapping[str, Any]) -> str:
-        """What to say once the tool answered `result`."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +96,8 @@ class OfflineVoice:
     async def detect(self, vad: SileroVad, pcm: bytes) -> list[tuple[bytes, float]]:
         return await self._run(self._vad, vad.push, pcm)
 
-    async def transcribe(self, pcm: bytes) -> str:
-        return await self._run(self._models, self._transcriber.transcribe, pcm)
+    async def transcribe(self, pcm: bytes, prompt: str | None = None) -> str:
+        return await self._run(self._models, self._transcriber.transcribe, pcm, prompt)
 
     async def warm(self, system: str) -> None:
         await self._run(self._models, self._chat.warm, system)

@@ -28,6 +28,13 @@ def turns_block(messages: Sequence[ChatMessage]) -> str:
     return "".join(f"{START}{m.role}\n{m.text.strip()}{END}\n" for m in messages) + f"{START}assistant\n"
 
 
+def with_findings(question: str, findings: Sequence[str]) -> str:
+    """The user's question with what a tool found, as one user turn: the small model stays closest to the
+    findings when they come with the question, and no earlier turns, in the user's own turn."""
+    notes = "\n".join(f"- {finding}" for finding in findings)
+    return f"{question.strip()}\n\nFrom your notes:\n{notes}\nAnswer using only these notes, in one short sentence."
+
+
 def fit(messages: Sequence[ChatMessage], count: Callable[[str], int], budget: int) -> list[ChatMessage]:
     """The most recent messages whose turns block takes at most `budget` tokens (by `count`), always
     keeping the last one (the question) and starting with a user turn where it can."""

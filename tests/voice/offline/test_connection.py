@@ -4,7 +4,7 @@ tool intent, typed text and a barge-in. The intent router is a scripted fake of 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any
 
@@ -27,6 +27,7 @@ from voice.live import (
 )
 from voice.offline.connection import OfflineLiveConnection, connect
 from voice.offline.engine import OfflineVoice
+from voice.offline.router import ToolAnswer
 
 CONFIG = LiveConfig(model="offline", system_prompt="You are Parley, a voice assistant. Answer briefly.")
 PREROLL_START = 800 * 32
@@ -34,18 +35,31 @@ PREROLL_START = 800 * 32
 
 
 class ScriptedIntents:
-    """An `IntentRouter` that calls `tool` when the words contain `trigger`."""
+    """An `IntentRouter` that calls `tool` when the words contain `trigger`, answers with `answer` whatever
+    the result, and finds the chat model's words supported or not as told."""
 
-    def __init__(self, trigger: str, tool: str, args: Mapping[str, Any]) -> None:
-        self.trigger, self.tool, self.args = trigger, tool, args
+    def __init__(
+        self, trigger: str, tool: str, args: Mapping[str, Any], answer: ToolAnswer, *, supported: bool = True
+    ) -> None:
+        self.trigger, self.tool, self.args, self.answer, self.holds = trigger, tool, args, answer, supported
         self.heard: list[str] = []
+        self.checked: list[tuple[str, list[str], str]] = []
 
-    async def match(self, text: str) -> ToolCall | None:
+    async def match(self, text: str, tools: Collection[str]) -> ToolCall | None:
         self.heard.append(text)
         return ToolCall("", self.tool, self.args) if self.trigger in text.lower() else None
 
-    def reply(self, call: ToolCall, result: Mapping[str, Any]) -> str:
-        return f"Switching to {result['title']}."
+    def reply(self, call: ToolCall, result: Mapping[str, Any]) -> ToolAnswer:
+        return self.answer
+
+    def supported(self, sentence: str, findings: Sequence[str], question: str) -> bool:
+        self.checked.append((sentence, list(findings), question))
+        return self.holds
+
+
+SWITCHED = ToolAnswer("Switching to Kitchen.")
+TILES = "Let's go with the white zellige tiles for the wall behind the sink."
+RECALLED = ToolAnswer(f"In our chat Kitchen, you said: {TILES}", (TILES,))
 
 
 async def feed(connection: OfflineLiveConnection, pcm: bytes) -> None:
@@ -75,7 +89,7 @@ def said(events: list[LiveEvent]) -> str:
 
 
 async def test_a_spoken_question_is_transcribed_answered_and_spoken(offline_voice: OfflineVoice) -> None:
-    intents = ScriptedIntents("kitchen", "switch_chat", {})
+    intents = ScriptedIntents("kitchen", "switch_chat", {}, SWITCHED)
     async with (
         connect(CONFIG, voice=offline_voice, intents=intents, wake_phrase="hey jarvis") as connection,
         aclosing(connection.events()) as events,
@@ -96,7 +110,7 @@ async def test_a_spoken_question_is_transcribed_answered_and_spoken(offline_voic
 
 
 async def test_a_tool_intent_is_called_and_its_result_spoken(offline_voice: OfflineVoice) -> None:
-    intents = ScriptedIntents("kitchen", "switch_chat", {"query": "the kitchen renovation"})
+    intents = ScriptedIntents("kitchen", "switch_chat", {"query": "the kitchen renovation"}, SWITCHED)
     async with (
         connect(CONFIG, voice=offline_voice, intents=intents, wake_phrase="hey jarvis") as connection,
         aclosing(connection.events()) as events,
@@ -108,6 +122,39 @@ async def test_a_tool_intent_is_called_and_its_result_spoken(offline_voice: Offl
         await connection.send_tool_result(call.id, call.name, {"outcome": "switched", "title": "Kitchen"})
         seen = await events_until(events, lambda e: isinstance(e, TurnComplete))
     assert said(seen) == "Switching to Kitchen."
+    assert voice_of(seen)
+
+
+async def recalled_answer(intents: ScriptedIntents, offline_voice: OfflineVoice) -> list[LiveEvent]:
+    """The events of a typed recall question, its tool answered with a hit about the kitchen tiles."""
+    async with (
+        connect(CONFIG, voice=offline_voice, intents=intents) as connection,
+        aclosing(connection.events()) as events,
+    ):
+        await connection.send_text("What did we decide about the kitchen tiles?")
+        call = (await events_until(events, lambda e: isinstance(e, ToolCall)))[-1]
+        assert isinstance(call, ToolCall)
+        await connection.send_tool_result(call.id, call.name, {"success": True, "results": [{"text": TILES}]})
+        return await events_until(events, lambda e: isinstance(e, TurnComplete))
+
+
+async def test_what_a_tool_found_is_put_in_words_by_the_model(offline_voice: OfflineVoice) -> None:
+    intents = ScriptedIntents("tiles", "recall_conversations", {"query": "the kitchen tiles"}, RECALLED)
+    seen = await recalled_answer(intents, offline_voice)
+    answer = said(seen)
+    assert answer != RECALLED.template  # the model's words...
+    assert "sink" in answer.lower()  # ...from the finding: the question never named the sink
+    question = "What did we decide about the kitchen tiles?"
+    assert [given for _, *given in intents.checked] == [[[TILES], question]] * len(intents.checked)
+    assert "".join(sentence for sentence, *_ in intents.checked).replace(" ", "") == answer.replace(" ", "")
+    assert voice_of(seen)
+
+
+async def test_the_template_is_said_when_the_models_words_do_not_hold(offline_voice: OfflineVoice) -> None:
+    intents = ScriptedIntents("tiles", "recall_conversations", {"query": "tiles"}, RECALLED, supported=False)
+    seen = await recalled_answer(intents, offline_voice)
+    assert len(intents.checked) == 1  # the first sentence did not hold: the model's answer stopped there
+    assert said(seen) == RECALLED.template
     assert voice_of(seen)
 
 
@@ -135,7 +182,7 @@ async def test_speaking_over_the_answer_interrupts_it(offline_voice: OfflineVoic
         await feed(connection, read_pcm("speech_hello"))
         after = await events_until(events, lambda e: isinstance(e, UserTranscript) and e.final)
     interrupted = next(i for i, e in enumerate(after) if isinstance(e, Interrupted))
-    assert isinstance(after[interrupted - 1], UserTranscript)  # the user's voice, then the barge-in
+    assert after[interrupted + 1] == UserTranscript("")  # the barge-in, then "the user is talking"
     assert not [e for e in after[interrupted:] if isinstance(e, ModelAudio | ModelTranscript)]
     last = after[-1]
     assert isinstance(last, UserTranscript) and "hello" in last.text.lower()  # heard, to be answered next

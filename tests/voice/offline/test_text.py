@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from voice.offline.prompt import ChatMessage, fit, turns_block
-from voice.offline.text import SentenceSplitter, is_noise, speakable, wake_phrase_of, without_wake_phrase
+from voice.offline.prompt import ChatMessage, fit, turns_block, with_findings
+from voice.offline.text import (
+    SentenceSplitter,
+    is_noise,
+    speakable,
+    wake_phrase_of,
+    whisper_prompt,
+    without_wake_phrase,
+)
 
 
 @pytest.mark.parametrize(
@@ -25,6 +32,17 @@ def test_the_wake_phrase_the_pre_roll_carries_is_cut_off(heard: str, expected: s
 def test_wake_phrases_come_from_model_names_and_files() -> None:
     assert wake_phrase_of("hey_jarvis") == "hey jarvis"
     assert wake_phrase_of("/models/ok_computer.onnx") == "ok computer"
+
+
+def test_whisper_is_told_the_assistants_name_and_nothing_else() -> None:
+    assert whisper_prompt("hey jarvis") == "A user speaks to Jarvis, a voice assistant."
+    assert whisper_prompt("alexa") == "A user speaks to Alexa, a voice assistant."
+    assert whisper_prompt(None) is None and whisper_prompt("") is None
+
+
+def test_a_tools_findings_come_with_the_question_in_one_turn() -> None:
+    asked = with_findings(" What did we decide? ", ["White tiles.", "A new sink."])
+    assert asked.startswith("What did we decide?\n\nFrom your notes:\n- White tiles.\n- A new sink.\n")
 
 
 def test_whisper_words_for_silence_are_noise() -> None:
@@ -50,6 +68,14 @@ def test_a_long_sentence_is_cut_after_a_comma() -> None:
     assert splitter.push("Rome is warm in spring, with long days and cool evenings by the river and") == [
         "Rome is warm in spring,"
     ]
+
+
+def test_the_first_sentence_is_cut_sooner_for_the_first_audio() -> None:
+    splitter = SentenceSplitter()
+    assert splitter.push("The weather in Rome is quite pleasant,") == []
+    assert splitter.push(" with a") == ["The weather in Rome is quite pleasant,"]
+    assert splitter.push(" mild climate. Pack light, since the days in spring are warm") == ["with a mild climate."]
+    assert splitter.flush() == ["Pack light, since the days in spring are warm"]  # later ones: only past 24
 
 
 def test_the_history_is_trimmed_from_the_oldest_and_starts_with_the_user() -> None:
