@@ -207,9 +207,11 @@ def answer(request: object, embedder: MiniLMEmbedder) -> tuple[dict[str, Any], b
 
 
 def serve() -> None:
-    """The child: answer requests on stdin until it closes."""
+    """The child: answer requests on stdin until it closes. The answers keep the original stdout to
+    themselves: anything else printed there (by a library, from Python or C) goes to stderr instead."""
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     embedder = MiniLMEmbedder()
-    out = sys.stdout.buffer
     for line in sys.stdin.buffer:
         try:
             header, payload = answer(json.loads(line), embedder)

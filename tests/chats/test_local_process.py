@@ -108,6 +108,38 @@ async def test_closing_ends_the_child(child: LocalModelsProcess) -> None:
     assert children() == []
 
 
+CHATTY_CHILD = """
+import os
+from chats import local_process, minilm
+
+embed = minilm.MiniLMEmbedder.embed_sync
+
+
+def chatty(self, texts):
+    print("a library says hello", flush=True)
+    os.write(1, b"and so does its C code\\n")
+    return embed(self, texts)
+
+
+minilm.MiniLMEmbedder.embed_sync = chatty
+local_process.serve()
+"""
+
+
+def test_what_a_library_prints_in_the_child_never_reaches_its_answers() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", CHATTY_CHILD],
+        input=json.dumps({"op": "embed", "texts": ["ok"]}).encode() + b"\n",
+        capture_output=True,
+        check=True,
+        timeout=120,
+    )
+    header, vector = done.stdout.split(b"\n", 1)
+    assert json.loads(header) == {"rows": 1}
+    assert len(vector) == DIMENSIONS * 4
+    assert b"a library says hello" in done.stderr and b"and so does its C code" in done.stderr
+
+
 def test_the_child_answers_a_bad_request_with_an_error_and_serves_the_next() -> None:
     bad = [
         b"not json",
