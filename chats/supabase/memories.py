@@ -19,9 +19,8 @@ porter, and document frequencies are over the user's memories, not the whole fil
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Any
 from uuid import UUID
 
 import numpy as np
@@ -33,6 +32,7 @@ from chats.memory.ranking import Ranking, date_window, diversify, memory_terms
 from chats.memory.store import SEARCH_LIMIT_MAX, UNCHANGED, MemoryQuery, Unchanged
 from chats.models import EmbeddedText, FolderFilter, Vector, utc_now
 from chats.supabase import memory_rows as rows
+from chats.supabase.calls import StoreCalls
 from chats.supabase.connection import DEFAULT_TIMEOUT_S, SessionStorage, SupabaseConnection
 from chats.supabase.errors import RemoteError
 from chats.supabase.rows import vector_text
@@ -58,11 +58,10 @@ class SupabaseMemoryStore:
         """Use `open` (which checks the project's schema now) or `sign_in`; made directly, the store checks
         it before its first call (see `SupabaseConnection.ensure_schema`)."""
         self._connection = connection
+        self._call = StoreCalls(connection, what="memory", domain_error=_domain_error, owns_connection=owns_connection)
         self._clock = clock
         self._ranking = ranking
         self._candidates = candidates
-        self._owns_connection = owns_connection
-        self._closed = False
 
     @classmethod
     async def open(
@@ -108,15 +107,6 @@ class SupabaseMemoryStore:
     @property
     def user_id(self) -> str:
         return self._connection.user_id
-
-    async def _call(self, function: str, params: Mapping[str, object]) -> Any:
-        if self._closed:
-            raise StoreUnavailable("the memory store is closed")
-        await self._connection.ensure_schema()
-        try:
-            return await self._connection.call(function, params)
-        except RemoteError as error:
-            raise _domain_error(function, error) from error
 
     def _now(self) -> str:
         return self._clock().isoformat()
@@ -288,11 +278,7 @@ class SupabaseMemoryStore:
 
     async def close(self) -> None:
         """Later calls raise `StoreUnavailable`; the connection closes too when the store owns it."""
-        if self._closed:
-            return
-        self._closed = True
-        if self._owns_connection:
-            await self._connection.close()
+        await self._call.close()
 
 
 def _domain_error(function: str, error: RemoteError) -> Exception:

@@ -51,6 +51,7 @@ from chats.store import (
     WorkingMemoryRecord,
 )
 from chats.supabase import rows
+from chats.supabase.calls import StoreCalls
 from chats.supabase.connection import DEFAULT_TIMEOUT_S, SessionStorage, SupabaseConnection
 from chats.supabase.errors import RemoteError
 
@@ -71,9 +72,8 @@ class SupabaseChatStore:
         """Use `open` (which checks the project's schema now) or `sign_in`; made directly, the store checks
         it before its first call (see `SupabaseConnection.ensure_schema`)."""
         self._connection = connection
+        self._call = StoreCalls(connection, what="chat", domain_error=_domain_error, owns_connection=owns_connection)
         self._clock = clock
-        self._owns_connection = owns_connection
-        self._closed = False
 
     @classmethod
     async def open(
@@ -114,15 +114,6 @@ class SupabaseChatStore:
     @property
     def user_id(self) -> str:
         return self._connection.user_id
-
-    async def _call(self, function: str, params: Mapping[str, object]) -> Any:
-        if self._closed:
-            raise StoreUnavailable("the chat store is closed")
-        await self._connection.ensure_schema()
-        try:
-            return await self._connection.call(function, params)
-        except RemoteError as error:
-            raise _domain_error(function, error) from error
 
     def _now(self) -> str:
         return self._clock().isoformat()
@@ -318,11 +309,7 @@ class SupabaseChatStore:
 
     async def close(self) -> None:
         """Later calls raise `StoreUnavailable`; the connection closes too when the store owns it."""
-        if self._closed:
-            return
-        self._closed = True
-        if self._owns_connection:
-            await self._connection.close()
+        await self._call.close()
 
 
 def _domain_error(function: str, error: RemoteError) -> Exception:
