@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import uuid
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from uuid import uuid4
@@ -20,7 +19,7 @@ from chats.errors import StoreUnavailable
 from chats.memory.ranking import Ranking
 from chats.memory.store import MemoryQuery, MemoryStore
 from chats.minilm import MiniLMEmbedder
-from chats.models import NO_FOLDER, EmbeddedText, utc_now
+from chats.models import NO_FOLDER, EmbeddedText
 from chats.sqlite.memories import SqliteMemoryStore
 from chats.supabase.memories import SupabaseMemoryStore
 from chats.supabase.migrations import SCHEMA_VERSION, migration_script, migrations
@@ -28,34 +27,14 @@ from tests.chats.memory_contract import *  # noqa: F403 - the contract's tests r
 from tests.chats.memory_contract import add, embedded, fact, with_clock
 from tests.chats.store_contract import Clock, unit
 from tests.chats.test_supabase_isolation import rpc_with_token, run_as
-from tests.fakes.supabase_stack import PostgresCluster, SupabaseStack, TestUser
+from tests.fakes.supabase_stack import PostgresCluster, SignedInStores, SupabaseStack
 
-
-class SupabaseMemoryFactory:
-    """`make_memory_store("alice")` signs in as this test's alice (a user no other test has)."""
-
-    def __init__(self, stack: SupabaseStack) -> None:
-        self.stack = stack
-        self.users: dict[str, TestUser] = {}
-
-    def user(self, name: str) -> TestUser:
-        if name not in self.users:
-            self.users[name] = self.stack.new_user(name)
-        return self.users[name]
-
-    async def __call__(self, user_id: str) -> MemoryStore:
-        return await self.with_clock(user_id)
-
-    async def with_clock(self, user_id: str, clock: Callable[[], datetime] = utc_now) -> MemoryStore:
-        user = self.user(user_id)
-        return await SupabaseMemoryStore.sign_in(
-            self.stack.url, self.stack.anon_key, user.email, user.password, clock=clock
-        )
+SupabaseMemoryFactory = SignedInStores[MemoryStore]
 
 
 @pytest.fixture
 def make_memory_store(supabase_stack: SupabaseStack) -> SupabaseMemoryFactory:
-    return SupabaseMemoryFactory(supabase_stack)
+    return SignedInStores(supabase_stack, SupabaseMemoryStore.sign_in)
 
 
 async def test_vectors_round_trip_bit_for_bit(make_memory_store: SupabaseMemoryFactory, minilm: MiniLMEmbedder) -> None:

@@ -3,45 +3,21 @@ in as test users of the local stack (each test has users of its own)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
-
 import pytest
 
 from chats.errors import StoreUnavailable
-from chats.models import utc_now
 from chats.store import ChatStore
 from chats.supabase import SignInRequired, SupabaseChatStore, SupabaseConnection
 from tests.chats.store_contract import *  # noqa: F403 - the contract's tests run here
 from tests.chats.store_contract import turns
-from tests.fakes.supabase_stack import SupabaseStack, TestUser
+from tests.fakes.supabase_stack import SignedInStores, SupabaseStack, TestUser
 
-
-class SupabaseFactory:
-    """`make_store("alice")` signs in as this test's alice (a user no other test has)."""
-
-    def __init__(self, stack: SupabaseStack) -> None:
-        self.stack = stack
-        self.users: dict[str, TestUser] = {}
-
-    def user(self, name: str) -> TestUser:
-        if name not in self.users:
-            self.users[name] = self.stack.new_user(name)
-        return self.users[name]
-
-    async def __call__(self, user_id: str) -> ChatStore:
-        return await self.with_clock(user_id)
-
-    async def with_clock(self, user_id: str, clock: Callable[[], datetime] = utc_now) -> ChatStore:
-        user = self.user(user_id)
-        return await SupabaseChatStore.sign_in(
-            self.stack.url, self.stack.anon_key, user.email, user.password, clock=clock
-        )
+SupabaseFactory = SignedInStores[ChatStore]
 
 
 @pytest.fixture
 def make_store(supabase_stack: SupabaseStack) -> SupabaseFactory:
-    return SupabaseFactory(supabase_stack)
+    return SignedInStores(supabase_stack, SupabaseChatStore.sign_in)
 
 
 class DictSessionStorage:

@@ -18,15 +18,17 @@ import subprocess
 import tempfile
 import uuid
 import warnings
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 import psycopg
 import pytest
 from psycopg import sql
 
+from chats.models import utc_now
 from chats.supabase.database import applied_versions, apply_migrations
 from tests.fakes.gotrue_server import GoTrueDouble, anon_key
 from tests.fakes.postgrest_server import PostgrestDouble
@@ -195,3 +197,35 @@ def supabase_stack(postgres_cluster: PostgresCluster) -> Iterator[SupabaseStack]
     stack = SupabaseStack(postgres_cluster, "parley")
     yield stack
     stack.close()
+
+
+StoreT_co = TypeVar("StoreT_co", covariant=True)
+
+
+class SignIn(Protocol[StoreT_co]):
+    """A Supabase store's `sign_in`."""
+
+    def __call__(
+        self, url: str, anon_key: str, email: str, password: str, *, clock: Callable[[], datetime]
+    ) -> Awaitable[StoreT_co]: ...
+
+
+class SignedInStores(Generic[StoreT_co]):
+    """`make("alice")` signs in as this test's alice (a user no other test has) and opens a store there."""
+
+    def __init__(self, stack: SupabaseStack, sign_in: SignIn[StoreT_co]) -> None:
+        self.stack = stack
+        self._sign_in = sign_in
+        self.users: dict[str, TestUser] = {}
+
+    def user(self, name: str) -> TestUser:
+        if name not in self.users:
+            self.users[name] = self.stack.new_user(name)
+        return self.users[name]
+
+    async def __call__(self, user_id: str) -> StoreT_co:
+        return await self.with_clock(user_id)
+
+    async def with_clock(self, user_id: str, clock: Callable[[], datetime] = utc_now) -> StoreT_co:
+        user = self.user(user_id)
+        return await self._sign_in(self.stack.url, self.stack.anon_key, user.email, user.password, clock=clock)
