@@ -5,6 +5,7 @@ the real embedder for intents, the real tools and SQLite store."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import wave
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from tests.voice.fixtures import read_pcm, silence
 from tests.voice.offline.models import prepared_models, xdg_cache
 from voice.audio import MIC_FORMAT, AudioChunk
 from voice.earcon import earcon
+from voice.offline import connection as offline_connection
 from voice.session import SpokenTurn, ToolUsed
 from voice.state import AssistantState
 
@@ -170,9 +172,12 @@ async def test_an_earlier_chat_is_recalled_and_answered_from(offline: Path, caps
     assert "zellige" in said.lower() or "sink" in said.lower()  # the answer comes from what was found
 
 
-async def test_speaking_over_the_offline_voice_stops_it(offline: Path) -> None:
+async def test_speaking_over_the_offline_voice_stops_it(offline: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The whole loop on a microphone the test feeds: the wake word model, the VAD, Whisper, SmolLM2 and
     # espeak-ng for real; the speaker a sink that keeps count of what it was given and told to drop.
+    # The connection's playback clock stands still, as the sink never plays what it is given: the voice
+    # is still playing when the user speaks, however long the answer and however slow the machine.
+    monkeypatch.setattr(offline_connection, "connect", functools.partial(offline_connection.connect, clock=lambda: 0.0))
     async with running_loop(offline) as running:
         running.microphone.feed(AudioChunk(MIC_FORMAT, read_pcm("wake_weather"), 0.0))
         await running.watcher.until(lambda: AssistantState.RESPONDING in running.watcher.of("state"))
