@@ -154,15 +154,17 @@ class ChatBridge(QObject):
         self._chat_saved.connect(self._on_chat_saved)
         self._chat_switched.connect(self._on_chat_switched)
         self._turn_spoken.connect(self._on_turn_spoken)
-        self._tool_used.connect(self._on_tool_used)
         self._default_chat.connect(self._on_default_chat)
-        self._state.connect(self._on_state)
-        self._muted.connect(self._on_muted)
-        self._level.connect(self._on_level)
-        self._error.connect(self._on_error)
-        self._memories_changed.connect(self.memories_changed)
-        self._notice.connect(self.notice)
+        # Private to public, signal to signal: the bridge is the receiver, so these too are queued to the
+        # GUI thread.
+        self._tool_used.connect(self.tool_used)
+        self._state.connect(self.state_changed)
+        self._muted.connect(self.muted_changed)
+        self._level.connect(self.level_changed)
+        self._error.connect(self.error)
         self._error_resolved.connect(self.error_resolved)
+        self._notice.connect(self.notice)
+        self._memories_changed.connect(self.memories_changed)
 
     @property
     def current_chat_id(self) -> UUID | None:
@@ -421,22 +423,6 @@ class ChatBridge(QObject):
         if chat_id == self._current:
             self.select_chat(chat_id)
 
-    @Slot(str)
-    def _on_state(self, state: str) -> None:
-        self.state_changed.emit(state)
-
-    @Slot(bool)
-    def _on_muted(self, muted: bool) -> None:
-        self.muted_changed.emit(muted)
-
-    @Slot(float)
-    def _on_level(self, dbfs: float) -> None:
-        self.level_changed.emit(dbfs)
-
-    @Slot(str)
-    def _on_error(self, message: str) -> None:
-        self.error.emit(message)
-
     @Slot(object)
     def _on_turn_spoken(self, live: LiveTurn) -> None:
         if live.chat_id == self._current:
@@ -450,10 +436,6 @@ class ChatBridge(QObject):
     def _on_default_chat(self, chat_id: UUID) -> None:
         if self._current is None:
             self.select_chat(chat_id)
-
-    @Slot(object, object)
-    def _on_tool_used(self, chat_id: UUID, chip: ToolChip) -> None:
-        self.tool_used.emit(chat_id, chip)
 
 
 def _done(result: None) -> None:
