@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 from uuid import UUID
 
 from chats.errors import ChatNotFound, VersionConflict
@@ -25,9 +25,8 @@ from chats.models import (
     turns_from_json,
     turns_to_json,
 )
-from chats.search import fts_match_expression, query_terms
 from chats.sqlite import folders, recall, working_memory
-from chats.sqlite.fts import discriminating_terms
+from chats.sqlite.chat_lexical import chat_relevance
 from chats.sqlite.vectors import VectorCache, decode_vector, encode_vector
 from chats.store import (
     AppendResult,
@@ -48,15 +47,6 @@ _CHAT_COLUMNS = (
     "id, user_id, project_id, title, assistant_history, summary_text, summary_embedding, summary_model,"
     " last_activity_at, created_at, version"
 )
-LEXICAL_ROWS = 500
-"""Best-ranked matching turns read per search; enough to find every chat a query names."""
-COMMON_TERM_ROWS = 500
-"""A query term found in more rows than this is left out of BM25: its inverse document frequency is
-low, so it barely moves the ranking, yet scoring its matches is what costs."""
-MATCHED_ROWS_BUDGET = 1500
-"""Rows BM25 may score per table and search. The rarest terms (the most telling) are kept first.
-In a store of 400,000 turns, scoring every match of a question's terms took 90 ms; within this
-budget a search takes a few."""
 
 
 class ChatDatabase:
@@ -293,7 +283,7 @@ class ChatDatabase:
 
     def search(self, query: SearchQuery) -> list[SearchCandidate]:
         similarities = self._vectors.similarities(query.model, query.vector)
-        lexical = self._lexical(query.text)
+        lexical = chat_relevance(self._db, self._user_id, query.text)
         best_lexical = sorted(lexical, key=lexical.__getitem__, reverse=True)[: query.limit]
         chosen = set(similarities.best(query.limit)) | set(best_lexical)
         if not chosen:
@@ -355,34 +345,6 @@ class ChatDatabase:
             return working_memory.write_working_memory(
                 db, self._user_id, chat_id, data, expected_version=expected_version, now=self._now()
             )
-
-    def _lexical(self, text: str) -> dict[str, float]:
-        """Per chat, the BM25 relevance of its best-matching turn, title, summary or topic."""
-        terms = query_terms(text)
-        best: dict[str, float] = {}
-        turn_terms = fts_match_expression(self._discriminating(terms, "turns_fts"))
-        if turn_terms is not None:
-            rows = self._db.execute(
-                "SELECT t.chat_id, -m.rank FROM (SELECT rowid, rank FROM turns_fts WHERE turns_fts MATCH ?"
-                " ORDER BY rank LIMIT ?) m JOIN turns t ON t.id = m.rowid JOIN chats c ON c.id = t.chat_id"
-                " WHERE c.user_id = ?",
-                (turn_terms, LEXICAL_ROWS, self._user_id),
-            )
-            for chat_id, score in rows:
-                best[chat_id] = max(best.get(chat_id, 0.0), float(score))
-        chat_terms = fts_match_expression(self._discriminating(terms, "chats_fts"))
-        if chat_terms is not None:
-            rows = self._db.execute(
-                "SELECT c.id, -chats_fts.rank FROM chats_fts JOIN chats c ON c.rowid = chats_fts.rowid"
-                " WHERE chats_fts MATCH ? AND c.user_id = ? ORDER BY chats_fts.rank LIMIT ?",
-                (chat_terms, self._user_id, LEXICAL_ROWS),
-            )
-            for chat_id, score in rows:
-                best[chat_id] = max(best.get(chat_id, 0.0), float(score))
-        return best
-
-    def _discriminating(self, terms: list[str], table: Literal["turns_fts", "chats_fts"]) -> list[str]:
-        return discriminating_terms(self._db, table, terms, common=COMMON_TERM_ROWS, budget=MATCHED_ROWS_BUDGET)
 
     def _version(self, chat_id: UUID) -> int:
         row = self._db.execute(

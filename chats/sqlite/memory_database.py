@@ -36,8 +36,7 @@ from chats.memory.preload import build_preload
 from chats.memory.ranking import Floats, Ranking, date_window, diversify, fuse, memory_terms, relevant, top
 from chats.memory.store import SEARCH_LIMIT_MAX, MemoryQuery, Unchanged
 from chats.models import NO_FOLDER, EmbeddedText, FolderFilter, Vector
-from chats.search import fts_match_expression
-from chats.sqlite.fts import discriminating_terms
+from chats.sqlite.fts import SEARCH_ROWS, SEARCH_TERMS, telling_match
 from chats.sqlite.vectors import DerivedCache, decode_vector, encode_vector
 
 _COLUMNS = (
@@ -46,13 +45,6 @@ _COLUMNS = (
 )
 _QUALIFIED_COLUMNS = ", ".join(f"m.{column.strip()}" for column in _COLUMNS.split(","))
 _PERSONAL = "(" + ", ".join(f"'{c}'" for c in sorted(PERSONAL_CATEGORIES)) + ")"
-LEXICAL_ROWS = 500
-"""Best-ranked matching memories read per search."""
-COMMON_TERM_ROWS = 500
-"""A query term found in more memories than this is left out of BM25 ("User" is in all of them):
-its inverse document frequency is low, yet scoring its matches is what costs."""
-MATCHED_ROWS_BUDGET = 1500
-"""Rows BM25 may score per search, rarest terms first."""
 
 
 class MemoryDatabase:
@@ -295,18 +287,14 @@ class MemoryDatabase:
         )
 
     def _lexical(self, text: str) -> list[tuple[int, float]]:
-        terms = fts_match_expression(
-            discriminating_terms(
-                self._db, "memories_fts", memory_terms(text), common=COMMON_TERM_ROWS, budget=MATCHED_ROWS_BUDGET
-            )
-        )
+        terms = telling_match(self._db, "memories_fts", memory_terms(text), SEARCH_TERMS)
         if terms is None:
             return []
         rows = self._db.execute(
             "SELECT memories.seq, -memories_fts.rank FROM memories_fts JOIN memories"
             " ON memories.seq = memories_fts.rowid WHERE memories_fts MATCH ? AND memories.user_id = ?"
             " AND memories.superseded_by IS NULL ORDER BY memories_fts.rank LIMIT ?",
-            (terms, self._user_id, LEXICAL_ROWS),
+            (terms, self._user_id, SEARCH_ROWS),
         )
         return [(int(seq), float(score)) for seq, score in rows]
 

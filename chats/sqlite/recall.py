@@ -24,18 +24,16 @@ import numpy.typing as npt
 
 from chats.errors import ChatNotFound, InvalidTurn
 from chats.models import NO_FOLDER, FolderFilter, Turn, Vector
-from chats.search import fts_match_expression, query_terms
+from chats.search import query_terms
 from chats.sqlite import folders
-from chats.sqlite.fts import discriminating_terms
+from chats.sqlite.fts import TermBudget, telling_match
 from chats.sqlite.turn_index import ModelTurnIndex, TurnKey
 from chats.sqlite.vectors import decode_vector, encode_vector
 from chats.store import ChatExcerpt, HiddenTurns, PendingTurn, RecallQuery, TurnCandidate, TurnSpan, TurnVector
 
-COMMON_TERM_ROWS = 2000
-"""A query term found in more turns than this is left out of BM25: it barely ranks, and costs."""
-MATCHED_ROWS_BUDGET = 6000
-"""Turns BM25 may score per recall, the rarest (most telling) terms first. Recall needs more than chat
-search (which reads 1,500): every matching turn is a candidate, not just a chat's best one."""
+RECALL_TERMS = TermBudget(common=2000, matched_rows=6000)
+"""Recall lets BM25 score more turns than chat search (`SEARCH_TERMS`): every matching turn is a
+candidate, not just a chat's best one."""
 
 LOAD_BATCH = 4_000
 """Rows read per step when the vectors are first read (6 MB of all-MiniLM-L6-v2 blobs): the process kept
@@ -306,9 +304,7 @@ def _is_hidden(key: TurnKey, hidden: tuple[str, int] | None) -> bool:
 
 def _lexical(db: sqlite3.Connection, user_id: str, text: str, project_id: FolderFilter) -> dict[TurnKey, float]:
     """BM25 relevance of each of the user's turns that holds a query term."""
-    expression = fts_match_expression(
-        discriminating_terms(db, "turns_fts", query_terms(text), common=COMMON_TERM_ROWS, budget=MATCHED_ROWS_BUDGET)
-    )
+    expression = telling_match(db, "turns_fts", query_terms(text), RECALL_TERMS)
     if expression is None:
         return {}
     sql = (
