@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from chats.errors import InvalidMemory
 from chats.memory.models import Category
 from chats.memory.text import names, numbers
 
@@ -22,6 +23,13 @@ SPECIFIC_DETAILS = 1
 LONG_TERM_GOAL = 1
 VAGUE = -2
 TEMPORARY = -2
+
+
+def checked_importance(value: int) -> int:
+    """`value`, when it is an importance a memory may be given."""
+    if not IMPORTANCE_MIN <= value <= IMPORTANCE_MAX:
+        raise InvalidMemory(f"importance is {IMPORTANCE_MIN} to {IMPORTANCE_MAX}, not {value}")
+    return value
 
 
 def _any_of(*phrases: str) -> re.Pattern[str]:

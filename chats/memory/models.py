@@ -156,6 +156,16 @@ def category_of(value: object) -> Category:
     return value  # narrowed by the membership test
 
 
+def clean_content(content: EmbeddedText) -> str:
+    """The content of a memory to keep: `content.text`, which must be stripped and of a fact's length."""
+    text = content.text.strip()
+    if not CONTENT_MIN <= len(text) <= CONTENT_MAX:
+        raise InvalidMemory(f"a memory is {CONTENT_MIN} to {CONTENT_MAX} characters, not {len(text)}")
+    if text != content.text:
+        raise InvalidMemory("a memory's embedding must be of its stripped content")
+    return text
+
+
 def clean_title(title: str | None) -> str | None:
     if title is None or not title.strip():
         return None

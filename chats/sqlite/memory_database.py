@@ -18,17 +18,16 @@ from uuid import UUID
 import numpy as np
 
 from chats.errors import InvalidMemory, MemoryNotFound
-from chats.memory.importance import IMPORTANCE_MAX, IMPORTANCE_MIN
+from chats.memory.importance import checked_importance
 from chats.memory.index import IndexRow, MemoryIndex
 from chats.memory.models import (
-    CONTENT_MAX,
-    CONTENT_MIN,
     PERSONAL_CATEGORIES,
     Category,
     Memory,
     MemoryHit,
     Preload,
     category_of,
+    clean_content,
     clean_tags,
     clean_title,
 )
@@ -85,7 +84,7 @@ class MemoryDatabase:
         source_chat_id: UUID | None,
         supersedes: Sequence[UUID],
     ) -> Memory:
-        text = _content(content)
+        text = clean_content(content)
         memory_id = str(uuid.uuid4())
         now = _time_text(self._clock())
         with self._write() as db:
@@ -99,7 +98,7 @@ class MemoryDatabase:
                     clean_title(title),
                     category_of(category),
                     json.dumps(clean_tags(tags)),
-                    _importance(importance),
+                    checked_importance(importance),
                     encode_vector(content.vector),
                     content.model,
                     None if source_chat_id is None else str(source_chat_id),
@@ -137,12 +136,12 @@ class MemoryDatabase:
     ) -> Memory:
         changes: dict[str, object] = {}
         if content is not None:
-            changes |= {"content": _content(content), "embedding": encode_vector(content.vector)}
+            changes |= {"content": clean_content(content), "embedding": encode_vector(content.vector)}
             changes["embedding_model"] = content.model
         if category is not None:
             changes["category"] = category_of(category)
         if importance is not None:
-            changes["importance"] = _importance(importance)
+            changes["importance"] = checked_importance(importance)
         if not isinstance(title, Unchanged):
             changes["title"] = clean_title(title)
         if tags is not None:
@@ -333,21 +332,6 @@ def _scope_sql(scope: FolderFilter) -> tuple[str, list[object]]:
     if scope is NO_FOLDER:
         return f" AND (category IN {_PERSONAL} OR project_id IS NULL)", []
     return f" AND (category IN {_PERSONAL} OR project_id = ?)", [scope]
-
-
-def _content(content: EmbeddedText) -> str:
-    text = content.text.strip()
-    if not CONTENT_MIN <= len(text) <= CONTENT_MAX:
-        raise InvalidMemory(f"a memory is {CONTENT_MIN} to {CONTENT_MAX} characters, not {len(text)}")
-    if text != content.text:
-        raise InvalidMemory("a memory's embedding must be of its stripped content")
-    return text
-
-
-def _importance(value: int) -> int:
-    if not IMPORTANCE_MIN <= value <= IMPORTANCE_MAX:
-        raise InvalidMemory(f"importance is {IMPORTANCE_MIN} to {IMPORTANCE_MAX}, not {value}")
-    return value
 
 
 def _memory(row: Sequence[Any]) -> Memory:

@@ -26,7 +26,17 @@ from uuid import UUID
 import numpy as np
 
 from chats.errors import InvalidMemory, MemoryNotFound, StoreUnavailable
-from chats.memory.models import Category, Memory, MemoryHit, Preload, category_of, clean_tags, clean_title
+from chats.memory.importance import checked_importance
+from chats.memory.models import (
+    Category,
+    Memory,
+    MemoryHit,
+    Preload,
+    category_of,
+    clean_content,
+    clean_tags,
+    clean_title,
+)
 from chats.memory.preload import DEFAULT_MAX_TOKENS, build_preload
 from chats.memory.ranking import Ranking, date_window, diversify, memory_terms
 from chats.memory.store import SEARCH_LIMIT_MAX, UNCHANGED, MemoryQuery, Unchanged
@@ -123,7 +133,7 @@ class SupabaseMemoryStore:
         source_chat_id: UUID | None = None,
         supersedes: Sequence[UUID] = (),
     ) -> Memory:
-        text = rows.content_text(content)
+        text = clean_content(content)
         title = clean_title(title)
         category = category_of(category)
         kept_tags = clean_tags(tags)
@@ -133,7 +143,7 @@ class SupabaseMemoryStore:
                 "p_id": str(uuid.uuid4()),
                 "p_content": text,
                 "p_category": category,
-                "p_importance": rows.checked_importance(importance),
+                "p_importance": checked_importance(importance),
                 "p_embedding": vector_text(content.vector),
                 "p_model": content.model,
                 "p_title": title,
@@ -164,14 +174,14 @@ class SupabaseMemoryStore:
         params: dict[str, object] = {"p_id": str(memory_id), **rows.scope_params(scope)}
         if content is not None:
             params |= {
-                "p_content": rows.content_text(content),
+                "p_content": clean_content(content),
                 "p_embedding": vector_text(content.vector),
                 "p_model": content.model,
             }
         if category is not None:
             params["p_category"] = category_of(category)
         if importance is not None:
-            params["p_importance"] = rows.checked_importance(importance)
+            params["p_importance"] = checked_importance(importance)
         if not isinstance(title, Unchanged):
             params |= {"p_set_title": True, "p_title": clean_title(title)}
         if tags is not None:

@@ -1,5 +1,5 @@
-"""The memory store's side of its remote procedures: the checks a memory passes before it is sent, the
-arguments it is sent as, and the JSON that comes back read into memory models. Pure: no I/O, no SDK."""
+"""The memory store's side of its remote procedures: the arguments a memory is sent as, and the JSON
+that comes back read into memory models. Pure: no I/O, no SDK."""
 
 from __future__ import annotations
 
@@ -10,32 +10,12 @@ from uuid import UUID
 
 import numpy as np
 
-from chats.errors import InvalidMemory
-from chats.memory.importance import IMPORTANCE_MAX, IMPORTANCE_MIN
-from chats.memory.models import CONTENT_MAX, CONTENT_MIN, Memory, MemoryHit, category_of
+from chats.memory.models import Memory, MemoryHit, category_of
 from chats.memory.ranking import DateWindow, Floats, Ints, Ranking, Seconds, fuse, relevant, top
 from chats.models import NO_FOLDER, EmbeddedText, FolderFilter
 from chats.supabase.rows import moment, parse_vector
 
 Row = Mapping[str, Any]
-
-
-# The same rules and messages as the SQLite store's `_content` and `_importance` (a tool passes the
-# message back to the model). They belong beside `clean_title` in chats/memory/models.py, shared by both.
-def content_text(content: EmbeddedText) -> str:
-    """The content of a memory to keep: `content.text`, which must be stripped and of a fact's length."""
-    text = content.text.strip()
-    if not CONTENT_MIN <= len(text) <= CONTENT_MAX:
-        raise InvalidMemory(f"a memory is {CONTENT_MIN} to {CONTENT_MAX} characters, not {len(text)}")
-    if text != content.text:
-        raise InvalidMemory("a memory's embedding must be of its stripped content")
-    return text
-
-
-def checked_importance(value: int) -> int:
-    if not IMPORTANCE_MIN <= value <= IMPORTANCE_MAX:
-        raise InvalidMemory(f"importance is {IMPORTANCE_MIN} to {IMPORTANCE_MAX}, not {value}")
-    return value
 
 
 def tag_keys(tags: Sequence[str]) -> list[str]:
