@@ -1,9 +1,13 @@
-"""Opening the SQLite chat database: pragmas, schema migrations, clear errors for bad files."""
+"""Opening the SQLite chat database (pragmas, schema migrations, clear errors for bad files), and the
+two rules every query module keeps: how a write transaction is taken and how a moment is written."""
 
 from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
@@ -50,9 +54,26 @@ def connect(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Conne
     return connection
 
 
-def _migrate(connection: sqlite3.Connection, path: Path) -> None:
+@contextmanager
+def write_transaction(connection: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction, committed unless the block raises; IMMEDIATE takes the write lock up front,
+    so two writers cannot deadlock (the second waits out the busy timeout)."""
     connection.execute("BEGIN IMMEDIATE")
     try:
+        yield connection
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+
+
+def time_text(moment: datetime) -> str:
+    """How a moment is stored: UTC with a fixed width, so that text order is time order."""
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def _migrate(connection: sqlite3.Connection, path: Path) -> None:
+    with write_transaction(connection):
         connection.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)"
         )
@@ -70,10 +91,6 @@ def _migrate(connection: sqlite3.Connection, path: Path) -> None:
             connection.execute(
                 "INSERT INTO schema_migrations (version, applied_at) VALUES (?, datetime('now'))", (version,)
             )
-        connection.execute("COMMIT")
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
 
 
 def _statements(sql: str) -> list[str]:

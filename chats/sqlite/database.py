@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from datetime import UTC, datetime
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -27,6 +26,7 @@ from chats.models import (
 )
 from chats.sqlite import folders, recall, working_memory
 from chats.sqlite.chat_lexical import chat_relevance
+from chats.sqlite.connection import time_text, write_transaction
 from chats.sqlite.vectors import VectorCache, decode_vector, encode_vector
 from chats.store import (
     AppendResult,
@@ -57,26 +57,15 @@ class ChatDatabase:
         self._vectors = VectorCache(connection, user_id)
         self._turn_vectors = recall.TurnVectorIndex(connection, user_id)
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; IMMEDIATE takes the write lock up front so it cannot deadlock."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
-
     def _now(self) -> str:
-        return _time_text(self._clock())
+        return time_text(self._clock())
 
     def create(
         self, title: str | None, turns: Sequence[Turn], project_id: str | None, chat_id: UUID | None = None
     ) -> Chat:
         chat_id = chat_id or uuid.uuid4()
         now = self._now()
-        with self._write() as db:
+        with write_transaction(self._db) as db:
             if project_id is not None:
                 folders.require_folder(db, self._user_id, project_id)
             db.execute(
@@ -172,7 +161,7 @@ class ChatDatabase:
         return int(row[0])
 
     def append(self, chat_id: UUID, turns: Sequence[Turn]) -> AppendResult:
-        with self._write() as db:
+        with write_transaction(self._db) as db:
             row = db.execute(
                 "SELECT assistant_history, turn_count, version FROM chats WHERE id = ? AND user_id = ?",
                 (str(chat_id), self._user_id),
@@ -196,7 +185,7 @@ class ChatDatabase:
     def replace_assistant_history(
         self, chat_id: UUID, expected_version: int, history: Sequence[Turn], summary: EmbeddedText | None
     ) -> int:
-        with self._write() as db:
+        with write_transaction(self._db) as db:
             sql = "UPDATE chats SET assistant_history = ?, version = version + 1"
             params: list[object] = [json.dumps(turns_to_json(history))]
             if summary is not None:
@@ -213,7 +202,7 @@ class ChatDatabase:
     def set_embedding(self, chat_id: UUID, kind: EmbeddingKind, value: EmbeddedText) -> None:
         # Column names come from the closed set of kinds, never from input.
         column = {"summary": "summary", "topic": "topic"}[kind]
-        with self._write() as db:
+        with write_transaction(self._db) as db:
             updated = db.execute(
                 f"UPDATE chats SET {column}_text = ?, {column}_embedding = ?, {column}_model = ?"
                 " WHERE id = ? AND user_id = ?",
@@ -225,7 +214,7 @@ class ChatDatabase:
 
     def rename(self, chat_id: UUID, title: str, automatic: bool) -> bool:
         sql = "UPDATE chats SET title = ?, title_by_user = ? WHERE id = ? AND user_id = ?"
-        with self._write() as db:
+        with write_transaction(self._db) as db:
             # A title the user chose is never replaced by a generated one.
             if automatic:
                 sql += " AND title_by_user = 0"
@@ -235,7 +224,7 @@ class ChatDatabase:
         return updated > 0
 
     def move(self, chat_id: UUID, project_id: str | None) -> None:
-        with self._write() as db:
+        with write_transaction(self._db) as db:
             updated = db.execute(
                 "UPDATE chats SET project_id = ? WHERE id = ? AND user_id = ?",
                 (project_id, str(chat_id), self._user_id),
@@ -246,7 +235,7 @@ class ChatDatabase:
                 folders.require_folder(db, self._user_id, project_id)  # raising rolls the move back
 
     def set_memory_enabled(self, chat_id: UUID, enabled: bool) -> None:
-        with self._write() as db:
+        with write_transaction(self._db) as db:
             updated = db.execute(
                 "UPDATE chats SET memory_enabled = ? WHERE id = ? AND user_id = ?",
                 (int(enabled), str(chat_id), self._user_id),
@@ -256,7 +245,7 @@ class ChatDatabase:
 
     def create_folder(self, name: str) -> Folder:
         name = folder_name(name)
-        with self._write() as db:
+        with write_transaction(self._db) as db:
             folder_id = folders.insert_folder(db, self._user_id, name, self._now())
             return folders.select_folder(db, self._user_id, folder_id)
 
@@ -265,16 +254,16 @@ class ChatDatabase:
 
     def rename_folder(self, folder_id: str, name: str) -> Folder:
         name = folder_name(name)
-        with self._write() as db:
+        with write_transaction(self._db) as db:
             folders.update_folder_name(db, self._user_id, folder_id, name)
             return folders.select_folder(db, self._user_id, folder_id)
 
     def delete_folder(self, folder_id: str) -> None:
-        with self._write() as db:
+        with write_transaction(self._db) as db:
             folders.delete_folder(db, self._user_id, folder_id)
 
     def delete(self, chat_id: UUID) -> None:
-        with self._write() as db:
+        with write_transaction(self._db) as db:
             deleted = db.execute("DELETE FROM chats WHERE id = ? AND user_id = ?", (str(chat_id), self._user_id))
             if deleted.rowcount == 0:
                 raise ChatNotFound(chat_id)
@@ -327,7 +316,7 @@ class ChatDatabase:
         return recall.turns_without_vectors(self._db, self._user_id, chat_id, model, limit)
 
     def set_turn_vectors(self, vectors: Sequence[TurnVector]) -> None:
-        with self._write() as db:
+        with write_transaction(self._db) as db:
             recall.insert_turn_vectors(db, self._user_id, vectors)
         self._turn_vectors.wrote()
 
@@ -341,7 +330,7 @@ class ChatDatabase:
         return working_memory.select_working_memory(self._db, self._user_id, chat_id)
 
     def put_working_memory(self, chat_id: UUID, data: Mapping[str, Any], expected_version: int) -> int:
-        with self._write() as db:
+        with write_transaction(self._db) as db:
             return working_memory.write_working_memory(
                 db, self._user_id, chat_id, data, expected_version=expected_version, now=self._now()
             )
@@ -389,8 +378,3 @@ def _embedded(text: str | None, blob: bytes | None, model: str | None) -> Embedd
     if text is None or blob is None or model is None:
         return None
     return EmbeddedText(text=text, vector=decode_vector(blob), model=model)
-
-
-def _time_text(moment: datetime) -> str:
-    """UTC with a fixed width, so that text order is time order."""
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")

@@ -9,9 +9,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from datetime import UTC, datetime
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -35,6 +34,7 @@ from chats.memory.preload import build_preload
 from chats.memory.ranking import Floats, Ranking, date_window, diversify, fuse, memory_terms, relevant, top
 from chats.memory.store import SEARCH_LIMIT_MAX, MemoryQuery, Unchanged
 from chats.models import NO_FOLDER, EmbeddedText, FolderFilter, Vector
+from chats.sqlite.connection import time_text, write_transaction
 from chats.sqlite.fts import SEARCH_ROWS, SEARCH_TERMS, telling_match
 from chats.sqlite.vectors import DerivedCache, decode_vector, encode_vector
 
@@ -62,16 +62,6 @@ class MemoryDatabase:
         row = self._db.execute("SELECT version FROM memory_changes WHERE user_id = ?", (self._user_id,)).fetchone()
         return 0 if row is None else row[0]
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
-
     def add(
         self,
         *,
@@ -86,8 +76,8 @@ class MemoryDatabase:
     ) -> Memory:
         text = clean_content(content)
         memory_id = str(uuid.uuid4())
-        now = _time_text(self._clock())
-        with self._write() as db:
+        now = time_text(self._clock())
+        with write_transaction(self._db) as db:
             db.execute(
                 f"INSERT INTO memories ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
                 (
@@ -146,8 +136,8 @@ class MemoryDatabase:
             changes["title"] = clean_title(title)
         if tags is not None:
             changes["tags"] = json.dumps(clean_tags(tags))
-        changes["updated_at"] = _time_text(self._clock())
-        with self._write() as db:
+        changes["updated_at"] = time_text(self._clock())
+        with write_transaction(self._db) as db:
             self.get(memory_id, scope)  # raises MemoryNotFound, before anything changes
             # Column names come from the fixed keys above, never from input.
             assignments = ", ".join(f"{column} = ?" for column in changes)
@@ -158,7 +148,7 @@ class MemoryDatabase:
         return self.get(memory_id, None)
 
     def delete(self, memory_id: UUID, scope: FolderFilter) -> int:
-        with self._write() as db:
+        with write_transaction(self._db) as db:
             self.get(memory_id, scope)
             chain = [
                 memory_id
@@ -315,7 +305,7 @@ class MemoryDatabase:
         return [(memory.id, memory.embedding) for memory in self.export()]
 
     def set_embedding(self, memory_id: UUID, value: EmbeddedText) -> None:
-        with self._write() as db:
+        with write_transaction(self._db) as db:
             memory = self.get(memory_id, None)
             if value.text != memory.content:
                 raise InvalidMemory("an embedding's text must be the memory's content")
@@ -352,8 +342,3 @@ def _memory(row: Sequence[Any]) -> Memory:
         updated_at=datetime.fromisoformat(updated),
         superseded_by=None if superseded_by is None else UUID(superseded_by),
     )
-
-
-def _time_text(moment: datetime) -> str:
-    """UTC with a fixed width, so that text order is time order."""
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
