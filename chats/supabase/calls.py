@@ -26,6 +26,14 @@ class StoreCalls:
         self._owns_connection = owns_connection
         self._closed = False
 
+    async def check_schema(self) -> None:
+        """Make sure the project has Parley's schema; when it has not, close (as `close`) and raise."""
+        try:
+            await self.connection.ensure_schema()
+        except BaseException:
+            await self.close()
+            raise
+
     async def __call__(self, function: str, params: Mapping[str, object]) -> Any:
         if self._closed:
             raise StoreUnavailable(f"the {self._what} store is closed")

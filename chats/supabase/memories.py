@@ -87,11 +87,7 @@ class SupabaseMemoryStore:
         to have Parley's schema. `clock` stamps creation and edit times, as in the SQLite store;
         `candidates` is the length of each candidate list a search reads (see the module docstring)."""
         store = cls(connection, clock=clock, ranking=ranking, candidates=candidates, owns_connection=owns_connection)
-        try:
-            await connection.ensure_schema()
-        except BaseException:
-            await store.close()
-            raise
+        await store._call.check_schema()
         return store
 
     @classmethod

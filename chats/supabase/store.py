@@ -86,11 +86,7 @@ class SupabaseChatStore:
         """The store on a signed-in connection, once the project is known to have Parley's schema.
         `clock` stamps activity and creation times, as in the SQLite store."""
         store = cls(connection, clock=clock, owns_connection=owns_connection)
-        try:
-            await connection.ensure_schema()
-        except BaseException:
-            await store.close()
-            raise
+        await store._call.check_schema()
         return store
 
     @classmethod
