@@ -18,7 +18,7 @@ from app.wiring import open_chat_services
 from chats.store import ChatStore
 from voice.audio import MODEL_VOICE_FORMAT, AudioSink, AudioSource
 from voice.null_sink import NullSink
-from voice.session import SpokenTurn, ToolUsed
+from voice.session import ConnectionFailed, SpokenTurn, ToolUsed
 from voice.state import StateChanged
 from voice.wake_protocol import WakeEvent
 from voice.wav import WavFileSink, WavFileSource
@@ -47,16 +47,19 @@ async def _listen(settings: Settings, args: argparse.Namespace) -> int:
     # lock while the microphone and speaker callbacks wait for it.
     async with open_chat_services(settings, local_models_in_child=True) as services:
         source, sink = _audio(settings, args)
+        printer = EventPrinter(enabled=args.events)
         loop = VoiceLoop(
             settings=settings,
             services=services,
             source=source,
             sink=sink,
             chat_id=await _chat(services.store, args),
-            observer=EventPrinter(enabled=args.events),
+            observer=printer,
         )
         await loop.run()
-    return 0
+    # The reason is on stderr already (the session's warning): a conversation that could not connect is
+    # a failure of the command, so scripts and CI notice a wrong key or no network.
+    return 1 if printer.connection_failed else 0
 
 
 def _audio(settings: Settings, args: argparse.Namespace) -> tuple[AudioSource, AudioSink]:
@@ -86,6 +89,8 @@ class EventPrinter:
 
     def __init__(self, *, enabled: bool) -> None:
         self._enabled = enabled
+        self.connection_failed = False
+        """A conversation could not connect to the live model."""
 
     def emit(self, event: dict[str, Any]) -> None:
         if self._enabled:
@@ -119,3 +124,6 @@ class EventPrinter:
             self.emit({"event": "saved", "chat_id": str(event.chat_id), "turns": event.turns})
         elif isinstance(event, ChatSwitched):
             self.emit({"event": "chat", "chat_id": str(event.chat_id)})
+        elif isinstance(event, ConnectionFailed):
+            self.connection_failed = True
+            self.emit({"event": "error", "message": event.message})

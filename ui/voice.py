@@ -17,8 +17,8 @@ from ui.bridge import ChatBridge
 from ui.tool_chips import ToolChip, chip_chat, chip_text, running_chip_text
 from ui.voice_controls import VoiceControls
 from voice.audio import AudioSink, AudioSource
-from voice.session import SpokenTurn, ToolStarted, ToolUsed
-from voice.state import StateChanged
+from voice.session import ConnectionFailed, SpokenTurn, ToolStarted, ToolUsed
+from voice.state import AssistantState, StateChanged
 from voice.wake_protocol import WakeEvent
 
 NO_KEY = (
@@ -41,6 +41,8 @@ class WindowVoice:
         self._loop: VoiceLoop | None = None
         self._muted = False
         """What the window asked for; applied to the loop when it starts. Runtime thread only."""
+        self._failure: str | None = None
+        """Why the last conversation could not connect, while its banner is up. Runtime thread only."""
         bridge.current_chat_changed.connect(self.continue_in)
 
     def start(self) -> None:
@@ -134,6 +136,9 @@ class WindowVoice:
 
     def state(self, change: StateChanged) -> None:
         self._bridge.post_state(change.new.value)
+        if change.new is AssistantState.LISTENING and self._failure is not None:
+            self._bridge.post_error_resolved(self._failure)  # connected: the failure's banner goes
+            self._failure = None
 
     def muted(self, muted: bool) -> None:
         self._bridge.post_muted(muted)
@@ -159,6 +164,9 @@ class WindowVoice:
             self._bridge.post_chat_saved(event.chat_id)
         elif isinstance(event, ChatSwitched):
             self._bridge.post_chat_switched(event.chat_id)
+        elif isinstance(event, ConnectionFailed):
+            self._failure = event.message
+            self._bridge.post_error(event.message)
 
     def _post_chip(self, used: ToolUsed, chat_id: UUID) -> None:
         call, result = used.call, used.reply.result

@@ -87,7 +87,15 @@ class ToolStarted:
     call: ToolCall
 
 
-SessionEvent = SpokenTurn | ToolStarted | ToolUsed
+@dataclass(frozen=True, slots=True)
+class ConnectionFailed:
+    """The live model could not be reached, or refused the session: the conversation ends here."""
+
+    message: str
+    """One line for the user, never a key: "Gemini Live refused the API key (1008: ...)"."""
+
+
+SessionEvent = SpokenTurn | ToolStarted | ToolUsed | ConnectionFailed
 
 
 class ToolHandler(Protocol):
@@ -132,13 +140,15 @@ class VoiceSession:
         self._ending = False
         self._activity = 0
         self._quiet = asyncio.Event()
+        self._failures = 0
+        """Connections lost or not opened since the last completed turn."""
 
     async def run(self, microphone: Microphone, typed: TypedText | None = None) -> EndReason:
         """Converse until idle or ended; the caller moves the assistant back to sleep afterwards.
         Messages in `typed` are sent as user turns as soon as a connection is open, in order."""
         if typed is None:
             typed = TypedText()
-        config, failures = self._config, 0
+        config, last_failure = self._config, ""
         while True:
             try:
                 async with self._connect(config) as connection:
@@ -146,24 +156,26 @@ class VoiceSession:
                     return await self._converse(connection, microphone, typed)
             except _Rotate:
                 config = self._config.resumed(connection.resumption_handle)
-            except LiveConnectionRefused:
+            except LiveConnectionRefused as refused:
                 if config.resumption_handle is None:
-                    log.warning("the live model refused the session")
-                    return EndReason.CONNECTION_FAILED
+                    return await self._failed(str(refused))
                 config = self._fresh_config()  # the handle expired: start over from the history
             except LiveConnectionLost as lost:
-                failures += 1
+                self._failures, last_failure = self._failures + 1, str(lost)
                 config = self._config.resumed(lost.resumption_handle)
             except LiveConnectionError as error:
                 # Unreachable. At the start, say so at once; in a conversation, try again a few times.
-                failures += 1
                 if self._states.state is AssistantState.CONNECTING:
-                    log.warning("%s", error)
-                    return EndReason.CONNECTION_FAILED
-            if failures > RECONNECT_ATTEMPTS:
-                log.warning("gave up after %d failed connections", failures)
-                return EndReason.CONNECTION_FAILED
+                    return await self._failed(str(error))
+                self._failures, last_failure = self._failures + 1, str(error)
+            if self._failures > RECONNECT_ATTEMPTS:
+                return await self._failed(f"gave up after {self._failures} failed connections in a row: {last_failure}")
             self._states.move(AssistantState.RECONNECTING)
+
+    async def _failed(self, message: str) -> EndReason:
+        log.warning("%s", message)
+        await self._on_event(ConnectionFailed(message))
+        return EndReason.CONNECTION_FAILED
 
     def _fresh_config(self) -> LiveConfig:
         """The original history plus what was said in this session, for a new server-side session."""
@@ -274,6 +286,7 @@ class VoiceSession:
         typed, self._typed_next = self._typed_next, []
         self._user_now, self._user_next, self._model_now = self._user_next, [], []
         self._model_started = False
+        self._failures = 0
         self._states.move(AssistantState.LISTENING)
         self._mark_quiet()
         for turn in (

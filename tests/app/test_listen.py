@@ -72,7 +72,8 @@ async def test_a_question_is_answered_aloud_and_saved(
     assert code == 0
     kinds = [e["event"] for e in events]
     # The documented kinds only: microphone levels (ten a second) are the window's, not printed here.
-    assert set(kinds) <= {"ready", "state", "wake", "transcript", "tool_call", "saved", "chat"}
+    assert set(kinds) <= {"ready", "state", "wake", "transcript", "tool_call", "saved", "chat", "error"}
+    assert "error" not in kinds
     [wake] = [e for e in events if e["event"] == "wake"]
     assert wake["model"] == "hey_jarvis" and 1400 <= wake["offset_ms"] <= 2200
     assert [(e["role"], e["text"]) for e in events if e["event"] == "transcript"] == [
@@ -95,6 +96,27 @@ async def test_a_question_is_answered_aloud_and_saved(
         assert reply.readframes(reply.getnframes()) == earcon().pcm + VOICE
     # The words after the wake word reached the model.
     assert len((await gemini_live_server.connection(0)).audio) > 16_000
+
+
+async def test_a_refused_key_is_said_in_one_line_and_fails_the_command(
+    environment: Path,
+    gemini_live_server: FakeGeminiLiveServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "a-wrong-key")
+    capsys.readouterr()
+    code = await asyncio.to_thread(
+        main, ["listen", "--fast", "--events", "--audio-in", str(ASSETS / "wake_weather.wav")]
+    )
+    out, err = capsys.readouterr()
+    assert code == 1
+    events = [json.loads(line) for line in out.splitlines()]
+    [error] = [e for e in events if e["event"] == "error"]
+    assert error["message"].startswith("Gemini Live refused the API key")
+    assert error["message"] in err  # also said without --events
+    assert "a-wrong-key" not in out + err
+    assert [e for e in events if e["event"] == "state"][-1] == {"event": "state", "old": "sleeping", "new": "stopped"}
 
 
 async def test_a_second_conversation_continues_the_chat_with_its_history(

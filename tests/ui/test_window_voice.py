@@ -225,6 +225,31 @@ def test_push_to_talk_opens_a_conversation(
     qtbot.waitUntil(lambda: "Hi!" in window.main.transcript.toPlainText(), timeout=TIMEOUT_MS)
 
 
+@pytest.fixture
+def new_key_settings(tmp_path: Path, live_server: FakeGeminiLiveServer) -> Iterator[Settings]:
+    """A key the fake Live server does not take (yet)."""
+    env = {"GEMINI_API_KEY": "a-key-not-enabled-yet", "PARLEY_IDLE_SECONDS": "0.3"}
+    yield from settings_on_live_server(tmp_path, live_server, env)
+
+
+def test_a_refused_key_shows_in_the_banner_until_a_conversation_connects(
+    qtbot: QtBot, runtime: Runtime, new_key_settings: Settings, live_server: FakeGeminiLiveServer
+) -> None:
+    window, _microphone = open_on_microphone(qtbot, runtime, new_key_settings)
+    window.main.voice.talk_button.click()
+    qtbot.waitUntil(lambda: not window.main.banner_row.isHidden(), timeout=TIMEOUT_MS)
+    assert window.main.banner.text().startswith("Error: Gemini Live refused the API key")
+    assert "a-key-not-enabled-yet" not in window.main.banner.text()
+    qtbot.waitUntil(lambda: window.main.voice.state_label.text() == "Assistant: sleeping", timeout=TIMEOUT_MS)
+
+    live_server.api_key = "a-key-not-enabled-yet"  # the key is enabled: the next conversation connects
+    states: list[str] = []
+    window.bridge.state_changed.connect(states.append)
+    window.main.voice.talk_button.click()
+    qtbot.waitUntil(lambda: "listening" in states, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(window.main.banner_row.isHidden, timeout=TIMEOUT_MS)
+
+
 def test_mute_stops_the_level_and_unmute_brings_it_back(
     qtbot: QtBot, runtime: Runtime, voice_settings: Settings
 ) -> None:

@@ -27,7 +27,17 @@ from tests.fakes.gemini_live_server import WAIT_S, FakeGeminiLiveServer
 from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
 from voice.gemini_live import connect
 from voice.live import LiveConfig, ToolCall, ToolDeclaration
-from voice.session import EndReason, Microphone, SessionEvent, SpokenTurn, ToolReply, ToolUsed, VoiceSession
+from voice.session import (
+    RECONNECT_ATTEMPTS,
+    ConnectionFailed,
+    EndReason,
+    Microphone,
+    SessionEvent,
+    SpokenTurn,
+    ToolReply,
+    ToolUsed,
+    VoiceSession,
+)
 from voice.state import AssistantState, StateChanged, StateMachine
 from voice.typed import TypedText
 
@@ -258,17 +268,47 @@ async def test_a_dropped_connection_is_resumed_with_its_handle(gemini_live_serve
     assert (await gemini_live_server.connection(1)).session_resumption == {"handle": "handle-7"}
 
 
+async def test_a_connection_that_keeps_dropping_is_given_up_with_the_reason(
+    gemini_live_server: FakeGeminiLiveServer,
+) -> None:
+    gemini_live_server.script(*(script((AtOnce(), (Drop(),))) for _ in range(RECONNECT_ATTEMPTS + 1)))
+    harness = Harness(gemini_live_server)
+    async with asyncio.timeout(WAIT_S):
+        assert await harness.start() is EndReason.CONNECTION_FAILED
+    assert len(gemini_live_server.connections) == RECONNECT_ATTEMPTS + 1
+    [failed] = [e for e in harness.events if isinstance(e, ConnectionFailed)]
+    assert failed.message.startswith(f"gave up after {RECONNECT_ATTEMPTS + 1} failed connections in a row: ")
+
+
+async def test_drops_between_completed_turns_never_add_up(gemini_live_server: FakeGeminiLiveServer) -> None:
+    # Each connection answers, then drops: a long conversation on a flaky network goes on.
+    drops = RECONNECT_ATTEMPTS + 2
+    gemini_live_server.script(
+        *(script((AtOnce(), (*answer(f"Answer {n}."), Drop()))) for n in range(drops)),
+        script((AtOnce(), answer("Still here."))),
+    )
+    harness = Harness(gemini_live_server)
+    session = harness.start()
+    await harness.until_turns(2 * (drops + 1))
+    assert await harness.idle_end(session) is EndReason.IDLE
+    assert not [e for e in harness.events if isinstance(e, ConnectionFailed)]
+
+
 async def test_a_refused_key_ends_the_session_plainly(gemini_live_server: FakeGeminiLiveServer) -> None:
     harness = Harness(gemini_live_server, api_key="a-wrong-key")
     async with asyncio.timeout(WAIT_S):
         assert await harness.start() is EndReason.CONNECTION_FAILED
     assert harness.turns() == []
+    [failed] = [e for e in harness.events if isinstance(e, ConnectionFailed)]
+    assert failed.message.startswith("Gemini Live refused the API key")  # said, for the window and the CLI
+    assert "a-wrong-key" not in failed.message
 
 
 async def test_an_unreachable_model_ends_the_session_plainly(unused_tcp_port: int) -> None:
     harness = Harness(None, base_url=f"https://127.0.0.1:{unused_tcp_port}")
     async with asyncio.timeout(WAIT_S):
         assert await harness.start() is EndReason.CONNECTION_FAILED
+    assert harness.events == [ConnectionFailed("cannot reach Gemini Live (ConnectionRefusedError)")]
 
 
 # -- typed text ----------------------------------------------------------------------------------------
