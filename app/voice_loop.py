@@ -17,6 +17,7 @@ from uuid import UUID
 import platformdirs
 
 from app.conversation import ChatConversation, ConversationEvent, Saved, VoiceSettings
+from app.listening_lock import listening_lock
 from app.outbox import Outbox
 from app.settings import APP_NAME, Settings, SettingsError
 from app.wiring import ChatServices
@@ -160,6 +161,7 @@ class VoiceLoop:
         """Until the source ends or the task is cancelled; what was said is saved either way."""
         settings = self._settings
         async with AsyncExitStack() as stack:
+            stack.enter_context(listening_lock(settings.data_dir))  # before the journal is replayed
             maintenance = await stack.enter_async_context(MaintenanceWorker(self._services.maintainer))
             saved = functools.partial(self._saved, maintenance)
             outbox = await stack.enter_async_context(

@@ -15,8 +15,11 @@ from app.wiring import open_chat_services
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
 from ui.settings_dialog import SettingsDialog
+from ui.single_instance import WindowSocket, show_open_window
 from ui.tray import Tray
 from ui.voice import WindowVoice
+
+ALREADY_OPEN = "Parley is already open on these chats: its window was brought to the front."
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +53,12 @@ def run_window(settings: Settings, argv: list[str] | None = None) -> int:
     """
     app = QApplication.instance() or QApplication(sys.argv if argv is None else argv)
     app.setApplicationName("Parley")
+    if show_open_window(settings.data_dir):
+        print(ALREADY_OPEN)
+        return 0
     with Runtime() as runtime:
         window = open_window(settings, runtime)
+        WindowSocket(settings.data_dir, window.main).show_requested.connect(window.tray.show_window)
         code = app.exec()
     # The window is still referenced here, after the runtime stopped: no answer can arrive for an
     # object already deleted.

@@ -102,9 +102,14 @@ class Tray(QObject):
         if self._window.isVisible():
             self._window.hide()
         else:
-            self._window.showNormal()
-            self._window.raise_()
-            self._window.activateWindow()
+            self.show_window()
+
+    @Slot()
+    def show_window(self) -> None:
+        """Show the window (from the tray, or minimised) in front of the others."""
+        self._window.showNormal()
+        self._window.raise_()
+        self._window.activateWindow()
 
     @Slot()
     def quit(self) -> None:

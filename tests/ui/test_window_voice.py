@@ -22,6 +22,7 @@ from app.voice_loop import OFFLINE_NOTICE
 from app.wiring import open_chat_services
 from chats.models import Turn
 from tests.app import MemoryKeyring, using_keyring
+from tests.app.other_listener import another_process_listening
 from tests.fakes.fed_microphone import FedMicrophone
 from tests.fakes.gemini_live_scenario import (
     AfterAudio,
@@ -167,6 +168,16 @@ def test_a_voice_loop_that_fails_shows_the_error_state(
     assert "no_such_recording.wav" in main.banner.text()
     qtbot.waitUntil(lambda: main.voice.state_label.text() == "Assistant: error", timeout=TIMEOUT_MS)
     assert not main.voice.text_box.isEnabled()
+
+
+def test_parley_listen_on_the_same_chats_keeps_the_window_from_listening_and_says_so(
+    qtbot: QtBot, runtime: Runtime, voice_settings: Settings
+) -> None:
+    with another_process_listening(voice_settings.data_dir) as listener:
+        window = open_window(qtbot, runtime, voice_settings, "wake_weather.wav")
+        qtbot.waitUntil(lambda: not window.main.banner_row.isHidden(), timeout=TIMEOUT_MS)
+        assert f"Parley is already listening on these chats (process {listener.pid})" in window.main.banner.text()
+        qtbot.waitUntil(lambda: window.main.voice.state_label.text() == "Assistant: error", timeout=TIMEOUT_MS)
 
 
 def open_on_microphone(qtbot: QtBot, runtime: Runtime, settings: Settings) -> tuple[Window, FedMicrophone]:

@@ -1,0 +1,53 @@
+"""One voice loop per data folder: a second `parley` or `parley listen` on the same chats would wake on
+the same words, answer over the first and replay the same journal, so it is refused in one line.
+
+The lock is the operating system's (`filelock`: flock on Linux and macOS), so it goes with the process
+however that ends; the file holds who has it, for the message."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import filelock
+
+from voice.errors import VoiceError
+
+LOCK_FILE = "listening.lock"
+
+
+class AlreadyListening(VoiceError):
+    """Another process runs a voice loop on this data folder."""
+
+
+@contextmanager
+def listening_lock(data_dir: Path) -> Iterator[None]:
+    """Hold the data folder's voice loop for the block; raise `AlreadyListening` if another process has it."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / LOCK_FILE
+    lock = filelock.FileLock(path, timeout=0, on_acquired=_write_owner)
+    try:
+        lock.acquire()
+    except filelock.Timeout:
+        raise AlreadyListening(
+            f"Parley is already listening on these chats ({_owner(path)}): quit it first, then try again"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _write_owner(fd: int) -> None:
+    os.ftruncate(fd, 0)
+    os.write(fd, f"process {os.getpid()}".encode())
+
+
+def _owner(path: Path) -> str:
+    try:
+        owner = path.read_text(encoding="utf-8").strip()
+    except OSError:
+        owner = ""
+    return owner or "another process"
