@@ -21,6 +21,11 @@ LOCK_FILE = "listening.lock"
 class AlreadyListening(VoiceError):
     """Another process runs a voice loop on this data folder."""
 
+    def __init__(self, owner: str) -> None:
+        super().__init__(f"Parley is already listening on these chats ({owner}): quit it first, then try again")
+        self.owner = owner
+        """Which process: "process 1234"."""
+
 
 @contextmanager
 def listening_lock(data_dir: Path) -> Iterator[None]:
@@ -31,9 +36,7 @@ def listening_lock(data_dir: Path) -> Iterator[None]:
     try:
         lock.acquire()
     except filelock.Timeout:
-        raise AlreadyListening(
-            f"Parley is already listening on these chats ({_owner(path)}): quit it first, then try again"
-        ) from None
+        raise AlreadyListening(_owner(path)) from None
     try:
         yield
     finally:

@@ -4,11 +4,13 @@ through the bridge's `post_*` methods; the chat chosen in the window is where th
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any
 from uuid import UUID
 
 from app.conversation import ChatSwitched, ConversationEvent, Saved
+from app.listening_lock import AlreadyListening
 from app.runtime import Runtime, RuntimeClosed
 from app.settings import Settings
 from app.voice_loop import OFFLINE_NOTICE, VoiceLoop
@@ -26,6 +28,9 @@ NO_KEY = (
     "or offline, then restart Parley."
 )
 NOT_LISTENING = "Parley is not listening yet: try again in a moment."
+WAITING_FOR = "Parley is already listening on these chats ({owner}): this window listens once it quits."
+LISTENING_POLL_S = 1.0
+"""How often the window checks whether the other process still listens."""
 MEMORY_WRITES = frozenset({"save_memory", "add_memory", "forget_memory"})
 """Tools after whose success the Memory page reloads."""
 
@@ -43,6 +48,8 @@ class WindowVoice:
         """What the window asked for; applied to the loop when it starts. Runtime thread only."""
         self._failure: str | None = None
         """Why the last conversation could not connect, while its banner is up. Runtime thread only."""
+        self._waiting: str | None = None
+        """The banner saying another process listens on these chats, while it is up. Runtime thread only."""
         bridge.current_chat_changed.connect(self.continue_in)
 
     def start(self) -> None:
@@ -123,16 +130,33 @@ class WindowVoice:
                 settings=self._settings, services=services, source=source, sink=sink, chat_id=chat_id, observer=self
             )
             await self._loop.set_muted(self._muted)
-            await self._loop.run()
+            await self._run_when_free(self._loop)
         except Exception:
             self._bridge.post_state("error")  # the banner says what went wrong
             raise
+
+    async def _run_when_free(self, loop: VoiceLoop) -> None:
+        """Run the loop; while another process listens on these chats (`parley listen`, say), wait for it
+        to quit, with the banner saying so."""
+        while True:
+            try:
+                await loop.run()
+                return
+            except AlreadyListening as busy:
+                if self._waiting is None:
+                    self._waiting = WAITING_FOR.format(owner=busy.owner)
+                    self._bridge.post_state("off")
+                    self._bridge.post_error(self._waiting)
+            await asyncio.sleep(LISTENING_POLL_S)
 
     # The observer: called on the runtime thread.
 
     def ready(self, wake_word: str, chat_id: UUID) -> None:
         self._bridge.post_chat_switched(chat_id)  # the window shows the chat the next conversation continues
         self._bridge.post_state("sleeping")
+        if self._waiting is not None:
+            self._bridge.post_error_resolved(self._waiting)
+            self._waiting = None
 
     def state(self, change: StateChanged) -> None:
         self._bridge.post_state(change.new.value)

@@ -39,7 +39,7 @@ from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.ui.conftest import TIMEOUT_MS, settings_on_live_server
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
-from ui.voice import NO_KEY, WindowVoice
+from ui.voice import NO_KEY, WAITING_FOR, WindowVoice
 from voice.audio import MODEL_VOICE_FORMAT, AudioChunk
 from voice.null_sink import NullSink
 from voice.synthetic import silence, tone
@@ -170,14 +170,16 @@ def test_a_voice_loop_that_fails_shows_the_error_state(
     assert not main.voice.text_box.isEnabled()
 
 
-def test_parley_listen_on_the_same_chats_keeps_the_window_from_listening_and_says_so(
+def test_the_window_waits_for_parley_listen_on_the_same_chats_to_quit_then_listens(
     qtbot: QtBot, runtime: Runtime, voice_settings: Settings
 ) -> None:
     with another_process_listening(voice_settings.data_dir) as listener:
-        window = open_window(qtbot, runtime, voice_settings, "wake_weather.wav")
+        window = open_window(qtbot, runtime, voice_settings, "silence.wav")
         qtbot.waitUntil(lambda: not window.main.banner_row.isHidden(), timeout=TIMEOUT_MS)
-        assert f"Parley is already listening on these chats (process {listener.pid})" in window.main.banner.text()
-        qtbot.waitUntil(lambda: window.main.voice.state_label.text() == "Assistant: error", timeout=TIMEOUT_MS)
+        assert window.main.banner.text() == "Error: " + WAITING_FOR.format(owner=f"process {listener.pid}")
+        assert window.main.voice.state_label.text() == "Assistant: off"
+    qtbot.waitUntil(window.main.banner_row.isHidden, timeout=TIMEOUT_MS)  # it quit: this window listens
+    assert window.main.voice.state_label.text() != "Assistant: error"
 
 
 def open_on_microphone(qtbot: QtBot, runtime: Runtime, settings: Settings) -> tuple[Window, FedMicrophone]:
