@@ -1,10 +1,6 @@
-"""The bridge between the window (GUI thread) and the core (the runtime thread's asyncio loop).
-
-UI to core: a widget calls a bridge method; the bridge submits a coroutine to the runtime and returns at
-once. Core to UI: when the coroutine ends, its future's callback (on the runtime thread) emits the
-private `_finished` signal; the bridge lives on the GUI thread, so Qt queues that emission and the bound
-slot `_on_finished` runs on the GUI thread, where the result becomes a public signal. A failure becomes
-`error(str)`. Nothing here blocks the GUI thread on the core.
+"""The chat bridge between the window (GUI thread) and the core (the runtime thread's asyncio loop): the
+chat list, folders, search and the selected chat, on `ServicesBridge`'s plumbing (a widget calls a
+method, which returns at once; the answer arrives as a signal on the GUI thread).
 
 The `post_*` methods are the voice loop's way in: they may be called from any thread; they emit a
 private signal that Qt queues to the bridge's bound slot on the GUI thread, so every public signal is
@@ -13,27 +9,21 @@ emitted on the GUI thread, whoever posted.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Literal
 from uuid import UUID
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
 from app.controller import ChatController
-from app.runtime import Runtime, RuntimeClosed
+from app.runtime import Runtime
 from app.supabase_reachability import report_reachability
 from app.wiring import ChatServices
 from chats.models import Chat, ChatInfo, Folder, FolderFilter, Role, Turn, utc_now
+from ui.services_bridge import ServicesBridge
 from ui.tool_chips import ToolChip
-
-log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 SearchOutcome = Literal["switch", "ask", "none"]
 
@@ -77,15 +67,9 @@ class LiveTurn:
     turn: Turn
 
 
-class _NotOpen(Exception):
-    """The services failed to open; that failure was reported once, the requests waiting on it are not."""
-
-
-class ChatBridge(QObject):
+class ChatBridge(ServicesBridge):
     """Lives on the GUI thread. Create it there, after `runtime.start()`, then call `open()`."""
 
-    ready = Signal()
-    """The chat services are open."""
     chats_changed = Signal()
     """The chat list changed (a chat was added, renamed, deleted or got new turns): reload it."""
     page_loaded = Signal(object)
@@ -114,14 +98,11 @@ class ChatBridge(QObject):
     """The microphone's level in dBFS (0 is full scale), about ten times a second while not muted."""
     memories_changed = Signal()
     """A conversation saved or forgot a memory: the Memory page reloads."""
-    error = Signal(str)
-    """A one-line message for the user."""
     notice = Signal(str)
     """Something the user should know that is not an error (the offline voice is a small model)."""
     error_resolved = Signal(str)
     """An error said earlier (its message as `error` had it) no longer holds."""
 
-    _finished = Signal(object, object)
     _chat_saved = Signal(object)
     _chat_switched = Signal(object)
     _turn_spoken = Signal(object)
@@ -141,16 +122,10 @@ class ChatBridge(QObject):
         open_services: Callable[[], AbstractAsyncContextManager[ChatServices]],
         parent: QObject | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._runtime = runtime
-        self._open_services = open_services
-        self._services: concurrent.futures.Future[ChatServices] | None = None
+        super().__init__(runtime, open_services, parent)
         self._current: UUID | None = None
         self._requests = 0
         self._latest_search = 0
-        # Queued even when the future is already done as `_call` returns (its callback then runs right
-        # here): an answer never arrives before the request's number is handed back.
-        self._finished.connect(self._on_finished, Qt.ConnectionType.QueuedConnection)
         self._chat_saved.connect(self._on_chat_saved)
         self._chat_switched.connect(self._on_chat_switched)
         self._turn_spoken.connect(self._on_turn_spoken)
@@ -169,17 +144,6 @@ class ChatBridge(QObject):
     @property
     def current_chat_id(self) -> UUID | None:
         return self._current
-
-    def open(self) -> None:
-        """Open the chat services on the runtime (they close when it stops); `ready` or `error` follows."""
-        if self._services is not None:
-            return
-        try:
-            self._services = self._runtime.enter(self._open_services())
-        except RuntimeClosed as closed:
-            self.error.emit(str(closed))
-            return
-        self._services.add_done_callback(self._services_done)
 
     def load_page(self, offset: int, limit: int, folder: FolderFilter = None) -> int:
         """Ask for a page of the chat list; `page_loaded` answers with the returned request number."""
@@ -227,19 +191,6 @@ class ChatBridge(QObject):
 
     def delete(self, chat_id: UUID) -> None:
         self._call(self._delete(chat_id), self._on_deleted)
-
-    def run_with_services(self, work: Callable[[ChatServices], Coroutine[Any, Any, None]]) -> None:
-        """Run `work` on the runtime once the chat services are open (the voice loop does); a failure
-        becomes `error`, so it shows in the window."""
-        self.request(work, _done)
-
-    def request(self, work: Callable[[ChatServices], Coroutine[Any, Any, T]], handler: Callable[[T], object]) -> None:
-        """Run `work` on the runtime with the open services; `handler` gets its result on the GUI thread, and
-        a failure becomes `error`. For the window's other bridges (memory), which share these services."""
-        self._call(self._with_services(work), handler)
-
-    async def _with_services(self, work: Callable[[ChatServices], Coroutine[Any, Any, T]]) -> T:
-        return await work(await self._opened())
 
     def post_state(self, state: str) -> None:
         """Any thread: the assistant's state changed."""
@@ -294,14 +245,6 @@ class ChatBridge(QObject):
     async def _controller(self) -> ChatController:
         return ChatController(await self._opened())
 
-    async def _opened(self) -> ChatServices:
-        if self._services is None:
-            raise RuntimeError("ChatBridge.open() was not called")
-        try:
-            return await asyncio.wrap_future(self._services)
-        except Exception as error:
-            raise _NotOpen from error
-
     async def _load_page(self, request: int, offset: int, limit: int, folder: FolderFilter) -> ChatPage:
         chats = await (await self._controller()).list_chats(limit=limit, offset=offset, folder=folder)
         return ChatPage(request, folder, offset, limit, tuple(chats))
@@ -343,51 +286,16 @@ class ChatBridge(QObject):
         await (await self._controller()).delete(chat_id)
         return chat_id
 
-    # Plumbing: submit on the GUI thread, deliver back to it.
-
     def _next_request(self) -> int:
         self._requests += 1
         return self._requests
-
-    def _call(self, coro: Coroutine[Any, Any, T], handler: Callable[[T], object]) -> None:
-        try:
-            future = self._runtime.submit(coro)
-        except RuntimeClosed as closed:
-            self.error.emit(str(closed))
-            return
-        future.add_done_callback(self._delivery(handler))
-
-    def _delivery(self, handler: Callable[[Any], object]) -> Callable[[concurrent.futures.Future[Any]], None]:
-        def deliver(future: concurrent.futures.Future[Any]) -> None:
-            # Runs on the runtime thread (or here, if already done): queued to `_on_finished`.
-            self._finished.emit(future, handler)
-
-        return deliver
-
-    def _services_done(self, future: concurrent.futures.Future[ChatServices]) -> None:
-        self._finished.emit(future, self._on_opened)
-
-    @Slot(object, object)
-    def _on_finished(self, future: concurrent.futures.Future[Any], handler: Callable[[Any], object]) -> None:
-        if future.cancelled():
-            return
-        failure = future.exception()
-        if failure is None:
-            handler(future.result())
-        elif not isinstance(failure, _NotOpen):
-            self._report(failure)
-
-    def _report(self, failure: BaseException) -> None:
-        # The type only: a message may quote a chat's words, and those stay out of the log.
-        log.warning("a window request failed: %s", type(failure).__name__)
-        self.error.emit(str(failure) or type(failure).__name__)
 
     def _on_opened(self, services: ChatServices) -> None:
         # Supabase's outage banner, and the news when it is back.
         report_reachability(
             services.store, error=self.post_error, resolved=self.post_error_resolved, notice=self.post_notice
         )
-        self.ready.emit()
+        super()._on_opened(services)
 
     def _on_folders_changed(self, _done: None) -> None:
         self.folders_changed.emit()
@@ -436,7 +344,3 @@ class ChatBridge(QObject):
     def _on_default_chat(self, chat_id: UUID) -> None:
         if self._current is None:
             self.select_chat(chat_id)
-
-
-def _done(result: None) -> None:
-    """Nothing to deliver: long-running work reports through the `post_*` methods."""
