@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chats.memory.grounding import grounded
+from chats.memory.text import second_person
 from voice.offline.router import ToolAnswer
 
 FINDING_MAX_WORDS = 40
@@ -72,13 +73,14 @@ def _memory_answer(tool: str, result: Mapping[str, Any]) -> ToolAnswer:
         if result.get("success"):
             return ToolAnswer("Okay, I've forgotten that.")
         if result.get("choices"):
-            choices = _listed([str(choice["content"]) for choice in result["choices"]])
+            choices = _listed([_mid_sentence(second_person(str(choice["content"]))) for choice in result["choices"]])
             return ToolAnswer(f"Which one should I forget: {choices}?")
         return ToolAnswer("I don't have anything saved about that.")
-    found = [str(hit["content"]) for hit in result.get("results", [])]
+    # Said to the user, and so handed to the model: "You live in Lyon", not "User lives in Lyon".
+    found = [second_person(str(hit["content"])) for hit in result.get("results", [])]
     if not found:
         return ToolAnswer("I don't have anything saved about that.")
-    return ToolAnswer(f"Here is what I have saved: {_listed(found)}.", tuple(found))
+    return ToolAnswer(f"Here is what I have saved: {_listed([_mid_sentence(fact) for fact in found])}.", tuple(found))
 
 
 def _recalled(result: Mapping[str, Any]) -> ToolAnswer:
@@ -90,6 +92,11 @@ def _recalled(result: Mapping[str, Any]) -> ToolAnswer:
     speaker = "you said" if best.get("role") == "user" else "I said"
     where = f"In our chat {best['chatTitle']}" if best.get("chatTitle") else "In an earlier chat"
     return ToolAnswer(f"{where}, {speaker}: {findings[0].rstrip('.')}.", findings)
+
+
+def _mid_sentence(fact: str) -> str:
+    """A fact said to the user, inside a longer sentence: "You live in Lyon" -> "you live in Lyon"."""
+    return fact[0].lower() + fact[1:] if fact.startswith(("You ", "Your ")) else fact
 
 
 def _cut(text: str) -> str:

@@ -1,4 +1,5 @@
-"""The words of a memory: third-person content, comparison keys, and the details two facts must share.
+"""The words of a memory: third-person content, comparison keys, and the details two facts must share;
+and a memory said back to the user ("You live in Lyon").
 
 Third person (spec 001: "User prefers TypeScript", never "I prefer TypeScript"). The rule chosen:
 `third_person` *rewrites* the simple first-person forms the spec's table shows, at the start of each
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 from chats.errors import InvalidMemory
 from chats.memory.models import CONTENT_MAX, CONTENT_MIN
@@ -66,23 +68,32 @@ def third_person(content: str) -> str:
     text = " ".join(content.split())
     if len(text) < CONTENT_MIN:
         raise InvalidMemory(f"Content too short (minimum {CONTENT_MIN} characters)")
+
+    def rewrite(unquoted: str) -> str:
+        rewritten = " ".join(_rewrite_sentence(sentence) for sentence in _SENTENCE.split(unquoted))
+        left = _FIRST_PERSON.search(rewritten)
+        if left:
+            raise InvalidMemory(
+                f"Write the memory in the third person, e.g. 'User prefers TypeScript' (found {left.group(0)!r})"
+            )
+        return rewritten
+
+    result = _outside_quotes(text, rewrite)
+    if len(result) > CONTENT_MAX:
+        raise InvalidMemory(f"Content too long (maximum {CONTENT_MAX} characters, got {len(result)})")
+    return result
+
+
+def _outside_quotes(text: str, rewrite: Callable[[str], str]) -> str:
+    """`rewrite` applied to `text` with its quoted parts ("..." or “...”) hidden from it, then put back."""
     quotes: list[str] = []
 
     def hide(match: re.Match[str]) -> str:
         quotes.append(match.group(0))
         return f"\x00{len(quotes) - 1}\x00"
 
-    hidden = _QUOTED.sub(hide, text)
-    rewritten = " ".join(_rewrite_sentence(sentence) for sentence in _SENTENCE.split(hidden))
-    left = _FIRST_PERSON.search(rewritten)
-    if left:
-        raise InvalidMemory(
-            f"Write the memory in the third person, e.g. 'User prefers TypeScript' (found {left.group(0)!r})"
-        )
-    result = re.sub("\x00(\\d+)\x00", lambda m: quotes[int(m.group(1))], rewritten)
-    if len(result) > CONTENT_MAX:
-        raise InvalidMemory(f"Content too long (maximum {CONTENT_MAX} characters, got {len(result)})")
-    return result
+    rewritten = rewrite(_QUOTED.sub(hide, text))
+    return re.sub("\x00(\\d+)\x00", lambda m: quotes[int(m.group(1))], rewritten)
 
 
 def _rewrite_sentence(sentence: str) -> str:
@@ -112,6 +123,64 @@ def _third_person_verb(verb: str) -> str:
     if len(verb) > 1 and verb.endswith("y") and verb[-2] not in "aeiou":
         return verb[:-1] + "ies"
     return verb + "s"
+
+
+_USER_POSSESSIVE = re.compile(r"\b(?:[Tt]he [Uu]ser|User)['\u2019]s\b")
+_USER_SUBJECT = re.compile(
+    r"(^|, |,? and |; )(?:[Tt]he [Uu]ser|User)( (?:also|always|never|often|usually|really|just|still|now))?"
+    r" ([a-z]+?(?:n['\u2019]t)?)\b"
+)
+_USER_ELSEWHERE = re.compile(r"\b(?:[Tt]he [Uu]ser|User)\b")
+_THEIR_WORDS = (
+    (re.compile(r"\bthemselves\b"), "yourself"),
+    (re.compile(r"\btheirs\b"), "yours"),
+    (re.compile(r"\btheir\b"), "your"),
+    (re.compile(r"\bthem\b"), "you"),
+)
+_PLURAL_FORMS = {
+    "is": "are",
+    "was": "were",
+    "has": "have",
+    "does": "do",
+    "isn't": "aren't",
+    "wasn't": "weren't",
+    "hasn't": "haven't",
+    "doesn't": "don't",
+}
+
+
+def second_person(content: str) -> str:
+    """A third-person memory said to the user: "User's daughter Mia loves horses" -> "Your daughter Mia
+    loves horses", "User works at a bakery" -> "You work at a bakery". The inverse of `third_person`'s
+    simple forms: a sentence's (or clause's) subject "User" takes the verb after it, and in a sentence
+    that starts with it "their" and "them" are the user's (`third_person` wrote them for "my" and "me");
+    elsewhere "User" becomes "you"."""
+    return _outside_quotes(content, lambda unquoted: " ".join(map(_to_user, _SENTENCE.split(unquoted))))
+
+
+def _to_user(sentence: str) -> str:
+    sentence = sentence.replace("\u2019", "'")  # one apostrophe for the verb forms
+    about_user = sentence.startswith(("User ", "The user ", "the user "))
+    sentence = _USER_POSSESSIVE.sub("your", sentence)
+    sentence = _USER_SUBJECT.sub(lambda m: f"{m.group(1)}you{m.group(2) or ''} {_base_verb(m.group(3))}", sentence)
+    sentence = _USER_ELSEWHERE.sub("you", sentence)
+    if about_user:
+        for pattern, replacement in _THEIR_WORDS:
+            sentence = pattern.sub(replacement, sentence)
+    return sentence[:1].upper() + sentence[1:] if sentence.startswith(("you", "your")) else sentence
+
+
+def _base_verb(verb: str) -> str:
+    """ "works" -> "work", "goes" -> "go", "studies" -> "study", "is" -> "are"; past tenses and modals stay."""
+    if verb in _PLURAL_FORMS:
+        return _PLURAL_FORMS[verb]
+    if verb.endswith(("sses", "shes", "ches", "xes", "zes", "oes")):
+        return verb[:-2]
+    if len(verb) > 4 and verb.endswith("ies"):
+        return verb[:-3] + "y"
+    if verb.endswith("s") and not verb.endswith("ss"):
+        return verb[:-1]
+    return verb
 
 
 _SUBJECT_PREFIX = re.compile(r"^(?:the\s+)?user\b", re.IGNORECASE)

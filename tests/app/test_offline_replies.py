@@ -55,8 +55,16 @@ def test_saved_memories_found_go_to_the_model_with_a_template_to_fall_back_on() 
         "search_memories",
         {"success": True, "results": [{"content": "User lives in Lyon."}, {"content": "User works at a bakery."}]},
     )
-    assert answer.findings == ("User lives in Lyon.", "User works at a bakery.")
-    assert answer.template == "Here is what I have saved: User lives in Lyon and User works at a bakery."
+    assert answer.findings == ("You live in Lyon.", "You work at a bakery.")
+    assert answer.template == "Here is what I have saved: you live in Lyon and you work at a bakery."
+
+
+def test_memories_to_choose_from_are_read_to_the_user() -> None:
+    choices = [{"content": "User's sister lives in Porto."}, {"content": "User's sister works in Lisbon."}]
+    answer = tool_answer("forget_memory", {"success": False, "choices": choices})
+    assert answer == ToolAnswer(
+        "Which one should I forget: your sister lives in Porto and your sister works in Lisbon?"
+    )
 
 
 def test_earlier_messages_found_go_to_the_model_cut_short() -> None:

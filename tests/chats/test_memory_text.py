@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chats.errors import InvalidMemory
-from chats.memory.text import comparison_key, names, numbers, third_person
+from chats.memory.text import comparison_key, names, numbers, second_person, third_person
 
 
 @pytest.mark.parametrize(
@@ -38,6 +38,35 @@ from chats.memory.text import comparison_key, names, numbers, third_person
 )
 def test_simple_first_person_forms_are_rewritten(said: str, kept: str) -> None:
     assert third_person(said) == kept
+
+
+@pytest.mark.parametrize(
+    ("memory", "said"),
+    [
+        ("User is a software engineer", "You are a software engineer"),
+        ("User's wife is Jane", "Your wife is Jane"),
+        ("User prefers TypeScript", "You prefer TypeScript"),
+        ("User has got two cats named Miso and Tofu", "You have got two cats named Miso and Tofu"),
+        ("User moved to Berlin in 2024", "You moved to Berlin in 2024"),
+        ("User goes climbing every Thursday", "You go climbing every Thursday"),
+        ("User tries to avoid sugar", "You try to avoid sugar"),
+        ("User does not drink coffee", "You do not drink coffee"),
+        ("User doesn\u2019t drink coffee", "You don't drink coffee"),
+        ("User always takes the train", "You always take the train"),
+        (
+            "User prefers short answers. User's sister lives in Porto.",
+            "You prefer short answers. Your sister lives in Porto.",
+        ),
+        ("User told their boss about it themselves", "You told your boss about it yourself"),
+        ("The user studies law and User watches football", "You study law and you watch football"),
+        ("After work, User goes running", "After work, you go running"),
+        ("Mia is User's daughter and she calls User every day", "Mia is your daughter and she calls you every day"),
+        ("User's kids love their school", "Your kids love their school"),  # theirs, not the user's
+        ('User\'s motto is "User first"', 'Your motto is "User first"'),
+    ],
+)
+def test_a_memory_is_said_back_to_the_user_in_the_second_person(memory: str, said: str) -> None:
+    assert second_person(memory) == said
 
 
 @pytest.mark.parametrize(
