@@ -1,7 +1,9 @@
 """Text to speech with espeak-ng (Debian's `espeak-ng` package), run as a subprocess.
 
-- `espeak-ng --stdout` writes a WAV at 22.05 kHz mono PCM16 whose header gives no length (it was written
-  before the audio): the header is read by hand here, not with `wave`, which would trust the length.
+- espeak-ng writes a WAV at 22.05 kHz mono PCM16 into a temporary file, not to a pipe: a cancelled call
+  stops reading a pipe, and once asyncio's buffer holds 128 KB (three seconds of speech) it stops
+  reading too, never sees the killed process's end of file, and `wait()` never returns. The header is
+  read by hand (`parse_wav`), not with `wave`, which would trust sizes `--stdout` leaves as placeholders.
 - A 15-word sentence takes 40-80 ms: one process per sentence, so the first sentence is heard while
   the model still writes the next, and an interrupted answer stops by killing one short-lived process.
 - Output is resampled with soxr to the model voice format (24 kHz mono), what the speaker expects from
@@ -14,6 +16,7 @@ import asyncio
 import contextlib
 import shutil
 import struct
+import tempfile
 
 import numpy as np
 
@@ -35,7 +38,7 @@ def espeak_path() -> str:
 
 
 def parse_wav(data: bytes) -> tuple[AudioFormat, bytes]:
-    """The format and samples of a RIFF/WAVE PCM16 stream whose declared sizes may be wrong (a stream's)."""
+    """The format and samples of a RIFF/WAVE PCM16 file or stream whose declared sizes may be wrong."""
     if len(data) < 12 or data[:4] != b"RIFF" or data[8:12] != b"WAVE":
         raise OfflineVoiceError("espeak-ng did not write a WAV stream")
     at, audio_format = 12, None
@@ -70,30 +73,33 @@ class EspeakSynthesizer:
         """`text` spoken, as PCM16 in `self.format`; b"" for nothing to say."""
         if not text.strip():
             return b""
-        process = await asyncio.create_subprocess_exec(
-            self._program,
-            "--stdout",
-            "-v",
-            self._voice,
-            "-s",
-            str(self._speed),
-            "--",
-            text,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        try:
-            out, err = await process.communicate()
-        finally:
-            if process.returncode is None:  # cancelled: barge-in, or the connection closing
-                with contextlib.suppress(ProcessLookupError):
-                    process.kill()
-                await process.wait()
-        if process.returncode != 0:
-            raise OfflineVoiceError(
-                f"espeak-ng failed (exit {process.returncode}): {err.decode(errors='replace')[:120]}"
+        with tempfile.NamedTemporaryFile(prefix="parley-speech-", suffix=".wav") as speech:
+            process = await asyncio.create_subprocess_exec(
+                self._program,
+                "-w",
+                speech.name,
+                "-v",
+                self._voice,
+                "-s",
+                str(self._speed),
+                "--",
+                text,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE,  # a line or two at most: never enough to stall
             )
+            try:
+                _, err = await process.communicate()
+            finally:
+                if process.returncode is None:  # cancelled: barge-in, or the connection closing
+                    with contextlib.suppress(ProcessLookupError):
+                        process.kill()
+                    await process.wait()
+            if process.returncode != 0:
+                raise OfflineVoiceError(
+                    f"espeak-ng failed (exit {process.returncode}): {err.decode(errors='replace')[:120]}"
+                )
+            out = speech.read()
         audio_format, pcm = parse_wav(out)
         samples = pcm16_to_float(pcm, audio_format.channels)
         return convert(np.asarray(samples), audio_format.rate, self.format)
