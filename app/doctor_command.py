@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from app.listening_lock import AlreadyListening, listening_lock
 from app.secrets import secret_source
 from app.settings import Settings, SettingsError
 from app.voice_loop import JOURNAL_FILE, OFFLINE_NOTICE, ssl_context
@@ -36,7 +37,9 @@ class Finding:
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    doctor = commands.add_parser("doctor", help="check audio, wake word, keys, store and the Live endpoint")
+    doctor = commands.add_parser(
+        "doctor", help="check the store, who listens, keys, audio, wake word and the Live endpoint"
+    )
     doctor.add_argument("--json", action="store_true", help="print JSON instead of text")
     doctor.set_defaults(handler=run)
 
@@ -53,7 +56,7 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def examine(settings: Settings) -> list[Finding]:
-    checks: list[Callable[[Settings], Awaitable[Finding]]] = [_store, _keys, _audio, _wake, _live]
+    checks: list[Callable[[Settings], Awaitable[Finding]]] = [_store, _listening, _keys, _audio, _wake, _live]
     return [await check(settings) for check in checks]
 
 
@@ -66,6 +69,15 @@ async def _store(settings: Settings) -> Finding:
         return Finding("store", "problem", str(error))
     waiting = f"; {pending} journaled turn(s) waiting to be saved" if pending else ""
     return Finding("store", "ok", f"{count} chat(s) in {store_location(settings)}{waiting}")
+
+
+async def _listening(settings: Settings) -> Finding:
+    try:
+        with listening_lock(settings.data_dir):
+            pass
+    except AlreadyListening as busy:
+        return Finding("listening", "warning", f"Parley ({busy.owner}) is listening on these chats")
+    return Finding("listening", "ok", "no Parley is listening on these chats")
 
 
 async def _keys(settings: Settings) -> Finding:
