@@ -46,10 +46,10 @@ class WindowVoice:
         self._loop: VoiceLoop | None = None
         self._muted = False
         """What the window asked for; applied to the loop when it starts. Runtime thread only."""
-        self._failure: str | None = None
-        """Why the last conversation could not connect, while its banner is up. Runtime thread only."""
-        self._waiting: str | None = None
-        """The banner saying another process listens on these chats, while it is up. Runtime thread only."""
+        self._raised: str | None = None
+        """The banner this voice put up (another process listens on these chats; a conversation could not
+        connect) while it holds: it goes once the loop is ready, or a conversation connects. Runtime thread
+        only."""
         bridge.current_chat_changed.connect(self.continue_in)
 
     def start(self) -> None:
@@ -143,26 +143,31 @@ class WindowVoice:
                 await loop.run()
                 return
             except AlreadyListening as busy:
-                if self._waiting is None:
-                    self._waiting = WAITING_FOR.format(owner=busy.owner)
+                if self._raised is None:
                     self._bridge.post_state("off")
-                    self._bridge.post_error(self._waiting)
+                    self._raise(WAITING_FOR.format(owner=busy.owner))
             await asyncio.sleep(LISTENING_POLL_S)
+
+    def _raise(self, message: str) -> None:
+        self._raised = message
+        self._bridge.post_error(message)
+
+    def _lower(self) -> None:
+        if self._raised is not None:
+            self._bridge.post_error_resolved(self._raised)
+            self._raised = None
 
     # The observer: called on the runtime thread.
 
     def ready(self, wake_word: str, chat_id: UUID) -> None:
         self._bridge.post_chat_switched(chat_id)  # the window shows the chat the next conversation continues
         self._bridge.post_state("sleeping")
-        if self._waiting is not None:
-            self._bridge.post_error_resolved(self._waiting)
-            self._waiting = None
+        self._lower()  # listening now: another process no longer does
 
     def state(self, change: StateChanged) -> None:
         self._bridge.post_state(change.new.value)
-        if change.new is AssistantState.LISTENING and self._failure is not None:
-            self._bridge.post_error_resolved(self._failure)  # connected: the failure's banner goes
-            self._failure = None
+        if change.new is AssistantState.LISTENING:
+            self._lower()  # connected: a failure to connect no longer holds
 
     def muted(self, muted: bool) -> None:
         self._bridge.post_muted(muted)
@@ -189,8 +194,7 @@ class WindowVoice:
         elif isinstance(event, ChatSwitched):
             self._bridge.post_chat_switched(event.chat_id)
         elif isinstance(event, ConnectionFailed):
-            self._failure = event.message
-            self._bridge.post_error(event.message)
+            self._raise(event.message)
 
     def _post_chip(self, used: ToolUsed, chat_id: UUID) -> None:
         call, result = used.call, used.reply.result

@@ -5,10 +5,8 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import struct
 import threading
 import time
-import wave
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +19,7 @@ from voice.offline.chat_model import ChatModel
 from voice.offline.engine import ModelFolders, OfflineVoice
 from voice.offline.errors import OfflineVoiceError
 from voice.offline.prompt import ChatMessage
-from voice.offline.speech import EspeakSynthesizer, parse_wav
+from voice.offline.speech import EspeakSynthesizer
 
 SYSTEM = "You are Parley, a voice assistant. Answer in one short sentence."
 
@@ -129,18 +127,3 @@ async def test_a_cancelled_synthesis_kills_its_process() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert espeak_children() == []  # killed and reaped, not left speaking to nobody
-
-
-def test_a_wav_stream_with_placeholder_sizes_is_read_to_its_end(tmp_path: Path) -> None:
-    path = tmp_path / "x.wav"
-    with wave.open(str(path), "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(22_050)
-        out.writeframes(b"\x01\x00" * 100)
-    data = bytearray(path.read_bytes())
-    data[4:8] = data[40:44] = struct.pack("<I", 0x7FFFFFFF)  # what `espeak-ng --stdout` writes
-    audio_format, pcm = parse_wav(bytes(data) + b"\x02")  # an odd byte at the end is no sample
-    assert (audio_format.rate, audio_format.channels, pcm) == (22_050, 1, b"\x01\x00" * 100)
-    with pytest.raises(OfflineVoiceError):
-        parse_wav(b"not a wav")
