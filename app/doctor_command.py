@@ -19,10 +19,7 @@ from chats.errors import ChatsError
 from chats.journal import TurnJournal
 from voice.devices import audio_devices
 from voice.errors import VoiceError
-from voice.gemini_live import connect
 from voice.live import LiveConfig
-from voice.offline.engine import check_installed
-from voice.wake import OpenWakeWordDetector
 
 LIVE_CHECK_TIMEOUT_S = 15.0
 
@@ -100,7 +97,14 @@ async def _audio(settings: Settings) -> Finding:
     return Finding("audio", "ok", f"microphones: {', '.join(inputs)}; speakers: {', '.join(outputs) or 'none'}")
 
 
+# The checks import their parts when they run, not with this module: `parley` reads every command's
+# module to build its command line, and google-genai, openWakeWord (scikit-learn, scipy) and
+# faster-whisper take about a second to import.
+
+
 async def _wake(settings: Settings) -> Finding:
+    from voice.wake import OpenWakeWordDetector
+
     try:
         async with OpenWakeWordDetector(settings.wake_word, threshold=settings.wake_threshold) as detector:
             await detector.warm_up()
@@ -114,6 +118,8 @@ async def _live(settings: Settings) -> Finding:
         return await _offline(settings)
     if settings.gemini_api_key is None:
         return Finding("live model", "problem", "voice_model is gemini but no Gemini key is set")
+    from voice.gemini_live import connect
+
     opening = functools.partial(
         connect,
         api_key=settings.gemini_api_key.reveal(),
@@ -132,6 +138,8 @@ async def _live(settings: Settings) -> Finding:
 
 
 async def _offline(settings: Settings) -> Finding:
+    from voice.offline.engine import check_installed
+
     try:
         await asyncio.to_thread(check_installed)
     except VoiceError as error:
