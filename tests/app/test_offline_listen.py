@@ -185,12 +185,11 @@ async def test_speaking_over_the_offline_voice_stops_it(offline: Path, monkeypat
         await running.watcher.until_saved(turns=4)
         saved = await history(running)
     turns = [e for e in running.watcher.of("conversation") if isinstance(e, SpokenTurn)]
-    assert [(t.role, t.interrupted) for t in turns] == [
-        ("user", False),
-        ("model", True),
-        ("user", False),
-        ("model", False),
-    ]
+    # Whether the first answer was still being written when the user spoke (then its turn is saved as
+    # interrupted, cut where the voice stopped) or only still playing depends on the machine: Whisper and
+    # SmolLM2 do not write the same words on every CPU. Either way its voice stops at once (below).
+    assert [t.role for t in turns] == ["user", "model", "user", "model"]
+    assert not turns[3].interrupted
     assert "weather" in turns[0].text and "hello" in turns[2].text.lower()
     assert saved == [(t.role, t.text) for t in turns]
     assert running.sink.clears == 1 and running.sink.dropped_ms > 0  # the voice queued was dropped at once
