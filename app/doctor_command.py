@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from app.listening_lock import AlreadyListening, listening_lock
+from app.listening_lock import who_listens
 from app.secrets import secret_source
 from app.settings import Settings, SettingsError
 from app.voice_loop import JOURNAL_FILE, OFFLINE_NOTICE, ssl_context
@@ -69,11 +69,9 @@ async def _store(settings: Settings) -> Finding:
 
 
 async def _listening(settings: Settings) -> Finding:
-    try:
-        with listening_lock(settings.data_dir):
-            pass
-    except AlreadyListening as busy:
-        return Finding("listening", "warning", f"Parley ({busy.owner}) is listening on these chats")
+    owner = who_listens(settings.data_dir)
+    if owner is not None:
+        return Finding("listening", "warning", f"Parley ({owner}) is listening on these chats")
     return Finding("listening", "ok", "no Parley is listening on these chats")
 
 

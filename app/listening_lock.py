@@ -44,6 +44,15 @@ def listening_lock(data_dir: Path) -> Iterator[None]:
         lock.release()
 
 
+def who_listens(data_dir: Path) -> str | None:
+    """The other process listening on these chats ("process 1234"), or None when none does."""
+    try:
+        with listening_lock(data_dir):
+            return None
+    except AlreadyListening as busy:
+        return busy.owner
+
+
 def _write_owner(fd: int) -> None:
     os.ftruncate(fd, 0)
     os.write(fd, f"process {os.getpid()}".encode())

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.listening_lock import AlreadyListening, listening_lock
+from app.listening_lock import AlreadyListening, listening_lock, who_listens
 from tests.app.other_listener import another_process_listening
 from tests.fakes.gemini_live_scenario import AfterAudio, CompleteTurn, InputTranscript, OutputTranscript, script
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
@@ -26,11 +26,13 @@ def test_a_second_holder_is_refused_with_the_first_ones_process(tmp_path: Path) 
         pass
 
 
-def test_the_lock_is_free_again_once_its_block_ends(tmp_path: Path) -> None:
+def test_who_listens_names_the_holder_and_the_lock_is_free_again_after_its_block(tmp_path: Path) -> None:
+    assert who_listens(tmp_path) is None
+    with another_process_listening(tmp_path) as holder:
+        assert who_listens(tmp_path) == f"process {holder.pid}"
     with listening_lock(tmp_path):
         pass
-    with listening_lock(tmp_path):
-        pass
+    assert who_listens(tmp_path) is None
 
 
 async def test_parley_listen_beside_another_listening_process_says_so_and_answers_after(
