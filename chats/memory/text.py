@@ -135,8 +135,9 @@ _THEIR_WORDS = (
     (re.compile(r"\bthemselves\b"), "yourself"),
     (re.compile(r"\btheirs\b"), "yours"),
     (re.compile(r"\btheir\b"), "your"),
-    (re.compile(r"\bthem\b"), "you"),
 )
+"""In a sentence about the user, "their" is theirs (`third_person` wrote it for "my"); "them" is left: it
+is as often other people ("User gave them a lift")."""
 _PLURAL_FORMS = {
     "is": "are",
     "was": "were",
@@ -153,8 +154,7 @@ def second_person(content: str) -> str:
     """A third-person memory said to the user: "User's daughter Mia loves horses" -> "Your daughter Mia
     loves horses", "User works at a bakery" -> "You work at a bakery". The inverse of `third_person`'s
     simple forms: a sentence's (or clause's) subject "User" takes the verb after it, and in a sentence
-    that starts with it "their" and "them" are the user's (`third_person` wrote them for "my" and "me");
-    elsewhere "User" becomes "you"."""
+    that starts with it "their" is the user's (`_THEIR_WORDS`); elsewhere "User" becomes "you"."""
     return _outside_quotes(content, lambda unquoted: " ".join(map(_to_user, _SENTENCE.split(unquoted))))
 
 

@@ -62,6 +62,7 @@ def test_simple_first_person_forms_are_rewritten(said: str, kept: str) -> None:
         ("After work, User goes running", "After work, you go running"),
         ("Mia is User's daughter and she calls User every day", "Mia is your daughter and she calls you every day"),
         ("User's kids love their school", "Your kids love their school"),  # theirs, not the user's
+        ("User gave them a lift to the station", "You gave them a lift to the station"),
         ('User\'s motto is "User first"', 'Your motto is "User first"'),
     ],
 )
