@@ -46,7 +46,7 @@ class WindowVoice:
         self._loop: VoiceLoop | None = None
         self._muted = False
         """What the window asked for; applied to the loop when it starts. Runtime thread only."""
-        self._raised: str | None = None
+        self._banner: str | None = None
         """The banner this voice put up (another process listens on these chats; a conversation could not
         connect) while it holds: it goes once the loop is ready, or a conversation connects. Runtime thread
         only."""
@@ -143,31 +143,31 @@ class WindowVoice:
                 await loop.run()
                 return
             except AlreadyListening as busy:
-                if self._raised is None:
+                if self._banner is None:
                     self._bridge.post_state("off")
-                    self._raise(WAITING_FOR.format(owner=busy.owner))
+                    self._show_banner(WAITING_FOR.format(owner=busy.owner))
             await asyncio.sleep(LISTENING_POLL_S)
 
-    def _raise(self, message: str) -> None:
-        self._raised = message
+    def _show_banner(self, message: str) -> None:
+        self._banner = message
         self._bridge.post_error(message)
 
-    def _lower(self) -> None:
-        if self._raised is not None:
-            self._bridge.post_error_resolved(self._raised)
-            self._raised = None
+    def _take_banner_down(self) -> None:
+        if self._banner is not None:
+            self._bridge.post_error_resolved(self._banner)
+            self._banner = None
 
     # The observer: called on the runtime thread.
 
     def ready(self, wake_word: str, chat_id: UUID) -> None:
         self._bridge.post_chat_switched(chat_id)  # the window shows the chat the next conversation continues
         self._bridge.post_state("sleeping")
-        self._lower()  # listening now: another process no longer does
+        self._take_banner_down()  # listening now: another process no longer does
 
     def state(self, change: StateChanged) -> None:
         self._bridge.post_state(change.new.value)
         if change.new is AssistantState.LISTENING:
-            self._lower()  # connected: a failure to connect no longer holds
+            self._take_banner_down()  # connected: a failure to connect no longer holds
 
     def muted(self, muted: bool) -> None:
         self._bridge.post_muted(muted)
@@ -194,7 +194,7 @@ class WindowVoice:
         elif isinstance(event, ChatSwitched):
             self._bridge.post_chat_switched(event.chat_id)
         elif isinstance(event, ConnectionFailed):
-            self._raise(event.message)
+            self._show_banner(event.message)
 
     def _post_chip(self, used: ToolUsed, chat_id: UUID) -> None:
         call, result = used.call, used.reply.result
