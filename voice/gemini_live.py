@@ -19,7 +19,8 @@ Wire facts this module relies on (google-genai 3.x, `google/genai/live.py`):
   live models accept `client_content` only for this seeding: everything later goes as realtime input.
 - Typed text: a `client_content` turn with `turn_complete=True` is what the 2.x native audio models
   answer (the SDK's `send_client_content`); Gemini 3.x live models take `client_content` only for the
-  history and want text as realtime input (`send_realtime_input(text=...)`). `text_route` picks by name.
+  history and want text as realtime input (`send_realtime_input(text=...)`). `gemini_wire.text_route`
+  picks by name.
 - A resumed session (setup carrying a handle) already holds its history: seeding it again would double
   every turn, so a resumed connection sends no history and no `history_config`.
 - Function declarations use `parameters` (an OpenAPI subset): Live models ignore
@@ -31,12 +32,10 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
-import math
-import re
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from ssl import SSLContext
-from typing import Any, Literal
+from typing import Any
 
 from google import genai
 from google.genai import errors as genai_errors
@@ -44,8 +43,9 @@ from google.genai import live as genai_live
 from google.genai import types
 from websockets import exceptions as ws_exceptions
 
-from voice.audio import MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
+from voice.audio import AudioChunk
 from voice.errors import LiveConnectionError
+from voice.gemini_wire import TextRoute, audio_format_of, parse_duration_ms, refusal, text_route
 from voice.live import (
     GoAway,
     HistoryTurn,
@@ -68,15 +68,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_OPEN_TIMEOUT_S = 15.0
 """Connecting, setup and history seeding together; the SDK itself would wait for `setupComplete` forever."""
-
-_REFUSAL_CODES = frozenset({1007, 1008})
-"""Close codes the service uses for "no": invalid argument (a bad key or handle) and policy violation."""
-_KEY_WORDS = ("api key", "api_key", "unregistered callers", "authentication")
-_RATE = re.compile(r"rate=(\d+)")
-_GENERATION = re.compile(r"gemini-(?:live-)?(\d+)(?:\.\d+)?-")
-
-TextRoute = Literal["client_content", "realtime_input"]
-
 
 # -- pure translation: our config to the SDK's, the SDK's messages to our events ---------------------
 
@@ -130,39 +121,6 @@ def _function_declaration(tool: ToolDeclaration) -> types.FunctionDeclaration:
     return types.FunctionDeclaration(name=tool.name, description=tool.description, parameters=parameters)
 
 
-def text_route(model: str) -> TextRoute:
-    """How typed text reaches `model` as a user turn that it answers.
-
-    "client_content" (a `Content` turn, `turn_complete=True`) for Gemini 2.x live models: the native audio
-    2.5 models answer that, and it keeps the turn in the context in order. "realtime_input" (text as
-    realtime input) for Gemini 3.x and later, which take `client_content` only to seed the history (the
-    service closes the connection otherwise), and for names without a version: new models follow the
-    newer protocol."""
-    match = _GENERATION.search(model)
-    if match is not None and int(match[1]) < 3:
-        return "client_content"
-    return "realtime_input"
-
-
-def parse_duration_ms(text: str | None) -> int | None:
-    """A protobuf JSON duration ("50s", "0.250s") in whole milliseconds; None if absent or unreadable."""
-    if not text or not text.endswith("s"):
-        return None
-    try:
-        seconds = float(text[:-1])
-    except ValueError:
-        return None
-    return round(seconds * 1000) if math.isfinite(seconds) and seconds >= 0 else None
-
-
-def audio_format_of(mime_type: str | None) -> AudioFormat:
-    """The PCM format a `audio/pcm;rate=N` blob declares; native audio models speak 24 kHz mono."""
-    match = _RATE.search(mime_type or "")
-    if match is None or int(match[1]) == MODEL_VOICE_FORMAT.rate:
-        return MODEL_VOICE_FORMAT
-    return AudioFormat(rate=int(match[1]), channels=1)
-
-
 class EventTranslator:
     """Turns server messages into our events; keeps the running position of the model's audio."""
 
@@ -212,19 +170,6 @@ class EventTranslator:
 
 
 # -- errors ----------------------------------------------------------------------------------------
-
-
-def refusal(code: int | None, reason: str, api_key: str) -> LiveConnectionError:
-    """The domain error for a close (or HTTP status) while opening: one line, never the key."""
-    if api_key:
-        reason = reason.replace(api_key, "***")  # before cutting, so no part of the key survives
-    reason = " ".join(reason.split())[:160]
-    detail = f"{code}: {reason}" if reason else f"{code}"
-    if any(word in reason.lower() for word in _KEY_WORDS) or code in (401, 403):
-        return LiveConnectionRefused(f"Gemini Live refused the API key ({detail})", code=code)
-    if code in _REFUSAL_CODES or (code is not None and 400 <= code < 500):
-        return LiveConnectionRefused(f"Gemini Live refused the session ({detail})", code=code)
-    return LiveConnectionError(f"Gemini Live closed the connection while opening it ({detail})")
 
 
 def _close_reason(error: genai_errors.APIError) -> str:

@@ -35,7 +35,8 @@ from tests.fakes.gemini_live_scenario import (
 from tests.fakes.gemini_live_server import WAIT_S, FakeGeminiLiveServer
 from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.errors import LiveConnectionError
-from voice.gemini_live import GeminiLiveConnection, build_connect_config, connect, parse_duration_ms, text_route
+from voice.gemini_live import GeminiLiveConnection, build_connect_config, connect
+from voice.gemini_wire import parse_duration_ms, text_route
 from voice.live import (
     GoAway,
     HistoryTurn,
