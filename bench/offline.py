@@ -138,7 +138,7 @@ def rss_mb() -> float:
 
 def heard_question(pcm: bytes) -> bytes:
     """What the VAD hands to Whisper from the pre-roll on: the question, the wake phrase's tail dropped."""
-    from voice.offline.vad import SileroVad, load_session
+    from voice.vad import SileroVad, load_session
 
     start = utterances(pcm)[0][1]  # the wake word fires about 150 ms after the phrase: pre-roll from there
     offset = int(max(start + 150.0 - PREROLL_MS, 0) * MIC_FORMAT.bytes_per_second / 1000) & ~1

@@ -23,5 +23,9 @@ class WakeModelError(VoiceError):
     """The wake word model cannot be loaded."""
 
 
+class VadModelError(VoiceError):
+    """The voice activity model (Silero VAD, shipped inside faster-whisper) cannot be found."""
+
+
 class LiveConnectionError(VoiceError):
     """The live speech model cannot be reached, refused the key, or dropped the connection."""

@@ -26,7 +26,7 @@ from voice.offline.convert import convert_gguf
 from voice.offline.prompt import ChatMessage
 from voice.offline.speech import EspeakSynthesizer, espeak_path
 from voice.offline.transcriber import WhisperTranscriber
-from voice.offline.vad import SileroVad, load_session, silero_model_path
+from voice.vad import SileroVad, load_session, silero_model_path
 
 _T = TypeVar("_T")
 _DONE = object()

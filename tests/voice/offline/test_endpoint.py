@@ -7,7 +7,7 @@ import pytest
 
 from tests.voice.fixtures import read_pcm, silence, utterances
 from voice.offline.endpoint import EndpointConfig, Endpointer, EndpointEvent, SpeechEnded, SpeechStarted
-from voice.offline.vad import WINDOW_BYTES, SileroVad, load_session
+from voice.vad import WINDOW_BYTES, SileroVad, load_session
 
 WINDOW = bytes(WINDOW_BYTES)  # 32 ms
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import onnxruntime
 
-from voice.offline.errors import OfflineVoiceError
+from voice.errors import VadModelError
 
 WINDOW_SAMPLES = 512
 WINDOW_BYTES = 2 * WINDOW_SAMPLES
@@ -28,10 +28,10 @@ def silero_model_path() -> Path:
     """The Silero VAD v6 model inside the installed faster-whisper package (found without importing it)."""
     spec = find_spec("faster_whisper")
     if spec is None or not spec.submodule_search_locations:
-        raise OfflineVoiceError("faster-whisper is not installed: run scripts/setup.sh")
+        raise VadModelError("faster-whisper is not installed: run scripts/setup.sh")
     path = Path(next(iter(spec.submodule_search_locations))) / "assets" / "silero_vad_v6.onnx"
     if not path.is_file():
-        raise OfflineVoiceError(f"the Silero VAD model is missing from faster-whisper ({path.name})")
+        raise VadModelError(f"the Silero VAD model is missing from faster-whisper ({path.name})")
     return path
 
 
