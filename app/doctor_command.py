@@ -35,7 +35,7 @@ class Finding:
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     doctor = commands.add_parser(
-        "doctor", help="check the store, who listens, keys, audio, wake word and the Live endpoint"
+        "doctor", help="check the store, who listens, keys, Gemini models, audio, wake word and the Live endpoint"
     )
     doctor.add_argument("--json", action="store_true", help="print JSON instead of text")
     doctor.set_defaults(handler=run)
@@ -53,7 +53,15 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def examine(settings: Settings) -> list[Finding]:
-    checks: list[Callable[[Settings], Awaitable[Finding]]] = [_store, _listening, _keys, _audio, _wake, _live]
+    checks: list[Callable[[Settings], Awaitable[Finding]]] = [
+        _store,
+        _listening,
+        _keys,
+        _models,
+        _audio,
+        _wake,
+        _live,
+    ]
     return [await check(settings) for check in checks]
 
 
@@ -109,6 +117,50 @@ async def _wake(settings: Settings) -> Finding:
     except VoiceError as error:
         return Finding("wake word", "problem", str(error))
     return Finding("wake word", "ok", f"{detector.model_name} at threshold {settings.wake_threshold}")
+
+
+_MODEL_USES = {
+    "gemini_live_model": ("bidiGenerateContent", "Live"),
+    "gemini_text_model": ("generateContent", "text"),
+}
+"""Each model setting, the method the service must list for it, and what that method is to a user."""
+
+
+async def _models(settings: Settings) -> Finding:
+    """Whether the Gemini endpoint lists the configured models, asked with the models call (with a key)."""
+    if settings.gemini_api_key is None:
+        return Finding("models", "ok", "not checked: no Gemini key is set")
+    wanted = {}
+    if settings.effective_voice_model == "gemini":
+        wanted["gemini_live_model"] = settings.gemini_live_model
+    if settings.effective_text_model == "gemini":
+        wanted["gemini_text_model"] = settings.gemini_text_model
+    if not wanted:
+        return Finding("models", "ok", "not checked: voice_model and text_model are offline")
+    from voice.gemini_live import model_methods
+
+    try:
+        listed = await model_methods(
+            list(wanted.values()),
+            api_key=settings.gemini_api_key.reveal(),
+            base_url=settings.gemini_base_url,
+            ssl_context=ssl_context(settings),
+            timeout_s=LIVE_CHECK_TIMEOUT_S,
+        )
+    except (VoiceError, SettingsError) as error:
+        return Finding("models", "problem", str(error))
+    wrong = []
+    for setting, model in wanted.items():
+        method, kind = _MODEL_USES[setting]
+        methods = listed[model]
+        if methods is None:
+            wrong.append(f"Gemini does not know {setting} '{model}'")
+        elif method not in methods:
+            wrong.append(f"{setting} '{model}' is not a {kind} model")
+    if wrong:
+        return Finding("models", "problem", f"{'; '.join(wrong)}: set a current model (parley config)")
+    named = ", ".join(f"{model} ({_MODEL_USES[setting][1]})" for setting, model in wanted.items())
+    return Finding("models", "ok", f"{named} listed at {settings.gemini_base_url or 'Google'}")
 
 
 async def _live(settings: Settings) -> Finding:

@@ -72,8 +72,9 @@ class Settings:
     """Which embedding model to use; "auto" means OpenAI when its key is present, else local."""
     text_model: TextModelChoice = "auto"
     """Model for summaries and titles; "auto" means Gemini when its key is present, else offline."""
-    gemini_text_model: str = "gemini-2.5-flash"
-    """Gemini model name for summaries and titles."""
+    gemini_text_model: str = "gemini-3.5-flash-lite"
+    """Gemini model name for summaries and titles: a fast, cheap one is enough (gemini-2.5-flash, the old
+    default, was shut down on 1 December 2026; Google names gemini-3.5-flash-lite as its replacement)."""
     gemini_base_url: str | None = None
     """Gemini endpoint (None: Google's); tests point it at a local fake."""
     openai_base_url: str | None = None
@@ -82,8 +83,10 @@ class Settings:
     """OpenAI embedding model name."""
     log_level: str = "INFO"
     """Root logging level name: DEBUG, INFO, WARNING, ERROR or CRITICAL."""
-    gemini_live_model: str = "gemini-2.5-flash-native-audio-preview-09-2025"
-    """Gemini Live model for voice conversations (native audio); the names change often."""
+    gemini_live_model: str = "gemini-3.8-live"
+    """Gemini Live model for voice conversations (native audio); the names change often. gemini-3.8-live is
+    the stable (GA, September 2026) model Google's model list names as the default Live model; the 2.5 and
+    3.1 names are previews it asks users to migrate from. `parley doctor` checks the name exists."""
     voice_model: VoiceModelChoice = "auto"
     """Who answers voice conversations; "auto" means Gemini Live when its key is present, else offline."""
     ca_file: Path | None = None

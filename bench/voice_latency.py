@@ -55,6 +55,8 @@ class TimingSink:
     """Notes when audio is written and when a barge-in empties it."""
 
     format: AudioFormat = MODEL_VOICE_FORMAT
+    queued_ms: float = 0.0
+    """Nothing is held back: the session's own timing is measured, not playback."""
 
     def __init__(self) -> None:
         self.first_write = asyncio.Event()
@@ -155,7 +157,7 @@ async def _run_session(
 ) -> tuple[asyncio.Task[Any], Microphone]:
     microphone: Microphone = asyncio.Queue()
     session = VoiceSession(
-        config=LiveConfig(model="bench", system_prompt="Parley.", history=HISTORY),
+        config=LiveConfig(model="gemini-3.8-live", system_prompt="Parley.", history=HISTORY),
         connect=opener(server, stamps),
         sink=sink,
         tools=no_tools,

@@ -8,7 +8,12 @@ Wire facts this module relies on (google-genai 3.x, `google/genai/live.py`):
 - The service refuses a wrong key by accepting the WebSocket, then closing it with code 1007 and the
   reason "API key not valid. Please pass a valid API key."; a missing key closes with 1008 ("Method
   doesn't allow unregistered callers ...") (close reasons as reported by projects that logged them).
-  A stale resumption handle is reported to be refused with 1007 too.
+  A stale resumption handle is reported to be refused with 1007 too. A model the service does not know,
+  or one that does not do Live, closes with 1008 "models/X is not found for API version v1, or is not
+  supported for bidiGenerateContent. Call ..." (`gemini_wire.refusal` says which setting to change).
+- The REST models call (`GET /{version}/models/{name}`, `client.aio.models.get`) says whether a model
+  exists and lists its `supportedGenerationMethods` (`Model.supported_actions`): `bidiGenerateContent` for
+  a Live model, `generateContent` for a text model; a name it does not know is a 404.
 - `session.receive()` yields one model turn and stops at `turnComplete`: `events()` loops over it once per
   turn. Any close, clean or not, surfaces from `receive()` as an `APIError` whose code is the close code
   (1006 when the connection dropped without a close frame).
@@ -24,7 +29,8 @@ Wire facts this module relies on (google-genai 3.x, `google/genai/live.py`):
 - A resumed session (setup carrying a handle) already holds its history: seeding it again would double
   every turn, so a resumed connection sends no history and no `history_config`.
 - Function declarations use `parameters` (an OpenAPI subset): Live models ignore
-  `parameters_json_schema` and call tools with empty arguments (googleapis/python-genai#1147).
+  `parameters_json_schema` and call tools with empty arguments (googleapis/python-genai#1147). They say
+  `behavior: BLOCKING`: Gemini 3.8 Live otherwise calls functions asynchronously and talks on meanwhile.
 """
 
 from __future__ import annotations
@@ -118,7 +124,12 @@ def _function_declaration(tool: ToolDeclaration) -> types.FunctionDeclaration:
         parameters = types.Schema.from_json_schema(
             json_schema=types.JSONSchema.model_validate(dict(tool.parameters)), api_option="GEMINI_API"
         )
-    return types.FunctionDeclaration(name=tool.name, description=tool.description, parameters=parameters)
+    # Parley's tools answer what the model is about to say (which chat, which memory): the model must wait
+    # for the result. BLOCKING is what 2.x and 3.1 Live models do anyway; 3.8 Live calls functions
+    # NON_BLOCKING unless a declaration says BLOCKING (its migration notes).
+    return types.FunctionDeclaration(
+        name=tool.name, description=tool.description, parameters=parameters, behavior=types.Behavior.BLOCKING
+    )
 
 
 class EventTranslator:
@@ -303,6 +314,42 @@ WARM_UP_MESSAGES: tuple[dict[str, Any], ...] = (
 """One of each message the service sends, for `warm_up`."""
 
 
+async def model_methods(
+    names: Sequence[str],
+    *,
+    api_key: str,
+    base_url: str | None = None,
+    ssl_context: SSLContext | None = None,
+    api_version: str | None = None,
+    timeout_s: float = DEFAULT_OPEN_TIMEOUT_S,
+) -> dict[str, frozenset[str] | None]:
+    """What the Gemini endpoint lists for each model name: its generation methods ("bidiGenerateContent",
+    "generateContent", ...), or None for a name it does not know. Raises `LiveConnectionRefused` when the key
+    is refused, `LiveConnectionError` when the endpoint cannot be asked."""
+    client = _client(api_key, base_url, ssl_context, api_version)
+    found: dict[str, frozenset[str] | None] = {}
+    try:
+        async with asyncio.timeout(timeout_s):
+            for name in dict.fromkeys(names):
+                try:
+                    model = await client.aio.models.get(model=name)
+                except genai_errors.ClientError as error:
+                    if error.code != 404:
+                        raise
+                    found[name] = None
+                else:
+                    found[name] = frozenset(model.supported_actions or ())
+    except TimeoutError as error:
+        raise LiveConnectionError(f"Gemini did not list its models within {timeout_s:g} s") from error
+    except genai_errors.APIError as error:
+        raise refusal(error.code, error.message or "", api_key) from error
+    except Exception as error:  # the HTTP stack's own errors (httpx): unreachable, TLS, a broken answer
+        raise LiveConnectionError(f"cannot ask Gemini for its models ({type(error).__name__})") from error
+    finally:
+        await client.aio.aclose()
+    return found
+
+
 async def warm_up() -> None:
     """Pay now, as the voice loop starts, what the SDK would otherwise pay during the first conversation:
     its pydantic models are built on first use (the config's, and each server message's as it first
@@ -329,7 +376,8 @@ def _client(
             http_options=types.HttpOptions(
                 base_url=base_url,
                 api_version=api_version,
-                async_client_args={"ssl": ssl_context} if ssl_context is not None else None,
+                # "ssl" for the WebSocket (websockets), "verify" for REST (httpx): the SDK passes each its own.
+                async_client_args={"ssl": ssl_context, "verify": ssl_context} if ssl_context is not None else None,
             ),
         )
     except ValueError as error:
@@ -352,11 +400,11 @@ async def _open(
     except TimeoutError as error:
         raise LiveConnectionError(f"Gemini Live did not answer within {timeout_s:g} s") from error
     except genai_errors.APIError as error:
-        raise refusal(error.code, _close_reason(error), api_key) from error
+        raise refusal(error.code, _close_reason(error), api_key, config.model) from error
     except ws_exceptions.ConnectionClosed as error:  # the setup frame itself met a closed connection
-        raise refusal(*_closed_code(error), api_key) from error
+        raise refusal(*_closed_code(error), api_key, config.model) from error
     except ws_exceptions.InvalidStatus as error:  # an HTTP answer instead of the WebSocket upgrade
-        raise refusal(error.response.status_code, "", api_key) from error
+        raise refusal(error.response.status_code, "", api_key, config.model) from error
     except (OSError, ws_exceptions.WebSocketException) as error:
         raise LiveConnectionError(f"cannot reach Gemini Live ({type(error).__name__})") from error
     except ValueError as error:  # not JSON, or a config the SDK rejects

@@ -14,6 +14,10 @@ from voice.live import LiveConnectionRefused
 _REFUSAL_CODES = frozenset({1007, 1008})
 """Close codes the service uses for "no": invalid argument (a bad key or handle) and policy violation."""
 _KEY_WORDS = ("api key", "api_key", "unregistered callers", "authentication")
+_UNKNOWN_MODEL_WORDS = ("is not found for api version", "not supported for bidigeneratecontent")
+"""How the service says it does not know a model, or that the model does not do Live: it closes with 1008
+"models/X is not found for API version v1beta, or is not supported for bidiGenerateContent. Call ListMod"
+(the reason cut to 123 bytes; as logged in livekit/agents#4414, google/adk-python#3964)."""
 _RATE = re.compile(r"rate=(\d+)")
 _GENERATION = re.compile(r"gemini-(?:live-)?(\d+)(?:\.\d+)?-")
 
@@ -53,12 +57,22 @@ def audio_format_of(mime_type: str | None) -> AudioFormat:
     return AudioFormat(rate=int(match[1]), channels=1)
 
 
-def refusal(code: int | None, reason: str, api_key: str) -> LiveConnectionError:
-    """The domain error for a close (or HTTP status) while opening: one line, never the key."""
+def unknown_model(model: str) -> str:
+    """What to tell a user whose configured Live model the service does not know, in one line."""
+    name = " ".join(model.removeprefix("models/").split())[:80]
+    return (
+        f"Gemini Live does not know the model '{name}': set gemini_live_model to a current Live model (parley config)"
+    )
+
+
+def refusal(code: int | None, reason: str, api_key: str, model: str = "") -> LiveConnectionError:
+    """The domain error for a close (or HTTP status) while opening `model`: one line, never the key."""
     if api_key:
         reason = reason.replace(api_key, "***")  # before cutting, so no part of the key survives
     reason = " ".join(reason.split())[:160]
     detail = f"{code}: {reason}" if reason else f"{code}"
+    if any(words in reason.lower() for words in _UNKNOWN_MODEL_WORDS):
+        return LiveConnectionRefused(unknown_model(model or reason.split(" ", 1)[0]), code=code)
     if any(word in reason.lower() for word in _KEY_WORDS) or code in (401, 403):
         return LiveConnectionRefused(f"Gemini Live refused the API key ({detail})", code=code)
     if code in _REFUSAL_CODES or (code is not None and 400 <= code < 500):

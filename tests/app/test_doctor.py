@@ -7,8 +7,12 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
+from app.settings import Settings
 from tests.app.other_listener import another_process_listening
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.fakes.gemini_models import CATALOGUE, TEXT, KnownModel
+
+DEFAULTS = Settings(data_dir=Path("unused"), config_file=Path("unused"))
 
 
 async def doctor(capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, dict[str, str]]]:
@@ -21,7 +25,7 @@ async def test_a_working_setup_is_reported_check_by_check(
     environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, findings = await doctor(capsys)
-    assert list(findings) == ["store", "listening", "keys", "audio", "wake word", "live model"]
+    assert list(findings) == ["store", "listening", "keys", "models", "audio", "wake word", "live model"]
     assert findings["store"]["status"] == "ok"
     assert findings["listening"] == {
         "check": "listening",
@@ -30,9 +34,75 @@ async def test_a_working_setup_is_reported_check_by_check(
     }
     assert findings["keys"]["detail"].startswith("gemini key in the environment")
     assert findings["wake word"] == {"check": "wake word", "status": "ok", "detail": "hey_jarvis at threshold 0.5"}
+    assert findings["models"] == {
+        "check": "models",
+        "status": "ok",
+        "detail": f"{DEFAULTS.gemini_live_model} (Live), {DEFAULTS.gemini_text_model} (text) listed at"
+        f" {gemini_live_server.base_url}",
+    }
+    # Asked with the models call, one name at a time.
+    assert gemini_live_server.rest_requests == [
+        f"/v1/models/{DEFAULTS.gemini_live_model}",
+        f"/v1/models/{DEFAULTS.gemini_text_model}",
+    ]
     assert findings["live model"]["status"] == "ok"
-    assert (await gemini_live_server.connection(0)).model.endswith("gemini-2.5-flash-native-audio-preview-09-2025")
+    assert (await gemini_live_server.connection(0)).model == f"models/{DEFAULTS.gemini_live_model}"
     assert code == 0
+
+
+async def test_a_model_the_service_does_not_list_is_named_with_its_setting(
+    environment: Path,
+    gemini_live_server: FakeGeminiLiveServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PARLEY_GEMINI_LIVE_MODEL", "gemini-2.0-flash-live-001")
+    code, findings = await doctor(capsys)
+    assert code == 1
+    assert findings["models"] == {
+        "check": "models",
+        "status": "problem",
+        "detail": "Gemini does not know gemini_live_model 'gemini-2.0-flash-live-001': set a current model"
+        " (parley config)",
+    }
+    # The Live check meets the service's refusal and says the same in its own words.
+    assert findings["live model"] == {
+        "check": "live model",
+        "status": "problem",
+        "detail": "Gemini Live does not know the model 'gemini-2.0-flash-live-001': set gemini_live_model to a"
+        " current Live model (parley config)",
+    }
+
+
+async def test_a_text_model_as_the_live_model_and_a_missing_text_model_are_both_said(
+    environment: Path,
+    gemini_live_server: FakeGeminiLiveServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    gemini_live_server.models = (*CATALOGUE, KnownModel("gemini-3.8-flash-text", "A text model", TEXT))
+    monkeypatch.setenv("PARLEY_GEMINI_LIVE_MODEL", "gemini-3.8-flash-text")
+    monkeypatch.setenv("PARLEY_GEMINI_TEXT_MODEL", "gemini-9-nonexistent")
+    code, findings = await doctor(capsys)
+    assert code == 1
+    assert findings["models"]["status"] == "problem"
+    assert findings["models"]["detail"] == (
+        "gemini_live_model 'gemini-3.8-flash-text' is not a Live model; Gemini does not know gemini_text_model"
+        " 'gemini-9-nonexistent': set a current model (parley config)"
+    )
+
+
+async def test_models_are_not_asked_about_without_a_key(
+    environment: Path,
+    gemini_live_server: FakeGeminiLiveServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("GEMINI_API_KEY")
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    _, findings = await doctor(capsys)
+    assert findings["models"] == {"check": "models", "status": "ok", "detail": "not checked: no Gemini key is set"}
+    assert gemini_live_server.rest_requests == []
 
 
 async def test_a_refused_key_and_a_bad_wake_model_are_problems(
@@ -44,6 +114,9 @@ async def test_a_refused_key_and_a_bad_wake_model_are_problems(
     assert code == 1
     assert findings["live model"]["status"] == "problem"
     assert "a-wrong-key" not in findings["live model"]["detail"]
+    assert findings["models"]["status"] == "problem"
+    assert findings["models"]["detail"].startswith("Gemini Live refused the API key")
+    assert "a-wrong-key" not in findings["models"]["detail"]
     assert findings["wake word"]["status"] == "problem"
     assert "missing.onnx" in findings["wake word"]["detail"]
 

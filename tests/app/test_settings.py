@@ -57,7 +57,8 @@ def test_defaults(config: Path) -> None:
     assert settings.user_id == "local"
     assert settings.embedder == "auto"
     assert settings.text_model == "auto"
-    assert settings.gemini_text_model == "gemini-2.5-flash"
+    assert settings.gemini_text_model == "gemini-3.5-flash-lite"
+    assert settings.gemini_live_model == "gemini-3.8-live"
     assert settings.gemini_base_url is None
     assert settings.openai_base_url is None
     assert settings.openai_embedding_model == "text-embedding-3-small"

@@ -60,7 +60,10 @@ async def test_typed_text_wakes_the_assistant_and_is_saved_as_a_user_turn(
     assert turns == [SpokenTurn("user", "What's on my calendar?", typed=True), SpokenTurn("model", "Nothing today.")]
     sent = await gemini_live_server.connection(0)
     assert sent.texts == ["What's on my calendar?"]
-    assert "client_content" in sent.frame_kinds  # the default model is a 2.5 native audio one
+    # The default model (3.8 Live) takes typed text as realtime input, as every Gemini 3 Live model does.
+    assert [f["realtime_input"]["text"] for f in sent.frames if "text" in f.get("realtime_input", {})] == [
+        "What's on my calendar?"
+    ]
 
 
 async def test_muted_the_wake_word_goes_unheard_and_no_level_is_reported(

@@ -4,6 +4,16 @@ A `ConnectionScript` is what one connection does: a list of `Step`s, each fired 
 after so much microphone audio, after a typed text turn, after a tool response) and sending its `Action`s
 in order, one server frame each. Frames are built with the SDK's own `LiveServerMessage`, serialised
 camelCase as the service does. A `RecordedConnection` keeps every client frame for assertions.
+
+Two kinds of model answer:
+
+- `Audio`, `OutputTranscript`, `CompleteTurn`, ...: sent at once, one frame each (the lab's timing: the
+  answer is on the client before a microphone chunk could follow it).
+- `Speak`: an answer generated as the service generates it, in time. The server streams its audio in
+  chunks, faster than real time (the server's `speed`, 4x by default), each chunk followed by its share of
+  the transcript, then `generationComplete` and `turnComplete` while the client's playback goes on. It can
+  be interrupted only while it is being generated: see `FakeGeminiLiveServer`. `RecordedConnection.replies`
+  tells when each one was generated, on the event loop's clock.
 """
 
 from __future__ import annotations
@@ -32,6 +42,14 @@ class AfterAudio:
 
 
 @dataclass(frozen=True, slots=True)
+class AfterSpeech:
+    """Fire once the server's voice activity detection has heard `count` utterances end since the previous
+    step (speech, then a pause): when the service would answer a spoken question."""
+
+    count: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class AfterText:
     """Fire once the client has sent `count` typed user turns since the previous step: a `client_content`
     turn with `turn_complete` after the history (Gemini 2.x), or realtime text (any model)."""
@@ -46,7 +64,7 @@ class AfterToolResponse:
     call_id: str | None = None
 
 
-Trigger = AtOnce | AfterAudio | AfterText | AfterToolResponse
+Trigger = AtOnce | AfterAudio | AfterSpeech | AfterText | AfterToolResponse
 
 
 # -- actions ---------------------------------------------------------------------------------------
@@ -78,6 +96,28 @@ class Audio:
 
 
 @dataclass(frozen=True, slots=True)
+class Speak:
+    """A model answer generated in time: `pcm` streamed in chunks of `chunk_ms`, at the server's `speed`
+    times real time, each chunk followed by its share of `transcript` (split at word boundaries in
+    proportion to the audio); then `generationComplete` and `turnComplete`. While it is generated, speech
+    from the user (the server's voice activity detection) or a typed turn interrupts it: `interrupted`, then
+    `turnComplete`, and nothing more of it is sent, nor the actions after it in its step. A later step
+    fires only once the answer's generation has ended."""
+
+    pcm: bytes
+    transcript: str = ""
+    rate: int = 24_000
+    """Hertz, declared in each blob's mime type."""
+    chunk_ms: int = 40
+    """Audio per `modelTurn` frame (milliseconds)."""
+
+    @property
+    def duration_s(self) -> float:
+        """How long the answer plays (mono 16-bit PCM), in seconds."""
+        return len(self.pcm) / (2 * self.rate)
+
+
+@dataclass(frozen=True, slots=True)
 class Call:
     id: str
     name: str
@@ -104,6 +144,13 @@ class Interrupt:
 @dataclass(frozen=True, slots=True)
 class CompleteTurn:
     """`serverContent.turnComplete`."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompleteGeneration:
+    """`serverContent.generationComplete`: the model has generated its whole answer. The service sends it
+    before `turnComplete`; never in an interrupted turn (interrupted, then turnComplete: the SDK's
+    `LiveServerContent.generation_complete` docstring)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,10 +184,12 @@ Action = (
     InputTranscript
     | OutputTranscript
     | Audio
+    | Speak
     | CallTools
     | CancelToolCalls
     | Interrupt
     | CompleteTurn
+    | CompleteGeneration
     | GoAwaySoon
     | NewHandle
     | Close
@@ -167,7 +216,8 @@ def script(*steps: tuple[Trigger, tuple[Action, ...]]) -> ConnectionScript:
 
 
 def server_frame(action: Action) -> dict[str, Any] | None:
-    """The JSON frame the service would send for `action`; None for the transport actions."""
+    """The JSON frame the service would send for `action`; None for the transport actions and `Speak`
+    (many frames over time: `speak_frames`)."""
     message: types.LiveServerMessage
     match action:
         case InputTranscript(text, finished):
@@ -192,6 +242,8 @@ def server_frame(action: Action) -> dict[str, Any] | None:
             message = types.LiveServerMessage(server_content=types.LiveServerContent(interrupted=True))
         case CompleteTurn():
             message = types.LiveServerMessage(server_content=types.LiveServerContent(turn_complete=True))
+        case CompleteGeneration():
+            message = types.LiveServerMessage(server_content=types.LiveServerContent(generation_complete=True))
         case GoAwaySoon(time_left):
             message = types.LiveServerMessage(go_away=types.LiveServerGoAway(time_left=time_left))
         case NewHandle(handle, resumable):
@@ -199,13 +251,58 @@ def server_frame(action: Action) -> dict[str, Any] | None:
                 new_handle=handle if resumable else "", resumable=resumable
             )
             message = types.LiveServerMessage(session_resumption_update=update)
-        case Close() | Drop():
+        case Close() | Drop() | Speak():
             return None
     frame: dict[str, Any] = message.model_dump(mode="json", by_alias=True, exclude_none=True)
     return frame
 
 
+_WORD = re.compile(r"\S+\s*|\s+")
+
+
+def speak_chunks(speak: Speak) -> list[tuple[Audio, str]]:
+    """`speak` cut as the server streams it: each audio chunk with the transcript fragment it carries.
+
+    The fragments split the transcript at word boundaries in proportion to the audio (a word belongs to
+    the chunk its share of the audio ends in), so that `"".join(fragments) == speak.transcript`; some
+    fragments are empty."""
+    step = max(2, speak.rate * speak.chunk_ms // 1000 * 2)
+    pieces = [speak.pcm[start : start + step] for start in range(0, len(speak.pcm), step)] or [b""]
+    words = _WORD.findall(speak.transcript)
+    chunks: list[tuple[Audio, str]] = []
+    taken = 0
+    for index, piece in enumerate(pieces):
+        upto = len(words) * (index + 1) // len(pieces)
+        chunks.append((Audio(piece, speak.rate), "".join(words[taken:upto])))
+        taken = upto
+    return chunks
+
+
 # -- what the client sent ---------------------------------------------------------------------------
+
+
+@dataclass
+class GeneratedReply:
+    """One `Speak` as the server generated it; times are the event loop's clock (seconds)."""
+
+    speak: Speak
+    started_at: float
+    """When its first chunk began to be generated."""
+    ended_at: float | None = None
+    """When generation ended: after the last chunk, or at the interruption; None while generating."""
+    interrupted: bool = False
+    sent_pcm: int = 0
+    """Bytes of its audio sent before it ended."""
+    sent_transcript: str = ""
+
+    @property
+    def generating(self) -> bool:
+        return self.ended_at is None
+
+    @property
+    def sent_ms(self) -> float:
+        """Milliseconds of its audio sent."""
+        return self.sent_pcm / (2 * self.speak.rate) * 1000
 
 
 def pick(mapping: Mapping[str, Any], snake: str) -> Any:
@@ -237,7 +334,22 @@ class RecordedConnection:
     """Every typed user turn after the history, as `client_content` or realtime text, in order."""
     tool_responses: list[dict[str, Any]] = field(default_factory=list)
     """Every `functionResponse`, in order."""
+    received_at: list[float] = field(default_factory=list)
+    """When each of `frames` arrived (the event loop's clock, seconds)."""
+    replies: list[GeneratedReply] = field(default_factory=list)
+    """Every `Speak` the server generated on this connection, in order."""
+    speech_heard_at: list[float] = field(default_factory=list)
+    """When the server's voice activity detection heard the user start speaking, generating or not."""
+    speech_ended_at: list[float] = field(default_factory=list)
+    """When it heard the user stop speaking."""
+    sent: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
+    """Every frame the server sent after `setupComplete`, with when (the event loop's clock, seconds)."""
+    opened_at: float = 0.0
+    """When the WebSocket was accepted (the event loop's clock, seconds): the connection limit counts from it."""
+    closed_at: float | None = None
     closed: bool = False
+    close_code: int | None = None
+    """The close code the server closed with (None: the client closed, or the connection dropped)."""
 
     @property
     def frame_kinds(self) -> list[str]:
@@ -249,11 +361,30 @@ class RecordedConnection:
         return str(self.setup.get("model", ""))
 
     @property
+    def sent_kinds(self) -> list[str]:
+        """What each sent frame was: its outer key, or for `serverContent` its first inner key
+        ("modelTurn", "outputTranscription", "generationComplete", "turnComplete", "interrupted", ...)."""
+        kinds = []
+        for _, frame in self.sent:
+            kind = next(iter(frame))
+            kinds.append(next(iter(frame[kind]), kind) if kind == "serverContent" else kind)
+        return kinds
+
+    def sent_at(self, kind: str) -> list[float]:
+        """When each frame of `kind` (as in `sent_kinds`) was sent."""
+        return [at for (at, _), sent in zip(self.sent, self.sent_kinds, strict=True) if sent == kind]
+
+    @property
     def takes_client_content_turns(self) -> bool:
-        """Whether the model answers `client_content` turns after the history: Gemini 2.x live models do;
-        3.x and later take `client_content` only for seeding, and so does this fake for unversioned names."""
-        match = re.search(r"gemini-(?:live-)?(\d+)", self.model)
-        return match is not None and int(match[1]) < 3
+        """Whether the model takes `client_content` turns after the history. Gemini 2.x live models do, and
+        3.8 Live takes `client_content` "throughout the session" again (its migration notes); 3.1 Flash Live
+        takes it only to seed the history, with `historyConfig.initialHistoryInClientContent` set, and so does
+        this fake for other 3.x and unversioned names."""
+        match = re.search(r"gemini-(?:live-)?(\d+)(?:\.(\d+))?", self.model)
+        if match is None:
+            return False
+        version = (int(match[1]), int(match[2] or 0))
+        return version < (3, 0) or version >= (3, 8)
 
     @property
     def system_text(self) -> str:

@@ -20,6 +20,36 @@ The protocol as the service plays it:
   `id` all close the connection with 1007.
 - Typed text: after the history, a Gemini 2.x model takes a `client_content` user turn; any model takes
   realtime `text`. Each is recorded in `texts` and counts for `AfterText`.
+- A model the service does not know, or one without `bidiGenerateContent` (the fake's `models`,
+  `gemini_models.CATALOGUE` by default): 1008 "models/X is not found for API version v1, or is not
+  supported for bidiGenerateContent. Call ..." (the close code and reason projects logged from the real
+  service: livekit/agents#4414, google/adk-python#3964, google-gemini/cookbook#904).
+- A history sent without its config (`client_content` after `setupComplete` when the setup did not set
+  `historyConfig.initialHistoryInClientContent`) to a model that takes `client_content` only for seeding
+  (3.1 Flash Live): 1007 "Request contains an invalid argument." (as reported from the real service:
+  google/adk-python#5018, yagudaev/voiceclaw#248, mastra-ai/mastra#18363).
+
+In time, as the service behaves (all on the event loop's clock, never the wall clock):
+
+- A `Speak` answer is generated `speed` times faster than real time (4 by default): its audio chunks
+  arrive well ahead of playback, and `generationComplete` + `turnComplete` come when generation ends,
+  while the client still has most of the answer to play.
+- `interrupted` comes only while an answer is being generated, when the server hears the user speak, or
+  a typed turn arrives. The server's voice activity detection, modelled simply: client audio whose RMS is
+  at least `speech_rms` (int16 units) for `speech_start_ms` of consecutive audio is the start of speech
+  (recorded in `speech_heard_at` whether or not it interrupts), and `speech_end_ms` of unvoiced audio after
+  it is its end (`speech_ended_at`; it fires `AfterSpeech`). The service's detector is a model, not a
+  level; what this keeps is what the client can rely on: loud speech for a few hundred milliseconds during
+  generation interrupts it, silence and speech after generation do not. After `interrupted` comes
+  `turnComplete` and nothing more of that answer (the SDK's `generation_complete` docstring: "interrupted
+  > turn_complete").
+- The connection lasts `connection_limit_s` (about 10 minutes at the service); `go_away_before_s` before
+  the end it sends `goAway` (the service: about 50 s, "timeLeft": "50s"), and at the limit it closes with
+  1011 "Deadline expired before operation could complete." (as logged from the service:
+  kizuna-ai-lab/sokuji#179).
+
+It also answers the REST models calls (`GET /{version}/models[/{name}]`, `gemini_models`) on the same
+origin, as Google's endpoint does, so that what is configured with one base URL finds both.
 
 Then the connection's `ConnectionScript` plays: see `gemini_live_scenario`.
 """
@@ -31,12 +61,14 @@ import json
 import re
 import ssl
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
 from types import TracebackType
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
+import numpy as np
 import pytest
 import trustme
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -44,20 +76,32 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from tests.fakes.gemini_live_scenario import (
+    Action,
     AfterAudio,
+    AfterSpeech,
     AfterText,
     AfterToolResponse,
     AtOnce,
     Close,
+    CompleteGeneration,
+    CompleteTurn,
     ConnectionScript,
     Drop,
+    GeneratedReply,
+    GoAwaySoon,
+    Interrupt,
     NewHandle,
+    OutputTranscript,
     RecordedConnection,
+    Speak,
     Step,
     decode_audio,
     pick,
     server_frame,
+    speak_chunks,
 )
+from tests.fakes.gemini_models import CATALOGUE, KnownModel, find, is_models_path, models_answer, unknown_model_reason
+from tests.fakes.gemini_server import NO_KEY, WRONG_KEY
 
 FAKE_LIVE_KEY = "fake-live-key-5c1e"
 WAIT_S = 5.0
@@ -70,6 +114,21 @@ NO_KEY_REASON = (
     " Please use API Key or other form of API consumer identity to call this API."
 )
 INVALID_ARGUMENT_REASON = "Request contains an invalid argument."
+DEADLINE_REASON = "Deadline expired before operation could complete."
+
+SPEED = 4.0
+"""How many times faster than real time the fake generates a `Speak` answer."""
+CONNECTION_LIMIT_S = 600.0
+"""How long a connection lasts: about 10 minutes at the service."""
+GO_AWAY_BEFORE_S = 50.0
+"""How long before the limit `goAway` comes ("timeLeft": "50s" in logs of the service)."""
+SPEECH_RMS = 500.0
+"""Int16 RMS from which client audio counts as voiced for the fake's voice activity detection (about
+-36 dBFS: speech at a microphone, well above a quiet room)."""
+SPEECH_START_MS = 200.0
+"""Consecutive voiced audio that makes the start of speech (milliseconds)."""
+SPEECH_END_MS = 500.0
+"""Consecutive unvoiced audio that ends speech (milliseconds)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,13 +167,38 @@ class _Refused(Exception):
 
 
 class FakeGeminiLiveServer:
-    """Gemini Live on 127.0.0.1 (an ephemeral port) with TLS; an async context manager."""
+    """Gemini Live on 127.0.0.1 (an ephemeral port) with TLS; an async context manager.
 
-    def __init__(self, tls: LiveTLS, api_key: str = FAKE_LIVE_KEY) -> None:
+    Its timing (`speed`, `connection_limit_s`, `go_away_before_s`) and its voice activity detection
+    (`speech_rms`, `speech_start_ms`) are attributes: set them before the connection they should apply to
+    opens. `models` is what it knows."""
+
+    def __init__(
+        self,
+        tls: LiveTLS,
+        api_key: str = FAKE_LIVE_KEY,
+        *,
+        speed: float = SPEED,
+        connection_limit_s: float = CONNECTION_LIMIT_S,
+        go_away_before_s: float = GO_AWAY_BEFORE_S,
+        speech_rms: float = SPEECH_RMS,
+        speech_start_ms: float = SPEECH_START_MS,
+        speech_end_ms: float = SPEECH_END_MS,
+        models: Sequence[KnownModel] = CATALOGUE,
+    ) -> None:
         self.api_key = api_key
         self.ssl_context = tls.client_context
         self.ca_pem = tls.ca_pem
+        self.speed = speed
+        self.connection_limit_s = connection_limit_s
+        self.go_away_before_s = go_away_before_s
+        self.speech_rms = speech_rms
+        self.speech_start_ms = speech_start_ms
+        self.speech_end_ms = speech_end_ms
+        self.models = tuple(models)
         self.connections: list[RecordedConnection] = []
+        self.rest_requests: list[str] = []
+        """The path (and query) of every REST request, in order."""
         self.errors: list[BaseException] = []
         """Failures of the fake itself; the fixture fails the test on any."""
         self._tls = tls
@@ -168,9 +252,29 @@ class FakeGeminiLiveServer:
     # -- one connection ----------------------------------------------------------------------------
 
     def _check_path(self, connection: ServerConnection, request: Request) -> Response | None:
+        url = urlsplit(request.path)
+        if is_models_path(url.path) and "upgrade" not in request.headers.get("connection", "").lower():
+            return self._models(connection, request, url.path, parse_qs(url.query))
         if _PATH.match(request.path) is None:
             return connection.respond(HTTPStatus.NOT_FOUND, "Not Found\n")
         return None
+
+    def _models(
+        self, connection: ServerConnection, request: Request, path: str, query: dict[str, list[str]]
+    ) -> Response:
+        self.rest_requests.append(request.path)
+        # Like the REST API, the key may also come as a `key` query parameter.
+        key = request.headers.get("x-goog-api-key") or next(iter(query.get("key") or []), None)
+        if key is None:
+            status, body = NO_KEY.status, NO_KEY.body("")
+        elif key != self.api_key:
+            status, body = WRONG_KEY.status, WRONG_KEY.body("")
+        else:
+            status, body = models_answer(self.models, path, query)
+        response = connection.respond(HTTPStatus(status), json.dumps(body))
+        del response.headers["Content-Type"]
+        response.headers["Content-Type"] = "application/json; charset=UTF-8"
+        return response
 
     async def _serve(self, ws: ServerConnection) -> None:
         match = _PATH.match(ws.request.path if ws.request else "")
@@ -180,10 +284,12 @@ class FakeGeminiLiveServer:
             api_version=match["version"],
             api_key=ws.request.headers.get("x-goog-api-key") if ws.request else None,
         )
+        record.opened_at = asyncio.get_running_loop().time()
         self.connections.append(record)
         try:
             await self._converse(ws, record)
         except _Refused as refused:
+            record.close_code = refused.code
             await ws.close(refused.code, _close_reason(refused.reason))
         except (ConnectionClosed, _HungUp):
             pass  # the client left, or the script hung up; what the client sent is recorded
@@ -191,7 +297,7 @@ class FakeGeminiLiveServer:
             self.errors.append(error)
             await ws.close(1011, "fake server error")
         finally:
-            record.closed = True
+            record.closed, record.closed_at = True, asyncio.get_running_loop().time()
             await self._notify()
 
     async def _converse(self, ws: ServerConnection, record: RecordedConnection) -> None:
@@ -204,21 +310,43 @@ class FakeGeminiLiveServer:
             raise _Refused(1008, NO_KEY_REASON)
         if record.api_key != self.api_key:
             raise _Refused(1007, WRONG_KEY_REASON)
+        known = find(self.models, record.model)
+        if known is None or "bidiGenerateContent" not in known.methods:
+            raise _Refused(1008, unknown_model_reason(record.model, record.api_version))
         handle = pick(record.session_resumption or {}, "handle")
         if handle is not None and handle not in self._handles:
             raise _Refused(1007, "Invalid session handle.")
         await ws.send(json.dumps({"setupComplete": {}}))
         record.history_complete = not record.history_in_client_content
-        player = _Player(ws, self._scripts.popleft() if self._scripts else ConnectionScript(), self._handles)
-        if record.history_complete:
-            await player.advance()
-        async for raw in ws:
-            frame = json.loads(raw)
-            record.frames.append(frame)
-            self._take(frame, record, player)
-            await self._notify()
+        script = self._scripts.popleft() if self._scripts else ConnectionScript()
+        player = _Player(ws, record, script, self._handles, self)
+        limit = asyncio.create_task(self._limit(ws, record, player), name="fake-live-limit")
+        try:
             if record.history_complete:
                 await player.advance()
+            async for raw in ws:
+                record.received_at.append(asyncio.get_running_loop().time())
+                frame = json.loads(raw)
+                record.frames.append(frame)
+                self._take(frame, record, player)
+                await self._notify()
+                if record.history_complete:
+                    await player.advance()
+        finally:
+            limit.cancel()
+            await player.stop()
+            await asyncio.gather(limit, return_exceptions=True)
+
+    async def _limit(self, ws: ServerConnection, record: RecordedConnection, player: _Player) -> None:
+        """`goAway` ahead of the connection limit, then the service's close at it."""
+        loop = asyncio.get_running_loop()
+        limit = self.connection_limit_s
+        before = min(self.go_away_before_s, limit)
+        await asyncio.sleep(max(0.0, record.opened_at + limit - before - loop.time()))
+        await player.send(GoAwaySoon(f"{before:g}s"))
+        await asyncio.sleep(max(0.0, record.opened_at + limit - loop.time()))
+        record.close_code = 1011
+        await ws.close(1011, DEADLINE_REASON)
 
     def _take(self, frame: dict[str, Any], record: RecordedConnection, player: _Player) -> None:
         if content := frame.get("client_content"):
@@ -229,11 +357,14 @@ class FakeGeminiLiveServer:
             if (text := realtime.get("text")) is not None:
                 record.texts.append(text)
                 player.texts += 1
+                player.interrupt()  # a typed turn, like speech, interrupts what is being generated
             if (audio := realtime.get("audio")) is not None:
                 pcm = decode_audio(audio["data"])
+                mime_type = pick(audio, "mime_type")
                 record.audio.extend(pcm)
-                record.audio_mime_types.append(pick(audio, "mime_type"))
+                record.audio_mime_types.append(mime_type)
                 player.audio_bytes += len(pcm)
+                player.hear(pcm, _rate(mime_type))
         elif (response := frame.get("tool_response")) is not None:
             if not record.history_complete:
                 raise _Refused(1007, INVALID_ARGUMENT_REASON)
@@ -258,25 +389,52 @@ class FakeGeminiLiveServer:
             record.texts.append("".join(part.get("text", "") for part in turn.get("parts") or []))
         if pick(content, "turn_complete"):
             player.texts += 1
+            # "turn_complete=true unconditionally interrupts active model generation" (3.x migration notes).
+            player.interrupt()
 
     async def _notify(self) -> None:
         async with self._changed:
             self._changed.notify_all()
 
 
-class _Player:
-    """Plays a connection's script: fires each step once its trigger holds."""
+def _rate(mime_type: str | None) -> int:
+    match = re.search(r"rate=(\d+)", mime_type or "")
+    return int(match[1]) if match else 16_000
 
-    def __init__(self, ws: ServerConnection, script: ConnectionScript, handles: set[str]) -> None:
+
+class _Player:
+    """Plays a connection's script: fires each step once its trigger holds, and generates its `Speak`
+    answers in time, one at a time, on a task of its own."""
+
+    def __init__(
+        self,
+        ws: ServerConnection,
+        record: RecordedConnection,
+        script: ConnectionScript,
+        handles: set[str],
+        server: FakeGeminiLiveServer,
+    ) -> None:
         self.audio_bytes = 0
         """Audio received since the last step fired."""
         self.answered: set[str] = set()
         """Tool call ids answered since the last step fired."""
         self.texts = 0
         """Typed user turns received since the last step fired."""
+        self.utterances = 0
+        """Ends of speech heard since the last step fired."""
         self._ws = ws
+        self._record = record
         self._steps = deque(script.steps)
         self._handles = handles
+        self._server = server
+        self._lock = asyncio.Lock()
+        """Held while a step's actions are sent: steps fire in order, never two at once."""
+        self._generation: asyncio.Task[None] | None = None
+        self._reply: GeneratedReply | None = None
+        self._stop_generating = asyncio.Event()
+        self._voiced_ms = 0.0
+        self._quiet_ms = 0.0
+        self._speaking = False
 
     def _ready(self, step: Step) -> bool:
         match step.when:
@@ -288,27 +446,131 @@ class _Player:
                 return self.texts >= count
             case AfterToolResponse(call_id):
                 return bool(self.answered) if call_id is None else call_id in self.answered
+            case AfterSpeech(count):
+                return self.utterances >= count
         return False
 
     async def advance(self) -> None:
-        while self._steps and self._ready(self._steps[0]):
-            step = self._steps.popleft()
-            self.audio_bytes = 0
-            self.texts = 0
-            self.answered.clear()
-            for action in step.then:
-                match action:
-                    case Drop():
-                        self._ws.transport.abort()
-                        raise _HungUp
-                    case Close(code, reason):
-                        await self._ws.close(code, _close_reason(reason))
-                        raise _HungUp
-                    case NewHandle(handle, resumable) if resumable:
-                        self._handles.add(handle)
-                frame = server_frame(action)
-                if frame is not None:
-                    await self._ws.send(json.dumps(frame))
+        async with self._lock:
+            while self._generation is None and self._steps and self._ready(self._steps[0]):
+                step = self._steps.popleft()
+                self.audio_bytes = 0
+                self.texts = 0
+                self.utterances = 0
+                self.answered.clear()
+                await self._play(step.then)
+
+    async def _play(self, actions: Sequence[Action]) -> None:
+        for index, action in enumerate(actions):
+            match action:
+                case Speak():
+                    self._start(action, actions[index + 1 :])
+                    return
+                case Drop():
+                    self._ws.transport.abort()
+                    raise _HungUp
+                case Close(code, reason):
+                    self._record.close_code = code
+                    await self._ws.close(code, _close_reason(reason))
+                    raise _HungUp
+                case NewHandle(handle, resumable) if resumable:
+                    self._handles.add(handle)
+            await self.send(action)
+
+    async def send(self, action: Action) -> None:
+        frame = server_frame(action)
+        if frame is not None:
+            await self._ws.send(json.dumps(frame))
+            self._record.sent.append((asyncio.get_running_loop().time(), frame))
+
+    # -- generating an answer in time --------------------------------------------------------------
+
+    def _start(self, speak: Speak, rest: Sequence[Action]) -> None:
+        reply = GeneratedReply(speak, started_at=asyncio.get_running_loop().time())
+        self._record.replies.append(reply)
+        self._reply = reply
+        self._stop_generating.clear()
+        self._generation = asyncio.create_task(self._generate(reply, rest), name="fake-live-speak")
+
+    async def _generate(self, reply: GeneratedReply, rest: Sequence[Action]) -> None:
+        try:
+            await self._stream(reply)
+            async with self._lock:
+                self._generation = None
+                if not reply.interrupted:
+                    await self._play(rest)  # what the step does after the answer, e.g. a tool call
+            await self.advance()  # a later step may have become ready while this one was generated
+        except (ConnectionClosed, _HungUp):
+            return  # the connection ends; `_converse` sees it too
+        except Exception as error:  # the fake's own bug: fail the test
+            self._server.errors.append(error)
+
+    async def _stream(self, reply: GeneratedReply) -> None:
+        """Send each chunk once it is generated (`speed` times real time), then close the turn; or, when
+        interrupted, `interrupted` and `turnComplete` at once and nothing more."""
+        generated_s = 0.0
+        for audio, words in speak_chunks(reply.speak):
+            generated_s += len(audio.pcm) / (2 * audio.rate)
+            try:
+                async with asyncio.timeout_at(reply.started_at + generated_s / self._server.speed):
+                    await self._stop_generating.wait()
+            except TimeoutError:
+                pass
+            if reply.interrupted:
+                break
+            await self.send(audio)
+            reply.sent_pcm += len(audio.pcm)
+            if words:
+                await self.send(OutputTranscript(words))
+                reply.sent_transcript += words
+        if reply.interrupted:
+            await self.send(Interrupt())
+            await self.send(CompleteTurn())
+            return
+        reply.ended_at = asyncio.get_running_loop().time()
+        self._reply = None
+        await self.send(CompleteGeneration())
+        await self.send(CompleteTurn())
+
+    def interrupt(self, at: float | None = None) -> None:
+        """The user spoke (or typed) over the answer at `at` (now if None): stop generating it, if it is still
+        being generated."""
+        reply = self._reply
+        if reply is None or not reply.generating:
+            return
+        reply.interrupted = True
+        reply.ended_at = asyncio.get_running_loop().time() if at is None else at
+        self._reply = None
+        self._stop_generating.set()
+
+    def hear(self, pcm: bytes, rate: int) -> None:
+        """The server's voice activity detection, on one chunk of client audio: see the module docstring."""
+        samples = np.frombuffer(pcm[: len(pcm) // 2 * 2], dtype="<i2").astype(np.float64)
+        if samples.size == 0:
+            return
+        duration_ms = samples.size / rate * 1000
+        now = asyncio.get_running_loop().time()
+        if float(np.sqrt(np.mean(samples**2))) >= self._server.speech_rms:
+            self._quiet_ms = 0.0
+            self._voiced_ms += duration_ms
+            if not self._speaking and self._voiced_ms >= self._server.speech_start_ms:
+                self._speaking = True
+                self._record.speech_heard_at.append(now)
+                self.interrupt(now)
+            return
+        self._voiced_ms = 0.0
+        if self._speaking:
+            self._quiet_ms += duration_ms
+            if self._quiet_ms >= self._server.speech_end_ms:
+                self._speaking = False
+                self.utterances += 1
+                self._record.speech_ended_at.append(now)
+
+    async def stop(self) -> None:
+        """The connection ended: stop generating."""
+        if self._generation is not None:
+            self._generation.cancel()
+            await asyncio.gather(self._generation, return_exceptions=True)
 
 
 @pytest.fixture(scope="session")

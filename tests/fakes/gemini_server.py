@@ -3,7 +3,8 @@
 It speaks the real wire format: `POST /{version}/models/{model}:generateContent` with the key in the
 `x-goog-api-key` header, answers `{"candidates": [{"content": {"parts": [{"text": ...}]}}]}`, and refuses
 keys the way the API does (400 INVALID_ARGUMENT / API_KEY_INVALID for a wrong key, 403 PERMISSION_DENIED
-for none). It is driven by data: script the answers, then read what the client sent.
+for none). It is driven by data: script the answers, then read what the client sent. It also answers the
+models calls (`GET /{version}/models[/{name}]`) from its `models` (`gemini_models.CATALOGUE` by default).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+
+from tests.fakes.gemini_models import CATALOGUE, KnownModel, is_models_path, models_answer
 
 FAKE_GEMINI_KEY = "fake-gemini-key-7f3a"
 
@@ -130,8 +133,10 @@ Responder = Callable[[RecordedRequest], "Reply | str"]
 class FakeGeminiServer:
     """`generateContent` on 127.0.0.1 (an ephemeral port), in a thread; a context manager."""
 
-    def __init__(self, api_key: str = FAKE_GEMINI_KEY) -> None:
+    def __init__(self, api_key: str = FAKE_GEMINI_KEY, models: tuple[KnownModel, ...] = CATALOGUE) -> None:
         self.api_key = api_key
+        self.models = models
+        """What `GET /{version}/models` lists."""
         self._lock = threading.Lock()
         self._script: deque[Reply | str] = deque()
         self._responder: Responder | None = None
@@ -200,6 +205,21 @@ class FakeGeminiServer:
 
 def _handler_for(server: FakeGeminiServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            url = urlsplit(self.path)
+            if not is_models_path(url.path):
+                not_found = Reply.error(404, "NOT_FOUND", f"Unknown path {url.path}.")
+                self._send(not_found.status, not_found.body(""))
+                return
+            query = parse_qs(url.query)
+            key = self.headers.get("x-goog-api-key") or next(iter(query.get("key") or []), None)
+            if key is None:
+                self._send(NO_KEY.status, NO_KEY.body(""))
+            elif key != server.api_key:
+                self._send(WRONG_KEY.status, WRONG_KEY.body(""))
+            else:
+                self._send(*models_answer(server.models, url.path, query))
+
         def do_POST(self) -> None:
             url = urlsplit(self.path)
             match = _PATH.match(url.path)

@@ -36,7 +36,7 @@ from tests.fakes.gemini_live_server import WAIT_S, FakeGeminiLiveServer
 from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.errors import LiveConnectionError
 from voice.gemini_live import GeminiLiveConnection, build_connect_config, connect
-from voice.gemini_wire import parse_duration_ms, text_route
+from voice.gemini_wire import parse_duration_ms, refusal, text_route
 from voice.live import (
     GoAway,
     HistoryTurn,
@@ -143,8 +143,9 @@ async def test_setup_carries_model_prompt_tools_transcription_compression_and_re
             "properties": {"query": {"type": "STRING", "description": "What the chat was about."}},
             "required": ["query"],
         },
+        "behavior": "BLOCKING",
     }
-    assert sleep == {"name": "go_to_sleep", "description": "End the conversation."}
+    assert sleep == {"name": "go_to_sleep", "description": "End the conversation.", "behavior": "BLOCKING"}
     assert sent.setup["inputAudioTranscription"] == {}
     assert sent.setup["outputAudioTranscription"] == {}
     assert sent.setup["contextWindowCompression"] == {"sliding_window": {}}
@@ -451,6 +452,7 @@ def test_durations_are_read_in_milliseconds(text: str | None, expected: int | No
         ("gemini-live-2.5-flash-preview", "client_content"),
         ("gemini-2.0-flash-live-001", "client_content"),
         ("gemini-3.1-flash-live-preview", "realtime_input"),
+        ("gemini-3.8-live", "realtime_input"),
         ("gemini-3-flash-live", "realtime_input"),
         ("gemini-10.0-live", "realtime_input"),
         ("gemini-test-live", "realtime_input"),
@@ -458,6 +460,32 @@ def test_durations_are_read_in_milliseconds(text: str | None, expected: int | No
 )
 def test_typed_text_takes_the_route_the_model_answers(model: str, route: str) -> None:
     assert text_route(model) == route
+
+
+@pytest.mark.parametrize(
+    ("model", "reason"),
+    [
+        # As projects logged the service's close: the model named first, the reason cut at 123 bytes.
+        ("gemini-live-2.5-flash-preview", "models/gemini-live-2.5-flash-preview is not found for API version v1beta,"),
+        ("", "models/gemini-flash-2.0-live-001 is not found for API version v1beta, or is not supported for bidi"),
+        ("models/gemini-2.5-flash", "models/gemini-2.5-flash is not found for API version v1, or is not supported"),
+    ],
+)
+def test_a_model_the_service_does_not_know_is_named_with_the_setting_to_change(model: str, reason: str) -> None:
+    refused = refusal(1008, reason + " Call ListMod", "key-1", model)
+    assert isinstance(refused, LiveConnectionRefused) and refused.code == 1008
+    named = model.removeprefix("models/") or "gemini-flash-2.0-live-001"
+    assert str(refused) == (
+        f"Gemini Live does not know the model '{named}': set gemini_live_model to a current Live model (parley config)"
+    )
+
+
+def test_other_policy_closes_are_still_a_refused_session() -> None:
+    refused = refusal(1008, "Operation is not implemented, or supported, or enabled.", "key-1", "gemini-3.8-live")
+    assert (
+        str(refused)
+        == "Gemini Live refused the session (1008: Operation is not implemented, or supported, or enabled.)"
+    )
 
 
 def test_a_resumed_config_seeds_no_history() -> None:
