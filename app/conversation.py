@@ -29,6 +29,7 @@ from chats.maintenance import MaintenanceWorker
 from chats.memory.grounding import asked_to_remember
 from chats.models import Turn, utc_now
 from voice.audio import AudioSink
+from voice.barge_in import SpeechOverPlaybackFactory
 from voice.earcon import earcon
 from voice.live import HistoryTurn, LiveConfig, LiveConnectionFactory, ToolCall, ToolDeclaration
 from voice.session import EndReason, Microphone, SessionEvent, SpokenTurn, ToolReply, ToolUsed, VoiceSession
@@ -81,7 +82,9 @@ class ChatConversation:
         chat_id: UUID,
         on_event: Callable[[ConversationEvent], Awaitable[None]],
         clock: Callable[[], datetime] = utc_now,
+        barge_in: SpeechOverPlaybackFactory | None = None,
     ) -> None:
+        """`barge_in`: the detector that stops the voice when the user speaks over it (see `VoiceSession`)."""
         self._s = services
         self._journal = journal
         self._outbox = outbox
@@ -93,6 +96,7 @@ class ChatConversation:
         self.chat_id = chat_id
         self._on_event = on_event
         self._clock = clock
+        self._barge_in = barge_in
         self._tools = ChatTools(services, clock=clock)
         self._memory_tools = MemoryTools(services.memory)
         self._recall_tools = RecallTools(services.recaller, services.working_memory)
@@ -122,6 +126,7 @@ class ChatConversation:
                 states=states,
                 on_event=self._session_event,
                 idle_after_s=self._settings.idle_after_s,
+                barge_in=self._barge_in,
             )
             reason = await session.run(microphone, typed)
             await self.save()
@@ -189,7 +194,8 @@ class ChatConversation:
 
     async def _session_event(self, event: SessionEvent) -> None:
         if isinstance(event, SpokenTurn):
-            await self._journal.record(self.chat_id, Turn(role=event.role, text=event.text, at=self._clock()))
+            turn = Turn(role=event.role, text=event.text, at=self._clock(), interrupted=event.interrupted)
+            await self._journal.record(self.chat_id, turn)
             self._last_config.spoken(self.chat_id, HistoryTurn(event.role, event.text))
             if event.role == "user":
                 self._user_said.append(event.text)

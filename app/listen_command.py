@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -66,7 +67,12 @@ def _audio(settings: Settings, args: argparse.Namespace) -> tuple[AudioSource, A
     """A recording in and the voice to a file (or nowhere); else the microphone and the speaker."""
     if args.audio_in is not None:
         source = WavFileSource(args.audio_in, realtime=not args.fast)
-        sink: AudioSink = WavFileSink(args.audio_out, MODEL_VOICE_FORMAT) if args.audio_out else NullSink()
+        # Read in real time, the voice plays in real time too (speaking over it stops it); read as fast as
+        # possible, it is heard the moment it is written.
+        clock = None if args.fast else time.monotonic
+        sink: AudioSink = (
+            WavFileSink(args.audio_out, MODEL_VOICE_FORMAT, clock=clock) if args.audio_out else NullSink(clock=clock)
+        )
         return source, sink
     if args.audio_out is not None:
         return microphone_and_speaker(settings, speaker=WavFileSink(args.audio_out, MODEL_VOICE_FORMAT))

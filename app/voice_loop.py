@@ -6,12 +6,13 @@ are coroutines, for `runtime.submit`); what happens reaches it through the `Voic
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import ssl
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 from uuid import UUID
 
 import platformdirs
@@ -25,10 +26,13 @@ from chats.journal import Delivery, TurnJournal
 from chats.maintenance import MaintenanceWorker
 from voice.assistant import Assistant
 from voice.audio import MODEL_VOICE_FORMAT, AudioSink, AudioSource
+from voice.barge_in import speech_over_playback
 from voice.echo import EchoCancelledSource, EchoCanceller
+from voice.errors import AudioError
 from voice.gate import MicrophoneGate
 from voice.live import LiveConnectionFactory
 from voice.microphone import MicrophoneSource
+from voice.optional_sink import OptionalSink
 from voice.speaker import SpeakerSink
 from voice.state import StateChanged, StateMachine
 from voice.typed import TypedText
@@ -43,6 +47,8 @@ OFFLINE_NOTICE = (
 )
 """What the window and `parley doctor` say while the offline voice answers."""
 
+AudioDevice = Literal["microphone", "speaker"]
+
 
 class VoiceObserver(Protocol):
     """Who watches the loop: the `--events` printer, or the window's bridge."""
@@ -54,7 +60,8 @@ class VoiceObserver(Protocol):
     def conversation(self, event: ConversationEvent) -> Awaitable[None]: ...
 
     def ready(self, wake_word: str, chat_id: UUID) -> None:
-        """The loop hears the wake word from now on."""
+        """The loop hears the wake word from now on (`wake_word` is "" for a loop without a microphone, which
+        takes typed messages only)."""
         ...
 
     def muted(self, muted: bool) -> None:
@@ -101,11 +108,18 @@ class VoiceLoop:
         *,
         settings: Settings,
         services: ChatServices,
-        source: AudioSource,
+        source: AudioSource | None,
         sink: AudioSink,
         chat_id: UUID,
         observer: VoiceObserver,
+        on_device_lost: Callable[[AudioDevice, str], None] | None = None,
     ) -> None:
+        """`source`: the microphone, or None for a loop that takes typed messages only (no wake word model is
+        loaded). `on_device_lost`: when given, the loop goes on without a microphone or a speaker that fails
+        (or cannot be opened): typed messages still start conversations, and answers are shown but not
+        spoken; it is told which device and why (one line), once each, on the loop's event loop. Without
+        it (`parley listen`, which has nothing to type into), a failing microphone ends the loop with its
+        error, and so does a failing speaker."""
         if settings.effective_voice_model == "gemini" and settings.gemini_api_key is None:
             raise SettingsError(
                 "voice_model is gemini but no Gemini API key is set: set GEMINI_API_KEY or "
@@ -113,9 +127,11 @@ class VoiceLoop:
             )
         self._settings = settings
         self._services = services
-        self._source = MicrophoneGate(source, on_level=observer.level)
-        self._sink = sink
+        self._source = None if source is None else MicrophoneGate(source, on_level=observer.level)
+        self._on_device_lost = on_device_lost
+        self._sink: AudioSink = sink if on_device_lost is None else OptionalSink(sink, self._speaker_lost)
         self._observer = observer
+        self._stopping = asyncio.Event()
         self._journal = TurnJournal(settings.data_dir / JOURNAL_FILE)
         self._chat_id = chat_id
         self._typed = TypedText()
@@ -135,18 +151,20 @@ class VoiceLoop:
 
     @property
     def muted(self) -> bool:
-        return self._source.muted
+        return self._source is not None and self._source.muted
 
     async def talk(self) -> bool:
         """Push-to-talk: while sleeping, start a conversation as the wake word would (the observer's `wake`
         gets a `WakeEvent` with model `PUSH_TO_TALK`). True if one starts; False during a conversation,
-        before `ready` or after the loop stopped, when nothing happens."""
+        without a microphone (none, or it failed), before `ready` or after the loop stopped, when nothing
+        happens."""
         return self._assistant is not None and self._assistant.wake_now()
 
     async def set_muted(self, muted: bool) -> None:
         """Mute or unmute the microphone: while muted no wake word fires and the model hears silence; the
-        speaker goes on playing. The observer's `muted` learns of each change."""
-        if self._source.set_muted(muted):
+        speaker goes on playing. The observer's `muted` learns of each change. Without a microphone, nothing
+        happens."""
+        if self._source is not None and self._source.set_muted(muted):
             self._observer.muted(muted)
 
     async def send_text(self, text: str) -> None:
@@ -157,8 +175,13 @@ class VoiceLoop:
         if text.strip():
             self._typed.put(text.strip())
 
+    def stop(self) -> None:
+        """End `run` (on the loop's event loop): a conversation in progress stops where it is, its finished
+        turns saved, and the loop closes as when the source ends (the voice written is played out)."""
+        self._stopping.set()
+
     async def run(self) -> None:
-        """Until the source ends or the task is cancelled; what was said is saved either way."""
+        """Until the source ends, `stop()` or the task is cancelled; what was said is saved either way."""
         settings = self._settings
         async with AsyncExitStack() as stack:
             stack.enter_context(listening_lock(settings.data_dir))  # before the journal is replayed
@@ -169,12 +192,8 @@ class VoiceLoop:
             )
             await outbox.deliver()  # turns a crash (or an outage) left behind, first
             maintenance.request_backfill()  # recall vectors for chats that have none yet, while idle
-            wake = await stack.enter_async_context(
-                OpenWakeWordDetector(settings.wake_word, threshold=settings.wake_threshold)
-            )
-            await wake.warm_up()
+            wake = await self._wake_detector(stack)
             opening, live_model = await self._live_model(stack)
-            stack.push_async_callback(self._source.aclose)
             stack.push_async_callback(self._sink.aclose)
             stack.push_async_callback(self._sink.drain)
             conversation = ChatConversation(
@@ -187,6 +206,7 @@ class VoiceLoop:
                 settings=VoiceSettings(live_model=live_model, idle_after_s=settings.idle_seconds),
                 chat_id=self._chat_id,
                 on_event=self._observer.conversation,
+                barge_in=None if self._source is None else await asyncio.to_thread(speech_over_playback),
             )
             self._conversation = conversation
             states = StateMachine()
@@ -198,13 +218,47 @@ class VoiceLoop:
                 states=states,
                 on_wake=self._observer.wake,
                 typed=self._typed,
+                on_microphone_lost=None if self._on_device_lost is None else self._microphone_lost,
             )
             self._assistant = assistant
-            self._observer.ready(wake.model_name, conversation.chat_id)
+            self._observer.ready(wake.model_name if wake else "", conversation.chat_id)
             try:
-                await assistant.run()
+                await self._until_stopped(assistant)
             finally:
                 await conversation.save()
+
+    async def _wake_detector(self, stack: AsyncExitStack) -> OpenWakeWordDetector | None:
+        """The wake word model, loaded and closed with `stack` (the microphone too); None without one."""
+        if self._source is None:
+            return None
+        wake = await stack.enter_async_context(
+            OpenWakeWordDetector(self._settings.wake_word, threshold=self._settings.wake_threshold)
+        )
+        await wake.warm_up()
+        stack.push_async_callback(self._source.aclose)
+        return wake
+
+    async def _until_stopped(self, assistant: Assistant) -> None:
+        """The assistant until it ends, or until `stop()`: then it is cancelled, and `run` goes on closing
+        the loop normally."""
+        running = asyncio.create_task(assistant.run(), name="voice-loop-assistant")
+        stopping = asyncio.create_task(self._stopping.wait(), name="voice-loop-stop")
+        try:
+            await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (running, stopping):
+                task.cancel()
+            await asyncio.gather(running, stopping, return_exceptions=True)
+        if not running.cancelled():
+            running.result()  # the assistant's failure, if it failed
+
+    def _microphone_lost(self, error: AudioError) -> None:
+        assert self._on_device_lost is not None
+        self._on_device_lost("microphone", str(error))
+
+    def _speaker_lost(self, error: AudioError) -> None:
+        assert self._on_device_lost is not None
+        self._on_device_lost("speaker", str(error))
 
     async def _saved(self, maintenance: MaintenanceWorker, delivery: Delivery) -> None:
         """Turns the store could not take before reached it on a retry: maintain their chats, and say so."""

@@ -1,7 +1,8 @@
 """Chat and turn values shared by every store, service and window.
 
 The JSON shape of a turn is the spec's `ConversationTurn`:
-`{"role": "user" | "model", "parts": [{"text": ...}], "thinking"?: ..., "at"?: ISO-8601, "summary"?: true}`.
+`{"role": "user" | "model", "parts": [{"text": ...}], "thinking"?: ..., "at"?: ISO-8601, "summary"?: true,
+"interrupted"?: true}`.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ class Turn:
     """When the turn ended (UTC); None for turns imported without a time."""
     summary: bool = False
     """True on the single turn that stands for compacted older turns."""
+    interrupted: bool = False
+    """True on a model turn the user spoke over: `text` is what was played before the voice stopped, not
+    what the model had meant to say."""
     id: UUID | None = None
     """Set on turns that may be delivered more than once (a journal replay): a store keeps a turn id
     once per chat, so appending it again changes nothing."""
@@ -58,6 +62,8 @@ class Turn:
             data["at"] = self.at.isoformat()
         if self.summary:
             data["summary"] = True
+        if self.interrupted:
+            data["interrupted"] = True
         return data
 
     @classmethod
@@ -85,6 +91,7 @@ class Turn:
             thinking=thinking,
             at=_parse_time(data.get("at")),
             summary=data.get("summary") is True,
+            interrupted=data.get("interrupted") is True,
             id=_parse_id(data.get("id")),
         )
 

@@ -64,6 +64,11 @@ class AudioSink(Protocol):
     @property
     def format(self) -> AudioFormat: ...
 
+    @property
+    def queued_ms(self) -> float:
+        """Audio written and not yet played (milliseconds): 0 once the speaker has gone quiet."""
+        ...
+
     async def write(self, chunk: AudioChunk) -> None:
         """Queue `chunk` to be played (or written) after what is already queued."""
         ...

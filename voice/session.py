@@ -1,9 +1,15 @@
 """One conversation with the live model, from the wake word until it goes idle or is ended.
 
-The session owns four tasks per connection: the uplink (microphone to model), the typist (typed text to
-the model), the downlink (model events: voice to the speaker, transcripts merged into turns, tool calls
-answered) and the idle watch.
+The session owns four tasks per connection: the uplink (microphone to model, and to the barge-in
+detector), the typist (typed text to the model), the downlink (model events: voice to the speaker,
+transcripts merged into turns, tool calls answered) and the idle watch.
 It rotates the connection on `GoAway` and resumes it after a drop, so the conversation goes on.
+
+What the chat keeps is what the user heard. The live model's voice arrives faster than real time, so a
+model turn is complete (`TurnComplete`) while the speaker still holds seconds of it: the turn is recorded
+once its voice has played out, and if the user speaks over it first (`voice.barge_in`, on the microphone;
+or the service's `Interrupted` while it still generates) the speaker is cleared and the turn is recorded
+as far as it was played, marked interrupted. The idle countdown starts when the voice has played out.
 """
 
 from __future__ import annotations
@@ -11,11 +17,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Literal, Protocol
 
 from voice.audio import AudioChunk, AudioSink
+from voice.barge_in import SpeechOverPlayback, SpeechOverPlaybackFactory
 from voice.errors import LiveConnectionError
 from voice.live import (
     GoAway,
@@ -61,7 +68,7 @@ class SpokenTurn:
     role: Literal["user", "model"]
     text: str
     interrupted: bool = False
-    """A model turn the user cut short: `text` is what was transcribed before the barge-in."""
+    """A model turn the user cut short: `text` is what was played of it before the barge-in."""
     typed: bool = False
     """A user turn typed in the window rather than spoken: `text` is exactly what was sent to the model."""
 
@@ -108,6 +115,29 @@ class _Rotate(Exception):
     """The service announced it will close this connection: open the next one now."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Said:
+    """A fragment of the model's transcript and where it stands in the voice written to the speaker."""
+
+    text: str
+    at_ms: float
+    """Model voice written to the speaker in this session before the fragment arrived (milliseconds):
+    the fragment counts as heard once playback has passed this point. The offline voice sends a
+    sentence's text just before its audio, so this is where it starts; Gemini sends the transcript with
+    or after the audio it transcribes, so a fragment whose audio was only partly played is left out."""
+
+
+@dataclass(slots=True)
+class _ModelTurn:
+    """What the model has said in its turn so far."""
+
+    said: list[_Said] = field(default_factory=list)
+    voiced: bool = False
+    """Voice came with it (a transcript-only turn has nothing to cut where playback stopped)."""
+    typed_after: list[str] = field(default_factory=list)
+    """Messages typed while the model spoke: they follow its turn in the chat."""
+
+
 class VoiceSession:
     def __init__(
         self,
@@ -120,7 +150,10 @@ class VoiceSession:
         on_event: Callable[[SessionEvent], Awaitable[None]],
         idle_after_s: float = 10.0,
         wait: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        barge_in: SpeechOverPlaybackFactory | None = None,
     ) -> None:
+        """`barge_in` makes the detector that stops the voice when the user speaks over it (None: only the
+        service's `Interrupted` does)."""
         self._config = config
         self._connect = connect
         self._sink = sink
@@ -133,9 +166,20 @@ class VoiceSession:
         self._spoken: list[HistoryTurn] = []
         self._user_now: list[str] = []
         self._user_next: list[str] = []
-        self._model_now: list[str] = []
-        self._typed_next: list[str] = []
-        """Typed while the model was speaking: turns that follow the model's, recorded when it ends."""
+        self._model_now = _ModelTurn()
+        self._playing: _ModelTurn | None = None
+        """The last model turn, complete, while its voice plays out: recorded when it has played out, or cut
+        where the user speaks over it."""
+        self._discarding = False
+        self._interrupted_open = False
+        """The service said `Interrupted` and nothing of a new model turn has come since: its next
+        `TurnComplete` closes the interrupted turn, not the user's next one."""
+        """The user spoke over a turn the model is still generating: drop the rest of it until the service
+        says `Interrupted` or `TurnComplete`."""
+        self._written_ms = sink.queued_ms
+        """Audio written to the speaker in this session (milliseconds), counting what it held at the start
+        (the earcon): `_written_ms - queued_ms` is how far playback has gone."""
+        self._over_playback: SpeechOverPlayback | None = barge_in() if barge_in is not None else None
         self._model_started = False
         self._ending = False
         self._activity = 0
@@ -148,6 +192,13 @@ class VoiceSession:
         Messages in `typed` are sent as user turns as soon as a connection is open, in order."""
         if typed is None:
             typed = TypedText()
+        try:
+            return await self._run(microphone, typed)
+        finally:
+            # Ended while the last answer plays on (a goodbye, a chat switch): it is heard to its end.
+            await self._settle(played_out=True)
+
+    async def _run(self, microphone: Microphone, typed: TypedText) -> EndReason:
         config, last_failure = self._config, ""
         while True:
             try:
@@ -201,7 +252,31 @@ class VoiceSession:
     async def _uplink(self, connection: LiveConnection, microphone: Microphone) -> None:
         while (chunk := await microphone.get()) is not None:
             await connection.send_audio(chunk)
+            await self._settle()
+            if self._over_playback is not None and await self._over_playback.heard(chunk, self._voice_playing()):
+                await self._spoken_over()
         await microphone.put(None)  # leave the end mark for whoever reads next (a resumed connection)
+
+    def _voice_playing(self) -> bool:
+        """The speaker is playing the model's voice (not just the earcon)."""
+        has_voice = self._playing is not None or (self._model_started and not self._discarding)
+        return has_voice and self._sink.queued_ms > 0
+
+    async def _spoken_over(self) -> None:
+        """The user spoke over the voice: silence now, and the turn is kept as far as it was played."""
+        if not self._voice_playing():
+            return  # the service's `Interrupted` came first
+        played_ms = self._played_ms()
+        self._sink.clear()
+        if self._playing is not None:
+            await self._settle(played_out=False, played_ms=played_ms)
+        else:
+            log.info("barge-in while the model was still answering")
+            self._discarding = True  # until the service hears the user too, or finishes
+            await self._finish_turn(interrupted=True, played_ms=played_ms)
+
+    def _played_ms(self) -> float:
+        return self._written_ms - self._sink.queued_ms
 
     async def _typist(self, connection: LiveConnection, typed: TypedText) -> None:
         while True:
@@ -215,11 +290,11 @@ class VoiceSession:
             typed.sent()  # only now: a message that met a dropped connection goes out on the next one
 
     async def _typed_turn(self, text: str) -> None:
-        # The idle countdown starts over (the model is about to answer), without counting the user as
-        # active until it does: a model that never answers still lets the conversation go idle.
-        self._activity += 1
+        # The user is active, as when they speak: the idle countdown waits until the model's turn ends,
+        # so a conversation never goes idle under a message just sent (issue 13, part 4).
+        self._mark_active()
         if self._model_started:
-            self._typed_next.append(text)  # it follows the model's turn in the chat: recorded when that ends
+            self._model_now.typed_after.append(text)  # it follows the model's turn in the chat: recorded when that ends
             return
         self._states.move(AssistantState.THINKING)  # until the model answers
         # What the user said before typing, then what was typed; the model's answer comes after both.
@@ -247,16 +322,25 @@ class VoiceSession:
 
     async def _handle(self, event: LiveEvent, connection: LiveConnection) -> bool:
         """Act on one event; True when the model's turn is over (a calm moment)."""
+        if self._discarding and isinstance(event, ModelAudio | ModelTranscript):
+            return False  # the rest of a turn the user spoke over: not played, not kept
+        if isinstance(event, ModelAudio | ModelTranscript | ToolCall):
+            self._interrupted_open = False
         if isinstance(event, UserTranscript):
             (self._user_next if self._model_started else self._user_now).append(event.text)
             self._mark_active()
         elif isinstance(event, ModelAudio):
+            await self._settle(played_out=True)  # a new answer: the last one is over
             self._model_speaks()
+            self._model_now.voiced = True
             await self._sink.write(event.chunk)
+            self._written_ms += event.chunk.duration_ms
         elif isinstance(event, ModelTranscript):
+            await self._settle(played_out=True)
             self._model_speaks()
-            self._model_now.append(event.text)
+            self._model_now.said.append(_Said(event.text, self._written_ms))
         elif isinstance(event, ToolCall):
+            await self._settle(played_out=True)
             # The user's words are in the chat before the tool runs: a tool may act on them (a memory is
             # saved only from what the user said), and the chat reads user turn, tool, answer.
             await self._record_user_so_far()
@@ -269,9 +353,21 @@ class VoiceSession:
             self._ending = self._ending or reply.end_conversation
             await self._on_event(ToolUsed(event, reply))
         elif isinstance(event, Interrupted):
+            played_ms = self._played_ms()
             self._sink.clear()  # barge-in: silence now, whatever was queued
-            await self._finish_turn(interrupted=True)
+            self._interrupted_open = True
+            if self._discarding:
+                self._discarding = False  # the service heard the user too: the turn was ended already
+            elif self._model_started or self._playing is None:
+                await self._finish_turn(interrupted=True, played_ms=played_ms)
+            else:
+                await self._settle(played_ms=played_ms)
         elif isinstance(event, TurnComplete):
+            if self._discarding or (self._interrupted_open and not self._model_started):
+                # The end of a turn already ended here: the one the user spoke over (the service says
+                # `interrupted`, then `turnComplete`). The user's next words are not a turn yet.
+                self._discarding = self._interrupted_open = False
+                return True
             await self._finish_turn(interrupted=False)
             return True
         return not self._model_started
@@ -281,23 +377,49 @@ class VoiceSession:
         self._mark_active()
         self._states.move(AssistantState.RESPONDING)
 
-    async def _finish_turn(self, *, interrupted: bool) -> None:
-        user, model = "".join(self._user_now).strip(), "".join(self._model_now).strip()
-        typed, self._typed_next = self._typed_next, []
-        self._user_now, self._user_next, self._model_now = self._user_next, [], []
+    async def _finish_turn(self, *, interrupted: bool, played_ms: float | None = None) -> None:
+        """The model's turn ends: the user's turn before it is recorded, and the model's too when it was cut
+        short (kept as far as `played_ms`) or has no voice left to play; else it waits in `_playing`."""
+        user = "".join(self._user_now).strip()
+        turn, self._model_now = self._model_now, _ModelTurn()
+        self._user_now, self._user_next = self._user_next, []
         self._model_started = False
         self._failures = 0
         self._states.move(AssistantState.LISTENING)
         self._mark_quiet()
-        for turn in (
-            SpokenTurn("user", user) if user else None,
-            SpokenTurn("model", model, interrupted) if model else None,
-            *(SpokenTurn("user", text, typed=True) for text in typed),
-        ):
-            if turn is not None:
-                await self._record(turn)
+        if user:
+            await self._record(SpokenTurn("user", user))
+        if interrupted:
+            await self._record_model(turn, played_ms)
+        elif turn.voiced and self._sink.queued_ms > 0:
+            self._playing = turn
+        else:
+            await self._record_model(turn, None)
+
+    async def _settle(self, *, played_out: bool = False, played_ms: float | None = None) -> None:
+        """Record the turn whose voice was playing, if any: whole once it has played out (or when
+        `played_out` says it will be heard to its end), cut at `played_ms` when that is given."""
+        playing = self._playing
+        if playing is None or (not played_out and played_ms is None and self._sink.queued_ms > 0):
+            return
+        self._playing = None
+        await self._record_model(playing, None if played_out else played_ms)
+
+    async def _record_model(self, turn: _ModelTurn, played_ms: float | None) -> None:
+        """The model's turn (cut at `played_ms` when given, and marked interrupted), then what was typed
+        while it spoke."""
+        said = turn.said
+        if played_ms is not None and turn.voiced:
+            said = [fragment for fragment in said if fragment.at_ms < played_ms]
+        text = "".join(fragment.text for fragment in said).strip()
+        if text:
+            await self._record(SpokenTurn("model", text, interrupted=played_ms is not None))
+        for message in turn.typed_after:
+            await self._record(SpokenTurn("user", message, typed=True))
 
     async def _record(self, turn: SpokenTurn) -> None:
+        if self._playing is not None:
+            await self._settle(played_out=True)  # the answer still playing comes first in the chat
         self._spoken.append(HistoryTurn(turn.role, turn.text))
         await self._on_event(turn)
 
@@ -313,6 +435,10 @@ class VoiceSession:
         while True:
             await self._quiet.wait()
             seen = self._activity
+            # The silence counts from when the voice has played out, not from when it was all received.
+            while (playing_ms := self._sink.queued_ms) > 0:
+                await self._wait(playing_ms / 1000.0)
+            await self._settle()
             await self._wait(self._idle_after_s)
-            if self._activity == seen and self._quiet.is_set():
+            if self._activity == seen and self._quiet.is_set() and self._sink.queued_ms <= 0:
                 return EndReason.IDLE

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncGenerator
+import time
+from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 
 import soundfile
@@ -16,6 +17,7 @@ from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
 from voice.errors import AudioError, UnreadableAudio
 from voice.pacing import NoPacer, Pacer, RealTimePacer
 from voice.pcm import convert, frame_samples, split
+from voice.playback import PlaybackTimeline
 
 
 def read_recording(path: Path, target: AudioFormat = MIC_FORMAT) -> bytes:
@@ -93,15 +95,24 @@ class WavFileSource:
 class WavFileSink:
     """Writes PCM16 chunks in `format` to a WAV file; the header is complete once `aclose()` returns.
 
-    Written chunks wait in a queue until `drain()` (or `aclose()`) writes them out, standing in for the
-    speaker's playback buffer: `clear()` drops what is queued, as barge-in drops what was not played
-    yet, and the file holds what a listener would have heard. The queue lives in memory, so a caller
-    that writes long streams drains now and then (a voice session drains at the end of each reply).
+    The file stands for a speaker: what is written "plays" in real time by `clock` (`voice.playback`),
+    and `clear()` drops what had not played yet, as barge-in does, so the file holds what a listener
+    would have heard. Written chunks wait in memory until `drain()` (or `aclose()`) writes them out and
+    counts what was still to play as played.
     """
 
-    def __init__(self, path: Path | str, format: AudioFormat = MODEL_VOICE_FORMAT) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        format: AudioFormat = MODEL_VOICE_FORMAT,
+        *,
+        clock: Callable[[], float] | None = time.monotonic,
+    ) -> None:
+        """`clock`: seconds, monotonic; one that stands still keeps everything queued until `drain()`, None
+        plays everything at once (a recording read as fast as possible)."""
         self._path = Path(path)
         self._format = format
+        self._timeline = PlaybackTimeline(format, clock)
         self._queued: list[bytes] = []
         self._file: soundfile.SoundFile | None = None
         self._written_bytes = 0
@@ -123,8 +134,8 @@ class WavFileSink:
 
     @property
     def queued_ms(self) -> float:
-        """Audio written to the sink and not yet to the file (milliseconds)."""
-        return self._format.duration_ms(sum(map(len, self._queued)))
+        """Audio written to the sink and not yet played (milliseconds)."""
+        return self._timeline.queued_ms
 
     async def write(self, chunk: AudioChunk) -> None:
         if self._closed:
@@ -132,12 +143,16 @@ class WavFileSink:
         if chunk.format != self._format:
             raise ValueError(f"chunk format {chunk.format} does not match the sink's {self._format}")
         self._queued.append(chunk.pcm)
+        self._timeline.written(len(chunk.pcm))
 
     def clear(self) -> None:
-        self._queued.clear()
+        unplayed = self._timeline.stop()
+        pending = b"".join(self._queued)
+        self._queued = [pending[: max(0, len(pending) - unplayed)]]
 
     async def drain(self) -> None:
         async with self._lock:
+            self._timeline.stop()
             pcm, self._queued = b"".join(self._queued), []
             if self._file is None:
                 self._file = await asyncio.to_thread(self._open)

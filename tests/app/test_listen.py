@@ -20,6 +20,7 @@ from chats.models import Turn
 from chats.sqlite import SqliteChatStore
 from tests.fakes.gemini_live_scenario import (
     AfterAudio,
+    AfterSpeech,
     AfterToolResponse,
     Audio,
     Call,
@@ -54,10 +55,12 @@ async def chat(capsys: pytest.CaptureFixture[str], chat_id: str) -> dict[str, An
 async def test_a_question_is_answered_aloud_and_saved(
     environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # The service answers once the user has finished asking (its own voice activity detection): an answer
+    # that came while they still spoke would be spoken over, and cut.
     gemini_live_server.script(
         script(
             (
-                AfterAudio(16_000),
+                AfterSpeech(),
                 (
                     InputTranscript("What's the weather like in Rome tomorrow?"),
                     OutputTranscript("Sunny and warm."),
@@ -198,3 +201,27 @@ async def open_store(environment: Path) -> AsyncIterator[SqliteChatStore]:
         yield store
     finally:
         await store.close()
+
+
+async def test_a_model_the_service_does_not_know_is_said_in_one_line_naming_the_setting(
+    environment: Path,
+    gemini_live_server: FakeGeminiLiveServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PARLEY_GEMINI_LIVE_MODEL", "gemini-2.0-flash-live-001")  # shut down in December 2025
+    capsys.readouterr()
+    code = await asyncio.to_thread(
+        main, ["listen", "--fast", "--events", "--audio-in", str(ASSETS / "wake_weather.wav")]
+    )
+    out, err = capsys.readouterr()
+    assert code == 1
+    events = [json.loads(line) for line in out.splitlines()]
+    [error] = [e for e in events if e["event"] == "error"]
+    assert error["message"] == (
+        "Gemini Live does not know the model 'gemini-2.0-flash-live-001': set gemini_live_model to a current"
+        " Live model (parley config)"
+    )
+    assert error["message"] in err and "\n" not in error["message"]
+    # The service closed with its own code for it.
+    assert (await gemini_live_server.connection(0)).close_code == 1008

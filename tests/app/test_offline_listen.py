@@ -5,8 +5,8 @@ the real embedder for intents, the real tools and SQLite store."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
+import time
 import wave
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,12 +17,12 @@ import pytest
 
 from app.cli import main
 from tests.app import MemoryKeyring, using_keyring
-from tests.app.voice_harness import history, running_loop
+from tests.app.voice_harness import Running, history, running_loop
 from tests.voice.fixtures import read_pcm, silence
 from tests.voice.offline.models import prepared_models, xdg_cache
-from voice.audio import MIC_FORMAT, AudioChunk
+from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.earcon import earcon
-from voice.offline import connection as offline_connection
+from voice.null_sink import NullSink
 from voice.session import SpokenTurn, ToolUsed
 from voice.state import AssistantState
 
@@ -172,24 +172,46 @@ async def test_an_earlier_chat_is_recalled_and_answered_from(offline: Path, caps
     assert "zellige" in said.lower() or "sink" in said.lower()  # the answer comes from what was found
 
 
-async def test_speaking_over_the_offline_voice_stops_it(offline: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+class HeldClock:
+    """Stands still, moved by hand (`advance`), until `release()`; then runs with the monotonic clock."""
+
+    def __init__(self) -> None:
+        self._now = 0.0
+        self._released_at: float | None = None
+
+    def __call__(self) -> float:
+        return self._now if self._released_at is None else self._now + time.monotonic() - self._released_at
+
+    def advance(self, seconds: float) -> None:
+        self._now += seconds
+
+    def release(self) -> None:
+        self._released_at = time.monotonic()
+
+
+async def test_speaking_over_the_offline_voice_stops_it(offline: Path) -> None:
     # The whole loop on a microphone the test feeds: the wake word model, the VAD, Whisper, SmolLM2 and
-    # espeak-ng for real; the speaker a sink that keeps count of what it was given and told to drop.
-    # The connection's playback clock stands still, as the sink never plays what it is given: the voice
-    # is still playing when the user speaks, however long the answer and however slow the machine.
-    monkeypatch.setattr(offline_connection, "connect", functools.partial(offline_connection.connect, clock=lambda: 0.0))
-    async with running_loop(offline) as running:
+    # espeak-ng for real; the speaker a sink that keeps count of what it was given and told to drop. Its
+    # clock is moved by hand until the first answer is cut: 300 ms of that answer have played when the user
+    # speaks, however long it is and however slow the machine, whether or not it was still being written.
+    clock = HeldClock()
+    chime_ms = earcon(MODEL_VOICE_FORMAT).duration_ms
+    async with running_loop(offline, sink=NullSink(clock=clock)) as running:
         running.microphone.feed(AudioChunk(MIC_FORMAT, read_pcm("wake_weather"), 0.0))
-        await running.watcher.until(lambda: AssistantState.RESPONDING in running.watcher.of("state"))
+        await running.watcher.until(lambda: running.sink.written_ms > chime_ms)  # the answer's voice came
+        clock.advance((chime_ms + 300.0) / 1000.0)
         running.microphone.feed(AudioChunk(MIC_FORMAT, read_pcm("speech_hello"), 0.0))
+        await running.watcher.until(lambda: any(t.interrupted for t in spoken(running)))
+        clock.release()  # from here on the voice plays in real time
         await running.watcher.until_saved(turns=4)
         saved = await history(running)
-    turns = [e for e in running.watcher.of("conversation") if isinstance(e, SpokenTurn)]
-    # Whether the first answer was still being written when the user spoke (then its turn is saved as
-    # interrupted, cut where the voice stopped) or only still playing depends on the machine: Whisper and
-    # SmolLM2 do not write the same words on every CPU. Either way its voice stops at once (below).
-    assert [t.role for t in turns] == ["user", "model", "user", "model"]
-    assert not turns[3].interrupted
+    turns = spoken(running)
+    assert [(t.role, t.interrupted) for t in turns] == [
+        ("user", False),
+        ("model", True),
+        ("user", False),
+        ("model", False),
+    ]
     assert "weather" in turns[0].text and "hello" in turns[2].text.lower()
     assert saved == [(t.role, t.text) for t in turns]
     assert running.sink.clears == 1 and running.sink.dropped_ms > 0  # the voice queued was dropped at once
@@ -198,13 +220,13 @@ async def test_speaking_over_the_offline_voice_stops_it(offline: Path, monkeypat
     assert AssistantState.LISTENING in states[barged:]  # back to listening, then the new question answered
 
 
-async def test_what_parley_remembers_is_looked_up_and_told(
-    offline: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # A typed message does not count as the user being active (a model that never answers must still let
-    # the conversation go idle), so the idle time must outlast the first answer: the system prompt's
-    # first reading, the embedding, the search and the model's words, over a second on a loaded machine.
-    monkeypatch.setenv("PARLEY_IDLE_SECONDS", "10")
+def spoken(running: Running) -> list[SpokenTurn]:
+    return [e for e in running.watcher.of("conversation") if isinstance(e, SpokenTurn)]
+
+
+async def test_what_parley_remembers_is_looked_up_and_told(offline: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A typed message counts as the user being active: the idle countdown waits for its answer, however
+    # slow the machine (the system prompt's first reading, the embedding, the search, the model's words).
     code, _ = await run(capsys, "memories", "add", "My daughter is called Mia and she loves horses.")
     assert code == 0
     async with running_loop(offline) as running:

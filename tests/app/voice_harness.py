@@ -82,12 +82,13 @@ class Running:
 
 
 @asynccontextmanager
-async def running_loop(environment: Path) -> AsyncIterator[Running]:
-    """The voice loop, ready (the wake word model loaded), on a fed microphone; it ends with the audio."""
+async def running_loop(environment: Path, sink: NullSink | None = None) -> AsyncIterator[Running]:
+    """The voice loop, ready (the wake word model loaded), on a fed microphone; it ends with the audio.
+    `sink` stands for the speaker (default: one that plays in real time)."""
     settings = load_settings()
     async with open_chat_services(settings) as services:
         chat_id = (await services.store.create()).id
-        microphone, watcher, sink = FedMicrophone(), Watcher(), NullSink()
+        microphone, watcher, sink = FedMicrophone(), Watcher(), sink or NullSink()
         loop = VoiceLoop(
             settings=settings,
             services=services,

@@ -6,7 +6,10 @@ import asyncio
 import functools
 from dataclasses import dataclass, field, replace
 
+import pytest
+
 from tests.fakes.gemini_live_scenario import (
+    Action,
     AfterAudio,
     AfterText,
     AfterToolResponse,
@@ -24,7 +27,9 @@ from tests.fakes.gemini_live_scenario import (
     script,
 )
 from tests.fakes.gemini_live_server import WAIT_S, FakeGeminiLiveServer
+from tests.voice.fixtures import read_pcm, split
 from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
+from voice.barge_in import SpeechOverPlaybackFactory, speech_over_playback
 from voice.gemini_live import connect
 from voice.live import LiveConfig, ToolCall, ToolDeclaration
 from voice.session import (
@@ -57,17 +62,27 @@ VOICE = bytes(range(256)) * 15
 
 @dataclass
 class RecordingSink:
-    """An `AudioSink` that keeps what it was asked to play, and counts barge-ins."""
+    """An `AudioSink` that keeps what it was asked to play, and counts barge-ins. It plays everything at
+    once, or with `holds` it holds what is written as queued until the test plays it (`play`)."""
 
     format: AudioFormat = MODEL_VOICE_FORMAT
+    holds: bool = False
     played: list[bytes] = field(default_factory=list)
     clears: int = 0
+    queued_ms: float = 0.0
 
     async def write(self, chunk: AudioChunk) -> None:
         self.played.append(chunk.pcm)
+        if self.holds:
+            self.queued_ms += chunk.duration_ms
+
+    def play(self, ms: float) -> None:
+        """`ms` of what is queued plays."""
+        self.queued_ms = max(0.0, self.queued_ms - ms)
 
     def clear(self) -> None:
         self.clears += 1
+        self.queued_ms = 0.0
 
     async def drain(self) -> None:
         return None
@@ -85,8 +100,9 @@ class Harness:
         base_url: str | None = None,
         api_key: str | None = None,
         config: LiveConfig = CONFIG,
+        barge_in: SpeechOverPlaybackFactory | None = None,
     ) -> None:
-        self.sink = RecordingSink()
+        self.sink = RecordingSink(holds=barge_in is not None)
         self.typed = TypedText()
         self.states = StateMachine(S.CONNECTING)
         self.changes: list[StateChanged] = []
@@ -94,6 +110,8 @@ class Harness:
         self.events: list[SessionEvent] = []
         self.calls: list[ToolCall] = []
         self.idle_elapses = asyncio.Event()
+        self.waits: list[float] = []
+        """What the session waited for, in seconds, in order."""
         self._changed = asyncio.Condition()
         self._reply = end_with or ToolReply({"outcome": "ok"})
         self.session = VoiceSession(
@@ -110,6 +128,7 @@ class Harness:
             states=self.states,
             on_event=self.record,
             wait=self.wait,
+            barge_in=barge_in,
         )
 
     async def tool(self, call: ToolCall) -> ToolReply:
@@ -126,7 +145,14 @@ class Harness:
             await self._changed.wait_for(lambda: len(self.turns()) >= count)
 
     async def wait(self, seconds: float) -> None:
+        self.waits.append(seconds)
         await self.idle_elapses.wait()
+        self.sink.play(1000.0 * seconds)  # the voice plays on while the session waits
+
+    def open(self) -> tuple[Microphone, asyncio.Task[EndReason]]:
+        """The session on a microphone the test feeds."""
+        microphone: Microphone = asyncio.Queue()
+        return microphone, asyncio.create_task(self.session.run(microphone, self.typed))
 
     def start(self, chunks: int = 3) -> asyncio.Task[EndReason]:
         microphone: Microphone = asyncio.Queue()
@@ -201,6 +227,35 @@ async def test_barge_in_silences_the_speaker_and_keeps_what_was_said(
     assert harness.turns() == [
         ("user", "Tell me a story.", False),
         ("model", "Once upon", True),
+        ("user", "Stop, a shorter one.", False),
+        ("model", "Sure.", False),
+    ]
+
+
+async def test_the_turn_complete_that_follows_an_interruption_leaves_the_users_words_whole(
+    gemini_live_server: FakeGeminiLiveServer,
+) -> None:
+    # The service ends an interrupted turn with `interrupted`, then `turnComplete`, while the user speaks on.
+    gemini_live_server.script(
+        script(
+            (
+                AfterAudio(len(SPEECH)),
+                (
+                    *story(Interrupt()),
+                    InputTranscript("Stop, "),
+                    CompleteTurn(),
+                ),
+            ),
+            (AtOnce(), (InputTranscript("a shorter one."), OutputTranscript("Sure."), CompleteTurn())),
+        )
+    )
+    harness = Harness(gemini_live_server)
+    session = harness.start()
+    await harness.until_turns(4)
+    assert await harness.idle_end(session) is EndReason.IDLE
+    assert harness.turns() == [
+        ("user", "Tell me a story.", False),
+        ("model", "Once upon a time,", True),
         ("user", "Stop, a shorter one.", False),
         ("model", "Sure.", False),
     ]
@@ -360,3 +415,115 @@ async def test_text_typed_while_the_model_speaks_follows_its_turn_in_the_chat(
         ("user", "And another.", True),
         ("model", "Fine.", False),
     ]
+
+
+# -- barge-in on Parley's own voice detector -----------------------------------------------------------
+
+HELLO = read_pcm("speech_hello")
+"""A dry voice saying "hello there, how are you today?" (16 kHz), 0.6 s and more of silence first."""
+
+
+@pytest.fixture(scope="module")
+def barge_in() -> SpeechOverPlaybackFactory:
+    return speech_over_playback()
+
+
+def story(*steps: Action) -> tuple[Action, ...]:
+    return (InputTranscript("Tell me a story."), OutputTranscript("Once upon a time,"), Audio(VOICE), *steps)
+
+
+async def speak(microphone: Microphone, pcm: bytes) -> None:
+    for chunk in split(pcm):
+        await microphone.put(chunk)
+
+
+async def test_speaking_over_the_voice_after_the_turn_is_complete_stops_it_and_keeps_what_was_heard(
+    gemini_live_server: FakeGeminiLiveServer, barge_in: SpeechOverPlaybackFactory
+) -> None:
+    # The service has finished generating (turnComplete); the speaker still holds most of the answer.
+    gemini_live_server.script(
+        script(
+            (AfterAudio(len(SPEECH)), story(OutputTranscript(" a dragon."), Audio(VOICE), CompleteTurn())),
+            (AfterAudio(len(HELLO)), (InputTranscript("Hello?"), OutputTranscript("Hi."), CompleteTurn())),
+        )
+    )
+    harness = Harness(gemini_live_server, barge_in=barge_in)
+    microphone, session = harness.open()
+    await microphone.put(AudioChunk(MIC_FORMAT, SPEECH, 0.0))
+    await harness.until_turns(1)  # the user's turn; the model's waits for its voice to play out
+    assert harness.turns() == [("user", "Tell me a story.", False)]
+    harness.sink.play(60)  # of 160 ms: the first words were heard, the second fragment's voice was not
+    await speak(microphone, HELLO)
+    await harness.until_turns(4)
+    assert await harness.idle_end(session) is EndReason.IDLE
+    assert harness.sink.clears == 1
+    assert harness.turns() == [
+        ("user", "Tell me a story.", False),
+        ("model", "Once upon a time,", True),
+        ("user", "Hello?", False),
+        ("model", "Hi.", False),
+    ]
+
+
+async def test_speaking_over_a_turn_still_generated_drops_the_rest_of_it(
+    gemini_live_server: FakeGeminiLiveServer, barge_in: SpeechOverPlaybackFactory
+) -> None:
+    # The user is heard here before the service stops generating: what it still sends of the old answer
+    # is not played, and its `interrupted` then ends nothing more.
+    gemini_live_server.script(
+        script(
+            (AfterAudio(len(SPEECH)), story()),
+            (
+                AfterAudio(len(HELLO)),
+                (OutputTranscript(" a dragon."), Audio(VOICE), Interrupt(), InputTranscript("Hello?")),
+            ),
+            (AtOnce(), (OutputTranscript("Hi."), CompleteTurn())),
+        )
+    )
+    harness = Harness(gemini_live_server, barge_in=barge_in)
+    microphone, session = harness.open()
+    await microphone.put(AudioChunk(MIC_FORMAT, SPEECH, 0.0))
+    await harness.until_state(S.RESPONDING)
+    harness.sink.play(40)  # half of the first fragment's voice
+    await speak(microphone, HELLO)
+    await harness.until_turns(4)
+    assert await harness.idle_end(session) is EndReason.IDLE
+    assert harness.sink.played == [VOICE]  # the rest of the old answer never reached the speaker
+    assert harness.turns() == [
+        ("user", "Tell me a story.", False),
+        ("model", "Once upon a time,", True),
+        ("user", "Hello?", False),
+        ("model", "Hi.", False),
+    ]
+
+
+async def test_noise_over_the_voice_stops_nothing_and_the_turn_is_kept_whole_once_played(
+    gemini_live_server: FakeGeminiLiveServer, barge_in: SpeechOverPlaybackFactory
+) -> None:
+    gemini_live_server.script(script((AfterAudio(len(SPEECH)), story(OutputTranscript(" a dragon."), CompleteTurn()))))
+    harness = Harness(gemini_live_server, barge_in=barge_in)
+    microphone, session = harness.open()
+    await microphone.put(AudioChunk(MIC_FORMAT, SPEECH, 0.0))
+    await harness.until_turns(1)
+    await speak(microphone, read_pcm("pink_noise") + read_pcm("white_noise"))
+    harness.sink.play(80)  # played out: the next microphone chunk finds it so
+    await speak(microphone, bytes(2_560))
+    await harness.until_turns(2)
+    assert await harness.idle_end(session) is EndReason.IDLE
+    assert harness.sink.clears == 0
+    assert harness.turns() == [("user", "Tell me a story.", False), ("model", "Once upon a time, a dragon.", False)]
+
+
+async def test_the_idle_countdown_starts_once_the_voice_has_played_out(
+    gemini_live_server: FakeGeminiLiveServer, barge_in: SpeechOverPlaybackFactory
+) -> None:
+    gemini_live_server.script(script((AfterAudio(len(SPEECH)), story(CompleteTurn()))))
+    harness = Harness(gemini_live_server, barge_in=barge_in)
+    microphone, session = harness.open()
+    await microphone.put(AudioChunk(MIC_FORMAT, SPEECH, 0.0))
+    await harness.until_turns(1)
+    harness.sink.queued_ms = 30_000.0  # a long answer, nearly all of it still to play
+    assert await harness.idle_end(session) is EndReason.IDLE
+    # 10 s of idle time pass while 30 s of voice play: the session waits for the other 20, then idles.
+    assert harness.waits == [10.0, 20.0, 10.0]
+    assert harness.turns()[-1] == ("model", "Once upon a time,", False)

@@ -95,7 +95,7 @@ async def test_an_untouched_sink_leaves_a_valid_empty_wav(tmp_path: Path) -> Non
 
 async def test_clear_drops_what_was_written_since_the_last_drain(tmp_path: Path) -> None:
     heard, interrupted, after = (tone(200, hz, format=MODEL_VOICE_FORMAT) for hz in (200, 500, 800))
-    sink = WavFileSink(tmp_path / "bargein.wav", MODEL_VOICE_FORMAT)
+    sink = WavFileSink(tmp_path / "bargein.wav", MODEL_VOICE_FORMAT, clock=lambda: 0.0)  # nothing plays by itself
     await sink.write(heard)
     await sink.drain()
     await sink.write(interrupted)

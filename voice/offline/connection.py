@@ -3,10 +3,11 @@ window and the tests do not care whether Gemini or the offline voice answers.
 
 One turn, and the events the session sees:
 
-1. The microphone's chunks are scored by the VAD. When speech starts while Parley is answering or its
-   voice is still playing, that is a barge-in: the answer is cancelled and `Interrupted` clears the
-   speaker. Then an empty `UserTranscript` says the user is talking (the session does not go idle while
-   they speak).
+1. The microphone's chunks are scored by the VAD. When speech starts while Parley is still answering,
+   that is a barge-in: the answer is cancelled and `Interrupted` clears the speaker. Then an empty
+   `UserTranscript` says the user is talking (the session does not go idle while they speak). As with
+   Gemini Live, `Interrupted` comes only while the answer is being written: once it is, speech over its
+   voice is the session's to notice (`voice.barge_in`), on the sink that plays it.
 2. At the end of speech (`endpoint`), Whisper transcribes the utterance: `UserTranscript(text, final=True)`.
    Words said while that ran are joined to it rather than answered twice.
 3. The app's intent router may turn the words into a `ToolCall`. Its result (`send_tool_result`) goes
@@ -28,8 +29,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -88,15 +88,12 @@ class OfflineLiveConnection:
         *,
         intents: IntentRouter | None = None,
         wake_phrase: str | None = None,
-        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._system = config.system_prompt
         self._tools = frozenset(tool.name for tool in config.tools)
         self._voice = voice
         self._intents = intents
         self._wake_phrase = wake_phrase
-        self._clock = clock
-        """Seconds, for how long the voice already sent is still playing."""
         self._history = [
             ChatMessage("user" if turn.role == "user" else "assistant", turn.text)
             for turn in config.history
@@ -111,7 +108,6 @@ class OfflineLiveConnection:
         self._tool_results: dict[str, asyncio.Future[Mapping[str, Any]]] = {}
         self._call_ids = itertools.count(1)
         self._audio_ms = 0.0
-        self._playing_until = 0.0
         self._said: list[str] = []
         """The sentences of the answer in progress that were spoken."""
         self._heard_fragments = 0
@@ -170,11 +166,8 @@ class OfflineLiveConnection:
     # -- hearing -----------------------------------------------------------------------------------
 
     def _user_started(self) -> None:
-        answering = self._reply is not None and not self._reply.done()
-        if answering or self._clock() < self._playing_until:
-            if self._reply is not None:
-                self._reply.cancel()
-            self._playing_until = 0.0
+        if self._reply is not None and not self._reply.done():
+            self._reply.cancel()
             self._emit(Interrupted())
         # "The user is talking", after the barge-in: the session ends the interrupted turn on `Interrupted`
         # and starts counting towards idle; this keeps it awake until the user's turn has been answered.
@@ -296,9 +289,7 @@ class OfflineLiveConnection:
         self._said.append(sentence)
         for chunk in split(pcm, MODEL_VOICE_FORMAT, AUDIO_CHUNK_MS, start_ms=self._audio_ms):
             self._emit(ModelAudio(chunk))
-        duration_s = MODEL_VOICE_FORMAT.duration_ms(len(pcm)) / 1000.0
-        self._audio_ms += duration_s * 1000.0
-        self._playing_until = max(self._clock(), self._playing_until) + duration_s
+        self._audio_ms += MODEL_VOICE_FORMAT.duration_ms(len(pcm))
 
     # -- plumbing ----------------------------------------------------------------------------------
 
@@ -320,11 +311,10 @@ async def connect(
     voice: OfflineVoice,
     intents: IntentRouter | None = None,
     wake_phrase: str | None = None,
-    clock: Callable[[], float] = time.monotonic,
 ) -> AsyncIterator[OfflineLiveConnection]:
     """Open an offline connection on the loaded `voice`, seeded with `config`'s history and prompt. Bind
     `voice`, `intents` and `wake_phrase` with `functools.partial` to get a `LiveConnectionFactory`."""
-    connection = OfflineLiveConnection(config, voice, intents=intents, wake_phrase=wake_phrase, clock=clock)
+    connection = OfflineLiveConnection(config, voice, intents=intents, wake_phrase=wake_phrase)
     connection.start()
     try:
         yield connection

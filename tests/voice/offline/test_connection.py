@@ -171,14 +171,15 @@ async def test_typed_text_is_answered_without_a_transcript(offline_voice: Offlin
     assert "Lisbon" in said(seen)  # the chat's history was seeded
 
 
-async def test_speaking_over_the_answer_interrupts_it(offline_voice: OfflineVoice) -> None:
-    # The clock stands still: the voice sent is still playing whenever the user speaks.
+async def test_speaking_while_the_answer_is_being_written_interrupts_it(offline_voice: OfflineVoice) -> None:
+    # The answer waits on a tool the test never answers: it is still being written when the user speaks.
+    intents = ScriptedIntents("kitchen", "switch_chat", {}, SWITCHED)
     async with (
-        connect(CONFIG, voice=offline_voice, clock=lambda: 0.0) as connection,
+        connect(CONFIG, voice=offline_voice, intents=intents) as connection,
         aclosing(connection.events()) as events,
     ):
-        await connection.send_text("Tell me a long story about a dragon and a knight.")
-        await events_until(events, lambda e: isinstance(e, ModelAudio))
+        await connection.send_text("Let's go back to the kitchen chat.")
+        await events_until(events, lambda e: isinstance(e, ToolCall))
         await feed(connection, read_pcm("speech_hello"))
         after = await events_until(events, lambda e: isinstance(e, UserTranscript) and e.final)
     interrupted = next(i for i, e in enumerate(after) if isinstance(e, Interrupted))
@@ -186,6 +187,22 @@ async def test_speaking_over_the_answer_interrupts_it(offline_voice: OfflineVoic
     assert not [e for e in after[interrupted:] if isinstance(e, ModelAudio | ModelTranscript)]
     last = after[-1]
     assert isinstance(last, UserTranscript) and "hello" in last.text.lower()  # heard, to be answered next
+
+
+async def test_speaking_once_the_answer_is_written_is_heard_without_an_interruption(
+    offline_voice: OfflineVoice,
+) -> None:
+    # As Gemini Live: once the answer is complete the connection does not say `Interrupted`; its voice may
+    # still be playing, and stopping it is the session's (voice.barge_in).
+    async with connect(CONFIG, voice=offline_voice) as connection, aclosing(connection.events()) as events:
+        await connection.send_text("Say hello.")
+        await events_until(events, lambda e: isinstance(e, TurnComplete))
+        await feed(connection, read_pcm("speech_hello"))
+        after = await events_until(events, lambda e: isinstance(e, UserTranscript) and e.final)
+    assert not [e for e in after if isinstance(e, Interrupted)]
+    assert after[0] == UserTranscript("")
+    last = after[-1]
+    assert isinstance(last, UserTranscript) and "hello" in last.text.lower()
 
 
 async def test_a_closed_connection_refuses_audio_and_ends_its_events(offline_voice: OfflineVoice) -> None:

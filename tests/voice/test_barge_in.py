@@ -1,0 +1,94 @@
+"""Parley's own barge-in detector: the decision on speech probabilities, and Silero VAD on the fixtures."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tests.voice.fixtures import read_pcm, split
+from voice.barge_in import (
+    BargeInConfig,
+    OverlapDetector,
+    SpeechOverPlaybackFactory,
+    level_dbfs,
+    speech_over_playback,
+)
+
+WINDOW_MS = 32.0
+LOUD = -30.0
+"""dBFS: a talker a couple of metres away."""
+CONFIG = BargeInConfig(threshold=0.5, min_level_dbfs=-40.0, min_speech_ms=160.0, max_gap_ms=64.0)
+
+
+def fired_at(
+    probabilities: list[float], *, playing: bool = True, level: float = LOUD, config: BargeInConfig = CONFIG
+) -> list[int]:
+    detector = OverlapDetector(config)
+    return [i for i, p in enumerate(probabilities) if detector.push(p, level, WINDOW_MS, playing)]
+
+
+def test_speech_over_playback_counts_once_it_has_lasted_the_minimum() -> None:
+    assert fired_at([0.1, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9]) == [5]  # the 5th speech window: 160 ms
+
+
+def test_a_stretch_of_speech_fires_once() -> None:
+    assert fired_at([0.9] * 40) == [4]
+
+
+def test_short_dips_are_bridged_and_long_pauses_start_over() -> None:
+    bridged = [0.9, 0.9, 0.9, 0.2, 0.2, 0.9, 0.9]  # 64 ms dip: still one stretch, 160 ms at the 5th speech
+    assert fired_at(bridged) == [6]
+    restarted = [0.9, 0.9, 0.9, 0.2, 0.2, 0.2, 0.9, 0.9, 0.9, 0.9]  # 96 ms pause: the count starts over
+    assert fired_at(restarted) == []
+
+
+def test_a_bang_shorter_than_the_minimum_stops_nothing() -> None:
+    assert fired_at([0.1, 0.99, 0.99, 0.99, 0.1, 0.1, 0.1, 0.1]) == []
+
+
+def test_a_voice_quieter_than_the_floor_is_what_the_echo_canceller_left() -> None:
+    assert fired_at([0.9] * 20, level=-46.0) == []
+    assert fired_at([0.9] * 20, level=-40.0) == [4]
+
+
+def test_nothing_counts_while_the_voice_is_not_playing() -> None:
+    assert fired_at([0.9] * 20, playing=False) == []
+    detector = OverlapDetector(CONFIG)
+    for _ in range(4):
+        assert not detector.push(0.9, LOUD, WINDOW_MS, playing=False)
+    assert not detector.push(0.9, LOUD, WINDOW_MS, playing=True)  # speech begun before playback counts from now
+
+
+def test_the_level_of_a_window_is_its_rms_in_dbfs() -> None:
+    half_scale_square = (np.array([16384, -16384] * 256, dtype="<i2")).tobytes()
+    assert level_dbfs(half_scale_square) == pytest.approx(-6.02, abs=0.01)
+    assert level_dbfs(bytes(1024)) == -math.inf
+
+
+@pytest.fixture(scope="module")
+def barge_in() -> SpeechOverPlaybackFactory:
+    return speech_over_playback()
+
+
+async def first_barge_in_ms(barge_in: SpeechOverPlaybackFactory, pcm: bytes) -> float | None:
+    detector = barge_in()
+    for chunk in split(pcm):
+        if await detector.heard(chunk, playing=True):
+            return chunk.end_ms
+    return None
+
+
+async def test_a_voice_over_playback_is_noticed_within_a_quarter_second_of_its_start(
+    barge_in: SpeechOverPlaybackFactory,
+) -> None:
+    pcm = read_pcm("speech_hello")
+    start_ms = 1000.0 * next(i for i, s in enumerate(memoryview(pcm).cast("h")) if abs(s) > 327) / 16_000
+    noticed = await first_barge_in_ms(barge_in, pcm)
+    assert noticed is not None and start_ms < noticed <= start_ms + 250.0  # 80 ms chunks: up to 80 ms late
+
+
+@pytest.mark.parametrize("fixture", ["silence", "pink_noise", "white_noise"])
+async def test_noise_over_playback_is_not_a_voice(barge_in: SpeechOverPlaybackFactory, fixture: str) -> None:
+    assert await first_barge_in_ms(barge_in, read_pcm(fixture)) is None
