@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from app import (
+    ask_command,
     chat_commands,
     doctor_command,
     key_commands,
@@ -16,6 +17,7 @@ from app import (
     memory_commands,
     supabase_commands,
     sync_command,
+    wake_command,
 )
 from app.logs import configure_logging
 from app.secrets import SecretsError
@@ -40,9 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
     memory_commands.add_parser(commands)
     key_commands.add_parser(commands)
     listen_command.add_parser(commands)
+    ask_command.add_parser(commands)
     doctor_command.add_parser(commands)
     supabase_commands.add_parser(commands)
     sync_command.add_parser(commands)
+    wake_command.add_parser(commands)
     config = commands.add_parser("config", help="show the settings in force and where each can be set")
     config.set_defaults(handler=show_config)
     return parser

@@ -13,7 +13,7 @@ from app.conversation import ChatSwitched, ConversationEvent, Saved
 from app.listening_lock import AlreadyListening
 from app.runtime import Runtime, RuntimeClosed
 from app.settings import Settings
-from app.voice_loop import OFFLINE_NOTICE, VoiceLoop
+from app.voice_loop import OFFLINE_NOTICE, AudioDevice, VoiceLoop
 from app.wiring import ChatServices
 from ui.bridge import ChatBridge
 from ui.tool_chips import ToolChip, chip_chat, chip_text, running_chip_text
@@ -29,6 +29,11 @@ NO_KEY = (
 )
 NOT_LISTENING = "Parley is not listening yet: try again in a moment."
 WAITING_FOR = "Parley is already listening on these chats ({owner}): this window listens once it quits."
+NO_MICROPHONE = (
+    "{problem}. You can still type to Parley; the wake word and Talk need a microphone (restart Parley once one "
+    "is connected)."
+)
+NO_SPEAKER = "{problem}. Parley's answers are shown, not spoken."
 LISTENING_POLL_S = 1.0
 """How often the window checks whether the other process still listens."""
 MEMORY_WRITES = frozenset({"save_memory", "add_memory", "forget_memory"})
@@ -50,6 +55,9 @@ class WindowVoice:
         """The banner this voice put up (another process listens on these chats; a conversation could not
         connect) while it holds: it goes once the loop is ready, or a conversation connects. Runtime thread
         only."""
+        self._devices: dict[AudioDevice, str] = {}
+        """The audio devices that failed (or could not be opened), with why: the loop goes on without them, and
+        the banner says so for as long as it runs. Runtime thread only."""
         bridge.current_chat_changed.connect(self.continue_in)
 
     def start(self) -> None:
@@ -100,8 +108,8 @@ class WindowVoice:
             self._loop.continue_in(chat_id)
 
     async def _talk(self) -> None:
-        if self._loop is not None:
-            await self._loop.talk()
+        if self._loop is not None and not await self._loop.talk() and "microphone" in self._devices:
+            self._show_devices()  # again, if it was dismissed: Talk does nothing without a microphone
 
     async def _send_text(self, text: str) -> None:
         if self._loop is None:
@@ -127,7 +135,13 @@ class WindowVoice:
         try:
             source, sink = self._audio()
             self._loop = VoiceLoop(
-                settings=self._settings, services=services, source=source, sink=sink, chat_id=chat_id, observer=self
+                settings=self._settings,
+                services=services,
+                source=source,
+                sink=sink,
+                chat_id=chat_id,
+                observer=self,
+                on_device_lost=self.device_lost,
             )
             await self._loop.set_muted(self._muted)
             await self._run_when_free(self._loop)
@@ -156,6 +170,16 @@ class WindowVoice:
         if self._banner is not None:
             self._bridge.post_error_resolved(self._banner)
             self._banner = None
+            if self._devices:
+                self._show_devices()  # what still holds, back in its place
+
+    def _show_devices(self) -> None:
+        said = []
+        if "microphone" in self._devices:
+            said.append(NO_MICROPHONE.format(problem=self._devices["microphone"]))
+        if "speaker" in self._devices:
+            said.append(NO_SPEAKER.format(problem=self._devices["speaker"]))
+        self._bridge.post_error(" ".join(said))
 
     # The observer: called on the runtime thread.
 
@@ -171,6 +195,12 @@ class WindowVoice:
 
     def muted(self, muted: bool) -> None:
         self._bridge.post_muted(muted)
+
+    def device_lost(self, device: AudioDevice, problem: str) -> None:
+        """The microphone or the speaker failed: the loop goes on without it, and the banner says so."""
+        self._devices[device] = problem
+        if self._banner is None:  # else it shows once that banner is taken down
+            self._show_devices()
 
     def level(self, dbfs: float) -> None:
         self._bridge.post_level(dbfs)

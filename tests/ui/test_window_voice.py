@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from uuid import UUID
 
@@ -28,6 +28,7 @@ from tests.fakes.gemini_live_scenario import (
     AfterAudio,
     AfterText,
     AfterToolResponse,
+    Audio,
     Call,
     CallTools,
     CompleteTurn,
@@ -39,9 +40,13 @@ from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.ui.conftest import TIMEOUT_MS, settings_on_live_server
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
-from ui.voice import NO_KEY, WAITING_FOR, WindowVoice
+from ui.voice import NO_KEY, NO_MICROPHONE, NO_SPEAKER, WAITING_FOR, WindowVoice
 from voice.audio import MODEL_VOICE_FORMAT, AudioChunk
+from voice.devices import Kind, RawStream
+from voice.errors import NoAudioDevice
+from voice.microphone import MicrophoneSource
 from voice.null_sink import NullSink
+from voice.speaker import SpeakerSink
 from voice.synthetic import silence, tone
 from voice.wav import WavFileSource
 
@@ -161,13 +166,30 @@ def test_a_voice_loop_that_fails_shows_the_error_state(
     main = MainWindow(bridge)
     qtbot.addWidget(main)
     bridge.open()
+    settings = replace(voice_settings, wake_word="no_such_wake_word")
+    voice = WindowVoice(bridge, runtime, settings, lambda: (FedMicrophone(), NullSink(MODEL_VOICE_FORMAT)))
+    voice.start()
+    qtbot.waitUntil(lambda: not main.banner_row.isHidden(), timeout=TIMEOUT_MS)
+    assert "unknown wake word model 'no_such_wake_word'" in main.banner.text()
+    qtbot.waitUntil(lambda: main.voice.state_label.text() == "Assistant: error", timeout=TIMEOUT_MS)
+    assert not main.voice.text_box.isEnabled()
+
+
+def test_a_recording_that_cannot_be_read_is_said_and_typing_still_works(
+    qtbot: QtBot, runtime: Runtime, voice_settings: Settings
+) -> None:
+    bridge = ChatBridge(runtime, functools.partial(open_chat_services, voice_settings))
+    main = MainWindow(bridge)
+    qtbot.addWidget(main)
+    bridge.open()
     missing = ASSETS / "no_such_recording.wav"
     voice = WindowVoice(bridge, runtime, voice_settings, lambda: (WavFileSource(missing), NullSink(MODEL_VOICE_FORMAT)))
     voice.start()
     qtbot.waitUntil(lambda: not main.banner_row.isHidden(), timeout=TIMEOUT_MS)
     assert "no_such_recording.wav" in main.banner.text()
-    qtbot.waitUntil(lambda: main.voice.state_label.text() == "Assistant: error", timeout=TIMEOUT_MS)
-    assert not main.voice.text_box.isEnabled()
+    assert "You can still type to Parley" in main.banner.text()
+    assert main.voice.state_label.text() == "Assistant: sleeping"
+    assert main.voice.text_box.isEnabled()
 
 
 def test_the_window_waits_for_parley_listen_on_the_same_chats_to_quit_then_listens(
@@ -299,3 +321,56 @@ def test_without_a_key_the_offline_voice_listens_and_says_it_is_small(
     assert notice.toolTip() == OFFLINE_NOTICE
     assert window.main.banner_row.isHidden()
     assert window.main.voice.talk_button.isEnabled()
+
+
+class NoSoundCard:
+    """PortAudio on a machine without a sound card: no stream opens."""
+
+    def open_stream(self, kind: Kind, **_: object) -> RawStream:
+        raise NoAudioDevice(f"no {'microphone' if kind == 'input' else 'speaker'} found: no sound card (test)")
+
+
+def test_without_a_microphone_or_speaker_a_typed_message_is_answered_in_the_window(
+    qtbot: QtBot, runtime: Runtime, voice_settings: Settings, live_server: FakeGeminiLiveServer
+) -> None:
+    live_server.script(
+        script((AfterText(), (OutputTranscript("Milk, eggs and bread."), Audio(bytes(4800)), CompleteTurn())))
+    )
+    bridge = ChatBridge(runtime, functools.partial(open_chat_services, voice_settings))
+    main = MainWindow(bridge)
+    qtbot.addWidget(main)
+    bridge.open()
+    states: list[str] = []
+    bridge.state_changed.connect(states.append)
+    voice = WindowVoice(
+        bridge,
+        runtime,
+        voice_settings,
+        lambda: (MicrophoneSource(backend=NoSoundCard()), SpeakerSink(MODEL_VOICE_FORMAT, backend=NoSoundCard())),
+    )
+    voice.bind(main.voice)
+    voice.start()
+    no_microphone = NO_MICROPHONE.format(problem="no microphone found: no sound card (test)")
+    qtbot.waitUntil(lambda: main.banner.text() == f"Error: {no_microphone}", timeout=TIMEOUT_MS)
+    assert main.voice.state_label.text() == "Assistant: sleeping"
+    assert main.voice.text_box.isEnabled() and main.voice.send_button.isEnabled()
+
+    QTest.keyClicks(main.voice.text_box, "What is on my shopping list?")
+    main.voice.send_button.click()
+    qtbot.waitUntil(lambda: "Milk, eggs and bread." in main.transcript.toPlainText(), timeout=TIMEOUT_MS)
+    text = main.transcript.toPlainText()
+    assert text.index("What is on my shopping list?") < text.index("Milk, eggs and bread.")
+    assert live_server.connections[0].texts == ["What is on my shopping list?"]
+    assert live_server.connections[0].audio == b""
+    # The speaker could not play the answer either: both are said, and the conversation went on.
+    no_speaker = NO_SPEAKER.format(problem="no speaker found: no sound card (test)")
+    assert main.banner.text() == f"Error: {no_microphone} {no_speaker}"
+    qtbot.waitUntil(lambda: states[-1:] == ["sleeping"], timeout=TIMEOUT_MS)  # idle: saved, asleep again
+    assert {"connecting", "listening", "thinking"} <= set(states)
+
+    # Push-to-talk needs the microphone: pressed, it says so again.
+    main.dismiss_error()
+    main.voice.talk_button.click()
+    qtbot.waitUntil(lambda: not main.banner_row.isHidden(), timeout=TIMEOUT_MS)
+    assert main.banner.text() == f"Error: {no_microphone} {no_speaker}"
+    assert states[-1] == "sleeping"

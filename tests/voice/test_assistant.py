@@ -4,7 +4,7 @@ the push-to-talk button, typed messages and the mute gate in front of it."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 import pytest
@@ -280,3 +280,139 @@ async def test_while_muted_the_wake_word_goes_unheard_and_after_unmuting_it_wake
     assert running.woken == [WakeEvent("scripted", 1.0, 240.0)]
     # What the conversation heard while muted: silence of the same length (its number reads 0).
     assert running.conversation.heard == [[0]]
+
+
+class Unpluggable:
+    """A microphone the test feeds, and then unplugs: its stream fails as a real one does."""
+
+    format = MIC_FORMAT
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[AudioChunk | NoAudioDevice] = asyncio.Queue()
+
+    def put(self, *chunks: AudioChunk) -> None:
+        for chunk in chunks:
+            self._queue.put_nowait(chunk)
+
+    def unplug(self) -> None:
+        self._queue.put_nowait(NoAudioDevice("the microphone stopped: the input device went away"))
+
+    async def chunks(self) -> AsyncIterator[AudioChunk]:
+        while not isinstance(item := await self._queue.get(), NoAudioDevice):
+            yield item
+        raise item
+
+    async def aclose(self) -> None:
+        return None
+
+
+class Deafened:
+    """An assistant told to go on for typed messages when its microphone fails (as the window's is)."""
+
+    def __init__(
+        self, conversation: ScriptedConversation, *, microphone: Unpluggable | None, wake: ScriptedWakeDetector | None
+    ) -> None:
+        self.microphone = microphone
+        self.wake = wake
+        self.conversation = conversation
+        self.typed = TypedText()
+        self.states = StateMachine()
+        self.lost: list[str] = []
+        self.woken: list[str] = []
+        self._news = asyncio.Event()
+        self.states.subscribe(lambda _: self._news.set())
+        self.assistant = Assistant(
+            source=microphone,
+            wake=wake,
+            conversation=conversation,
+            states=self.states,
+            on_wake=self.on_wake,
+            typed=self.typed,
+            on_microphone_lost=self.on_lost,
+        )
+        self.task = asyncio.create_task(self.assistant.run(), name="test-assistant")
+
+    async def on_wake(self, event: WakeEvent) -> None:
+        self.woken.append(event.model)
+
+    def on_lost(self, error: Exception) -> None:
+        self.lost.append(str(error))
+        self._news.set()
+
+    async def until(self, holds: Callable[[], bool]) -> None:
+        async with asyncio.timeout(WAIT_S):
+            while not holds():
+                self._news.clear()
+                await self._news.wait()
+
+    async def conversations(self, count: int) -> None:
+        """Wait until `count` conversations are over, the assistant asleep again."""
+        await self.until(lambda: len(self.conversation.heard) >= count and self.states.state is S.SLEEPING)
+
+    async def stop(self) -> None:
+        assert not self.task.done()  # it was still waiting for what is typed
+        self.task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await self.task
+        assert self.states.state is S.STOPPED
+
+
+async def test_a_microphone_that_fails_while_asleep_leaves_typing_working() -> None:
+    microphone, wake = Unpluggable(), ScriptedWakeDetector()
+    deafened = Deafened(ScriptedConversation(frames=10, texts=1), microphone=microphone, wake=wake)
+    microphone.put(*numbered_frames(2))
+    await wake.until_heard(2)
+    assert deafened.assistant.hears and deafened.lost == []
+    microphone.unplug()
+    await deafened.until(lambda: bool(deafened.lost))
+    assert deafened.lost == ["the microphone stopped: the input device went away"]
+    assert not deafened.assistant.hears
+    assert not deafened.assistant.wake_now()  # push-to-talk: nothing to listen with
+    deafened.typed.put("What's on my calendar?")
+    await deafened.conversations(1)
+    deafened.typed.put("And tomorrow?")
+    await deafened.conversations(2)
+    await deafened.stop()
+    assert deafened.woken == [TYPED_TEXT, TYPED_TEXT]
+    assert deafened.conversation.read == ["What's on my calendar?", "And tomorrow?"]
+    assert deafened.conversation.heard == [[], []]  # each heard at once that the microphone says no more
+    assert deafened.lost == ["the microphone stopped: the input device went away"]  # told once
+
+
+async def test_a_microphone_that_fails_in_a_conversation_ends_only_what_it_hears() -> None:
+    microphone = Unpluggable()
+    deafened = Deafened(ScriptedConversation(frames=1000), microphone=microphone, wake=ScriptedWakeDetector([160]))
+    frames = numbered_frames(4)
+    microphone.put(*frames[:2])
+    await deafened.until(lambda: deafened.states.state is S.LISTENING)
+    microphone.put(*frames[2:])
+    microphone.unplug()
+    await deafened.conversations(1)  # the conversation went on until its microphone stream ended
+    assert deafened.conversation.heard == [[0, 1, 2, 3]]
+    assert deafened.woken == ["scripted"] and len(deafened.lost) == 1
+    await deafened.stop()  # asleep, waiting for a typed message: not stopped with the microphone
+
+
+async def test_without_a_microphone_only_a_typed_message_wakes_the_assistant() -> None:
+    deafened = Deafened(ScriptedConversation(frames=10, texts=1), microphone=None, wake=None)
+    assert not deafened.assistant.hears
+    assert not deafened.assistant.wake_now()
+    deafened.typed.put("Hello?")
+    await deafened.conversations(1)
+    await deafened.stop()
+    assert deafened.woken == [TYPED_TEXT] and deafened.conversation.heard == [[]]
+    assert deafened.lost == []  # there was none to lose
+
+
+def test_a_wake_detector_needs_a_microphone() -> None:
+    async def on_wake(event: WakeEvent) -> None:
+        raise AssertionError("never woken")
+
+    with pytest.raises(ValueError, match="wake detector needs a microphone"):
+        Assistant(
+            source=None,
+            wake=ScriptedWakeDetector(),
+            conversation=ScriptedConversation(frames=0),
+            states=StateMachine(),
+            on_wake=on_wake,
+        )

@@ -1,0 +1,218 @@
+"""`parley ask "TEXT"`: one typed turn, without a microphone, through the voice loop `parley listen` runs
+(the same session, tools, journal and saving); the answer's text is printed and the command ends."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from app.chat_commands import UsageError
+from app.conversation import ConversationEvent
+from app.settings import Settings
+from app.voice_loop import VoiceLoop
+from app.wiring import open_chat_services
+from chats.store import ChatStore
+from voice.audio import MODEL_VOICE_FORMAT, AudioChunk, AudioFormat, AudioSink
+from voice.errors import VoiceError
+from voice.null_sink import NullSink
+from voice.session import ConnectionFailed, SpokenTurn, ToolUsed
+from voice.state import AssistantState, StateChanged
+from voice.wake_protocol import WakeEvent
+from voice.wav import WavFileSink
+
+
+class NoAnswer(VoiceError):
+    """The conversation ended without the model saying anything to the message."""
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    ask = commands.add_parser("ask", help="type one message to Parley and print its answer (no microphone)")
+    ask.add_argument("text", help="the message, as it would be typed in the window")
+    chat = ask.add_mutually_exclusive_group()
+    chat.add_argument("--chat", help="continue this chat (default: the most recent one)")
+    chat.add_argument("--new-chat", action="store_true", help="start a new chat")
+    ask.add_argument("--json", action="store_true", help="print the chat id, both turns and the tools used as JSON")
+    ask.add_argument("--audio-out", type=Path, help="write Parley's voice to this WAV file")
+    ask.set_defaults(handler=run)
+
+
+def run(settings: Settings, args: argparse.Namespace) -> int:
+    text = args.text.strip()
+    if not text:
+        raise UsageError("nothing to ask: the message is blank")
+    if args.audio_out is not None and not args.audio_out.parent.is_dir():
+        raise UsageError(f"cannot write audio to {args.audio_out}: folder {args.audio_out.parent} does not exist")
+    # The voice is written beside its file, and put in its place only once the answer came: a failed ask
+    # leaves no half-written file (nor an older one overwritten).
+    partial = None if args.audio_out is None else args.audio_out.with_name(f".{args.audio_out.name}.partial")
+    answered = False
+    try:
+        answer = asyncio.run(ask(settings, text, chat=args.chat, new_chat=args.new_chat, audio_out=partial))
+        answered = answer.failure is None
+    finally:
+        if partial is not None and answered:
+            partial.replace(args.audio_out)
+        elif partial is not None:
+            partial.unlink(missing_ok=True)
+    if not answered:
+        return 1  # the reason is on stderr already (the session's warning), as for `parley listen`
+    if args.json:
+        print(json.dumps(answer.as_json(), ensure_ascii=False))
+    else:
+        print(answer.model)
+    return 0
+
+
+@dataclass
+class Answer:
+    """What one `ask` said and did; also the loop's observer, which gathers it."""
+
+    chat_id: UUID
+    user: str = ""
+    """The user's turn as recorded ("" until it is)."""
+    model: str = ""
+    """The model's answer ("" until it comes)."""
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    failure: str | None = None
+    """Why the model could not be reached, in one line."""
+    over: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once there is nothing more to wait for: the answer came, the model could not be reached, or the
+    conversation ended."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {"chat_id": str(self.chat_id), "user": self.user, "model": self.model, "tool_calls": self.tool_calls}
+
+    # The voice loop's observer: only the conversation matters here.
+
+    def ready(self, wake_word: str, chat_id: UUID) -> None:
+        return None
+
+    def muted(self, muted: bool) -> None:
+        return None
+
+    def level(self, dbfs: float) -> None:
+        return None
+
+    async def wake(self, wake: WakeEvent) -> None:
+        return None
+
+    def state(self, change: StateChanged) -> None:
+        if change.new is AssistantState.SLEEPING:
+            self.over.set()  # the conversation ended without an answer (the answer would have ended it first)
+
+    async def conversation(self, event: ConversationEvent) -> None:
+        if isinstance(event, SpokenTurn) and event.role == "user" and not self.user:
+            self.user = event.text
+        elif isinstance(event, SpokenTurn) and event.role == "model" and self.user:
+            self.model = event.text
+            self.over.set()  # recorded (journaled) before it is told: the loop can stop here
+        elif isinstance(event, ToolUsed):
+            call = event.call
+            self.tool_calls.append({"name": call.name, "args": dict(call.args), "result": dict(event.reply.result)})
+        elif isinstance(event, ConnectionFailed):
+            self.failure = event.message
+            self.over.set()
+
+
+async def ask(
+    settings: Settings, text: str, *, chat: str | None = None, new_chat: bool = False, audio_out: Path | None = None
+) -> Answer:
+    """Send `text` as one typed turn in `chat` (default: the most recent chat; `new_chat`: a new one) and
+    wait for the answer, saved with the message. `audio_out`: a WAV file for the voice (else it goes
+    nowhere). The answer's `failure` says when the model could not be reached; raises what the loop
+    raises, `NoAnswer`, or `ChatNotFound` for an unknown chat. A chat made for the message is removed
+    again when the message never reached it: no empty chat is left behind."""
+    async with open_chat_services(settings) as services:
+        chat_id, made = await _chat(services.store, chat, new_chat=new_chat)
+        answer = Answer(chat_id)
+        sink = NullSink(MODEL_VOICE_FORMAT) if audio_out is None else WavFileSink(audio_out, MODEL_VOICE_FORMAT)
+        try:
+            # The local embedding model stays in this process (`parley listen` puts it in a child): no
+            # microphone or speaker callback waits on this interpreter's lock here.
+            loop = VoiceLoop(
+                settings=settings,
+                services=services,
+                source=None,
+                sink=HeardAtOnce(sink),
+                chat_id=chat_id,
+                observer=answer,
+            )
+            await _until_answered(loop, answer, text)
+            if answer.failure is None and not answer.model:
+                raise NoAnswer("the conversation ended without an answer")
+        except BaseException:
+            await _undo(services.store, answer, made)
+            raise
+        if answer.failure is not None:
+            await _undo(services.store, answer, made)
+        return answer
+
+
+async def _until_answered(loop: VoiceLoop, answer: Answer, text: str) -> None:
+    """Run the loop on the one message until it is answered (or cannot be), then stop it: it closes as
+    `parley listen` does, the turns saved and the chat maintained."""
+    await loop.send_text(text)
+    running = asyncio.create_task(loop.run(), name="ask-voice-loop")
+    over = asyncio.create_task(answer.over.wait(), name="ask-answer")
+    try:
+        await asyncio.wait({running, over}, return_when=asyncio.FIRST_COMPLETED)
+        loop.stop()
+        await running
+    finally:
+        for task in (running, over):
+            task.cancel()
+        await asyncio.gather(running, over, return_exceptions=True)
+
+
+async def _undo(store: ChatStore, answer: Answer, made: bool) -> None:
+    """After a failure: no empty chat made for a message it never got."""
+    if made and not answer.user:
+        await store.delete(answer.chat_id)
+
+
+async def _chat(store: ChatStore, chat: str | None, *, new_chat: bool) -> tuple[UUID, bool]:
+    """The chat to ask in, and whether it was made for this message."""
+    if chat is not None:
+        try:
+            chat_id = UUID(chat)
+        except ValueError:
+            raise UsageError(f"not a chat id: {chat!r}") from None
+        return (await store.load_assistant_context(chat_id)).chat_id, False
+    recent = [] if new_chat else await store.list_chats(limit=1)
+    if recent:
+        return recent[0].id, False
+    return (await store.create()).id, True
+
+
+class HeardAtOnce:
+    """`sink` as nobody hears it in real time: `parley ask` has no speaker to wait for (its voice goes to a
+    file, or nowhere), so the voice counts as played the moment it is written, and a finished answer is
+    recorded, and the command ends, at once. `sink` still receives all of it."""
+
+    def __init__(self, sink: AudioSink) -> None:
+        self._sink = sink
+
+    @property
+    def format(self) -> AudioFormat:
+        return self._sink.format
+
+    @property
+    def queued_ms(self) -> float:
+        return 0.0
+
+    async def write(self, chunk: AudioChunk) -> None:
+        await self._sink.write(chunk)
+
+    def clear(self) -> None:
+        self._sink.clear()
+
+    async def drain(self) -> None:
+        await self._sink.drain()
+
+    async def aclose(self) -> None:
+        await self._sink.aclose()

@@ -1,0 +1,198 @@
+"""`parley ask` end to end: no microphone and no wake word model; the real google-genai client against the
+fake Live server (or, with no key, the offline voice), the real tools, SQLite store and journal."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import wave
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+import pytest
+
+from app.cli import main
+from tests.app import MemoryKeyring, using_keyring
+from tests.fakes.gemini_live_scenario import (
+    AfterText,
+    AfterToolResponse,
+    Audio,
+    Call,
+    CallTools,
+    CompleteTurn,
+    OutputTranscript,
+    script,
+)
+from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.voice.offline.models import prepared_models, xdg_cache
+from voice.earcon import earcon
+
+VOICE = bytes(range(256)) * 30
+"""160 ms of 24 kHz model voice."""
+MIA = {
+    "content": "User's daughter is called Mia",
+    "category": "relationship",
+    "reasoning": "A family member the user will mention again.",
+}
+
+
+async def parley(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = await asyncio.to_thread(main, list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+async def chats(capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    code, out, _ = await parley(capsys, "chats", "list", "--json")
+    assert code == 0
+    listed: list[dict[str, Any]] = json.loads(out)
+    return listed
+
+
+async def texts_of(capsys: pytest.CaptureFixture[str], chat_id: str) -> list[tuple[str, str]]:
+    code, out, _ = await parley(capsys, "chats", "show", chat_id, "--json")
+    assert code == 0
+    return [(t["role"], t["parts"][0]["text"]) for t in json.loads(out)["full_history"]]
+
+
+def files_in(folder: Path) -> list[str]:
+    return sorted(path.name for path in folder.iterdir())
+
+
+async def test_a_typed_question_is_answered_printed_and_saved(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gemini_live_server.script(
+        script((AfterText(), (OutputTranscript("Milk, eggs "), OutputTranscript("and bread."), CompleteTurn())))
+    )
+    code, out, err = await parley(capsys, "ask", "  What is on my shopping list?  ")
+    assert code == 0, err
+    assert out == "Milk, eggs and bread.\n"
+    [chat] = await chats(capsys)
+    assert await texts_of(capsys, chat["id"]) == [
+        ("user", "What is on my shopping list?"),
+        ("model", "Milk, eggs and bread."),
+    ]
+    sent = await gemini_live_server.connection(0)
+    assert sent.texts == ["What is on my shopping list?"]
+    assert sent.audio == b""  # no microphone: nothing was streamed
+
+
+async def test_json_gives_the_chat_both_turns_and_the_tools_used_and_the_voice_goes_to_a_file(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gemini_live_server.script(
+        script(
+            (AfterText(), (CallTools((Call("m-1", "save_memory", MIA),)),)),
+            (AfterToolResponse("m-1"), (OutputTranscript("I'll remember Mia."), Audio(VOICE), CompleteTurn())),
+        ),
+        script((AfterText(), (OutputTranscript("Mia, of course."), CompleteTurn()))),
+    )
+    reply = environment / "reply.wav"
+    code, out, err = await parley(
+        capsys, "ask", "Remember that my daughter is called Mia.", "--new-chat", "--json", "--audio-out", str(reply)
+    )
+    assert code == 0, err
+    answer = json.loads(out)
+    assert answer["user"] == "Remember that my daughter is called Mia."
+    assert answer["model"] == "I'll remember Mia."
+    [tool] = answer["tool_calls"]
+    assert tool["name"] == "save_memory" and tool["args"] == MIA and tool["result"]["success"] is True
+    assert await texts_of(capsys, answer["chat_id"]) == [
+        ("user", "Remember that my daughter is called Mia."),
+        ("model", "I'll remember Mia."),
+    ]
+    with wave.open(str(reply), "rb") as voice:
+        assert voice.getframerate() == 24_000
+        assert voice.readframes(voice.getnframes()) == earcon().pcm + VOICE
+    assert [name for name in files_in(environment) if "partial" in name] == []
+
+    # The next ask continues the most recent chat, the memory known from the start.
+    code, out, err = await parley(capsys, "ask", "What's my daughter's name?")
+    assert (code, out) == (0, "Mia, of course.\n"), err
+    assert len(await texts_of(capsys, answer["chat_id"])) == 4
+    assert MIA["content"] in json.dumps(gemini_live_server.connections[1].setup)
+
+
+async def test_an_unknown_chat_is_one_line_and_nothing_is_made(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = str(uuid4())
+    code, out, err = await parley(capsys, "ask", "Hello?", "--chat", missing)
+    assert (code, out) == (1, "")
+    assert err == f"parley: no chat with id {missing}\n"
+    code, _, err = await parley(capsys, "ask", "Hello?", "--chat", "kitchen")
+    assert (code, err) == (1, "parley: not a chat id: 'kitchen'\n")
+    assert await chats(capsys) == []
+    assert gemini_live_server.connections == []
+
+
+async def test_a_refused_key_fails_the_command_and_leaves_no_empty_chat_nor_half_a_file(
+    environment: Path,
+    gemini_live_server: FakeGeminiLiveServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "a-wrong-key")
+    reply = environment / "reply.wav"
+    code, out, err = await parley(capsys, "ask", "Hello?", "--new-chat", "--audio-out", str(reply))
+    assert (code, out) == (1, "")
+    [line] = err.splitlines()
+    assert "Gemini Live refused the API key" in line and "a-wrong-key" not in line
+    assert await chats(capsys) == []
+    assert files_in(environment) == ["ca.pem", "config.toml", "data"]
+
+
+async def test_audio_out_into_a_missing_folder_is_refused_before_anything_is_sent(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = await parley(capsys, "ask", "Hello?", "--audio-out", str(environment / "nowhere" / "a.wav"))
+    assert code == 1 and err.startswith("parley: cannot write audio to") and "does not exist" in err
+    assert await chats(capsys) == []
+    assert gemini_live_server.connections == []
+
+
+@pytest.fixture
+def offline(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """Parley with no key at all (so the offline voice), its models prepared where the app looks for them."""
+    prepared_models(tmp_path_factory)
+    config = tmp_path / "config.toml"
+    config.write_text("", encoding="utf-8")
+    for name, value in {
+        "PARLEY_CONFIG": str(config),
+        "PARLEY_DATA_DIR": str(tmp_path / "data"),
+        "XDG_CACHE_HOME": str(xdg_cache(tmp_path_factory)),
+    }.items():
+        monkeypatch.setenv(name, value)
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "PARLEY_VOICE_MODEL", "PARLEY_EMBEDDER"):
+        monkeypatch.delenv(name, raising=False)
+    with using_keyring(MemoryKeyring()):
+        yield tmp_path
+
+
+async def test_without_a_key_the_offline_voice_answers_and_speaks_to_the_file(
+    offline: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = await parley(capsys, "memories", "add", "My daughter is called Mia and she loves horses.")
+    assert code == 0, err
+    reply = offline / "reply.wav"
+    code, out, err = await parley(
+        capsys, "ask", "What do you remember about my daughter?", "--json", "--audio-out", str(reply)
+    )
+    assert code == 0, err
+    answer = json.loads(out)
+    [tool] = answer["tool_calls"]
+    assert tool["name"] == "search_memories" and "Mia" in tool["result"]["results"][0]["content"]
+    assert "Mia" in answer["model"]
+    assert await texts_of(capsys, answer["chat_id"]) == [
+        ("user", "What do you remember about my daughter?"),
+        ("model", answer["model"]),
+    ]
+    with wave.open(str(reply), "rb") as voice:
+        spoken = voice.readframes(voice.getnframes())[len(earcon().pcm) :]
+    assert len(spoken) > 24_000 * 2  # over a second of espeak-ng after the chime
