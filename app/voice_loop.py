@@ -97,8 +97,12 @@ def microphone_and_speaker(settings: Settings, speaker: AudioSink | None = None)
     """The microphone (`settings.input_device`), with what the speaker plays cancelled out of it so Parley
     never hears (or interrupts, or wakes) itself, and the speaker (`settings.output_device`); or another
     sink in the speaker's place."""
-    canceller = EchoCanceller()
-    sink = speaker or SpeakerSink(MODEL_VOICE_FORMAT, device=settings.output_device, on_played=canceller.played)
+    if speaker is None:
+        # The speaker reports every block it plays, silence included: the canceller needs no clock.
+        canceller = EchoCanceller(clock=None)
+        sink: AudioSink = SpeakerSink(MODEL_VOICE_FORMAT, device=settings.output_device, on_played=canceller.played)
+    else:
+        canceller, sink = EchoCanceller(), speaker
     return EchoCancelledSource(MicrophoneSource(device=settings.input_device), canceller), sink
 
 

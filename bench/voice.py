@@ -18,6 +18,9 @@ its fixtures and alexa on its own.
    shifted by 0-75 ms of extra leading silence, because where the phrase falls within the 80 ms frame
    grid moves both the delay and the score. The delay in audio time plus the p95 frame processing
    latency gives the delay a user sees (goal p95 <= 150 ms).
+
+session: the session's own latencies against the fake Gemini Live (bench/voice_latency.py).
+barge_in: speaking over Parley in simulated rooms, and Parley's own voice coming back (bench/barge_in.py).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from bench import voice_latency
+from bench import barge_in, voice_latency
 from tests.voice.fixtures import WAKE_NEGATIVES, WAKE_POSITIVES, read_pcm, silence, split, wake_phrase_end_ms
 from voice.audio import MIC_FORMAT, AudioChunk
 from voice.wake import FRAME_MS, OpenWakeWordDetector
@@ -230,6 +233,7 @@ def report_wake(results: dict[str, Any]) -> None:
 SECTIONS: dict[str, tuple[Callable[[argparse.Namespace], Awaitable[dict[str, Any]]], Callable[[Any], None]]] = {
     "wake": (lambda arguments: wake(arguments.thresholds, arguments.realtime_seconds), report_wake),
     "session": (lambda arguments: voice_latency.measure(), voice_latency.report),
+    "barge_in": (lambda arguments: barge_in.measure(), barge_in.report),
 }
 """Section name -> (measure, print a summary)."""
 

@@ -91,7 +91,7 @@ class EchoCanceller:
         format: AudioFormat = MIC_FORMAT,
         *,
         noise_suppression: bool = False,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] | None = time.monotonic,
     ) -> None:
         """`format` is the microphone's: mono PCM16 at a rate in `CAPTURE_RATES`.
 
@@ -99,7 +99,13 @@ class EchoCanceller:
         echo removal does not need it (AEC3 has its own residual-echo suppressor), and it takes
         3 to 4 dB off clean speech and reshapes what the wake word model and the speech model hear.
 
-        `clock` gives the time in seconds (monotonic): it tells when the speaker has gone quiet.
+        `clock` gives the time in seconds (monotonic): it tells when the speaker has gone quiet. None when the
+        caller passes every block the speaker plays, its silence included (`SpeakerSink` does): the reference
+        is then never continued by the clock. Better so where it can be: `played()` runs on the event loop,
+        and on a loaded machine the loop is often more than `QUIET_AFTER_MS` late, so silence the speaker
+        never played was put into the reference, shifting the echo against it (in the real-time room test,
+        under a load of 5 on two cores, AEC3 let Parley's voice through at -22 to -30 dBFS for the first
+        1.5 s of an answer).
         """
         if format.rate not in CAPTURE_RATES or format.channels != 1 or format.width != 2:
             raise ValueError(
@@ -159,7 +165,7 @@ class EchoCanceller:
         samples: NDArray[np.int16] = np.frombuffer(chunk.pcm, dtype="<i2")
         if source.channels > 1:
             samples = np.rint(samples.reshape(-1, source.channels).mean(axis=1)).astype("<i2")
-        now = self._clock()
+        now = self._clock() if self._clock is not None else 0.0
         with self._lock:
             rate = source.rate
             if rate % (1000 // FRAME_MS):
@@ -184,7 +190,7 @@ class EchoCanceller:
         if len(chunk.pcm) % self._format.width:
             raise ValueError(f"{len(chunk.pcm)} bytes is not a whole number of PCM16 samples")
         rate = self._format.rate
-        now = self._clock()
+        now = self._clock() if self._clock is not None else 0.0
         with self._lock:
             self._continue_with_silence(now)
             self._mic_pending += chunk.pcm
@@ -209,7 +215,12 @@ class EchoCanceller:
         """If the speaker has gone quiet, continue the reference with the silence it played up to `now`
         (see `QUIET_AFTER_MS`). Under the lock."""
         quiet = now - self._played_until
-        if not self._played_rate or quiet <= 0 or (not self._quiet and quiet * 1000 <= QUIET_AFTER_MS):
+        if (
+            self._clock is None
+            or not self._played_rate
+            or quiet <= 0
+            or (not self._quiet and quiet * 1000 <= QUIET_AFTER_MS)
+        ):
             return
         # Once quiet, every moment counts: the next chunk must start exactly when it is played.
         self._quiet = True

@@ -188,9 +188,12 @@ class SpeakerSink:
                 with contextlib.suppress(RuntimeError):
                     loop.call_soon_threadsafe(on_finished)
 
+            device: AudioFormat | None = None
+            """The device's format, known once its stream is open: before `start()` returns, which may be
+            after PortAudio's first callbacks."""
+
             def on_block(pcm: bytes) -> None:  # on the loop
-                assert self._on_played is not None and self._stream is not None
-                device = AudioFormat(round(self._stream.samplerate), self._format.channels)
+                assert self._on_played is not None and device is not None
                 self._on_played(AudioChunk(device, pcm, self._played_ms))
                 self._played_ms += device.duration_ms(len(pcm))
 
@@ -214,6 +217,7 @@ class SpeakerSink:
                 finished_callback=finished_callback,
             )
             device_rate = round(stream.samplerate)
+            device = AudioFormat(device_rate, self._format.channels)
             if device_rate != self._format.rate:
                 self._resampler = soxr.ResampleStream(
                     self._format.rate, device_rate, self._format.channels, dtype="int16"

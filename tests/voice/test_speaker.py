@@ -1,11 +1,12 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import numpy as np
 import pytest
 
-from tests.voice.portaudio_fake import FakeBackend, on_portaudio_thread, peak_hz
+from tests.voice.portaudio_fake import FakeBackend, FakeStream, on_portaudio_thread, peak_hz
 from voice.audio import MODEL_VOICE_FORMAT, AudioChunk
 from voice.errors import NoAudioDevice
 from voice.speaker import PlaybackBuffer, SpeakerSink
@@ -136,3 +137,26 @@ async def test_every_block_the_device_takes_is_reported_as_played() -> None:
     assert b"".join(chunk.pcm for chunk in played) == sounded
     assert all(chunk.format == MODEL_VOICE_FORMAT for chunk in played)
     await sink.aclose()
+
+
+class EagerBackend(FakeBackend):
+    """A device whose first callback comes while `start()` is still running, as PortAudio's may."""
+
+    def open_stream(self, *args: Any, **kwargs: Any) -> FakeStream:
+        stream = super().open_stream(*args, **kwargs)
+        started = stream.start
+
+        def start() -> None:
+            started()
+            stream.play(1)
+
+        stream.start = start  # type: ignore[method-assign]
+        return stream
+
+
+async def test_what_is_played_is_reported_from_the_very_first_callback() -> None:
+    played: list[AudioChunk] = []
+    sink = SpeakerSink(backend=EagerBackend(), on_played=played.append)
+    await sink.write(tone(20, 440, format=MODEL_VOICE_FORMAT))
+    await asyncio.sleep(0)  # the callbacks PortAudio's thread queued on the loop have run
+    assert [(chunk.format, chunk.start_ms) for chunk in played] == [(MODEL_VOICE_FORMAT, 0.0)]

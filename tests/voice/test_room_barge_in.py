@@ -1,0 +1,75 @@
+"""Barge-in in a room: the product's echo canceller and barge-in detector on a laptop 2 m from its user,
+in a room with 0.45 s of reverberation and pink noise 15 dB under the user's voice (tests/voice/rooms.py),
+run in lockstep (tests/voice/laptop_room.py). Parley's own voice comes back through the laptop's speaker,
+louder at the microphone than the user."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from tests.voice.fixtures import read_pcm, utterances
+from tests.voice.laptop_room import Heard, hear, parley_voice, sounds_at, speech_onset_ms, talker_says
+from tests.voice.rooms import GOAL_CONDITION, SimulatedRoom, cough, door
+from voice.audio import AudioChunk
+from voice.barge_in import SpeechOverPlaybackFactory, speech_over_playback
+from voice.wake import OpenWakeWordDetector
+
+
+@pytest.fixture(scope="module")
+def barge_in() -> SpeechOverPlaybackFactory:
+    return speech_over_playback()
+
+
+@pytest.fixture(scope="module")
+def room() -> SimulatedRoom:
+    return SimulatedRoom(GOAL_CONDITION, seed=7)
+
+
+async def cleaned(heard: Heard) -> AsyncIterator[AudioChunk]:
+    for chunk in heard.cleaned:
+        yield chunk
+
+
+async def test_a_minute_of_parleys_own_voice_interrupts_nothing_and_wakes_nothing(
+    room: SimulatedRoom, barge_in: SpeechOverPlaybackFactory
+) -> None:
+    # Its answers say "hey Jarvis" too: the worst case for waking itself.
+    heard = await hear(room, parley_voice(60.0, seed=11), [], barge_in)
+    assert heard.barge_ins_ms == []
+    async with OpenWakeWordDetector() as wake:
+        await wake.warm_up()
+        assert [event async for event in wake.detections(cleaned(heard))] == []
+
+
+@pytest.mark.parametrize(
+    ("fixture", "at_ms"), [("speech_hello", 1_300.0), ("wake_weather", 2_900.0), ("wake_goodbye", 4_100.0)]
+)
+async def test_the_user_speaking_over_the_voice_is_noticed_while_they_speak(
+    room: SimulatedRoom, barge_in: SpeechOverPlaybackFactory, fixture: str, at_ms: float
+) -> None:
+    pcm = read_pcm(fixture)
+    onset_ms, end_ms = at_ms + speech_onset_ms(pcm), at_ms + utterances(pcm)[-1][1]
+    heard = await hear(room, parley_voice(8.0, seed=12), [talker_says(room, at_ms, pcm)], barge_in)
+    assert heard.barge_ins_ms, "the user's voice was not noticed over Parley's"
+    assert onset_ms < heard.barge_ins_ms[0] < end_ms
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+async def test_a_cough_or_a_door_over_the_voice_stops_nothing(
+    room: SimulatedRoom, barge_in: SpeechOverPlaybackFactory, seed: int
+) -> None:
+    sounds = [sounds_at(room, 1_000.0, cough(seed)), sounds_at(room, 3_000.0, door(seed))]
+    heard = await hear(room, parley_voice(5.0, seed=13), sounds, barge_in)
+    assert heard.barge_ins_ms == []
+
+
+async def test_nothing_counts_once_the_voice_has_stopped(
+    room: SimulatedRoom, barge_in: SpeechOverPlaybackFactory
+) -> None:
+    # The same user speech, after the answer has played out: a new question, not a barge-in.
+    heard = await hear(
+        room, parley_voice(2.0, seed=14), [talker_says(room, 3_000.0, read_pcm("speech_hello"))], barge_in
+    )
+    assert heard.barge_ins_ms == []
