@@ -51,6 +51,7 @@ from app.voice_loop import model_cache
 from bench.offline_wer import NORMALISATION, Scored, rate, scored
 from chats.local_process import LocalModelsProcess, ProcessEmbedder
 from tests.voice.fixtures import read_pcm, silence, split, utterances
+from tests.voice.rooms import SimulatedRoom, condition
 from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT
 from voice.live import LiveConfig, ModelAudio, ToolCall, TurnComplete
 from voice.offline.chat_model import ChatModel
@@ -188,6 +189,22 @@ async def word_error_rate(voice: OfflineVoice) -> dict[str, Any]:
     }
 
 
+ROOM_10_DB = condition(2.0, 0.45, "pink", 10.0)
+"""A living room with the user 2 m away and noise 10 dB under their voice (tests/voice/rooms.py)."""
+
+
+async def room_word_error_rate(voice: OfflineVoice) -> dict[str, Any]:
+    """The fixtures as the laptop's microphone hears them in `ROOM_10_DB`, three talker spots (seeds)."""
+    prompt = whisper_prompt(WAKE_PHRASE)
+    rows: list[Scored] = []
+    for seed in (1, 2, 3):
+        room = SimulatedRoom(ROOM_10_DB, seed=seed)
+        for name, text in SPOKEN.items():
+            heard = await voice.transcribe(room.microphone(read_pcm(name)), prompt)
+            rows.append(scored(f"{name}@{seed}", text, heard))
+    return {"condition": ROOM_10_DB.name, "fixtures": [row.to_json() for row in rows], "wer": rate(rows)}
+
+
 async def _espeak_16k(text: str) -> bytes:
     pcm = await EspeakSynthesizer().synthesize(text)
     return convert(pcm16_to_float(pcm, 1), MODEL_VOICE_FORMAT.rate, MIC_FORMAT)
@@ -300,6 +317,7 @@ async def measure(repeats: int) -> dict[str, Any]:
             "machine": {"cores": 2, "note": "the project's 2-core machine, shared with other work"},
             "load": {"prepare_files_s": round(prepared_s, 2), "load_models_s": round(loaded_s, 2)},
             "stt": await word_error_rate(voice),
+            "stt_in_a_room": await room_word_error_rate(voice),
             "first_audio": await first_audio(voice, repeats),
             "chat_model": await asyncio.to_thread(chat_speed, folders.chat),
         }
@@ -339,6 +357,8 @@ def report(figures: dict[str, Any]) -> None:
         f" ({stt['first_questions_wer']:.1%} on the {len(FIRST_QUESTIONS)} first measured)"
     )
     print(f"  {len(stt['sentences'])} more requests spoken by espeak-ng: {stt['sentences_wer']:.1%}")
+    room = figures["stt_in_a_room"]
+    print(f"  the fixtures in a room ({room['condition']}, three talker spots): {room['wer']:.1%} (reported)")
     for kind in ("fixtures", "questions", "sentences"):
         for row in stt[kind]:
             heard = f"heard {row['heard']!r}" + (f", {row['errors']} error(s)" if row["errors"] else "")
