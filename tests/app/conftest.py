@@ -12,6 +12,7 @@ import pytest
 from app.cli import main
 from tests.app import MemoryKeyring, using_keyring
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.voice.offline.models import prepared_models, xdg_cache
 
 
 @pytest.fixture
@@ -34,6 +35,31 @@ def environment(
     }.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with using_keyring(MemoryKeyring()):
+        yield tmp_path
+
+
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The offline models prepared once per test session, where the app looks for them (XDG cache)."""
+    prepared_models(tmp_path_factory)
+    return xdg_cache(tmp_path_factory)
+
+
+@pytest.fixture
+def offline(tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Parley with no key at all (so the offline voice), on a temporary data folder, with a short idle time."""
+    config = tmp_path / "config.toml"
+    config.write_text("", encoding="utf-8")
+    for name, value in {
+        "PARLEY_CONFIG": str(config),
+        "PARLEY_DATA_DIR": str(tmp_path / "data"),
+        "XDG_CACHE_HOME": str(model_cache),
+        "PARLEY_IDLE_SECONDS": "1",
+    }.items():
+        monkeypatch.setenv(name, value)
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "PARLEY_VOICE_MODEL", "PARLEY_EMBEDDER"):
+        monkeypatch.delenv(name, raising=False)
     with using_keyring(MemoryKeyring()):
         yield tmp_path
 

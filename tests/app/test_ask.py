@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import wave
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -14,7 +13,6 @@ from uuid import uuid4
 import pytest
 
 from app.cli import main
-from tests.app import MemoryKeyring, using_keyring
 from tests.fakes.gemini_live_scenario import (
     AfterText,
     AfterToolResponse,
@@ -26,7 +24,6 @@ from tests.fakes.gemini_live_scenario import (
     script,
 )
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
-from tests.voice.offline.models import prepared_models, xdg_cache
 from voice.earcon import earcon
 
 VOICE = bytes(range(256)) * 30
@@ -153,26 +150,6 @@ async def test_audio_out_into_a_missing_folder_is_refused_before_anything_is_sen
     assert code == 1 and err.startswith("parley: cannot write audio to") and "does not exist" in err
     assert await chats(capsys) == []
     assert gemini_live_server.connections == []
-
-
-@pytest.fixture
-def offline(
-    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Path]:
-    """Parley with no key at all (so the offline voice), its models prepared where the app looks for them."""
-    prepared_models(tmp_path_factory)
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    for name, value in {
-        "PARLEY_CONFIG": str(config),
-        "PARLEY_DATA_DIR": str(tmp_path / "data"),
-        "XDG_CACHE_HOME": str(xdg_cache(tmp_path_factory)),
-    }.items():
-        monkeypatch.setenv(name, value)
-    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "PARLEY_VOICE_MODEL", "PARLEY_EMBEDDER"):
-        monkeypatch.delenv(name, raising=False)
-    with using_keyring(MemoryKeyring()):
-        yield tmp_path
 
 
 async def test_without_a_key_the_offline_voice_answers_and_speaks_to_the_file(

@@ -8,7 +8,6 @@ import asyncio
 import json
 import time
 import wave
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +15,8 @@ import numpy as np
 import pytest
 
 from app.cli import main
-from tests.app import MemoryKeyring, using_keyring
-from tests.app.voice_harness import Running, history, running_loop
+from tests.app.voice_harness import history, running_loop
 from tests.voice.fixtures import read_pcm, silence
-from tests.voice.offline.models import prepared_models, xdg_cache
 from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.earcon import earcon
 from voice.null_sink import NullSink
@@ -27,31 +24,6 @@ from voice.session import SpokenTurn, ToolUsed
 from voice.state import AssistantState
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "audio"
-
-
-@pytest.fixture(scope="session")
-def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The offline models prepared once per test session, where the app looks for them (XDG cache)."""
-    prepared_models(tmp_path_factory)
-    return xdg_cache(tmp_path_factory)
-
-
-@pytest.fixture
-def offline(tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Parley with no key at all, on a temporary data folder."""
-    config = tmp_path / "config.toml"
-    config.write_text("", encoding="utf-8")
-    for name, value in {
-        "PARLEY_CONFIG": str(config),
-        "PARLEY_DATA_DIR": str(tmp_path / "data"),
-        "XDG_CACHE_HOME": str(model_cache),
-        "PARLEY_IDLE_SECONDS": "1",
-    }.items():
-        monkeypatch.setenv(name, value)
-    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "PARLEY_VOICE_MODEL", "PARLEY_EMBEDDER"):
-        monkeypatch.delenv(name, raising=False)
-    with using_keyring(MemoryKeyring()):
-        yield tmp_path
 
 
 async def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -201,11 +173,11 @@ async def test_speaking_over_the_offline_voice_stops_it(offline: Path) -> None:
         await running.watcher.until(lambda: running.sink.written_ms > chime_ms)  # the answer's voice came
         clock.advance((chime_ms + 300.0) / 1000.0)
         running.microphone.feed(AudioChunk(MIC_FORMAT, read_pcm("speech_hello"), 0.0))
-        await running.watcher.until(lambda: any(t.interrupted for t in spoken(running)))
+        await running.watcher.until(lambda: any(t.interrupted for t in running.watcher.spoken()))
         clock.release()  # from here on the voice plays in real time
         await running.watcher.until_saved(turns=4)
         saved = await history(running)
-    turns = spoken(running)
+    turns = running.watcher.spoken()
     assert [(t.role, t.interrupted) for t in turns] == [
         ("user", False),
         ("model", True),
@@ -218,10 +190,6 @@ async def test_speaking_over_the_offline_voice_stops_it(offline: Path) -> None:
     states = running.watcher.of("state")
     barged = states.index(AssistantState.RESPONDING)
     assert AssistantState.LISTENING in states[barged:]  # back to listening, then the new question answered
-
-
-def spoken(running: Running) -> list[SpokenTurn]:
-    return [e for e in running.watcher.of("conversation") if isinstance(e, SpokenTurn)]
 
 
 async def test_what_parley_remembers_is_looked_up_and_told(offline: Path, capsys: pytest.CaptureFixture[str]) -> None:

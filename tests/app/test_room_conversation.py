@@ -36,7 +36,6 @@ from tests.voice.rooms import GOAL_CONDITION, SimulatedRoom
 from voice.audio import MODEL_VOICE_FORMAT
 from voice.echo import EchoCancelledSource, EchoCanceller
 from voice.microphone import MicrophoneSource
-from voice.session import SpokenTurn
 from voice.speaker import SpeakerSink
 from voice.state import AssistantState
 
@@ -77,18 +76,18 @@ async def test_speaking_over_an_answer_the_service_has_finished_stops_the_voice_
                 card.say(read_pcm("speech_hello"))
                 # The user's turn is recorded when the service completes its answer's turn: it has generated
                 # the whole answer, four times faster than it plays.
-                await watcher.until(lambda: len(spoken(watcher)) == 1)
+                await watcher.until(lambda: len(watcher.spoken()) == 1)
                 connection = await gemini_live_server.connection(0)
                 assert connection.replies[0].ended_at is not None and not connection.replies[0].interrupted
                 assert sink.queued_ms > 2_000  # seconds of it still to play
                 card.say(read_pcm("speech_hey_travis"))
-                await watcher.until(lambda: len(spoken(watcher)) == 4)
+                await watcher.until(lambda: len(watcher.spoken()) == 4)
             finally:
                 loop.stop()
                 async with asyncio.timeout(LOOP_WAIT_S):
                     await running
             chat = await services.store.get(chat_id)
-    turns = spoken(watcher)
+    turns = watcher.spoken()
     assert [(t.role, t.interrupted) for t in turns] == [
         ("user", False),
         ("model", True),
@@ -98,7 +97,3 @@ async def test_speaking_over_an_answer_the_service_has_finished_stops_the_voice_
     assert turns[1].text and STORY.startswith(turns[1].text) and len(turns[1].text) < len(STORY)
     assert sink.dropped_bytes > 0  # the rest of the answer was never played
     assert [turn.interrupted for turn in chat.full_history] == [False, True, False, False]
-
-
-def spoken(watcher: Watcher) -> list[SpokenTurn]:
-    return [e for e in watcher.of("conversation") if isinstance(e, SpokenTurn)]

@@ -19,6 +19,7 @@ from app.wiring import ChatServices, open_chat_services
 from chats.store import ChatStore
 from tests.fakes.fed_microphone import FedMicrophone
 from voice.null_sink import NullSink
+from voice.session import SpokenTurn
 from voice.state import StateChanged
 from voice.wake_protocol import WakeEvent
 
@@ -57,6 +58,10 @@ class Watcher:
 
     def of(self, kind: str) -> list[Any]:
         return [value for seen_kind, value in self.seen if seen_kind == kind]
+
+    def spoken(self) -> list[SpokenTurn]:
+        """The turns of the conversation, as the session recorded them."""
+        return [event for event in self.of("conversation") if isinstance(event, SpokenTurn)]
 
     async def until(self, holds: Callable[[], bool]) -> None:
         async with asyncio.timeout(LOOP_WAIT_S):

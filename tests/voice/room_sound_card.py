@@ -13,32 +13,32 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from types import TracebackType
 
 import numpy as np
 import soxr
 from scipy import signal as sig
 
-from tests.voice.portaudio_fake import FakeStream
+from tests.voice.portaudio_fake import FakeBackend, FakeStream
 from tests.voice.rooms import RATE, Signal, SimulatedRoom, soft_clip, to_pcm
-from voice.devices import DeviceSelector, Kind, StreamCallback
+from voice.devices import Kind
 
 BLOCK_MS = 20
 OUTPUT_LATENCY_MS = 30
 """From a block taken by the sound card to its sound leaving the speaker."""
 
 
-class RoomSoundCard:
-    """A `StreamBackend`; a context manager that runs the room while it is open."""
+class RoomSoundCard(FakeBackend):
+    """A `StreamBackend` whose streams run at the rates asked for; a context manager that runs the room
+    while it is open."""
 
     def __init__(self, room: SimulatedRoom, *, laptop_echo: bool = True) -> None:
         """`laptop_echo`: what the speaker plays reaches the microphone (False: the user's voice and the
         noise only, as with headphones)."""
+        super().__init__()
         self._room = room
         self._laptop_echo = laptop_echo
         self._lock = threading.Lock()
-        self._streams: dict[Kind, FakeStream] = {}
         self._said: list[Signal] = []
         """What the user has just said (16 kHz floats, the room included), for the thread to take."""
         block = RATE * BLOCK_MS // 1000
@@ -57,24 +57,6 @@ class RoomSoundCard:
         self._thread = threading.Thread(target=self._run, name="room-sound-card", daemon=True)
         self.played_blocks = 0
         """Speaker blocks that held sound."""
-
-    def open_stream(
-        self,
-        kind: Kind,
-        *,
-        device: DeviceSelector,
-        channels: int,
-        rate: int,
-        block_ms: int,
-        callback: StreamCallback,
-        finished_callback: Callable[[], None],
-    ) -> FakeStream:
-        stream = FakeStream(
-            kind, rate=rate, channels=channels, block_ms=block_ms, callback=callback, finished=finished_callback
-        )
-        with self._lock:
-            self._streams[kind] = stream
-        return stream
 
     def say(self, pcm: bytes) -> None:
         """The user says the dry 16 kHz fixture `pcm` from the talker's spot, starting now."""
@@ -104,9 +86,8 @@ class RoomSoundCard:
             self._tick()
 
     def _tick(self) -> None:
+        speaker, microphone = self._stream("output"), self._stream("input")
         with self._lock:
-            speaker = self._streams.get("output")
-            microphone = self._streams.get("input")
             said, self._said = self._said, []
         played = self._played(speaker)
         echo = self._echo(played) if self._laptop_echo else np.zeros(self._block)
@@ -123,6 +104,10 @@ class RoomSoundCard:
                 self._mic = self._mic[whole:]
         elif len(self._mic) > RATE:
             self._mic = self._mic[-RATE:]
+
+    def _stream(self, kind: Kind) -> FakeStream | None:
+        """The last stream of `kind` the product opened (the list grows on its thread)."""
+        return next((stream for stream in reversed(list(self.streams)) if stream.kind == kind), None)
 
     def _played(self, speaker: FakeStream | None) -> Signal:
         """One block of what the speaker plays, at 16 kHz (silence while it is not open)."""
