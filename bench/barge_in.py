@@ -155,6 +155,7 @@ async def measure() -> dict[str, Any]:
             "min_level_dbfs": config.min_level_dbfs,
             "min_speech_ms": config.min_speech_ms,
             "max_gap_ms": config.max_gap_ms,
+            "settle_ms": config.settle_ms,
         },
         "output_latency_ms_assumed": OUTPUT_LATENCY_MS,
         "rooms": rooms,

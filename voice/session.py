@@ -353,12 +353,15 @@ class VoiceSession:
             self._ending = self._ending or reply.end_conversation
             await self._on_event(ToolUsed(event, reply))
         elif isinstance(event, Interrupted):
-            played_ms = self._played_ms()
-            self._sink.clear()  # barge-in: silence now, whatever was queued
             self._interrupted_open = True
             if self._discarding:
-                self._discarding = False  # the service heard the user too: the turn was ended already
-            elif self._model_started or self._playing is None:
+                # The service heard the user too: the turn was cut here already, and none of what came of
+                # it since was played.
+                self._discarding = False
+                return not self._model_started
+            played_ms = self._played_ms()
+            self._sink.clear()  # barge-in: silence now, whatever was queued
+            if self._model_started or self._playing is None:
                 await self._finish_turn(interrupted=True, played_ms=played_ms)
             else:
                 await self._settle(played_ms=played_ms)

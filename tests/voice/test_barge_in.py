@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from voice.barge_in import (
 WINDOW_MS = 32.0
 LOUD = -30.0
 """dBFS: a talker a couple of metres away."""
-CONFIG = BargeInConfig(threshold=0.5, min_level_dbfs=-40.0, min_speech_ms=160.0, max_gap_ms=64.0)
+CONFIG = BargeInConfig(threshold=0.5, min_level_dbfs=-40.0, min_speech_ms=160.0, max_gap_ms=64.0, settle_ms=0.0)
 
 
 def fired_at(
@@ -59,6 +60,14 @@ def test_nothing_counts_while_the_voice_is_not_playing() -> None:
     for _ in range(4):
         assert not detector.push(0.9, LOUD, WINDOW_MS, playing=False)
     assert not detector.push(0.9, LOUD, WINDOW_MS, playing=True)  # speech begun before playback counts from now
+
+
+def test_nothing_counts_in_the_first_moments_of_the_voice() -> None:
+    settling = replace(CONFIG, settle_ms=320.0)
+    assert fired_at([0.9] * 20, config=settling) == [14]  # ten windows settle, then 160 ms of speech
+    detector = OverlapDetector(settling)
+    pushes = [detector.push(0.9, LOUD, WINDOW_MS, playing) for playing in [True] * 10 + [False] + [True] * 15]
+    assert pushes.index(True) == 25  # the voice stopped: its next start settles again
 
 
 def test_the_level_of_a_window_is_its_rms_in_dbfs() -> None:
