@@ -109,10 +109,10 @@ async def _audio(settings: Settings) -> Finding:
 
 
 async def _wake(settings: Settings) -> Finding:
-    from voice.wake import OpenWakeWordDetector
+    from app.wake_enrolment import wake_detector
 
     try:
-        async with OpenWakeWordDetector(settings.wake_word, threshold=settings.wake_threshold) as detector:
+        async with wake_detector(settings) as detector:
             await detector.warm_up()
     except VoiceError as error:
         return Finding("wake word", "problem", str(error))

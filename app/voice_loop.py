@@ -21,6 +21,7 @@ from app.conversation import ChatConversation, ConversationEvent, Saved, VoiceSe
 from app.listening_lock import listening_lock
 from app.outbox import Outbox
 from app.settings import APP_NAME, Settings, SettingsError
+from app.wake_enrolment import wake_detector
 from app.wiring import ChatServices
 from chats.journal import Delivery, TurnJournal
 from chats.maintenance import MaintenanceWorker
@@ -235,9 +236,7 @@ class VoiceLoop:
         """The wake word model, loaded and closed with `stack` (the microphone too); None without one."""
         if self._source is None:
             return None
-        wake = await stack.enter_async_context(
-            OpenWakeWordDetector(self._settings.wake_word, threshold=self._settings.wake_threshold)
-        )
+        wake = await stack.enter_async_context(wake_detector(self._settings))
         await wake.warm_up()
         stack.push_async_callback(self._source.aclose)
         return wake

@@ -21,6 +21,8 @@ its fixtures and alexa on its own.
 
 session: the session's own latencies against the fake Gemini Live (bench/voice_latency.py).
 barge_in: speaking over Parley in simulated rooms, and Parley's own voice coming back (bench/barge_in.py).
+wake_rooms: the wake word in simulated rooms, with and without each lever (bench/wake_rooms.py; also run on
+its own, with `--quick`, into bench/results/wake_rooms.json).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from bench import barge_in, voice_latency
+from bench import barge_in, voice_latency, wake_rooms
 from tests.voice.fixtures import WAKE_NEGATIVES, WAKE_POSITIVES, read_pcm, silence, split, wake_phrase_end_ms
 from voice.audio import MIC_FORMAT, AudioChunk
 from voice.wake import FRAME_MS, OpenWakeWordDetector
@@ -234,6 +236,7 @@ SECTIONS: dict[str, tuple[Callable[[argparse.Namespace], Awaitable[dict[str, Any
     "wake": (lambda arguments: wake(arguments.thresholds, arguments.realtime_seconds), report_wake),
     "session": (lambda arguments: voice_latency.measure(), voice_latency.report),
     "barge_in": (lambda arguments: barge_in.measure(), barge_in.report),
+    "wake_rooms": (lambda arguments: wake_rooms.measure_all(), wake_rooms.report),
 }
 """Section name -> (measure, print a summary)."""
 
