@@ -171,11 +171,11 @@ class VoiceSession:
         """The last model turn, complete, while its voice plays out: recorded when it has played out, or cut
         where the user speaks over it."""
         self._discarding = False
+        """The user spoke over a turn the model is still generating: drop the rest of it until the service
+        says `Interrupted` or `TurnComplete`."""
         self._interrupted_open = False
         """The service said `Interrupted` and nothing of a new model turn has come since: its next
         `TurnComplete` closes the interrupted turn, not the user's next one."""
-        """The user spoke over a turn the model is still generating: drop the rest of it until the service
-        says `Interrupted` or `TurnComplete`."""
         self._written_ms = sink.queued_ms
         """Audio written to the speaker in this session (milliseconds), counting what it held at the start
         (the earcon): `_written_ms - queued_ms` is how far playback has gone."""
