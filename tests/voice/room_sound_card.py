@@ -51,6 +51,8 @@ class RoomSoundCard(FakeBackend):
         self._user = np.zeros(0)
         """The user's voice still to reach the microphone."""
         self._resampler: soxr.ResampleStream | None = None
+        self._resampled = np.zeros(0)
+        """Played audio at the room's rate not yet sent through the echo path."""
         self._noise = room.noise(RATE * 60, room.speech_rms)
         self._position = 0
         self._stop = threading.Event()
@@ -123,8 +125,10 @@ class RoomSoundCard(FakeBackend):
             return samples
         if self._resampler is None:
             self._resampler = soxr.ResampleStream(round(speaker.samplerate), RATE, 1, dtype="float64")
-        resampled = np.asarray(self._resampler.resample_chunk(samples), dtype=np.float64)
-        return np.pad(resampled, (0, max(0, self._block - len(resampled))))[: self._block]
+        # A streaming resampler gives a few samples more or less per block: a FIFO keeps the stream whole.
+        self._resampled = np.concatenate([self._resampled, self._resampler.resample_chunk(samples)])
+        block, self._resampled = self._resampled[: self._block], self._resampled[self._block :]
+        return np.pad(block, (0, self._block - len(block)))
 
     def _echo(self, played: Signal) -> Signal:
         """The echo of `played` reaching the microphone now, and the rest carried for later blocks."""

@@ -14,6 +14,7 @@ alone brings the waveform correlation of clean speech with itself down to 0.71.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,8 +22,10 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from tests.fakes.fed_microphone import FedMicrophone
 from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
 from voice.echo import EchoCancelledSource, EchoCanceller
+from voice.errors import NoAudioDevice
 from voice.pcm import split
 from voice.synthetic import SyntheticSource, tone
 from voice.wav import read_recording
@@ -410,3 +413,55 @@ async def test_a_cancelled_source_hands_on_cleaned_chunks_in_order() -> None:
     cleaned = [chunk async for chunk in source.chunks()]
     assert [(c.start_ms, len(c.pcm), c.format) for c in cleaned] == [(c.start_ms, len(c.pcm), c.format) for c in mic]
     assert source.format == MIC_FORMAT
+
+
+class RecordingCanceller(EchoCanceller):
+    """The real canceller, noting the start of every microphone chunk it cleans, in order."""
+
+    def __init__(self) -> None:
+        super().__init__(clock=None)
+        self.cleaned_ms: list[float] = []
+
+    def cleaned(self, chunk: AudioChunk) -> AudioChunk:
+        self.cleaned_ms.append(chunk.start_ms)
+        return super().cleaned(chunk)
+
+
+async def test_chunks_are_cleaned_when_the_microphone_hands_them_over_not_when_they_are_read() -> None:
+    # The speaker's blocks reach the canceller as they play: a late reader must not let them run ahead.
+    canceller, microphone = RecordingCanceller(), FedMicrophone()
+    chunks = EchoCancelledSource(microphone, canceller).chunks()
+    microphone.feed(tone(240, format=MIC_FORMAT))
+    first = await anext(chunks)
+    await microphone.until_drained()
+    assert canceller.cleaned_ms == [0.0, 80.0, 160.0]  # all three, though one was read
+    microphone.end()
+    assert [first.start_ms, *[chunk.start_ms async for chunk in chunks]] == [0.0, 80.0, 160.0]
+
+
+async def test_a_reader_far_behind_loses_the_oldest_cleaned_chunks() -> None:
+    microphone = FedMicrophone()
+    source = EchoCancelledSource(microphone, RecordingCanceller(), max_queued_ms=160.0)
+    chunks = source.chunks()
+    microphone.feed(tone(80, format=MIC_FORMAT))
+    assert (await anext(chunks)).start_ms == 0.0
+    microphone.feed(tone(400, format=MIC_FORMAT))  # five more while the reader is away
+    await microphone.until_drained()
+    microphone.end()
+    assert [chunk.start_ms async for chunk in chunks] == [320.0, 400.0]
+    assert source.dropped_chunks == 3
+
+
+async def test_a_microphone_failure_reaches_the_reader() -> None:
+    class Broken:
+        format = MIC_FORMAT
+
+        async def chunks(self) -> AsyncIterator[AudioChunk]:
+            raise NoAudioDevice("no microphone: plug one in")
+            yield  # pragma: no cover
+
+        async def aclose(self) -> None:
+            return None
+
+    with pytest.raises(NoAudioDevice, match="plug one in"):
+        [chunk async for chunk in EchoCancelledSource(Broken(), EchoCanceller()).chunks()]
