@@ -24,11 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from tests.voice.fixtures import read_pcm, utterances
+from tests.voice.fixtures import read_pcm, stream, utterances
 from tests.voice.laptop_room import (
     BLOCK_MS,
     OUTPUT_LATENCY_MS,
-    Heard,
     hear,
     parley_voice,
     sounds_at,
@@ -65,13 +64,8 @@ async def self_heard(room: SimulatedRoom, barge_in: SpeechOverPlaybackFactory, m
     heard = await hear(room, parley_voice(60.0 * minutes, seed=room.seed), [], barge_in)
     async with OpenWakeWordDetector() as wake:
         await wake.warm_up()
-        wakes = [event async for event in wake.detections(_stream(heard))]
+        wakes = [event async for event in wake.detections(stream(heard.cleaned))]
     return {"minutes": minutes, "self_interruptions": len(heard.barge_ins_ms), "self_wakes": len(wakes)}
-
-
-async def _stream(heard: Heard) -> Any:
-    for chunk in heard.cleaned:
-        yield chunk
 
 
 async def barge_ins(room: SimulatedRoom, barge_in: SpeechOverPlaybackFactory, moments: int) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Literal, Protocol
 
@@ -40,6 +40,7 @@ from voice.live import (
     TurnComplete,
     UserTranscript,
 )
+from voice.model_turn import ModelTurn
 from voice.state import AssistantState, StateMachine
 from voice.typed import TypedText
 
@@ -115,29 +116,6 @@ class _Rotate(Exception):
     """The service announced it will close this connection: open the next one now."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Said:
-    """A fragment of the model's transcript and where it stands in the voice written to the speaker."""
-
-    text: str
-    at_ms: float
-    """Model voice written to the speaker in this session before the fragment arrived (milliseconds):
-    the fragment counts as heard once playback has passed this point. The offline voice sends a
-    sentence's text just before its audio, so this is where it starts; Gemini sends the transcript with
-    or after the audio it transcribes, so a fragment whose audio was only partly played is left out."""
-
-
-@dataclass(slots=True)
-class _ModelTurn:
-    """What the model has said in its turn so far."""
-
-    said: list[_Said] = field(default_factory=list)
-    voiced: bool = False
-    """Voice came with it (a transcript-only turn has nothing to cut where playback stopped)."""
-    typed_after: list[str] = field(default_factory=list)
-    """Messages typed while the model spoke: they follow its turn in the chat."""
-
-
 class VoiceSession:
     def __init__(
         self,
@@ -166,8 +144,8 @@ class VoiceSession:
         self._spoken: list[HistoryTurn] = []
         self._user_now: list[str] = []
         self._user_next: list[str] = []
-        self._model_now = _ModelTurn()
-        self._playing: _ModelTurn | None = None
+        self._model_now = ModelTurn()
+        self._playing: ModelTurn | None = None
         """The last model turn, complete, while its voice plays out: recorded when it has played out, or cut
         where the user speaks over it."""
         self._discarding = False
@@ -338,7 +316,7 @@ class VoiceSession:
         elif isinstance(event, ModelTranscript):
             await self._settle(played_out=True)
             self._model_speaks()
-            self._model_now.said.append(_Said(event.text, self._written_ms))
+            self._model_now.said_at(event.text, self._written_ms)
         elif isinstance(event, ToolCall):
             await self._settle(played_out=True)
             # The user's words are in the chat before the tool runs: a tool may act on them (a memory is
@@ -384,7 +362,7 @@ class VoiceSession:
         """The model's turn ends: the user's turn before it is recorded, and the model's too when it was cut
         short (kept as far as `played_ms`) or has no voice left to play; else it waits in `_playing`."""
         user = "".join(self._user_now).strip()
-        turn, self._model_now = self._model_now, _ModelTurn()
+        turn, self._model_now = self._model_now, ModelTurn()
         self._user_now, self._user_next = self._user_next, []
         self._model_started = False
         self._failures = 0
@@ -408,13 +386,10 @@ class VoiceSession:
         self._playing = None
         await self._record_model(playing, None if played_out else played_ms)
 
-    async def _record_model(self, turn: _ModelTurn, played_ms: float | None) -> None:
+    async def _record_model(self, turn: ModelTurn, played_ms: float | None) -> None:
         """The model's turn (cut at `played_ms` when given, and marked interrupted), then what was typed
         while it spoke."""
-        said = turn.said
-        if played_ms is not None and turn.voiced:
-            said = [fragment for fragment in said if fragment.at_ms < played_ms]
-        text = "".join(fragment.text for fragment in said).strip()
+        text = turn.text(heard_until_ms=played_ms)
         if text:
             await self._record(SpokenTurn("model", text, interrupted=played_ms is not None))
         for message in turn.typed_after:

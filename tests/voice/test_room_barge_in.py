@@ -5,14 +5,11 @@ louder at the microphone than the user."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
-from tests.voice.fixtures import read_pcm, utterances
-from tests.voice.laptop_room import Heard, hear, parley_voice, sounds_at, speech_onset_ms, talker_says
+from tests.voice.fixtures import read_pcm, stream, utterances
+from tests.voice.laptop_room import hear, parley_voice, sounds_at, speech_onset_ms, talker_says
 from tests.voice.rooms import GOAL_CONDITION, SimulatedRoom, cough, door
-from voice.audio import AudioChunk
 from voice.barge_in import SpeechOverPlaybackFactory, speech_over_playback
 from voice.wake import OpenWakeWordDetector
 
@@ -27,11 +24,6 @@ def room() -> SimulatedRoom:
     return SimulatedRoom(GOAL_CONDITION, seed=7)
 
 
-async def cleaned(heard: Heard) -> AsyncIterator[AudioChunk]:
-    for chunk in heard.cleaned:
-        yield chunk
-
-
 async def test_a_minute_of_parleys_own_voice_interrupts_nothing_and_wakes_nothing(
     room: SimulatedRoom, barge_in: SpeechOverPlaybackFactory
 ) -> None:
@@ -40,7 +32,7 @@ async def test_a_minute_of_parleys_own_voice_interrupts_nothing_and_wakes_nothin
     assert heard.barge_ins_ms == []
     async with OpenWakeWordDetector() as wake:
         await wake.warm_up()
-        assert [event async for event in wake.detections(cleaned(heard))] == []
+        assert [event async for event in wake.detections(stream(heard.cleaned))] == []
 
 
 @pytest.mark.parametrize(

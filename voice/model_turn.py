@@ -1,0 +1,41 @@
+"""What the model has said in a turn, and how much of it the user heard: the session's record of a model
+turn while its voice plays, so that a turn spoken over is kept as far as it was played."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class SaidFragment:
+    """A fragment of the model's transcript and where it stands in the voice written to the speaker."""
+
+    text: str
+    at_ms: float
+    """Model voice written to the speaker in this session before the fragment arrived (milliseconds):
+    the fragment counts as heard once playback has passed this point. The offline voice sends a
+    sentence's text just before its audio, so this is where it starts; Gemini sends the transcript with
+    or after the audio it transcribes, so a fragment whose audio was only partly played is left out."""
+
+
+@dataclass(slots=True)
+class ModelTurn:
+    """What the model has said in its turn so far."""
+
+    said: list[SaidFragment] = field(default_factory=list)
+    voiced: bool = False
+    """Voice came with it (a transcript-only turn has nothing to cut where playback stopped)."""
+    typed_after: list[str] = field(default_factory=list)
+    """Messages typed while the model spoke: they follow its turn in the chat."""
+
+    def said_at(self, text: str, voice_ms: float) -> None:
+        """A transcript fragment arrived when `voice_ms` of the session's voice had been written."""
+        self.said.append(SaidFragment(text, voice_ms))
+
+    def text(self, *, heard_until_ms: float | None = None) -> str:
+        """The turn's words; with `heard_until_ms`, only those whose voice had begun playing by then (a turn
+        without voice is kept whole: there is nothing to cut it by)."""
+        said = self.said
+        if heard_until_ms is not None and self.voiced:
+            said = [fragment for fragment in said if fragment.at_ms < heard_until_ms]
+        return "".join(fragment.text for fragment in said).strip()
