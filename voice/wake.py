@@ -48,6 +48,7 @@ from numpy.typing import NDArray
 
 from voice.audio import MIC_FORMAT, AudioChunk
 from voice.errors import WakeModelError
+from voice.wake_gate import MEL_FLUSH_FRAMES, QuietGate
 from voice.wake_protocol import WakeEvent
 from voice.wake_verifier import WakeVerifier, Windows
 
@@ -57,10 +58,6 @@ FRAME_SAMPLES = 1280
 FRAME_BYTES = FRAME_SAMPLES * MIC_FORMAT.width
 FRAME_MS = 1000.0 * FRAME_SAMPLES / MIC_FORMAT.rate
 """80 ms: openWakeWord computes one audio embedding, and so one score, per 1280 samples."""
-MEL_FLUSH_FRAMES = 10
-"""Frames of silence that push the initial rows out of the 76-row mel-spectrogram window (8 rows a
-frame). The wake model's own window (16 embeddings for the built-in models, one a frame) comes on top."""
-
 RAW_HISTORY_SAMPLES = 2 * FRAME_SAMPLES
 """Samples of raw audio the feature extractor keeps: a frame plus the 480 samples of context its
 mel-spectrogram needs (openWakeWord's own 10 s are never read further back)."""
@@ -157,62 +154,6 @@ class Debounce:
             self._below += 1
             self._armed = self._below >= self.rearm_frames
         return False
-
-
-QUIET_DBFS = -60.0
-"""A frame whose RMS stays under this (dBFS, about 33 in PCM16) is silence to the wake word: a quiet room
-through a laptop microphone (its own noise is about -70 to -60 dBFS). Speech from 3 m across a room
-arrives at about -29 dBFS (tests/voice/rooms.py), 30 dB above it."""
-GATE_PREROLL_FRAMES = MEL_FLUSH_FRAMES + 16
-"""Quiet frames kept back and scored, in order, when sound comes: enough to refill every buffer the
-score depends on (the mel-spectrogram window, then the model's 16 embeddings), so every frame after the
-gate opens scores exactly as if the model had heard everything."""
-GATE_HANGOVER_FRAMES = 16 + 10
-"""Frames the model keeps hearing after the last loud one: the wake word fires up to 600 ms after the
-phrase's last sound, on frames that may be quiet, and its window (16 frames) must empty before the
-scores can be taken as 0."""
-
-
-class QuietGate:
-    """Keeps the wake word model asleep while the room is quiet: openWakeWord costs 2-3 ms of CPU a
-    frame, on silence as on speech. A quiet frame is held back (at most `preroll` of them); a loud one
-    (RMS at or over `floor_dbfs`) opens the gate and is scored after the held frames, and the gate stays
-    open until `hangover` frames in a row have been quiet."""
-
-    def __init__(
-        self,
-        floor_dbfs: float = QUIET_DBFS,
-        preroll: int = GATE_PREROLL_FRAMES,
-        hangover: int = GATE_HANGOVER_FRAMES,
-    ) -> None:
-        self._floor = (10 ** (floor_dbfs / 20) * 32768) ** 2
-        """Mean square (PCM16 units) at the floor."""
-        self._held: deque[NDArray[np.int16]] = deque(maxlen=preroll)
-        self._hangover = hangover
-        self._quiet_for = hangover
-        """Quiet frames in a row; the gate is open while this is under `hangover`."""
-
-    @property
-    def open(self) -> bool:
-        return self._quiet_for < self._hangover
-
-    def push(self, frame: NDArray[np.int16]) -> list[NDArray[np.int16]]:
-        """The frames to score now, in order, `frame` last; empty when `frame` is held back."""
-        loud = float(np.mean(np.square(frame, dtype=np.float64))) >= self._floor
-        if loud:
-            self._quiet_for = 0
-        elif self.open:
-            self._quiet_for += 1
-        else:
-            self._held.append(frame)
-            return []
-        frames = [*self._held, frame]
-        self._held.clear()
-        return frames
-
-    def reset(self) -> None:
-        self._held.clear()
-        self._quiet_for = self._hangover
 
 
 class _Scorer:
