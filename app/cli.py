@@ -20,6 +20,7 @@ from app import (
     wake_command,
 )
 from app.logs import configure_logging
+from app.private_files import keep_private
 from app.secrets import SecretsError
 from app.settings import Settings, SettingsError, load_settings, settings_table
 from chats.errors import ChatsError
@@ -80,6 +81,7 @@ def main(argv: Sequence[str] | None = None, *, default: Callable[[Settings], int
                 "log_level": args.log_level,
             }
         )
+        keep_private(settings.data_dir)  # before the first file in it is written: the log's
         configure_logging(settings, stderr_level=args.log_level or "WARNING")
         handler = getattr(args, "handler", None)
         if handler is None:
