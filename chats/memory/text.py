@@ -17,6 +17,7 @@ import unicodedata
 from collections.abc import Callable
 
 from chats.errors import InvalidMemory
+from chats.memory.instructions import refuse_instructions
 from chats.memory.models import CONTENT_MAX, CONTENT_MIN
 
 SUBJECT = "User"
@@ -64,10 +65,15 @@ _UNCHANGED = frozenset("can could should would might must may will shall".split(
 
 def third_person(content: str) -> str:
     """`content` as a third-person memory, stripped and on one line; raise `InvalidMemory` when it
-    is too short, too long, or still speaks in the first person after the simple rewrites."""
+    is too short, too long, speaks to the assistant (`chats.memory.instructions`), or still speaks in
+    the first person after the simple rewrites."""
     text = " ".join(content.split())
     if len(text) < CONTENT_MIN:
         raise InvalidMemory(f"Content too short (minimum {CONTENT_MIN} characters)")
+    # Checked before the rewrites too: a long text in the first person must hear that it is too long, not
+    # how to rephrase what would then still be refused.
+    _not_too_long(text)
+    refuse_instructions(text)
 
     def rewrite(unquoted: str) -> str:
         rewritten = " ".join(_rewrite_sentence(sentence) for sentence in _SENTENCE.split(unquoted))
@@ -79,9 +85,13 @@ def third_person(content: str) -> str:
         return rewritten
 
     result = _outside_quotes(text, rewrite)
-    if len(result) > CONTENT_MAX:
-        raise InvalidMemory(f"Content too long (maximum {CONTENT_MAX} characters, got {len(result)})")
+    _not_too_long(result)  # "I" becomes "User": the rewrite can lengthen it
     return result
+
+
+def _not_too_long(text: str) -> None:
+    if len(text) > CONTENT_MAX:
+        raise InvalidMemory(f"Content too long (maximum {CONTENT_MAX} characters, got {len(text)})")
 
 
 def _outside_quotes(text: str, rewrite: Callable[[str], str]) -> str:

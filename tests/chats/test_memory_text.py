@@ -90,6 +90,12 @@ def test_length_is_checked_after_tidying(content: str, message: str) -> None:
     assert third_person("   ten chars!  ") == "ten chars!"
 
 
+def test_a_long_text_in_the_first_person_hears_it_is_too_long_and_is_not_said_back() -> None:
+    with pytest.raises(InvalidMemory) as refused:
+        third_person("I " + "really like long walks by the sea " * 150)
+    assert str(refused.value) == "Content too long (maximum 500 characters, got 5101)"
+
+
 def test_comparison_key_ignores_case_punctuation_spaces_and_the_subject() -> None:
     assert comparison_key("The user's wife is named Jane!") == comparison_key("User's  wife is named jane")
     assert comparison_key("User prefers TypeScript.") == "prefers typescript"
