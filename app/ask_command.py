@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,10 +14,10 @@ from uuid import UUID
 
 from app.chat_commands import UsageError
 from app.conversation import ConversationEvent
+from app.listen_command import chat_to_talk_in
 from app.settings import Settings
 from app.voice_loop import VoiceLoop
 from app.wiring import open_chat_services
-from chats.store import ChatStore
 from voice.audio import MODEL_VOICE_FORMAT, AudioChunk, AudioFormat, AudioSink
 from voice.errors import VoiceError
 from voice.null_sink import NullSink
@@ -60,7 +61,8 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
         elif partial is not None:
             partial.unlink(missing_ok=True)
     if not answered:
-        return 1  # the reason is on stderr already (the session's warning), as for `parley listen`
+        print(f"parley: {answer.failure}", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps(answer.as_json(), ensure_ascii=False))
     else:
@@ -125,31 +127,26 @@ async def ask(
     """Send `text` as one typed turn in `chat` (default: the most recent chat; `new_chat`: a new one) and
     wait for the answer, saved with the message. `audio_out`: a WAV file for the voice (else it goes
     nowhere). The answer's `failure` says when the model could not be reached; raises what the loop
-    raises, `NoAnswer`, or `ChatNotFound` for an unknown chat. A chat made for the message is removed
-    again when the message never reached it: no empty chat is left behind."""
+    raises, `NoAnswer`, or `ChatNotFound` for an unknown chat. A new chat is created only once the message
+    reaches it: no empty chat is left behind."""
     async with open_chat_services(settings) as services:
-        chat_id, made = await _chat(services.store, chat, new_chat=new_chat)
+        chat_id, new = await chat_to_talk_in(services.store, chat, new_chat=new_chat)
         answer = Answer(chat_id)
         sink = NullSink(MODEL_VOICE_FORMAT) if audio_out is None else WavFileSink(audio_out, MODEL_VOICE_FORMAT)
-        try:
-            # The local embedding model stays in this process (`parley listen` puts it in a child): no
-            # microphone or speaker callback waits on this interpreter's lock here.
-            loop = VoiceLoop(
-                settings=settings,
-                services=services,
-                source=None,
-                sink=HeardAtOnce(sink),
-                chat_id=chat_id,
-                observer=answer,
-            )
-            await _until_answered(loop, answer, text)
-            if answer.failure is None and not answer.model:
-                raise NoAnswer("the conversation ended without an answer")
-        except BaseException:
-            await _undo(services.store, answer, made)
-            raise
-        if answer.failure is not None:
-            await _undo(services.store, answer, made)
+        # The local embedding model stays in this process (`parley listen` puts it in a child): no
+        # microphone or speaker callback waits on this interpreter's lock here.
+        loop = VoiceLoop(
+            settings=settings,
+            services=services,
+            source=None,
+            sink=HeardAtOnce(sink),
+            chat_id=chat_id,
+            new_chat=new,
+            observer=answer,
+        )
+        await _until_answered(loop, answer, text)
+        if answer.failure is None and not answer.model:
+            raise NoAnswer("the conversation ended without an answer")
         return answer
 
 
@@ -167,26 +164,6 @@ async def _until_answered(loop: VoiceLoop, answer: Answer, text: str) -> None:
         for task in (running, over):
             task.cancel()
         await asyncio.gather(running, over, return_exceptions=True)
-
-
-async def _undo(store: ChatStore, answer: Answer, made: bool) -> None:
-    """After a failure: no empty chat made for a message it never got."""
-    if made and not answer.user:
-        await store.delete(answer.chat_id)
-
-
-async def _chat(store: ChatStore, chat: str | None, *, new_chat: bool) -> tuple[UUID, bool]:
-    """The chat to ask in, and whether it was made for this message."""
-    if chat is not None:
-        try:
-            chat_id = UUID(chat)
-        except ValueError:
-            raise UsageError(f"not a chat id: {chat!r}") from None
-        return (await store.load_assistant_context(chat_id)).chat_id, False
-    recent = [] if new_chat else await store.list_chats(limit=1)
-    if recent:
-        return recent[0].id, False
-    return (await store.create()).id, True
 
 
 class HeardAtOnce:

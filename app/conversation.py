@@ -23,11 +23,11 @@ from app.outbox import Outbox
 from app.prompt import system_prompt
 from app.recall_tools import RECALL_CONVERSATIONS, UPDATE_WORKING_MEMORY, RecallTools, working_memory_block
 from app.wiring import ChatServices
-from chats.errors import StoreUnavailable
+from chats.errors import ChatNotFound, StoreUnavailable
 from chats.journal import TurnJournal
 from chats.maintenance import MaintenanceWorker
 from chats.memory.grounding import asked_to_remember
-from chats.models import Turn, utc_now
+from chats.models import AssistantContext, Turn, utc_now
 from voice.audio import AudioSink
 from voice.barge_in import SpeechOverPlaybackFactory
 from voice.earcon import earcon
@@ -83,8 +83,12 @@ class ChatConversation:
         on_event: Callable[[ConversationEvent], Awaitable[None]],
         clock: Callable[[], datetime] = utc_now,
         barge_in: SpeechOverPlaybackFactory | None = None,
+        new_chat: bool = False,
     ) -> None:
-        """`barge_in`: the detector that stops the voice when the user speaks over it (see `VoiceSession`)."""
+        """`barge_in`: the detector that stops the voice when the user speaks over it (see `VoiceSession`).
+        `new_chat`: `chat_id` is a new chat the store does not hold yet; it is created with its first
+        saved turn (or when a tool first needs it), so a conversation that never got a word in leaves no
+        empty chat behind."""
         self._s = services
         self._journal = journal
         self._outbox = outbox
@@ -108,6 +112,8 @@ class ChatConversation:
         """Long-term memory is on in the chat in conversation (its tools are declared)."""
         self._switch_to: UUID | None = None
         self._next_chat: UUID | None = None
+        self._opening: UUID | None = chat_id if new_chat else None
+        """The new chat not in the store yet: its turns are journaled as opening it."""
 
     def continue_in(self, chat_id: UUID) -> None:
         """The next conversation continues `chat_id` (one in progress stays where it is)."""
@@ -139,6 +145,8 @@ class ChatConversation:
     async def save(self) -> None:
         """Deliver the journal to the store and have the chats maintained off this path."""
         delivery = await self._outbox.deliver()
+        if self._opening in dict(delivery.to_chats):
+            self._opening = None
         if delivery.delivered:
             self._maintenance.request(self.chat_id)
         await self._on_event(Saved(self.chat_id, delivery.delivered))
@@ -153,8 +161,27 @@ class ChatConversation:
         self._last_config.loaded(self.chat_id, config)
         return config
 
+    async def _context(self) -> AssistantContext:
+        try:
+            return await self._s.store.load_assistant_context(self.chat_id)
+        except ChatNotFound:
+            if self.chat_id != self._opening:
+                raise
+            return AssistantContext(self.chat_id, None, None, True, (), None, None, 0)  # as the store makes it
+
+    async def _opened(self) -> None:
+        """The new chat in conversation is in the store from here on: its tools act on a chat that exists."""
+        if self.chat_id != self._opening:
+            return
+        await self._outbox.deliver()
+        try:
+            await self._s.store.load_assistant_context(self.chat_id)
+        except ChatNotFound:  # nothing said in it yet
+            await self._s.store.create(chat_id=self.chat_id)
+        self._opening = None
+
     async def _config_from_store(self) -> LiveConfig:
-        context = await self._s.store.load_assistant_context(self.chat_id)
+        context = await self._context()
         undelivered = [e.turn for e in await self._journal.pending() if e.chat_id == self.chat_id]
         turns = (*context.assistant_history, *undelivered)
         history = tuple(HistoryTurn(t.role, t.text) for t in turns)
@@ -162,7 +189,9 @@ class ChatConversation:
         self._user_said = [t.text for t in turns if t.role == "user" and not t.summary]
         self._memory_on = context.memory_enabled
         memories = (await self._s.memory.store.preload()).text if context.memory_enabled else None
-        notes = working_memory_block(await self._s.working_memory.get(self.chat_id))
+        # A chat still opening has no notes: only a tool writes them, and a tool opens the chat first.
+        opening = self.chat_id == self._opening
+        notes = "" if opening else working_memory_block(await self._s.working_memory.get(self.chat_id))
         long_term = (*MEMORY_TOOLS, RECALL_CONVERSATIONS) if context.memory_enabled else ()
         tools = (*TOOLS, *long_term, UPDATE_WORKING_MEMORY, END_CONVERSATION)
         prompt = system_prompt(tools=tools, chat_title=context.title, now=self._clock(), memories=memories, notes=notes)
@@ -177,6 +206,7 @@ class ChatConversation:
     async def _call_tool(self, call: ToolCall) -> ToolReply:
         if call.name == END_CONVERSATION.name:
             return ToolReply({"outcome": "ending"}, end_conversation=True)
+        await self._opened()
         if call.name == UPDATE_WORKING_MEMORY.name or (call.name == RECALL_CONVERSATIONS.name and self._memory_on):
             return ToolReply(await self._recall_tools.call(call.name, call.args, self.chat_id))
         if self._memory_tools.handles(call.name) and self._memory_on:
@@ -195,7 +225,7 @@ class ChatConversation:
     async def _session_event(self, event: SessionEvent) -> None:
         if isinstance(event, SpokenTurn):
             turn = Turn(role=event.role, text=event.text, at=self._clock(), interrupted=event.interrupted)
-            await self._journal.record(self.chat_id, turn)
+            await self._journal.record(self.chat_id, turn, opens_chat=self.chat_id == self._opening)
             self._last_config.spoken(self.chat_id, HistoryTurn(event.role, event.text))
             if event.role == "user":
                 self._user_said.append(event.text)

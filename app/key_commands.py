@@ -24,7 +24,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _set(settings: Settings, args: argparse.Namespace) -> int:
     # A key typed on the command line would land in shell history; read it instead.
-    value = getpass.getpass(f"{args.name} API key: ") if sys.stdin.isatty() else sys.stdin.readline()
+    try:
+        value = getpass.getpass(f"{args.name} API key: ") if sys.stdin.isatty() else sys.stdin.readline()
+    except EOFError:  # Ctrl-D at the prompt: no key given, as an empty line
+        print(file=sys.stderr)  # end the prompt's line
+        value = ""
     set_secret(args.name, value.strip())
     print(f"The {args.name} key is stored in the OS keyring.")
     return 0

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 from app.chat_commands import UsageError
 from app.conversation import ChatSwitched, ConversationEvent, Saved
@@ -22,7 +22,7 @@ from voice.null_sink import NullSink
 from voice.session import ConnectionFailed, SpokenTurn, ToolUsed
 from voice.state import StateChanged
 from voice.wake_protocol import WakeEvent
-from voice.wav import WavFileSink, WavFileSource
+from voice.wav import WavFileSink, WavFileSource, read_header
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,6 +40,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(settings: Settings, args: argparse.Namespace) -> int:
     if args.fast and args.audio_in is None:
         raise UsageError("--fast only applies to a recording (--audio-in)")
+    if args.audio_in is not None:
+        # Before the models load and the chats open: a wrong file is said at once, and changes nothing.
+        header = read_header(args.audio_in)
+        if header.ended_early:
+            print(f"parley: warning: {header.warning(args.audio_in)}", file=sys.stderr)
     return asyncio.run(_listen(settings, args))
 
 
@@ -49,18 +54,23 @@ async def _listen(settings: Settings, args: argparse.Namespace) -> int:
     async with open_chat_services(settings, local_models_in_child=True) as services:
         source, sink = _audio(settings, args)
         printer = EventPrinter(enabled=args.events)
+        chat_id, new_chat = await chat_to_talk_in(services.store, args.chat, new_chat=args.new_chat)
         loop = VoiceLoop(
             settings=settings,
             services=services,
             source=source,
             sink=sink,
-            chat_id=await _chat(services.store, args),
+            chat_id=chat_id,
+            new_chat=new_chat,
             observer=printer,
         )
         await loop.run()
-    # The reason is on stderr already (the session's warning): a conversation that could not connect is
-    # a failure of the command, so scripts and CI notice a wrong key or no network.
-    return 1 if printer.connection_failed else 0
+    # A conversation that could not connect is a failure of the command, so scripts and CI notice a wrong
+    # key or no network.
+    if printer.connection_failed is not None:
+        print(f"parley: {printer.connection_failed}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _audio(settings: Settings, args: argparse.Namespace) -> tuple[AudioSource, AudioSink]:
@@ -79,15 +89,18 @@ def _audio(settings: Settings, args: argparse.Namespace) -> tuple[AudioSource, A
     return microphone_and_speaker(settings)
 
 
-async def _chat(store: ChatStore, args: argparse.Namespace) -> UUID:
-    if args.chat is not None:
+async def chat_to_talk_in(store: ChatStore, chat: str | None, *, new_chat: bool) -> tuple[UUID, bool]:
+    """The chat a command talks in (`chat`, else a new one with `new_chat`, else the most recent), and
+    whether it is new: a new chat is an id the store does not hold yet, created with its first saved
+    turn, so a run that fails before anything is said leaves no empty chat behind."""
+    if chat is not None:
         try:
-            chat_id = UUID(args.chat)
+            chat_id = UUID(chat)
         except ValueError:
-            raise UsageError(f"not a chat id: {args.chat!r}") from None
-        return (await store.load_assistant_context(chat_id)).chat_id
-    recent = [] if args.new_chat else await store.list_chats(limit=1)
-    return recent[0].id if recent else (await store.create()).id
+            raise UsageError(f"not a chat id: {chat!r}") from None
+        return (await store.load_assistant_context(chat_id)).chat_id, False
+    recent = [] if new_chat else await store.list_chats(limit=1)
+    return (recent[0].id, False) if recent else (uuid4(), True)
 
 
 class EventPrinter:
@@ -95,8 +108,8 @@ class EventPrinter:
 
     def __init__(self, *, enabled: bool) -> None:
         self._enabled = enabled
-        self.connection_failed = False
-        """A conversation could not connect to the live model."""
+        self.connection_failed: str | None = None
+        """Why a conversation could not connect to the live model, in one line."""
 
     def emit(self, event: dict[str, Any]) -> None:
         if self._enabled:
@@ -131,5 +144,5 @@ class EventPrinter:
         elif isinstance(event, ChatSwitched):
             self.emit({"event": "chat", "chat_id": str(event.chat_id)})
         elif isinstance(event, ConnectionFailed):
-            self.connection_failed = True
+            self.connection_failed = event.message
             self.emit({"event": "error", "message": event.message})

@@ -118,12 +118,14 @@ class VoiceLoop:
         chat_id: UUID,
         observer: VoiceObserver,
         on_device_lost: Callable[[AudioDevice, str], None] | None = None,
+        new_chat: bool = False,
     ) -> None:
         """`source`: the microphone, or None for a loop that takes typed messages only (no wake word model is
-        loaded). `on_device_lost`: when given, the loop goes on without a microphone or a speaker that fails
-        (or cannot be opened): typed messages still start conversations, and answers are shown but not
-        spoken; it is told which device and why (one line), once each, on the loop's event loop. Without
-        it (`parley listen`, which has nothing to type into), a failing microphone ends the loop with its
+        loaded). `new_chat`: `chat_id` is a new id, and the chat is created with its first saved turn.
+        `on_device_lost`: when given, the loop goes on without a microphone or a speaker that fails (or
+        cannot be opened): typed messages still start conversations, and answers are shown but not spoken;
+        it is told which device and why (one line), once each, on the loop's event loop. Without it
+        (`parley listen`, which has nothing to type into), a failing microphone ends the loop with its
         error, and so does a failing speaker."""
         if settings.effective_voice_model == "gemini" and settings.gemini_api_key is None:
             raise SettingsError(
@@ -139,6 +141,7 @@ class VoiceLoop:
         self._stopping = asyncio.Event()
         self._journal = TurnJournal(settings.data_dir / JOURNAL_FILE)
         self._chat_id = chat_id
+        self._new_chat = new_chat
         self._typed = TypedText()
         self._conversation: ChatConversation | None = None
         self._assistant: Assistant | None = None
@@ -212,6 +215,7 @@ class VoiceLoop:
                 chat_id=self._chat_id,
                 on_event=self._observer.conversation,
                 barge_in=None if self._source is None else await asyncio.to_thread(speech_over_playback),
+                new_chat=self._new_chat,
             )
             self._conversation = conversation
             states = StateMachine()

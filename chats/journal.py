@@ -5,8 +5,10 @@ It is the outbox that makes a crash or a store outage lose nothing: a turn leave
 after the store has it. Turns carry ids and stores keep an id once per chat, so a delivery cut short
 and repeated never duplicates a turn.
 
-The file holds one JSON object per line: `{"chat_id": "...", "turn": {...}}`. A line cut short by a
-crash (the last one) or damaged on disk is skipped and counted, never fatal.
+The file holds one JSON object per line: `{"chat_id": "...", "turn": {...}}`, with `"opens_chat": true`
+on the turns of a chat the store does not hold yet: a conversation in a new chat creates it only with
+its first saved turn, so a run that fails before anyone speaks leaves no empty chat behind. A line cut
+short by a crash (the last one) or damaged on disk is skipped and counted, never fatal.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ class JournalEntry:
     chat_id: UUID
     turn: Turn
     """Always carries an id."""
+    opens_chat: bool = False
+    """The chat is not in the store yet: the delivery creates it with these turns."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +65,10 @@ class TurnJournal:
     def path(self) -> Path:
         return self._path
 
-    async def record(self, chat_id: UUID, turn: Turn) -> Turn:
-        """Write `turn` durably (flushed and fsynced) and return it with its id."""
-        entry = JournalEntry(chat_id, turn if turn.id is not None else replace(turn, id=uuid.uuid4()))
+    async def record(self, chat_id: UUID, turn: Turn, *, opens_chat: bool = False) -> Turn:
+        """Write `turn` durably (flushed and fsynced) and return it with its id. `opens_chat`: the chat is
+        not in the store yet, and the delivery of this turn creates it."""
+        entry = JournalEntry(chat_id, turn if turn.id is not None else replace(turn, id=uuid.uuid4()), opens_chat)
         async with self._file_lock:
             await asyncio.to_thread(self._append_lines, [_line(entry)])
         return entry.turn
@@ -84,20 +89,20 @@ class TurnJournal:
             kept: list[JournalEntry] = []
             to_chats: list[tuple[UUID, int]] = []
             delivered = already = dropped = 0
-            for chat_id, turns in _by_chat(entries):
+            for chat_id, turns, opens_chat in _by_chat(entries):
                 try:
-                    result = await store.append(chat_id, turns)
+                    appended = await _append(store, chat_id, turns, opens_chat=opens_chat)
                 except ChatNotFound:
                     dropped += len(turns)
                     log.warning("dropped %d journaled turn(s) of deleted chat %s", len(turns), chat_id)
                 except ChatsError as error:
-                    kept += [JournalEntry(chat_id, turn) for turn in turns]
+                    kept += [JournalEntry(chat_id, turn, opens_chat) for turn in turns]
                     log.warning("kept %d turn(s) of chat %s in the journal: %s", len(turns), chat_id, error)
                 else:
-                    delivered += result.appended
-                    already += len(turns) - result.appended
-                    if result.appended:
-                        to_chats.append((chat_id, result.appended))
+                    delivered += appended
+                    already += len(turns) - appended
+                    if appended:
+                        to_chats.append((chat_id, appended))
             async with self._file_lock:
                 await asyncio.to_thread(self._rewrite, kept, read_up_to)
         return Delivery(delivered, already, dropped, len(kept), damaged, tuple(to_chats))
@@ -152,8 +157,24 @@ class TurnJournal:
         temporary.replace(self._path)
 
 
+async def _append(store: ChatStore, chat_id: UUID, turns: list[Turn], *, opens_chat: bool) -> int:
+    """Append `turns` to the chat, and say how many it did not hold yet; a chat still to be opened is
+    created with them. Once created (a delivery that reached the store and was cut short before the
+    journal was rewritten), it is appended to like any other."""
+    try:
+        return (await store.append(chat_id, turns)).appended
+    except ChatNotFound:
+        if not opens_chat:
+            raise
+    await store.create(chat_id=chat_id, turns=turns)
+    return len(turns)
+
+
 def _line(entry: JournalEntry) -> str:
-    return json.dumps({"chat_id": str(entry.chat_id), "turn": entry.turn.to_json()}, ensure_ascii=False) + "\n"
+    record: dict[str, object] = {"chat_id": str(entry.chat_id), "turn": entry.turn.to_json()}
+    if entry.opens_chat:
+        record["opens_chat"] = True
+    return json.dumps(record, ensure_ascii=False) + "\n"
 
 
 def _entry(line: str) -> JournalEntry:
@@ -163,12 +184,16 @@ def _entry(line: str) -> JournalEntry:
     turn = Turn.from_json(data.get("turn"))
     if turn.id is None:
         raise ValueError("a journaled turn must have an id")
-    return JournalEntry(UUID(str(data.get("chat_id"))), turn)
+    return JournalEntry(UUID(str(data.get("chat_id"))), turn, data.get("opens_chat") is True)
 
 
-def _by_chat(entries: Sequence[JournalEntry]) -> list[tuple[UUID, list[Turn]]]:
-    """Entries grouped by chat, each group in journal order, groups in order of first appearance."""
+def _by_chat(entries: Sequence[JournalEntry]) -> list[tuple[UUID, list[Turn], bool]]:
+    """Entries grouped by chat (its turns, and whether the chat is still to be opened), each group in
+    journal order, groups in order of first appearance."""
     groups: dict[UUID, list[Turn]] = {}
+    opening: set[UUID] = set()
     for entry in entries:
         groups.setdefault(entry.chat_id, []).append(entry.turn)
-    return list(groups.items())
+        if entry.opens_chat:
+            opening.add(entry.chat_id)
+    return [(chat_id, turns, chat_id in opening) for chat_id, turns in groups.items()]

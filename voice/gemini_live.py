@@ -406,7 +406,9 @@ async def _open(
     except ws_exceptions.InvalidStatus as error:  # an HTTP answer instead of the WebSocket upgrade
         raise refusal(error.response.status_code, "", api_key, config.model) from error
     except (OSError, ws_exceptions.WebSocketException) as error:
-        raise LiveConnectionError(f"cannot reach Gemini Live ({type(error).__name__})") from error
+        raise LiveConnectionError(
+            f"cannot reach Gemini Live ({type(error).__name__}): check the network, or PARLEY_GEMINI_BASE_URL if set"
+        ) from error
     except ValueError as error:  # not JSON, or a config the SDK rejects
         raise LiveConnectionError(f"Gemini Live could not be set up ({type(error).__name__})") from error
     return session

@@ -202,7 +202,9 @@ class VoiceSession:
             self._states.move(AssistantState.RECONNECTING)
 
     async def _failed(self, message: str) -> EndReason:
-        log.warning("%s", message)
+        # Told to the user by whoever hears `ConnectionFailed` (the window's banner, the command's one line):
+        # the log keeps it for later, below the command line's warnings.
+        log.info("the conversation could not go on: %s", message)
         await self._on_event(ConnectionFailed(message))
         return EndReason.CONNECTION_FAILED
 

@@ -8,8 +8,11 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+import wave
 from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import soundfile
 
@@ -19,6 +22,37 @@ from voice.pacing import NoPacer, Pacer, RealTimePacer
 from voice.pcm import convert, frame_samples, split
 from voice.playback import PlaybackTimeline
 
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class RecordingHeader:
+    """What a recording's header says, read without decoding it."""
+
+    seconds: float
+    """The audio the file holds (seconds)."""
+    promised_seconds: float | None
+    """The audio a WAV file's header announces (seconds); None when the format does not say."""
+
+    @property
+    def ended_early(self) -> bool:
+        """The file was cut short: it holds less than its header announces (a copy or a recording stopped
+        part way)."""
+        return self.promised_seconds is not None and self.promised_seconds - self.seconds > 0.001
+
+    def warning(self, path: Path) -> str:
+        return (
+            f"{path} ends early: its header announces {self.promised_seconds:.1f} s, the file holds "
+            f"{self.seconds:.1f} s; using what is there"
+        )
+
+
+def read_header(path: Path) -> RecordingHeader:
+    """The recording's header, in a few milliseconds: a command checks its input before anything else
+    starts. Raises `UnreadableAudio` as `read_recording` does."""
+    info = _readable(path, lambda: soundfile.info(str(path)))
+    return RecordingHeader(seconds=info.frames / info.samplerate, promised_seconds=_promised_seconds(path))
+
 
 def read_recording(path: Path, target: AudioFormat = MIC_FORMAT) -> bytes:
     """Decode a whole recording and convert it to PCM16 in `target`. Blocking: call it off the loop.
@@ -26,6 +60,12 @@ def read_recording(path: Path, target: AudioFormat = MIC_FORMAT) -> bytes:
     Raises `UnreadableAudio`, one line naming the file, when the file is missing, empty, a folder,
     or not audio that libsndfile can decode.
     """
+    samples, rate = _readable(path, lambda: soundfile.read(path, dtype="float32", always_2d=True))
+    return convert(samples, int(rate), target)
+
+
+def _readable(path: Path, read: Callable[[], T]) -> T:
+    """`read()` of an existing, non-empty audio file; its failures as one `UnreadableAudio` line."""
     try:
         if path.is_dir():
             raise UnreadableAudio(f"cannot read audio from {path}: it is a folder")
@@ -33,13 +73,22 @@ def read_recording(path: Path, target: AudioFormat = MIC_FORMAT) -> bytes:
             raise UnreadableAudio(f"cannot read audio from {path}: no such file")
         if path.stat().st_size == 0:
             raise UnreadableAudio(f"cannot read audio from {path}: the file is empty")
-        samples, rate = soundfile.read(path, dtype="float32", always_2d=True)
+        return read()
     except soundfile.LibsndfileError as error:
         # Its str() repeats the path around libsndfile's own words; keep only the words.
         raise UnreadableAudio(f"cannot read audio from {path}: {_one_line(error.error_string)}") from error
     except (soundfile.SoundFileError, OSError, RuntimeError, ValueError) as error:
         raise UnreadableAudio(f"cannot read audio from {path}: {_one_line(str(error))}") from error
-    return convert(samples, int(rate), target)
+
+
+def _promised_seconds(path: Path) -> float | None:
+    """The length a PCM WAV's header announces. libsndfile trims its count to what the file holds, so
+    a truncated file looks whole to it; the standard `wave` module reports the header's own count."""
+    try:
+        with wave.open(str(path), "rb") as header:
+            return header.getnframes() / header.getframerate()
+    except (wave.Error, EOFError, OSError, ZeroDivisionError):
+        return None  # not a PCM WAV (FLAC, Ogg, float WAV): their headers announce no length to check
 
 
 class WavFileSource:

@@ -143,6 +143,19 @@ async def test_a_refused_key_fails_the_command_and_leaves_no_empty_chat_nor_half
     assert files_in(environment) == ["ca.pem", "config.toml", "data"]
 
 
+async def test_no_network_is_one_plain_sentence_with_a_hint(
+    environment: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, unused_tcp_port: int
+) -> None:
+    monkeypatch.setenv("PARLEY_GEMINI_BASE_URL", f"https://127.0.0.1:{unused_tcp_port}")  # nobody listens there
+    code, out, err = await parley(capsys, "ask", "Hello?", "--new-chat")
+    assert (code, out) == (1, "")
+    assert err == (
+        "parley: cannot reach Gemini Live (ConnectionRefusedError): check the network, or PARLEY_GEMINI_BASE_URL"
+        " if set\n"
+    )
+    assert await chats(capsys) == []
+
+
 async def test_audio_out_into_a_missing_folder_is_refused_before_anything_is_sent(
     environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
 import sqlite3
 import subprocess
 import sys
@@ -182,7 +184,7 @@ def test_bad_input_gets_one_line_and_changes_nothing(parley: Parley, args: list[
 @pytest.mark.parametrize(
     ("content", "fragment"),
     [
-        ("[{", "is not valid JSON (line 1, column 3)"),
+        ("[{", "is not valid JSON (Incomplete JSON content)"),
         ('[{"role": "robot", "parts": [{"text": "x"}]}]', "role must be 'user' or 'model'"),
         ('{"something": "else"}', "expected a list of turns"),
         ('[{"role": "user", "parts": []}]', "non-empty 'parts'"),
@@ -203,7 +205,8 @@ def test_a_corrupt_database_is_reported_and_kept(parley: Parley) -> None:
     database.write_bytes(b"\x00garbage" * 512)
     code, _ = parley("chats", "list")
     assert code == 1
-    assert parley.err.startswith(f"parley: the chat database at {database} is unreadable")
+    assert parley.err.startswith(f"parley: the chat database {database} is damaged (file is not a database)")
+    assert parley.err.count("\n") == 1 and "`parley chats repair`" in parley.err
     assert database.read_bytes() == b"\x00garbage" * 512
 
 
@@ -250,3 +253,38 @@ def test_memory_is_switched_per_chat(parley: Parley) -> None:
     code, out = parley("chats", "memory", "00000000-0000-0000-0000-000000000000", "off")
     assert (code, out) == (1, "")
     assert "no chat" in parley.err.lower()
+
+
+def test_ctrl_d_at_the_key_prompt_stores_nothing_and_says_so(tmp_path: Path) -> None:
+    # At a real terminal: getpass reads the controlling terminal, which only a pseudo-terminal gives.
+    (tmp_path / "c.toml").write_text("", encoding="utf-8")
+    pid, terminal = pty.fork()
+    if pid == 0:  # the child: run `parley keys set gemini` with the pseudo-terminal as its terminal
+        try:
+            os.environ.update({"PARLEY_DATA_DIR": str(tmp_path / "data"), "PARLEY_CONFIG": str(tmp_path / "c.toml")})
+            os.execv(sys.executable, [sys.executable, "-m", "app.cli", "keys", "set", "gemini"])
+        finally:
+            os._exit(127)  # never run the rest of the test session in the child
+    said = _read_until(terminal, b"gemini API key: ")
+    os.write(terminal, b"\x04")  # Ctrl-D
+    said += _read_until(terminal, b"")
+    _, status = os.waitpid(pid, 0)
+    os.close(terminal)
+    text = said.decode()
+    assert os.waitstatus_to_exitcode(status) == 1
+    assert "parley: the gemini key is empty; nothing was stored" in text
+    assert "Traceback" not in text and "EOFError" not in text
+
+
+def _read_until(terminal: int, marker: bytes) -> bytes:
+    """What the terminal shows until `marker` (b"": until the child closes it)."""
+    said = b""
+    while not marker or marker not in said:
+        try:
+            chunk = os.read(terminal, 1024)
+        except OSError:  # EIO: the child has exited and closed its side
+            break
+        if not chunk:
+            break
+        said += chunk
+    return said

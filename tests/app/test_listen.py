@@ -225,3 +225,78 @@ async def test_a_model_the_service_does_not_know_is_said_in_one_line_naming_the_
     assert error["message"] in err and "\n" not in error["message"]
     # The service closed with its own code for it.
     assert (await gemini_live_server.connection(0)).close_code == 1008
+
+
+async def listed_chats(capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    capsys.readouterr()
+    assert await asyncio.to_thread(main, ["chats", "list", "--json"]) == 0
+    listed: list[dict[str, Any]] = json.loads(capsys.readouterr().out)
+    return listed
+
+
+async def test_an_unreadable_recording_is_one_line_at_once_and_makes_no_chat(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    junk = environment / "x.wav"
+    junk.write_bytes(b"RIFF" + bytes(200))
+    for _ in range(2):  # a retry leaves nothing behind either
+        capsys.readouterr()
+        code = await asyncio.to_thread(main, ["listen", "--fast", "--events", "--new-chat", "--audio-in", str(junk)])
+        out, err = capsys.readouterr()
+        # Refused before anything starts: no `ready`, no model loaded, no connection, no chat.
+        assert (code, out) == (1, "")
+        assert err == f"parley: cannot read audio from {junk}: format not recognised\n"
+    assert gemini_live_server.connections == []
+    assert await listed_chats(capsys) == []
+
+
+async def test_a_new_chat_is_made_only_once_something_is_said_in_it(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, events = await listen("--new-chat", "--audio-in", str(ASSETS / "silence.wav"), capsys=capsys)
+    [ready] = [e for e in events if e["event"] == "ready"]
+    assert code == 0
+    assert await listed_chats(capsys) == []
+    gemini_live_server.script(
+        script((AfterSpeech(), (InputTranscript("Is it going to rain?"), OutputTranscript("No."), CompleteTurn())))
+    )
+    code, events = await listen("--new-chat", "--audio-in", str(ASSETS / "wake_weather.wav"), capsys=capsys)
+    [ready] = [e for e in events if e["event"] == "ready"]
+    assert code == 0
+    assert [c["id"] for c in await listed_chats(capsys)] == [ready["chat_id"]]
+    texts = [t["parts"][0]["text"] for t in (await chat(capsys, ready["chat_id"]))["full_history"]]
+    assert texts == ["Is it going to rain?", "No."]
+
+
+async def test_a_tool_in_a_new_chat_finds_the_chat_made(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The model writes its notes for the chat on the first turn: the chat must exist for them.
+    notes = Call("c-1", "update_working_memory", {"patch": json.dumps({"goal": "pick tiles"})})
+    gemini_live_server.script(
+        script(
+            (AfterSpeech(), (InputTranscript("Let's plan the kitchen."), CallTools((notes,)))),
+            (AfterToolResponse(), (OutputTranscript("Noted."), CompleteTurn())),
+        )
+    )
+    code, events = await listen("--new-chat", "--audio-in", str(ASSETS / "wake_weather.wav"), capsys=capsys)
+    [ready] = [e for e in events if e["event"] == "ready"]
+    [used] = [e for e in events if e["event"] == "tool_call"]
+    assert code == 0 and used["result"]["success"] is True
+    [listed] = await listed_chats(capsys)
+    assert listed["id"] == ready["chat_id"]
+    texts = [t["parts"][0]["text"] for t in (await chat(capsys, ready["chat_id"]))["full_history"]]
+    assert texts == ["Let's plan the kitchen.", "Noted."]
+
+
+async def test_a_recording_cut_short_is_used_with_a_warning(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole = (ASSETS / "silence.wav").read_bytes()
+    cut = environment / "cut.wav"
+    cut.write_bytes(whole[: len(whole) // 2])  # the header still announces the whole recording
+    capsys.readouterr()
+    code = await asyncio.to_thread(main, ["listen", "--fast", "--audio-in", str(cut)])
+    [line] = capsys.readouterr().err.splitlines()
+    assert code == 0
+    assert line.startswith(f"parley: warning: {cut} ends early: its header announces ")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import pytest
 
@@ -117,3 +117,39 @@ async def test_turns_of_a_deleted_chat_are_dropped(tmp_path: Path, store: FlakyS
     delivery = await journal.deliver(store)
     assert (delivery.dropped, delivery.pending) == (1, 0)
     assert not journal.path.exists()
+
+
+async def test_a_chat_still_to_be_opened_is_made_by_its_first_delivery_and_survives_a_restart(
+    tmp_path: Path, store: FlakyStore
+) -> None:
+    new_chat = uuid4()
+    store.down = True
+    await TurnJournal(tmp_path / "journal.jsonl").record(new_chat, said("Hello")[0], opens_chat=True)
+    assert (await TurnJournal(tmp_path / "journal.jsonl").deliver(store)).pending == 1
+    assert await store.count() == 0  # an outage keeps the turn, and the chat still to be made
+    store.down = False
+    restarted = TurnJournal(tmp_path / "journal.jsonl")  # the mark is in the file, not in memory
+    delivery = await restarted.deliver(store)
+    assert (delivery.delivered, delivery.to_chats) == (1, ((new_chat, 1),))
+    assert [t.text for t in (await store.get(new_chat)).full_history] == ["Hello"]
+
+
+async def test_an_opening_turn_delivered_again_after_a_crash_is_not_duplicated(
+    tmp_path: Path, store: FlakyStore
+) -> None:
+    journal = TurnJournal(tmp_path / "journal.jsonl")
+    new_chat = uuid4()
+    turn = await journal.record(new_chat, said("Hello")[0], opens_chat=True)
+    await store.create(chat_id=new_chat, turns=[turn])  # the store took it; the crash came before the rewrite
+    delivery = await journal.deliver(store)
+    assert (delivery.delivered, delivery.already_there) == (0, 1)
+    assert len((await store.get(new_chat)).full_history) == 1
+
+
+async def test_turns_of_a_chat_not_opened_by_them_are_dropped_when_it_is_gone(
+    tmp_path: Path, store: FlakyStore
+) -> None:
+    journal = TurnJournal(tmp_path / "journal.jsonl")
+    await journal.record(uuid4(), said("Hello")[0])  # a chat deleted meanwhile: not made again
+    delivery = await journal.deliver(store)
+    assert (delivery.dropped, await store.count()) == (1, 0)

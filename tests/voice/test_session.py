@@ -363,7 +363,11 @@ async def test_an_unreachable_model_ends_the_session_plainly(unused_tcp_port: in
     harness = Harness(None, base_url=f"https://127.0.0.1:{unused_tcp_port}")
     async with asyncio.timeout(WAIT_S):
         assert await harness.start() is EndReason.CONNECTION_FAILED
-    assert harness.events == [ConnectionFailed("cannot reach Gemini Live (ConnectionRefusedError)")]
+    assert harness.events == [
+        ConnectionFailed(
+            "cannot reach Gemini Live (ConnectionRefusedError): check the network, or PARLEY_GEMINI_BASE_URL if set"
+        )
+    ]
 
 
 # -- typed text ----------------------------------------------------------------------------------------
