@@ -67,10 +67,16 @@ class ToolOutcome:
     """The chat the conversation must continue in: save the current one, load this one."""
 
 
+def argument_error(spec: ToolDeclaration, args: Mapping[str, Any]) -> jsonschema.ValidationError | None:
+    """The most telling way `args` do not fit `spec`, or None when they do."""
+    validator = jsonschema.Draft202012Validator(dict(spec.parameters), format_checker=jsonschema.FormatChecker())
+    best: jsonschema.ValidationError | None = jsonschema.exceptions.best_match(validator.iter_errors(dict(args)))
+    return best
+
+
 def invalid_arguments(spec: ToolDeclaration, args: Mapping[str, Any]) -> str | None:
     """Why `args` do not fit `spec`, in one line, or None when they do."""
-    validator = jsonschema.Draft202012Validator(dict(spec.parameters), format_checker=jsonschema.FormatChecker())
-    error = jsonschema.exceptions.best_match(validator.iter_errors(dict(args)))
+    error = argument_error(spec, args)
     if error is None:
         return None
     where = ".".join(str(part) for part in error.absolute_path)

@@ -46,6 +46,12 @@ END_CONVERSATION = ToolDeclaration(
 )
 
 
+MEMORY_OFF = (
+    "Long-term memory is off in this chat, so nothing is saved or looked up: tell the user, who can switch "
+    "it on for this chat in Parley's window or with `parley chats memory CHAT on`."
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Saved:
     chat_id: UUID
@@ -207,9 +213,12 @@ class ChatConversation:
         if call.name == END_CONVERSATION.name:
             return ToolReply({"outcome": "ending"}, end_conversation=True)
         await self._opened()
-        if call.name == UPDATE_WORKING_MEMORY.name or (call.name == RECALL_CONVERSATIONS.name and self._memory_on):
+        long_term = self._memory_tools.handles(call.name) or call.name == RECALL_CONVERSATIONS.name
+        if long_term and not self._memory_on:  # not declared, yet called: a model may remember earlier tools
+            return ToolReply({"success": False, "error": MEMORY_OFF})
+        if call.name in (UPDATE_WORKING_MEMORY.name, RECALL_CONVERSATIONS.name):
             return ToolReply(await self._recall_tools.call(call.name, call.args, self.chat_id))
-        if self._memory_tools.handles(call.name) and self._memory_on:
+        if self._memory_tools.handles(call.name):
             context = MemoryCallContext(
                 chat_id=self.chat_id,
                 project_id=self._project_id,

@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from app.chat_tools import invalid_arguments
+from jsonschema import ValidationError
+
+from app.chat_tools import argument_error
 from chats.errors import ChatsError, InvalidMemory, MemoryNotFound
 from chats.memory.grounding import grounded
-from chats.memory.models import CATEGORIES, CONTENT_MAX, CONTENT_MIN, Memory, MemoryHit, scope_of
+from chats.memory.models import CATEGORIES, CONTENT_MAX, CONTENT_MIN, Memory, MemoryHit, scope_of, shown_category
 from chats.memory.service import REASONING_MAX, REASONING_MIN, Duplicate, MemoryService, Saved
 from chats.memory.store import SEARCH_LIMIT_MAX
 from chats.models import FolderFilter
@@ -28,6 +30,10 @@ from voice.live import ToolDeclaration
 
 log = logging.getLogger(__name__)
 
+CATEGORY_NAME = (
+    f"One of {', '.join(CATEGORIES)}, or any name that groups memories (e.g. incident): "
+    "a search with it finds only the memories added with it."
+)
 SAVE_MEMORY = ToolDeclaration(
     "save_memory",
     "Save a durable fact about the user to their memory bank. Call it when the user asks you to remember "
@@ -69,12 +75,17 @@ ADD_MEMORY = ToolDeclaration(
     {
         "type": "object",
         "properties": {
-            "content": {"type": "string", "minLength": 1, "description": "What to keep, in the third person."},
+            "content": {
+                "type": "string",
+                "minLength": CONTENT_MIN,
+                "maxLength": CONTENT_MAX,
+                "description": "What to keep, in the third person.",
+            },
             "metadata": {
                 "type": "object",
                 "properties": {
                     "title": {"type": "string"},
-                    "category": {"type": "string", "enum": list(CATEGORIES)},
+                    "category": {"type": "string", "description": CATEGORY_NAME},
                     "tags": {"type": "array", "items": {"type": "string"}},
                 },
                 "additionalProperties": False,
@@ -93,7 +104,7 @@ SEARCH_MEMORIES = ToolDeclaration(
         "properties": {
             "query": {"type": "string", "minLength": 1},
             "limit": {"type": "integer", "minimum": 1, "maximum": SEARCH_LIMIT_MAX, "default": 5},
-            "category": {"type": "string", "enum": list(CATEGORIES)},
+            "category": {"type": "string", "description": CATEGORY_NAME},
             "tags": {"type": "array", "items": {"type": "string"}},
         },
         "required": ["query"],
@@ -145,6 +156,36 @@ def failure(message: str) -> dict[str, Any]:
     return {"success": False, "error": message}
 
 
+def spoken_problem(error: ValidationError) -> str:
+    """Why the arguments were refused, in spec 001's sentences ("Content too short (minimum 10
+    characters)"): never the schema's own text, which repeats the value given, a long content whole."""
+    field = str(error.absolute_path[0]) if error.absolute_path else None
+    name = (field or "arguments").replace("_", " ").capitalize()
+    # Typed loosely by jsonschema (an unset marker beside the value): read as the validator gives them.
+    value: Any = error.validator_value
+    given: Any = error.instance
+    schema: Any = error.schema
+    if error.validator == "minLength" and field is not None:
+        return f"{name} too short (minimum {value} characters)"
+    if error.validator == "maxLength" and field is not None:
+        return f"{name} too long (maximum {value} characters, got {len(given)})"
+    if error.validator == "enum":
+        return f"{name} must be one of {', '.join(map(str, value))}"
+    if error.validator == "required":
+        return f"Missing {', '.join(key for key in value if key not in given)}"
+    if error.validator == "additionalProperties":
+        return f"Unknown argument {', '.join(sorted(set(given) - set(schema.get('properties', {}))))}"
+    if error.validator == "type":
+        return f"{name} must be of type {value}"
+    if error.validator in ("minimum", "maximum"):
+        return f"{name} must be at {'least' if error.validator == 'minimum' else 'most'} {value}"
+    if error.validator == "format":
+        return f"{name} must be a {value}"
+    if error.validator == "anyOf" and all("required" in option for option in value):
+        return f"Missing {' or '.join(option['required'][0] for option in value)}"
+    return f"{name} is not valid ({error.validator})"
+
+
 class MemoryTools:
     def __init__(self, service: MemoryService) -> None:
         self._service = service
@@ -161,9 +202,9 @@ class MemoryTools:
     async def call(self, name: str, args: Mapping[str, Any], context: MemoryCallContext) -> dict[str, Any]:
         spec = next(tool for tool in MEMORY_TOOLS if tool.name == name)
         args = without_nulls(args)
-        problem = invalid_arguments(spec, args)
+        problem = argument_error(spec, args)
         if problem is not None:
-            return failure(f"invalid arguments: {problem}")
+            return failure(spoken_problem(problem))
         try:
             return await self._handlers[name](args, context)
         except InvalidMemory as invalid:
@@ -266,11 +307,13 @@ def _replaced(saved: Saved) -> dict[str, Any]:
 
 def _result(hit: MemoryHit) -> dict[str, Any]:
     memory = hit.memory
-    metadata = {"title": memory.title, "category": memory.category, "tags": list(memory.tags)}
+    category, tags = shown_category(memory)
+    added_at = memory.created_at.isoformat()
+    metadata = {"title": memory.title, "category": category, "tags": list(tags), "addedAt": added_at}
     return {
         "content": memory.content,
         "score": round(hit.score, 3),
         "metadata": metadata,
         "memoryId": str(memory.id),
-        "createdAt": memory.created_at.isoformat(),
+        "createdAt": added_at,
     }

@@ -150,6 +150,31 @@ def scope_of(project_id: str | None) -> FolderFilter:
     return NO_FOLDER if project_id is None else project_id
 
 
+CATEGORY_TAG = "category:"
+"""Spec 000 scopes memories by `category:<name>` entries beside `tag:` ones, with any name ("incident");
+the five categories are kinds that decide importance and pre-loading. A name outside them is kept as a
+`category:<name>` tag on a context memory."""
+
+
+def spec_category(category: str | None, tags: Sequence[str] = ()) -> tuple[Category | None, tuple[str, ...]]:
+    """Spec 000's `category` as this store keeps it: one of the five kinds as the category; any other name
+    as a `category:<name>` tag added to `tags` (and no kind: the caller's default applies)."""
+    if category is None or category in CATEGORIES:
+        return category_of(category) if category is not None else None, tuple(tags)
+    name = " ".join(category.split()).casefold()
+    if not name:
+        raise InvalidMemory("category must not be blank")
+    return None, (*tags, f"{CATEGORY_TAG}{name}")
+
+
+def shown_category(memory: Memory) -> tuple[str, tuple[str, ...]]:
+    """The category and tags as spec 000 shows them: the name of a `category:<name>` tag when there is one,
+    else the memory's kind; the other tags."""
+    named = [tag[len(CATEGORY_TAG) :] for tag in memory.tags if tag.casefold().startswith(CATEGORY_TAG)]
+    others = tuple(tag for tag in memory.tags if not tag.casefold().startswith(CATEGORY_TAG))
+    return (named[0] if named else memory.category), others
+
+
 def category_of(value: object) -> Category:
     if value not in CATEGORIES:
         raise InvalidMemory(f"category must be one of {', '.join(CATEGORIES)}, not {value!r}")

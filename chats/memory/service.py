@@ -20,7 +20,16 @@ from chats.embedding import Embedder, embed_one
 from chats.errors import InvalidMemory
 from chats.memory.duplicates import Reason, judge_duplicate
 from chats.memory.importance import importance
-from chats.memory.models import Category, Memory, MemoryHit, category_of, clean_tags, clean_title, scope_of
+from chats.memory.models import (
+    Category,
+    Memory,
+    MemoryHit,
+    category_of,
+    clean_tags,
+    clean_title,
+    scope_of,
+    spec_category,
+)
 from chats.memory.store import SEARCH_LIMIT_MAX, UNCHANGED, MemoryQuery, MemoryStore, Unchanged
 from chats.memory.supersede import contradicts
 from chats.memory.text import third_person
@@ -143,11 +152,12 @@ class MemoryService:
         tags: Sequence[str] = (),
         source_chat_id: UUID | None = None,
     ) -> Saved | Duplicate:
-        """Spec 000's `add_memory(content, metadata?)`: the same rules, no reasoning; the category
-        defaults to context."""
+        """Spec 000's `add_memory(content, metadata?)`: the same rules, no reasoning; the category is
+        one of the five kinds, or any name (`models.spec_category`), and defaults to context."""
+        kind, tags = spec_category(category, clean_tags(tags))
         return await self._remember(
             third_person(content),
-            category_of(category or "context"),
+            kind or "context",
             "",
             project_id=project_id,
             source_chat_id=source_chat_id,
@@ -204,6 +214,7 @@ class MemoryService:
         """Spec 000's `search_memories`: the best current memories visible from `scope`."""
         if not 1 <= limit <= SEARCH_LIMIT_MAX:
             raise InvalidMemory(f"limit must be between 1 and {SEARCH_LIMIT_MAX}, not {limit}")
+        kind, tags = spec_category(category, clean_tags(tags))
         embedded = await embed_one(self._embedder, query)
         return await self._store.search(
             MemoryQuery(
@@ -212,8 +223,8 @@ class MemoryService:
                 text=query,
                 scope=scope,
                 limit=limit,
-                category=None if category is None else category_of(category),
-                tags=clean_tags(tags),
+                category=kind,
+                tags=tags,
             )
         )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from app.conversation import MEMORY_OFF
 from chats.memory.service import Duplicate
 from tests.app.voice_harness import running_loop
 from tests.fakes.gemini_live_scenario import (
@@ -133,7 +134,8 @@ async def test_a_chat_with_memory_off_neither_sees_nor_saves_memories(
     assert not {"save_memory", "add_memory", "search_memories", "forget_memory"} & declared(setup)
     assert "Lisbon" not in system_instruction(setup)
     [refused] = tool_answers(gemini_live_server, 0)
-    assert "error" in refused  # a call to an undeclared tool is answered, not obeyed
+    assert refused == {"success": False, "error": MEMORY_OFF}  # undeclared, yet called: answered, not obeyed
+    assert "Long-term memory is off in this chat" in MEMORY_OFF
 
 
 async def test_a_memory_that_instructs_the_assistant_is_refused_and_memories_reach_the_model_as_quoted_data(

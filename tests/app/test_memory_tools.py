@@ -51,7 +51,7 @@ async def test_save_and_search_answer_in_the_specs_shapes(tools: tuple[MemoryToo
     [hit] = found["results"]
     assert set(hit) == {"content", "score", "metadata", "memoryId", "createdAt"}
     assert hit["memoryId"] == saved["memoryId"]
-    assert hit["metadata"] == {"title": None, "category": "identity", "tags": []}
+    assert hit["metadata"] == {"title": None, "category": "identity", "tags": [], "addedAt": hit["createdAt"]}
 
 
 async def test_add_memory_takes_null_metadata_and_keeps_to_the_folder(
@@ -86,27 +86,61 @@ async def test_what_the_user_never_said_is_not_saved(tools: tuple[MemoryTools, S
 
 
 @pytest.mark.parametrize(
-    ("name", "args", "fragment"),
+    ("name", "args", "sentence"),
     [
-        ("save_memory", {"content": "short", "category": "identity", "reasoning": "It matters a lot."}, "content"),
+        (
+            "save_memory",
+            {"content": "short", "category": "identity", "reasoning": "It matters a lot."},
+            "Content too short (minimum 10 characters)",
+        ),
+        (
+            "save_memory",
+            {"content": "User prefers green tea " * 40, "category": "preference", "reasoning": "It matters a lot."},
+            "Content too long (maximum 500 characters, got 920)",
+        ),
         (
             "save_memory",
             {"content": "User prefers green tea", "category": "mood", "reasoning": "Useful later."},
-            "category",
+            "Category must be one of identity, preference, relationship, project, context",
         ),
-        ("save_memory", {"content": "User prefers green tea", "category": "preference"}, "reasoning"),
-        ("search_memories", {"query": "tea", "limit": 11}, "limit"),
-        ("forget_memory", {}, "valid"),
-        ("forget_memory", {"memory_id": "not-a-uuid"}, "uuid"),
+        ("save_memory", {"content": "User prefers green tea", "category": "preference"}, "Missing reasoning"),
+        (
+            "save_memory",
+            {"content": "User prefers green tea", "category": "preference", "reasoning": "Tea."},
+            "Reasoning too short (minimum 10 characters)",
+        ),
+        ("add_memory", {"content": ""}, "Content too short (minimum 10 characters)"),
+        ("search_memories", {"query": "tea", "limit": 11}, "Limit must be at most 10"),
+        ("search_memories", {"query": "tea", "colour": "green"}, "Unknown argument colour"),
+        ("forget_memory", {}, "Missing query or memory_id"),
+        ("forget_memory", {"memory_id": "not-a-uuid"}, "Memory id must be a uuid"),
     ],
 )
-async def test_wrong_arguments_get_an_error_answer(
-    tools: tuple[MemoryTools, SqliteMemoryStore], name: str, args: dict[str, object], fragment: str
+async def test_wrong_arguments_are_answered_in_the_specs_sentences_without_the_value(
+    tools: tuple[MemoryTools, SqliteMemoryStore], name: str, args: dict[str, object], sentence: str
 ) -> None:
     memory, _ = tools
     answer = await memory.call(name, args, context())
-    assert answer["success"] is False
-    assert fragment in answer["error"]
+    assert answer == {"success": False, "error": sentence}
+
+
+async def test_add_and_search_take_any_category_name_as_spec_000_scopes(
+    tools: tuple[MemoryTools, SqliteMemoryStore],
+) -> None:
+    memory, _ = tools
+    said = ("The staging database went down on Friday because the disk filled up.",)
+    outage = "User's staging database went down on Friday because the disk filled up"
+    added = await memory.call(
+        "add_memory", {"content": outage, "metadata": {"category": "incident", "tags": ["ops"]}}, context(said=said)
+    )
+    assert added["success"] is True
+    incidents = await memory.call("search_memories", {"query": "database outage", "category": "incident"}, context())
+    [hit] = incidents["results"]
+    assert hit["memoryId"] == added["memoryId"]
+    assert hit["metadata"] == {"title": None, "category": "incident", "tags": ["ops"], "addedAt": hit["createdAt"]}
+    for other in ("postmortem", "project"):  # another name, or a kind, finds nothing of it
+        found = await memory.call("search_memories", {"query": "database outage", "category": other}, context())
+        assert found["results"] == []
 
 
 async def test_forget_by_words_by_id_and_when_unsure(tools: tuple[MemoryTools, SqliteMemoryStore]) -> None:
