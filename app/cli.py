@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -68,8 +69,26 @@ def welcome(settings: Settings) -> int:
     return asyncio.run(chat_commands.welcome(settings))
 
 
+SIGPIPE_EXIT = 128 + 13
+"""The exit status of a command whose reader went away, as a shell reports one ended by SIGPIPE (13; a
+literal, since Windows' `signal` has no SIGPIPE)."""
+
+
 def main(argv: Sequence[str] | None = None, *, default: Callable[[Settings], int] = welcome) -> int:
     """Run one command; with none, `default` (the window, when the `ui` package starts Parley)."""
+    try:
+        try:
+            return _command(argv, default)
+        finally:
+            sys.stdout.flush()  # here, not at exit: a reader gone is met where it can still be handled
+    except BrokenPipeError:
+        # `parley chats list | head`: the reader has what it wanted. Quietly stop; what is left unwritten goes
+        # nowhere, so the interpreter's last flush at exit meets no closed pipe either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return SIGPIPE_EXIT
+
+
+def _command(argv: Sequence[str] | None, default: Callable[[Settings], int]) -> int:
     args = build_parser().parse_args(argv)
     try:
         settings = load_settings(

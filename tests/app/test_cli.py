@@ -288,3 +288,18 @@ def _read_until(terminal: int, marker: bytes) -> bytes:
             break
         said += chunk
     return said
+
+
+@pytest.mark.parametrize("command", [["chats", "list"], ["chats", "list", "--json"], ["memories", "list"]])
+def test_a_reader_that_goes_away_ends_the_command_quietly(parley: Parley, command: list[str]) -> None:
+    for i in range(3):
+        parley.json("chats", "new", "--title", f"Chat {i}")
+    environment = {**os.environ, "PARLEY_DATA_DIR": str(parley.data_dir)}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # `| head` that has read enough: every write from here on meets a closed pipe
+    err = child.stderr.read().decode()
+    assert child.wait() == 141
+    assert err == ""
