@@ -24,6 +24,8 @@ from voice.live import ToolDeclaration
 log = logging.getLogger(__name__)
 
 RECENT_DEFAULT = 5
+UNTITLED_WORDS = 8
+"""Words of its first message that name a chat without a title in a choice read out to the user."""
 
 
 SWITCH_CHAT = ToolDeclaration(
@@ -117,11 +119,11 @@ class ChatTools:
             except ChatNotFound:
                 return error("not_found", "no chat has that id; search with a query instead")
             return self._switched(chat.chat_id, chat.title, current_chat)
-        match = await self._s.finder.find_chats(args["query"], now=self._clock())
+        match = await self._s.finder.find_chats(args["query"], now=self._clock(), current=current_chat)
         if match.outcome == "none":
             return ToolOutcome({"outcome": "none", "message": "No earlier chat is about that."})
         if match.outcome == "ask":
-            options = [self._option(option) for option in match.options]
+            options = [await self._option(option) for option in match.options]
             return ToolOutcome({"outcome": "ask", "message": "Ask the user which chat they mean.", "options": options})
         best = match.options[0]
         return self._switched(best.chat_id, best.title, current_chat)
@@ -142,7 +144,7 @@ class ChatTools:
                 "chats": [
                     {
                         "chat_id": str(info.id),
-                        "title": info.title,
+                        "title": info.title or await self._first_words(info.id),
                         "last_active": _ago(self._clock(), info.last_activity_at),
                         "current": info.id == current_chat,
                     }
@@ -151,12 +153,22 @@ class ChatTools:
             }
         )
 
-    def _option(self, option: RankedChat) -> dict[str, Any]:
+    async def _option(self, option: RankedChat) -> dict[str, Any]:
+        """A choice the user can name back: a chat without a title yet is called by its first words."""
+        title = option.title or await self._first_words(option.chat_id)
         return {
             "chat_id": str(option.chat_id),
-            "title": option.title,
+            "title": title,
             "last_active": _ago(self._clock(), option.last_activity_at),
         }
+
+    async def _first_words(self, chat_id: UUID) -> str:
+        context = await self._s.store.load_assistant_context(chat_id)
+        said = next((turn.text for turn in context.assistant_history if turn.role == "user" and not turn.summary), "")
+        words = said.split()
+        if not words:
+            return "a chat with nothing said in it yet"
+        return f"the chat that began “{' '.join(words[:UNTITLED_WORDS])}{'…' if len(words) > UNTITLED_WORDS else ''}”"
 
 
 def _ago(now: datetime, then: datetime) -> str:

@@ -14,9 +14,9 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from uuid import UUID
+from uuid import UUID, uuid4
 
-from app.chat_tools import TOOLS, ChatTools
+from app.chat_tools import SWITCH_CHAT, TOOLS, ChatTools, ToolOutcome
 from app.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
 from app.outage_config import LastConfig
 from app.outbox import Outbox
@@ -118,6 +118,12 @@ class ChatConversation:
         """Long-term memory is on in the chat in conversation (its tools are declared)."""
         self._switch_to: UUID | None = None
         self._next_chat: UUID | None = None
+        self._last_user_turn: UUID | None = None
+        """The id of the user's latest turn: the words of a `switch_chat` request."""
+        self._choosing = False
+        """`switch_chat` asked which chat: the turns until the user has chosen go with the request."""
+        self._request: list[UUID] = []
+        """The turns of a switch request that asked which chat (`_choosing`)."""
         self._opening: UUID | None = chat_id if new_chat else None
         """The new chat not in the store yet: its turns are journaled as opening it."""
 
@@ -212,10 +218,13 @@ class ChatConversation:
     async def _call_tool(self, call: ToolCall) -> ToolReply:
         if call.name == END_CONVERSATION.name:
             return ToolReply({"outcome": "ending"}, end_conversation=True)
-        await self._opened()
         long_term = self._memory_tools.handles(call.name) or call.name == RECALL_CONVERSATIONS.name
         if long_term and not self._memory_on:  # not declared, yet called: a model may remember earlier tools
             return ToolReply({"success": False, "error": MEMORY_OFF})
+        if call.name == SWITCH_CHAT.name:
+            return await self._switch(call)
+        if long_term or call.name == UPDATE_WORKING_MEMORY.name:
+            await self._opened()  # these act on the chat in conversation: it must exist
         if call.name in (UPDATE_WORKING_MEMORY.name, RECALL_CONVERSATIONS.name):
             return ToolReply(await self._recall_tools.call(call.name, call.args, self.chat_id))
         if self._memory_tools.handles(call.name):
@@ -226,17 +235,38 @@ class ChatConversation:
                 explicit_request=bool(self._user_said) and asked_to_remember(self._user_said[-1]),
             )
             return ToolReply(await self._memory_tools.call(call.name, call.args, context))
+        return self._switched(await self._tools.call(call.name, call.args, self.chat_id))
+
+    async def _switch(self, call: ToolCall) -> ToolReply:
+        """`switch_chat`. The words that asked for it (and, when the model had to ask which chat, the question
+        and the answer) go to the chat switched to, as do the turns after it: the chat they were said in
+        keeps none of them, so they never make it a candidate the next time the user asks for that chat."""
+        request = self._request if self._choosing else [t for t in (self._last_user_turn,) if t is not None]
         outcome = await self._tools.call(call.name, call.args, self.chat_id)
+        self._choosing, self._request = outcome.result.get("outcome") == "ask", request
+        if outcome.switch_to is not None:
+            for turn_id in request:
+                await self._journal.move(turn_id, outcome.switch_to)
+            self._request = []
+        return self._switched(outcome)
+
+    def _switched(self, outcome: ToolOutcome) -> ToolReply:
         if outcome.switch_to is not None:
             self._switch_to = outcome.switch_to
         return ToolReply(outcome.result, end_conversation=outcome.switch_to is not None)
 
     async def _session_event(self, event: SessionEvent) -> None:
         if isinstance(event, SpokenTurn):
-            turn = Turn(role=event.role, text=event.text, at=self._clock(), interrupted=event.interrupted)
-            await self._journal.record(self.chat_id, turn, opens_chat=self.chat_id == self._opening)
-            self._last_config.spoken(self.chat_id, HistoryTurn(event.role, event.text))
+            # After a switch, the rest of this session (the model's "here is your kitchen chat") belongs there.
+            chat_id = self._switch_to or self.chat_id
+            turn_id = uuid4()
+            turn = Turn(role=event.role, text=event.text, at=self._clock(), interrupted=event.interrupted, id=turn_id)
+            await self._journal.record(chat_id, turn, opens_chat=chat_id == self._opening)
+            self._last_config.spoken(chat_id, HistoryTurn(event.role, event.text))
+            if self._choosing:
+                self._request.append(turn_id)
             if event.role == "user":
+                self._last_user_turn = turn_id
                 self._user_said.append(event.text)
         elif isinstance(event, ToolUsed):
             log.info("tool %s answered", event.call.name)

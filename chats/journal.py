@@ -73,6 +73,17 @@ class TurnJournal:
             await asyncio.to_thread(self._append_lines, [_line(entry)])
         return entry.turn
 
+    async def move(self, turn_id: UUID, to_chat: UUID) -> bool:
+        """Journal the turn `turn_id` under `to_chat` instead (it opens no chat there); False when the journal
+        no longer holds it (delivered already). Waits for a delivery in progress, whose rewrite would undo it."""
+        async with self._delivery_lock, self._file_lock:
+            entries, _, read_up_to = await asyncio.to_thread(self._read)
+            if not any(entry.turn.id == turn_id for entry in entries):
+                return False
+            moved = [JournalEntry(to_chat, e.turn) if e.turn.id == turn_id else e for e in entries]
+            await asyncio.to_thread(self._rewrite, moved, read_up_to)
+        return True
+
     async def pending(self) -> list[JournalEntry]:
         async with self._file_lock:
             entries, _, _ = await asyncio.to_thread(self._read)

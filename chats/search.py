@@ -80,13 +80,14 @@ class RankedChat:
     last_activity_at: datetime
 
 
-Outcome = Literal["switch", "ask", "none"]
+Outcome = Literal["switch", "ask", "none", "here"]
 
 
 @dataclass(frozen=True, slots=True)
 class ChatMatch:
     outcome: Outcome
-    """`switch`: one clear match (the first option); `ask`: several close ones; `none`: nothing fits."""
+    """`switch`: one clear match (the first option); `ask`: several close ones; `none`: nothing fits; `here`:
+    the chat the request was said in is the best match."""
     options: tuple[RankedChat, ...]
 
 
@@ -104,8 +105,13 @@ def rank(candidates: Sequence[SearchCandidate], now: datetime) -> list[RankedCha
     return sorted(ranked, key=lambda r: (-r.score, str(r.chat_id)))
 
 
-def decide(ranked: Sequence[RankedChat]) -> ChatMatch:
+def decide(ranked: Sequence[RankedChat], *, current: UUID | None = None) -> ChatMatch:
+    """The outcome of a search ranked best first. The `current` chat is the answer only as the best match
+    ("here"); it is never offered beside others nor switched to."""
     relevant = [r for r in ranked if _is_relevant(r)]
+    if relevant and relevant[0].chat_id == current:
+        return ChatMatch("here", (relevant[0],))
+    relevant = [r for r in relevant if r.chat_id != current]
     if not relevant:
         return ChatMatch("none", ())
     best = relevant[0]
@@ -134,6 +140,7 @@ class ChatFinder:
         )
         return rank(candidates, now or utc_now())
 
-    async def find_chats(self, query: str, *, now: datetime | None = None) -> ChatMatch:
-        """Which chat the user means: one clear match, several to choose from, or none."""
-        return decide(await self.ranked(query, now=now))
+    async def find_chats(self, query: str, *, now: datetime | None = None, current: UUID | None = None) -> ChatMatch:
+        """Which chat the user means: one clear match, several to choose from, none, or `current` (the chat
+        the request is said in) when it is the best match."""
+        return decide(await self.ranked(query, now=now), current=current)

@@ -48,6 +48,15 @@ def test_close_matches_are_offered_as_choices() -> None:
     assert {o.chat_id for o in match.options} == {first.chat_id, second.chat_id}
 
 
+def test_the_chat_the_request_is_said_in_is_never_offered_nor_switched_to() -> None:
+    here, other, third = candidate(0.55, lexical=4.0), candidate(0.53, lexical=3.9), candidate(0.2)
+    assert decide(rank([here, other, third], NOW), current=here.chat_id).outcome == "here"
+    second = candidate(0.52, lexical=3.8)  # close behind the best: still no choice to offer
+    behind = decide(rank([other, second, third], NOW), current=second.chat_id)
+    assert (behind.outcome, [o.chat_id for o in behind.options]) == ("switch", [other.chat_id])
+    assert decide(rank([other, second, third], NOW)).outcome == "ask"  # as it would be from elsewhere
+
+
 def test_nothing_similar_means_none_even_with_some_shared_words() -> None:
     assert decide(rank([candidate(0.12), candidate(0.05, lexical=2.0)], NOW)).outcome == "none"
     assert decide(rank([], NOW)).outcome == "none"

@@ -1,0 +1,119 @@
+"""Switching chats by voice holds up with use: twenty switches in a row over five chats, through the voice
+session against the fake Live server, the real store, search, embedder and maintenance. The words that ask
+for a chat go with the switch: the chat they were said in never becomes a candidate for them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from uuid import UUID
+
+import pytest
+
+from app.conversation import ChatSwitched
+from chats.models import Turn
+from tests.app.voice_harness import running_loop
+from tests.fakes.gemini_live_scenario import (
+    AfterText,
+    AfterToolResponse,
+    Call,
+    CallTools,
+    CompleteTurn,
+    ConnectionScript,
+    OutputTranscript,
+    script,
+)
+from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from voice.session import ToolUsed
+
+CHATS = {
+    "kitchen": [
+        "We're renovating the kitchen: oak cabinets, a new worktop and white wall tiles.",
+        "The tiler comes on Monday; the budget for the whole kitchen is 18,500 euros.",
+    ],
+    "lisbon": [
+        "Ana and I are planning a long weekend in Lisbon in May.",
+        "We want a day trip to Sintra and dinner in Alfama on the last night.",
+    ],
+    "sourdough": [
+        "My sourdough loaves keep coming out flat and dense.",
+        "The starter is two weeks old and I bake with 75 percent hydration.",
+    ],
+    "billing": [
+        "We're migrating the billing service from JavaScript to TypeScript.",
+        "The invoice module has no types yet and the tests are failing on the currency helpers.",
+    ],
+    "marathon": [
+        "I'm training for the Berlin marathon in September.",
+        "This week the long run is 28 kilometres and my left knee is sore.",
+    ],
+}
+# How a user asks for each, in turn: paraphrases, the same chat asked for again from other chats.
+REQUESTS = [
+    ("kitchen", "let's go back to the chat about the kitchen renovation"),
+    ("lisbon", "open the one about our Lisbon weekend with Ana"),
+    ("kitchen", "back to the kitchen renovation chat please"),
+    ("sourdough", "the chat where we talked about my flat sourdough"),
+    ("billing", "let's continue the TypeScript migration of the billing service"),
+    ("kitchen", "let's go back to the chat about the kitchen renovation"),
+    ("marathon", "go back to my marathon training"),
+    ("lisbon", "the Lisbon trip chat"),
+    ("sourdough", "back to the bread baking one"),
+    ("kitchen", "the chat about the kitchen tiles and cabinets"),
+    ("billing", "open the billing service chat"),
+    ("marathon", "the one about my sore knee and the long run"),
+    ("kitchen", "let's go back to the chat about the kitchen renovation"),
+    ("lisbon", "our trip to Sintra and Alfama"),
+    ("sourdough", "my sourdough starter chat"),
+    ("billing", "the TypeScript billing migration"),
+    ("marathon", "the Berlin marathon chat"),
+    ("kitchen", "the kitchen budget chat"),
+    ("lisbon", "let's go back to the chat about Lisbon"),
+    ("kitchen", "let's go back to the chat about the kitchen renovation"),
+]
+
+
+def session_scripts() -> list[ConnectionScript]:
+    """One connection per session: each hears one request, calls switch_chat with its words, says so."""
+    scripts = []
+    for i, (_, words) in enumerate(REQUESTS):
+        call_id = f"s-{i}"
+        scripts.append(
+            script(
+                (AfterText(), (CallTools((Call(call_id, "switch_chat", {"query": words}),)),)),
+                (AfterToolResponse(call_id), (OutputTranscript("Here it is."), CompleteTurn())),
+            )
+        )
+    return [*scripts, script()]  # the session opened by the last switch
+
+
+async def test_the_twentieth_switch_is_as_right_as_the_first(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PARLEY_TEXT_MODEL", "offline")  # titles and topics as a user without Gemini text gets them
+    gemini_live_server.script(*session_scripts())
+    async with running_loop(environment) as running:
+        ids: dict[str, UUID] = {}
+        for name, said in CHATS.items():
+            turns = [Turn(role="user", text=text) for text in said]
+            chat = await running.store.create(turns=[*turns, Turn(role="model", text="Noted.")])
+            await running.services.maintainer.maintain(chat.id)
+            ids[name] = chat.id
+        started_in = running.chat_id  # a new, empty chat: where the first request is said
+        for i, (_, words) in enumerate(REQUESTS):
+            await running.loop.send_text(words)
+            await running.watcher.until(
+                lambda n=i + 1: len([e for e in running.watcher.of("conversation") if isinstance(e, ChatSwitched)]) == n
+            )
+        landed = [e.chat_id for e in running.watcher.of("conversation") if isinstance(e, ChatSwitched)]
+        used = [e for e in running.watcher.of("conversation") if isinstance(e, ToolUsed)]
+        assert [u.reply.result["outcome"] for u in used] == ["switched"] * len(REQUESTS)
+        assert landed == [ids[name] for name, _ in REQUESTS]
+        # The requests went with their switches: the chat the first was said in holds nothing, and each topic
+        # chat holds the words that asked for it, besides its own.
+        assert (await running.store.get(started_in)).full_history == ()
+        for name, chat_id in ids.items():
+            said = [t.text for t in (await running.store.get(chat_id)).full_history if t.role == "user"]
+            assert said == [*CHATS[name], *(words for target, words in REQUESTS if target == name)]
+        # And searching afterwards, as `parley chats search` does, still finds each chat first.
+        for name, words in REQUESTS:
+            assert (await running.services.finder.ranked(words))[0].chat_id == ids[name], words
