@@ -7,10 +7,12 @@ import asyncio
 import logging
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 from app import (
     ask_command,
+    autostart_command,
     chat_commands,
     doctor_command,
     key_commands,
@@ -20,6 +22,7 @@ from app import (
     sync_command,
     wake_command,
 )
+from app.desktop_entry import HIDDEN_FLAG
 from app.logs import configure_logging
 from app.private_files import keep_private
 from app.secrets import SecretsError
@@ -39,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--embedder", choices=["auto", "local", "openai"], help="embedding model")
     parser.add_argument("--text-model", choices=["auto", "offline", "gemini"], help="summaries and titles")
     parser.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log detail")
+    parser.add_argument(HIDDEN_FLAG, action="store_true", help="open the window hidden in the tray (as at login)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     chat_commands.add_parser(commands)
     memory_commands.add_parser(commands)
@@ -49,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     supabase_commands.add_parser(commands)
     sync_command.add_parser(commands)
     wake_command.add_parser(commands)
+    autostart_command.add_parser(commands)
     config = commands.add_parser("config", help="show the settings in force and where each can be set")
     config.set_defaults(handler=show_config)
     return parser
@@ -64,7 +69,14 @@ def show_config(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
-def welcome(settings: Settings) -> int:
+class Opening(Protocol):
+    """What `parley` alone does: the window (started by the `ui` package), else `welcome`. `hidden`: in the
+    tray only, as at login (`--hidden`)."""
+
+    def __call__(self, settings: Settings, *, hidden: bool) -> int: ...
+
+
+def welcome(settings: Settings, *, hidden: bool = False) -> int:
     """`parley` with no command, where no window can open: where the chats are, and what to try."""
     return asyncio.run(chat_commands.welcome(settings))
 
@@ -74,7 +86,7 @@ SIGPIPE_EXIT = 128 + 13
 literal, since Windows' `signal` has no SIGPIPE)."""
 
 
-def main(argv: Sequence[str] | None = None, *, default: Callable[[Settings], int] = welcome) -> int:
+def main(argv: Sequence[str] | None = None, *, default: Opening = welcome) -> int:
     """Run one command; with none, `default` (the window, when the `ui` package starts Parley)."""
     try:
         try:
@@ -88,7 +100,7 @@ def main(argv: Sequence[str] | None = None, *, default: Callable[[Settings], int
         return SIGPIPE_EXIT
 
 
-def _command(argv: Sequence[str] | None, default: Callable[[Settings], int]) -> int:
+def _command(argv: Sequence[str] | None, default: Opening) -> int:
     args = build_parser().parse_args(argv)
     try:
         settings = load_settings(
@@ -104,7 +116,7 @@ def _command(argv: Sequence[str] | None, default: Callable[[Settings], int]) -> 
         configure_logging(settings, stderr_level=args.log_level or "WARNING")
         handler = getattr(args, "handler", None)
         if handler is None:
-            return default(settings)
+            return default(settings, hidden=args.hidden)
         result: int = handler(settings, args)
         return result
     except (ChatsError, VoiceError, SettingsError, SecretsError, chat_commands.UsageError) as error:

@@ -10,11 +10,12 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # Debian packages: Python with venv and pip; PortAudio for the microphone and speaker; espeak-ng, the
 # offline voice's speech; what Qt's window needs on X11 and Wayland; for the tests, a PulseAudio daemon
-# that gives them a virtual sound card. Only what is missing is installed.
+# that gives them a virtual sound card, and desktop-file-validate for the menu and login entries. Only what
+# is missing is installed.
 packages=(python3 python3-venv python3-pip libportaudio2 espeak-ng
     libegl1 libgl1 libfontconfig1 libdbus-1-3 libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4
     libxcb-keysyms1 libxcb-shape0 libxcb-randr0 libxcb-render-util0 libxcb-image0 libxcb-xkb1 libxcb-xinerama0)
-$dev && packages+=(pulseaudio pulseaudio-utils xvfb)
+$dev && packages+=(pulseaudio pulseaudio-utils xvfb desktop-file-utils)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

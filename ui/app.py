@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import functools
+import logging
 import sys
 from dataclasses import dataclass
 
 from PySide6.QtWidgets import QApplication
 
+from app.desktop_entry import DesktopPaths, DesktopUnsupported, install_menu_entry, parley_command
 from app.runtime import Runtime
 from app.settings import Settings
 from app.voice_loop import microphone_and_speaker
@@ -16,8 +18,10 @@ from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
 from ui.settings_dialog import SettingsDialog
 from ui.single_instance import WindowSocket, show_open_window
-from ui.tray import Tray
+from ui.tray import Tray, app_icon
 from ui.voice import WindowVoice
+
+log = logging.getLogger(__name__)
 
 ALREADY_OPEN = "Parley is already open on these chats: its window was brought to the front."
 
@@ -30,14 +34,19 @@ class ParleyWindow:
     tray: Tray
 
 
-def open_window(settings: Settings, runtime: Runtime, *, tray_available: bool | None = None) -> ParleyWindow:
-    """The main window, its bridge, its tray icon and its voice loop on `runtime`: shown, opening,
-    listening. `tray_available`: whether the desktop has a tray (None: ask Qt)."""
+def open_window(
+    settings: Settings, runtime: Runtime, *, tray_available: bool | None = None, hidden: bool = False
+) -> ParleyWindow:
+    """The main window, its bridge, its tray icon and its voice loop on `runtime`: shown (or, `hidden`, in
+    the tray only, as at login; shown anyway on a desktop without a tray), opening, listening.
+    `tray_available`: whether the desktop has a tray (None: ask Qt)."""
     bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings, local_models_in_child=True))
     window = MainWindow(bridge, settings_dialog=functools.partial(SettingsDialog, settings, runtime))
+    window.setWindowIcon(app_icon())
     tray = Tray(window, window.voice.mute_action, close_to_tray=settings.close_to_tray, available=tray_available)
     bridge.state_changed.connect(tray.show_state)
-    window.show()
+    if not (hidden and tray.available):
+        window.show()
     bridge.open()
     voice = WindowVoice(bridge, runtime, settings, functools.partial(microphone_and_speaker, settings))
     voice.bind(window.voice)
@@ -45,7 +54,7 @@ def open_window(settings: Settings, runtime: Runtime, *, tray_available: bool | 
     return ParleyWindow(window, bridge, voice, tray)
 
 
-def run_window(settings: Settings, argv: list[str] | None = None) -> int:
+def run_window(settings: Settings, argv: list[str] | None = None, *, hidden: bool = False) -> int:
     """Show the window until it is closed; return the exit code.
 
     The services open on the runtime thread; closing the window ends the Qt loop, then the runtime
@@ -56,11 +65,21 @@ def run_window(settings: Settings, argv: list[str] | None = None) -> int:
     if show_open_window(settings.data_dir):
         print(ALREADY_OPEN)
         return 0
+    _in_the_menu()
     with Runtime() as runtime:
-        window = open_window(settings, runtime)
+        window = open_window(settings, runtime, hidden=hidden)
         WindowSocket(settings.data_dir, window.main).show_requested.connect(window.tray.show_window)
         code = app.exec()
     # The window is still referenced here, after the runtime stopped: no answer can arrive for an
     # object already deleted.
     del window
     return code
+
+
+def _in_the_menu() -> None:
+    """Parley in the desktop's application menu, with its icon, from its first start on (refreshed when it
+    moved: a new install's command). A folder that cannot be written costs the menu entry, not the window."""
+    try:
+        install_menu_entry(DesktopPaths.of_user(), parley_command())
+    except (DesktopUnsupported, OSError) as error:
+        log.info("Parley is not in the application menu: %s", error)

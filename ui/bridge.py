@@ -273,7 +273,9 @@ class ChatBridge(ServicesBridge):
     async def _search(self, request: int, query: str) -> tuple[int, SearchResult]:
         match = await (await self._controller()).find(query)
         hits = tuple(SearchHit(option.chat_id, option.title) for option in match.options)
-        return request, SearchResult(query, match.outcome, hits)
+        # A search typed in the window is said in no chat: "here" (the chat it was said in) cannot come.
+        outcome = "switch" if match.outcome == "here" else match.outcome
+        return request, SearchResult(query, outcome, hits)
 
     async def _new_chat(self, folder_id: str | None) -> Chat:
         return await (await self._controller()).new_chat(folder_id=folder_id)

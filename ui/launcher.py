@@ -23,13 +23,13 @@ def has_display() -> bool:
     return any(os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
 
 
-def window(settings: Settings) -> int:
+def window(settings: Settings, *, hidden: bool = False) -> int:
     if not has_display():
         print(NO_DISPLAY)
         return welcome(settings)
     from ui.app import run_window  # Qt loads only when a window is wanted
 
-    return run_window(settings)
+    return run_window(settings, hidden=hidden)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

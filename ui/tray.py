@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import cast
 
 from PySide6.QtCore import QEvent, QObject, Qt, Slot
-from PySide6.QtGui import QAction, QColor, QIcon, QPainter, QPen, QPixmap
+from PySide6.QtGui import QAction, QColor, QIcon, QPainter, QPen
 from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QSystemTrayIcon
 
+from app.desktop_entry import icon_file
 from ui.status import state_words
 
 _COLOURS = {
@@ -29,18 +30,25 @@ _ICON_PX = 64
 KEEPS_LISTENING = "Parley keeps listening here. Quit it from this icon's menu."
 
 
+def app_icon() -> QIcon:
+    """Parley's own icon, as the application menu shows it (`app.desktop_entry`)."""
+    return QIcon(str(icon_file()))
+
+
 def state_icon(state: str, *, muted: bool = False) -> QIcon:
-    """A filled disc in the state's colour; struck through while the microphone is muted."""
-    pixmap = QPixmap(_ICON_PX, _ICON_PX)
-    pixmap.fill(Qt.GlobalColor.transparent)
+    """Parley's icon with a dot in the state's colour at its lower right; the dot struck through while
+    the microphone is muted."""
+    pixmap = app_icon().pixmap(_ICON_PX, _ICON_PX)
     painter = QPainter(pixmap)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setPen(QPen(QColor("white"), 4))
     painter.setBrush(QColor(_OTHER if muted else _COLOURS.get(state, _OTHER)))
-    painter.drawEllipse(4, 4, _ICON_PX - 8, _ICON_PX - 8)
+    dot = _ICON_PX * 9 // 16
+    painter.drawEllipse(_ICON_PX - dot - 2, _ICON_PX - dot - 2, dot, dot)
     if muted:
-        painter.setPen(QPen(QColor("white"), 7, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
-        painter.drawLine(16, 16, _ICON_PX - 16, _ICON_PX - 16)
+        painter.setPen(QPen(QColor("white"), 5, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+        inset = _ICON_PX - dot + 6
+        painter.drawLine(inset, inset, _ICON_PX - 10, _ICON_PX - 10)
     painter.end()
     return QIcon(pixmap)
 
@@ -61,6 +69,8 @@ class Tray(QObject):
         self._told = False
         if available is None:
             available = QSystemTrayIcon.isSystemTrayAvailable()
+        self.available = available
+        """The desktop has a tray to reach Parley from."""
         self.keeps_running = close_to_tray and available
         """Closing the window hides it; Parley runs on in the tray."""
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 import gc
 import weakref
 
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QMainWindow
 from pytestqt.qtbot import QtBot
 
 from app.runtime import Runtime
 from app.settings import Settings
 from ui.app import open_window
-from ui.tray import Tray
+from ui.tray import Tray, app_icon
 from ui.voice_controls import VoiceControls
 
 
@@ -87,4 +88,33 @@ def test_the_composed_window_is_freed_without_the_garbage_collector(
         assert window() is None
     finally:
         gc.enable()
+        qapp.setQuitOnLastWindowClosed(True)
+
+
+def test_the_window_and_the_tray_show_parleys_own_icon(qtbot: QtBot) -> None:
+    window, controls = make_window(qtbot)
+    tray = Tray(window, controls.mute_action, close_to_tray=False, available=False)
+    own = app_icon().pixmap(32).toImage()
+    shown = tray.icon.icon().pixmap(32).toImage()
+    bubble = QColor("#2563eb")  # the speech bubble of app/icons/parley.svg
+
+    def near(colour: QColor, other: QColor) -> bool:
+        return all(abs(a - b) <= 12 for a, b in zip(colour.getRgb()[:3], other.getRgb()[:3], strict=True))
+
+    # The icon, with the state's dot at its lower right: the upper left is the icon's own bubble.
+    assert near(own.pixelColor(8, 8), bubble) and near(shown.pixelColor(8, 8), bubble)
+    assert not near(shown.pixelColor(25, 25), own.pixelColor(25, 25))
+
+
+def test_started_hidden_it_waits_in_the_tray_unless_there_is_none(
+    qtbot: QtBot, qapp: QApplication, runtime: Runtime, settings: Settings
+) -> None:
+    try:
+        for available in (True, False):
+            opened = open_window(settings, runtime, tray_available=available, hidden=True)
+            opened.tray.quit_action.setEnabled(False)  # nothing here may quit the test's application
+            assert opened.main.isVisible() is not available  # without a tray, hiding would lose the window
+            assert not opened.main.windowIcon().isNull()
+            opened.main.hide()
+    finally:
         qapp.setQuitOnLastWindowClosed(True)

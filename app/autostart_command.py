@@ -1,0 +1,30 @@
+"""`parley autostart on | off | status`: start Parley hidden in the tray at login, or no more
+(`app.desktop_entry`; the Settings dialog has the same switch)."""
+
+from __future__ import annotations
+
+import argparse
+
+from app.chat_commands import UsageError
+from app.desktop_entry import DesktopPaths, DesktopUnsupported, autostart_is_on, parley_command, set_autostart
+from app.settings import Settings
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    autostart = commands.add_parser("autostart", help="start Parley in the tray when you log in (on, off, status)")
+    autostart.add_argument("switch", choices=["on", "off", "status"])
+    autostart.set_defaults(handler=run)
+
+
+def run(settings: Settings, args: argparse.Namespace) -> int:
+    try:
+        paths = DesktopPaths.of_user()
+    except DesktopUnsupported as unsupported:
+        raise UsageError(str(unsupported)) from None
+    if args.switch != "status":
+        set_autostart(paths, parley_command(), on=args.switch == "on")
+    if autostart_is_on(paths):
+        print(f"Parley starts in the tray when you log in ({paths.autostart / 'parley.desktop'}).")
+    else:
+        print("Parley does not start when you log in.")
+    return 0
