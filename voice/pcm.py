@@ -39,8 +39,10 @@ def pcm16_to_float(pcm: bytes, channels: int) -> Samples:
 
 
 def float_to_pcm16(samples: NDArray[np.floating]) -> bytes:
-    """float (frames, channels) or (frames,) -> interleaved little-endian PCM16, clipped to full scale."""
-    scaled = np.rint(np.asarray(samples, dtype=np.float64) * _PCM16_SCALE)
+    """float (frames, channels) or (frames,) -> interleaved little-endian PCM16, clipped to full scale. A
+    sample that is not a number (a damaged float recording) is silence, infinities full scale."""
+    finite = np.nan_to_num(np.asarray(samples, dtype=np.float64), nan=0.0, posinf=1.0, neginf=-1.0)
+    scaled = np.rint(finite * _PCM16_SCALE)
     return np.clip(scaled, -32768, 32767).astype("<i2").tobytes()
 
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 import wave
 from pathlib import Path
 
@@ -261,3 +262,15 @@ def test_read_recording_converts_to_any_target_format(tmp_path: Path) -> None:
     assert samples.shape == (24_000, 2)
     assert np.array_equal(samples[:, 0], samples[:, 1])
     assert peak_hz(float_to_pcm16(samples[:, 0]), 24_000) == pytest.approx(440, abs=1)
+
+
+def test_a_float_recording_with_samples_that_are_not_numbers_reads_as_silence(tmp_path: Path) -> None:
+    damaged = tmp_path / "nan.wav"
+    samples = np.full(1600, np.nan)
+    samples[:4] = (np.inf, -np.inf, 0.5, -0.5)
+    soundfile.write(damaged, samples, 16000, subtype="FLOAT")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy warning on the user's terminal either
+        pcm = read_recording(damaged)
+    assert np.frombuffer(pcm, dtype="<i2")[:5].tolist() == [32767, -32768, 16384, -16384, 0]
+    assert not np.frombuffer(pcm, dtype="<i2")[4:].any()
