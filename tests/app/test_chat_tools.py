@@ -153,3 +153,29 @@ def test_every_declared_schema_accepts_a_good_call() -> None:
     assert invalid_arguments(SWITCH_CHAT, {"chat_id": str(uuid4())}) is None
     assert invalid_arguments(NEW_CHAT, {}) is None
     assert invalid_arguments(LIST_RECENT_CHATS, {}) is None
+
+
+async def test_every_option_read_out_can_be_named_back(tmp_path: Path, minilm: MiniLMEmbedder) -> None:
+    path = tmp_path / "chats.sqlite3"
+    store = await SqliteChatStore.open(path, "alice")
+    memories = await SqliteMemoryStore.open(path, "alice")
+    try:
+        tools = ChatTools(compose_services(store, memories, minilm, ScriptedTextModel(titles=[])), clock=lambda: NOW)
+        said = [
+            "Marathon training with the club on Sundays in the park.",
+            "Marathon training with Ana on Tuesdays by the river.",
+        ]
+        for text in said:  # chats not yet titled: nothing has maintained them
+            await store.create(turns=[Turn(role="user", text=text), Turn(role="model", text="Noted.")])
+        await store.create()  # an empty one
+        asked = await tools.call("switch_chat", {"query": "marathon training"}, current_chat=uuid4())
+        assert asked.result["outcome"] == "ask"
+        assert {option["title"] for option in asked.result["options"]} == {
+            "the chat that began “Marathon training with the club on Sundays in…”",
+            "the chat that began “Marathon training with Ana on Tuesdays by the…”",
+        }
+        listed = await tools.call("list_recent_chats", {}, current_chat=uuid4())
+        assert "a chat with nothing said in it yet" in {chat["title"] for chat in listed.result["chats"]}
+    finally:
+        await memories.close()
+        await store.close()
