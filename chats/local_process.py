@@ -191,7 +191,8 @@ def answer(request: object, embedder: MiniLMEmbedder) -> tuple[dict[str, Any], b
         vectors = embedder.embed_sync(texts) if texts else np.empty((0, DIMENSIONS), dtype=np.float32)
         return {"rows": len(vectors)}, vectors.astype("<f4").tobytes()
     # Imported on the first text request: yake and its dependencies take 0.2 s.
-    from chats.offline_text import summarize_extractively, title_from_keyphrases
+    from chats.offline_text import summarize_extractively
+    from chats.offline_title import subject_title
 
     if op == "summarize":
         turns, max_chars = turns_from_json(request.get("turns")), request.get("max_chars")
@@ -202,7 +203,7 @@ def answer(request: object, embedder: MiniLMEmbedder) -> tuple[dict[str, Any], b
         text = request.get("text")
         if not isinstance(text, str):
             raise BadRequest("a title request's text must be a string")
-        return {"text": title_from_keyphrases(text)}, b""
+        return {"text": subject_title(text)}, b""
     raise BadRequest(f"unknown request {op!r}: embed, summarize or title")
 
 

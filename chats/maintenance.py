@@ -33,8 +33,6 @@ log = logging.getLogger(__name__)
 
 FOCUS_KEPT_SIMILARITY = 0.6
 """A new summary at least this similar to the previous one keeps the chat's title."""
-TITLE_AFTER_USER_TURNS = 2
-"""A young chat is titled once the user has spoken this many times: by then its topic is clear."""
 TOPIC_MAX_CHARS = 1000
 """The topic text of a young chat: the user's words, as many as the embedding model reads."""
 CAS_ATTEMPTS = 5
@@ -109,9 +107,10 @@ class ChatMaintainer:
     def turns(self) -> TurnIndexer:
         return self._turns
 
-    async def maintain(self, chat_id: UUID) -> MaintenanceReport:
+    async def maintain(self, chat_id: UUID, *, embed_turns: bool = True) -> MaintenanceReport:
         """Compact while the window is exceeded, refresh the topic and title as needed, then give the
-        chat's new turns their recall vectors."""
+        chat's new turns their recall vectors (unless `embed_turns` is False: an import leaves them to
+        the backfill, so that its cost follows what the model sees, not the chat's length)."""
         compactions = 0
         while await self._compact_once(chat_id):
             compactions += 1
@@ -120,7 +119,7 @@ class ChatMaintainer:
         if context.summary is None:
             topic_refreshed = await self._refresh_topic(context)
             titled = await self._title_young_chat(context)
-        turns_embedded = await self._turns.embed_chat(chat_id)
+        turns_embedded = await self._turns.embed_chat(chat_id) if embed_turns else 0
         return MaintenanceReport(compactions, titled, topic_refreshed, turns_embedded)
 
     async def _compact_once(self, chat_id: UUID) -> bool:
@@ -164,8 +163,9 @@ class ChatMaintainer:
         return True
 
     async def _title_young_chat(self, context: AssistantContext) -> bool:
-        user_turns = sum(1 for turn in context.assistant_history if turn.role == "user")
-        if context.title is not None or user_turns < TITLE_AFTER_USER_TURNS:
+        # Titled after its first exchange, so that no chat in the list stays "New chat"; a compaction
+        # that moves the chat's focus titles it again (`_compact_once`).
+        if context.title is not None or not exchanged(context.assistant_history):
             return False
         return await self._retitle(context.chat_id, transcript(context.assistant_history))
 
@@ -178,6 +178,11 @@ def topic_text(history: tuple[Turn, ...]) -> str:
     """What a young chat is about, in the user's own words."""
     words = " ".join(turn.text.strip() for turn in history if turn.role == "user" and not turn.summary)
     return words[:TOPIC_MAX_CHARS].strip()
+
+
+def exchanged(history: tuple[Turn, ...]) -> bool:
+    """A first exchange is over: the user has spoken, and has been answered or spoken again."""
+    return len(history) >= 2 and any(turn.role == "user" for turn in history)
 
 
 def transcript(history: tuple[Turn, ...]) -> str:

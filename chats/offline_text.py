@@ -1,4 +1,5 @@
-"""`OfflineTextModel`: extractive summaries and keyphrase titles, with no network and no key.
+"""`OfflineTextModel`: extractive summaries and subject titles (`chats.offline_title`), with no network
+and no key.
 
 A summary is chosen, not written: the conversation is cut into sentences, each sentence is scored for
 the facts a later conversation needs (names, numbers, dates, decisions, commitments, preferences,
@@ -17,7 +18,6 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from itertools import pairwise
 
 import yake
@@ -25,10 +25,19 @@ from segtok.segmenter import split_single
 
 from chats.errors import TextModelError
 from chats.models import Role, Turn
+from chats.offline_title import subject_title
+from chats.offline_words import (
+    ASSISTANT_LABEL,
+    LABEL_AT_START,
+    OPEN_ASSISTANT_LABEL,
+    OPEN_USER_LABEL,
+    USER_LABEL,
+    canonical_label,
+    stopwords,
+)
 from chats.text_budget import cut_at_word
 
 NAME = "offline-extractive"
-FALLBACK_TITLE = "New chat"
 KEYPHRASES = 12
 """How many YAKE keyphrases of the whole text count towards a sentence's centrality."""
 MIN_SALIENCE = 1.0
@@ -41,13 +50,6 @@ DUPLICATE_OVERLAP = 0.8
 """Share of the shorter sentence's content words that, found in a kept one, make it a repeat."""
 RESTATEMENT_OVERLAP = 0.5
 """The same, for a sentence that brings no new number, name or date (an assistant's "So, ...")."""
-
-USER_LABEL = "User:"
-ASSISTANT_LABEL = "Assistant:"
-OPEN_USER_LABEL = "Open question from the user:"
-OPEN_ASSISTANT_LABEL = "Open question from the assistant:"
-_LABELS = (OPEN_USER_LABEL, OPEN_ASSISTANT_LABEL, USER_LABEL, ASSISTANT_LABEL)
-_LABEL_AT_START = re.compile(r"^\s*(" + "|".join(re.escape(label) for label in _LABELS) + r")\s*", re.IGNORECASE)
 
 _MONTH = re.compile(
     r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December"
@@ -98,16 +100,6 @@ _NUMBER = re.compile(r"\d")
 _WORD = re.compile(r"\w+")
 _NAME_WORD = re.compile(r"^(?:[A-Z][a-z]+(?:['\u2019-][A-Za-z]+)*|[A-Z]{2,})$")
 _NOT_NAMES = frozenset({"I", "I'm", "I'll", "I've", "I'd", "OK", "AM", "PM"})
-_SMALL_WORDS = frozenset({"a", "an", "and", "as", "at", "but", "by", "for", "in", "of", "on", "or", "the"})
-_SMALL_WORDS |= frozenset({"to", "with", "vs"})
-_WEAK_TITLE_WORDS = frozenset(
-    """again already also actually basically currently definitely eventually finally honestly hopefully
-    just maybe probably quickly really recently soon still today tomorrow yesterday now here there
-    ask asking doing getting going help helping keep keeping let lets like looking make making need
-    planning please say saying start starting talk talking tell thank thanks thinking track trying
-    want wondering yes okay ok""".split()
-)
-"""Words that carry no topic: a title neither starts nor ends with them ("Finally Planning")."""
 _QUOTES = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb`"
 
 
@@ -156,7 +148,7 @@ class OfflineTextModel:
 
     async def title(self, text: str) -> str:
         try:
-            return await asyncio.to_thread(title_from_keyphrases, text)
+            return await asyncio.to_thread(subject_title, text)
         except Exception as error:
             raise TextModelError("the offline title maker failed") from error
 
@@ -185,9 +177,9 @@ def split_turns(turns: Sequence[Turn]) -> list[Sentence]:
         open_label = OPEN_USER_LABEL if turn.role == "user" else OPEN_ASSISTANT_LABEL
         for line in turn.text.splitlines():
             label, body = _default_label(turn), line
-            if turn.summary and (match := _LABEL_AT_START.match(line)):
+            if turn.summary and (match := LABEL_AT_START.match(line)):
                 # An earlier offline summary: its sentences keep the speaker they were filed under.
-                label, body = _canonical_label(match.group(1)), line[match.end() :]
+                label, body = canonical_label(match.group(1)), line[match.end() :]
             for piece in split_single(body):
                 text = " ".join(piece.split())
                 if not _WORD.search(text):
@@ -271,61 +263,8 @@ def keyphrases(text: str, top: int = KEYPHRASES) -> list[str]:
     """YAKE keyphrases (1 to 3 words) of `text`, best first, role labels ignored."""
     if not _WORD.search(text):
         return []
-    extractor = yake.KeywordExtractor(lan="en", n=3, top=top, stopwords=_stopwords())
+    extractor = yake.KeywordExtractor(lan="en", n=3, top=top, stopwords=stopwords())
     return [str(phrase) for phrase, _score in extractor.extract_keywords(text)]
-
-
-def title_from_keyphrases(text: str) -> str:
-    """A 2 to 6 word Title Case title from the best keyphrases of `text`; "New chat" if there are none."""
-    clean = "\n".join(_LABEL_AT_START.sub("", line) for line in text.splitlines())
-    phrases = [words for phrase in keyphrases(clean, top=6) if (words := _title_words(phrase))]
-    if not phrases:
-        return FALLBACK_TITLE
-    words = _pick_title_words(phrases, clean.lower())
-    if len(words) < 2:
-        words.append("chat")
-    return " ".join(_title_case(word, i == 0) for i, word in enumerate(words[:6]))
-
-
-def _pick_title_words(phrases: list[list[str]], lowered_text: str) -> list[str]:
-    # A phrase of several words reads as a title ("kitchen renovation"): the best one, or a close
-    # runner-up that contains the best single word. Otherwise the best single words are put back in
-    # the order the text uses them, so "renovation" and "kitchen" become "Kitchen Renovation".
-    best = phrases[0]
-    if len(best) >= 2:
-        return list(best)
-    for phrase in phrases[1:4]:
-        if len(phrase) >= 2 and best[0].lower() in (word.lower() for word in phrase):
-            return list(phrase)
-    words: list[str] = []
-    for phrase in phrases:
-        for word in phrase:
-            if word.lower() not in {w.lower() for w in words} and word.lower() not in _stopwords():
-                words.append(word)
-    words = words[:3]
-    return sorted(words, key=lambda word: (_first_index(lowered_text, word.lower()), words.index(word)))
-
-
-def _first_index(lowered_text: str, word: str) -> int:
-    match = re.search(r"(?<!\w)" + re.escape(word) + r"(?!\w)", lowered_text)
-    return match.start() if match else len(lowered_text)
-
-
-def _title_words(phrase: str) -> list[str]:
-    words = [stripped for word in phrase.split() if (stripped := word.strip(_QUOTES + ".,;:!?()[]{}"))]
-    while words and words[0].lower() in _WEAK_TITLE_WORDS | _stopwords():
-        words.pop(0)
-    while words and words[-1].lower() in _WEAK_TITLE_WORDS | _stopwords():
-        words.pop()
-    return words
-
-
-def _title_case(word: str, first: bool) -> str:
-    if word != word.lower():
-        return word  # "Marco", "iPhone", "TV": the text's own capitals win
-    if word in _SMALL_WORDS and not first:
-        return word
-    return word[:1].upper() + word[1:]
 
 
 def _centrality(text: str, phrases: Sequence[str]) -> float:
@@ -372,7 +311,7 @@ def _facts(text: str) -> frozenset[str]:
 
 
 def _content_words(text: str) -> frozenset[str]:
-    return frozenset(word for word in _WORD.findall(text.lower()) if word not in _stopwords())
+    return frozenset(word for word in _WORD.findall(text.lower()) if word not in stopwords())
 
 
 def _unanswered(turns: Sequence[Turn], index: int) -> bool:
@@ -388,13 +327,3 @@ def _default_label(turn: Turn) -> str:
     if turn.summary:
         return ""
     return USER_LABEL if turn.role == "user" else ASSISTANT_LABEL
-
-
-def _canonical_label(found: str) -> str:
-    return next(label for label in _LABELS if label.lower() == found.lower())
-
-
-@cache
-def _stopwords() -> frozenset[str]:
-    # YAKE's own English list, plus the role labels that transcripts and summaries carry on every line.
-    return frozenset(yake.KeywordExtractor(lan="en").stopword_set) | {"user", "assistant"}

@@ -12,6 +12,7 @@ from chats.compaction import SUMMARY_WINDOW_SIZE, TAIL_SIZE
 from chats.maintenance import ChatMaintainer, MaintenanceWorker
 from chats.minilm import MiniLMEmbedder
 from chats.models import Turn
+from chats.offline_text import OfflineTextModel
 from chats.sqlite import SqliteChatStore
 from tests.fakes.text_models import ScriptedTextModel
 
@@ -87,21 +88,46 @@ async def test_turns_appended_while_summarising_are_kept(store: SqliteChatStore,
     assert after.full_history == (*turns, *late)
 
 
-async def test_a_young_chat_is_titled_after_the_second_user_turn(
-    store: SqliteChatStore, minilm: MiniLMEmbedder
-) -> None:
+async def test_a_young_chat_is_titled_after_its_first_exchange(store: SqliteChatStore, minilm: MiniLMEmbedder) -> None:
     maintainer = ChatMaintainer(store, minilm, ScriptedTextModel(titles=["Kitchen renovation"]))
-    chat = await store.create(turns=exchange(0))
+    question, answer = exchange(0)
+    chat = await store.create(turns=[question])
     report = await maintainer.maintain(chat.id)
     assert (report.titled, report.topic_refreshed) == (False, True)
     assert (await store.get(chat.id)).title is None
-    await store.append(chat.id, exchange(1))
+    await store.append(chat.id, [answer])
     assert (await maintainer.maintain(chat.id)).titled
     context = await store.load_assistant_context(chat.id)
     assert context.title == "Kitchen renovation"
     assert context.topic is not None
-    assert context.topic.text == " ".join(t.text for t in context.assistant_history if t.role == "user")
+    assert context.topic.text == question.text
     assert context.topic.model == minilm.model_name
+
+
+async def test_the_worker_titles_a_chat_by_its_subject_after_one_exchange(
+    store: SqliteChatStore, minilm: MiniLMEmbedder
+) -> None:
+    # The real offline title maker behind the real worker: a greeting names nothing, so the chat stays
+    # untitled (the list shows "New chat") only until an exchange says what it is about.
+    greeting = [Turn(role="user", text="Hi there!"), Turn(role="model", text="Hello! How can I help you today?")]
+    question = Turn(
+        role="user",
+        text="My sourdough loaves keep coming out flat and dense. I feed the starter every day, what am I doing wrong?",
+    )
+    answer = Turn(
+        role="model",
+        text="Flat, dense loaves usually mean the dough is under-proofed, or the starter was not active enough "
+        "when you mixed it. Does your starter double within four to six hours of a feed?",
+    )
+    chat = await store.create(turns=greeting)
+    async with MaintenanceWorker(ChatMaintainer(store, minilm, OfflineTextModel())) as worker:
+        worker.request(chat.id)
+        await worker.idle()
+        assert (await store.get(chat.id)).title is None
+        await store.append(chat.id, [question, answer])
+        worker.request(chat.id)
+        await worker.idle()
+    assert (await store.get(chat.id)).title == "Flat sourdough loaves"
 
 
 async def test_a_title_stays_while_the_focus_stays(store: SqliteChatStore, minilm: MiniLMEmbedder) -> None:

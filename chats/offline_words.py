@@ -1,0 +1,28 @@
+"""What the offline summariser and the offline title maker both read: the speaker labels an offline
+summary files its sentences under, and the English stop-words."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import yake
+
+USER_LABEL = "User:"
+ASSISTANT_LABEL = "Assistant:"
+OPEN_USER_LABEL = "Open question from the user:"
+OPEN_ASSISTANT_LABEL = "Open question from the assistant:"
+LABELS = (OPEN_USER_LABEL, OPEN_ASSISTANT_LABEL, USER_LABEL, ASSISTANT_LABEL)
+LABEL_AT_START = re.compile(r"^\s*(" + "|".join(re.escape(label) for label in LABELS) + r")\s*", re.IGNORECASE)
+"""A label opening a line of a transcript (`chats.maintenance.transcript`) or of an offline summary."""
+
+
+def canonical_label(found: str) -> str:
+    """The label as written above, for one `LABEL_AT_START` found in any case."""
+    return next(label for label in LABELS if label.lower() == found.lower())
+
+
+@cache
+def stopwords() -> frozenset[str]:
+    # YAKE's own English list, plus the role labels that transcripts and summaries carry on every line.
+    return frozenset(yake.KeywordExtractor(lan="en").stopword_set) | {"user", "assistant"}

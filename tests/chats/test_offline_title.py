@@ -1,0 +1,157 @@
+"""Offline titles name what a chat is about: the issue's four chats, as a user would talk them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chats.maintenance import transcript
+from chats.models import Turn
+from chats.offline_title import MAX_WORDS, subject_title
+
+
+def user(text: str) -> Turn:
+    return Turn(role="user", text=text)
+
+
+def model(text: str) -> Turn:
+    return Turn(role="model", text=text)
+
+
+LISBON = (
+    user("Ana and I are going to Lisbon for five days in May. I'd love to do a day trip out of the city, any ideas?"),
+    model(
+        "Sintra is the classic day trip from Lisbon: palaces and gardens in the hills, 40 minutes by train from "
+        "Rossio station. Cascais is the easy choice if you and Ana would rather have a beach."
+    ),
+    user("Ana loves beaches but I really want to see the palaces. Could we fit both into one day?"),
+    model(
+        "You could: take an early train to Sintra for the Pena Palace, then the bus down to Cascais for the "
+        "afternoon and the train back to Lisbon in the evening."
+    ),
+)
+KITCHEN_TILES = (
+    user(
+        "We're redoing the kitchen and I can't choose the tiles for the wall behind the counter. White metro "
+        "tiles or those green zellige ones?"
+    ),
+    model(
+        "Both work well on a kitchen wall. White metro tiles are cheap and timeless and make a small kitchen feel "
+        "bigger. Green zellige tiles are handmade and uneven, full of character, but cost about three times as "
+        "much."
+    ),
+    user("The kitchen is quite small and the cabinets are dark oak. Which tiles would look better on that wall?"),
+    model(
+        "With dark oak cabinets in a small kitchen, white tiles keep the room light. If you love the green, use "
+        "it on one short stretch of wall only."
+    ),
+)
+SOURDOUGH = (
+    user("My sourdough loaves keep coming out flat and dense. I feed the starter every day, what am I doing wrong?"),
+    model(
+        "Flat, dense loaves usually mean the dough is under-proofed, or the starter was not active enough when "
+        "you mixed it. Does your starter double within four to six hours of a feed?"
+    ),
+    user("It rises a bit but it never doubles. I keep it in the fridge most of the week."),
+    model(
+        "A cold starter gets sluggish. Keep it on the counter for a few days and feed it twice a day until it "
+        "doubles reliably, then bake. Your loaves should rise higher with a more open crumb."
+    ),
+)
+BILLING = (
+    user(
+        "We want to migrate our billing service from JavaScript to TypeScript. How would you plan it without "
+        "freezing feature work?"
+    ),
+    model(
+        "Do it gradually. Turn on allowJs in tsconfig so JavaScript and TypeScript files can live side by side, "
+        "then convert one module at a time, starting with leaf modules like the invoice formatting helpers."
+    ),
+    user(
+        "The billing service is about 40k lines and has almost no tests. Should we write tests before the "
+        "TypeScript migration?"
+    ),
+    model(
+        "Yes: put tests around the payment and invoice paths first, so each converted module can be checked "
+        "against the old behaviour."
+    ),
+)
+CHATS = (LISBON, KITCHEN_TILES, SOURDOUGH, BILLING)
+
+
+@pytest.mark.parametrize(
+    ("turns", "expected"),
+    [
+        (LISBON, "Lisbon trip with Ana"),
+        (KITCHEN_TILES, "Kitchen wall tiles"),
+        (SOURDOUGH, "Flat sourdough loaves"),
+    ],
+)
+def test_a_title_names_the_subject_as_a_person_would(turns: tuple[Turn, ...], expected: str) -> None:
+    assert subject_title(transcript(turns)) == expected
+    # A young chat is titled after its first exchange: the subject is already there.
+    assert subject_title(transcript(turns[:2])) == expected
+
+
+def test_the_migration_chat_is_titled_by_the_service_it_moves() -> None:
+    # A person says "Billing service TypeScript migration"; the phrase the chat keeps coming back to is
+    # the service (the migration is said once, as a verb first): the title names that much.
+    assert subject_title(transcript(BILLING)) == "Billing service"
+    assert "TypeScript" in subject_title(transcript(BILLING[:2]))
+
+
+@pytest.mark.parametrize("turns", CHATS)
+def test_titles_are_short_sentence_case_noun_phrases(turns: tuple[Turn, ...]) -> None:
+    text = transcript(turns)
+    for title in (subject_title(text), subject_title(transcript(turns[:2]))):
+        words = title.split()
+        assert 2 <= len(words) <= MAX_WORDS
+        assert words[0][:1].isupper()
+        for word in words[1:]:
+            # A later capital is one the chat itself writes inside a sentence: a name, not Title Case.
+            assert word.islower() or re.search(r"[a-z,] " + re.escape(word) + r"\b", text), title
+        assert not {"User", "Assistant", "user", "assistant"} & set(words)
+
+
+def test_a_capital_that_only_opens_a_sentence_is_dropped() -> None:
+    title = subject_title("Tomato plants: how often should I water them? Tomato plants in pots dry out fast.")
+
+    assert title == "Tomato plants"
+
+
+def test_a_name_spoken_to_is_not_the_subject() -> None:
+    text = "User: Hey Sam! I finally signed up for the pottery class.\nAssistant: Great, Sam! A pottery class is fun."
+
+    assert "Sam" not in subject_title(text)
+    assert "pottery" in subject_title(text).lower()
+
+
+def test_a_summary_is_titled_without_its_labels() -> None:
+    summary = (
+        "User: Our sourdough loaves come out flat; the starter never doubles.\n"
+        "Assistant: Keep the starter warm and feed it twice a day until it doubles.\n"
+        "Open question from the user: Should the loaves proof overnight in the fridge?"
+    )
+
+    title = subject_title(summary)
+
+    assert "sourdough" in title.lower() or "starter" in title.lower()
+    assert not re.search(r"(?i)\b(user|assistant|open question)\b", title)
+
+
+@pytest.mark.parametrize("text", ["", "  \n ", "?!", "User: Hi!\nAssistant: Hello! How can I help?"])
+def test_a_text_that_names_nothing_gets_no_title(text: str) -> None:
+    # No title yet: maintenance leaves the chat untitled and asks again after its next exchange.
+    assert subject_title(text) == ""
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(max_size=400) | st.sampled_from([transcript(chat) for chat in CHATS]))
+def test_any_text_gets_a_short_title_or_none(text: str) -> None:
+    title = subject_title(text)
+
+    assert title == "" or 2 <= len(title.split()) <= MAX_WORDS
+    assert title == subject_title(text)
