@@ -1,16 +1,32 @@
-"""Where the user's wake word enrolment lives, and the wake detector that uses it.
+"""The user's wake word enrolment: recording it, training the verifier, where it lives, and the detector
+that uses it.
 
-`parley wake enrol` (app/wake_command.py) writes the verifier; whatever starts the sleeping assistant
-builds its detector with `wake_detector(settings)`, so the enrolment counts wherever Parley listens.
+"Say hey Jarvis three times": three short recordings go through the same echo-cancelled path the
+sleeping assistant listens on, the wake word model scores them (and the same recordings played
+backwards, the negatives), and openWakeWord's per-user verifier is trained on what it heard
+(voice/wake_verifier.py). `parley wake enrol` (app/wake_command.py) and the Settings dialog's "Enrol my
+voice" both call `enrol`; whatever starts the sleeping assistant builds its detector with
+`wake_detector(settings)`, so the enrolment counts wherever Parley listens.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 from app.settings import Settings
+from voice.audio import MIC_FORMAT, AudioChunk, AudioSource
+from voice.echo import EchoCanceller
+from voice.errors import VoiceError, WakeModelError
 from voice.wake import OpenWakeWordDetector, resolve_model
-from voice.wake_verifier import WakeVerifier
+from voice.wake_verifier import Run, WakeVerifier, enrolment_examples, train_verifier
+
+ENROLMENT_UTTERANCES = 3
+RECORD_SECONDS = 3.0
+"""Each recording: time to say the wake word once, with room noise before and after it (the negatives)."""
 
 
 def verifier_path(settings: Settings) -> Path:
@@ -29,3 +45,88 @@ def wake_detector(settings: Settings) -> OpenWakeWordDetector:
     """The wake word detector as the settings and the data folder describe it (the enrolled verifier
     included when there is one)."""
     return OpenWakeWordDetector(settings.wake_word, threshold=settings.wake_threshold, verifier=load_verifier(settings))
+
+
+def spoken(wake_word: str) -> str:
+    """The wake word as the user says it ("hey jarvis" for hey_jarvis or a hey_jarvis.onnx path)."""
+    return Path(wake_word).stem.replace("_", " ")
+
+
+async def record(source: AudioSource, seconds: float = RECORD_SECONDS) -> bytes:
+    """`seconds` of `source` (16 kHz PCM16), then the source is closed."""
+    wanted = round(seconds * MIC_FORMAT.bytes_per_second)
+    heard = bytearray()
+    try:
+        async for chunk in source.chunks():
+            heard += chunk.pcm
+            if len(heard) >= wanted:
+                break
+    finally:
+        await source.aclose()
+    return bytes(heard[:wanted])
+
+
+async def record_enrolment(
+    open_source: Callable[[], AudioSource], wake_word: str, say: Callable[[str], None], seconds: float = RECORD_SECONDS
+) -> list[bytes]:
+    """The enrolment's recordings, each from a source `open_source` opens for it, after `say` prompted it."""
+    recordings = []
+    for index in range(ENROLMENT_UTTERANCES):
+        say(f'{index + 1}/{ENROLMENT_UTTERANCES}: say "{spoken(wake_word)}" now…')
+        recordings.append(await record(open_source(), seconds))
+    return recordings
+
+
+async def enrol_by_voice(open_source: Callable[[], AudioSource], settings: Settings, say: Callable[[str], None]) -> str:
+    """The whole enrolment from a microphone, prompts through `say`; its last line: done, or why not."""
+    try:
+        recordings = await record_enrolment(open_source, settings.wake_word, say)
+        say("Learning your voice…")
+        await enrol(settings, recordings)
+    except VoiceError as error:
+        return f"Not enrolled: {error}"
+    return "Enrolled: the wake word listens for your voice from Parley's next start."
+
+
+async def enrol(settings: Settings, recordings: list[bytes]) -> Path:
+    """Train the verifier for `settings.wake_word` on `recordings` (16 kHz PCM16, the wake word said once
+    in each) and store it; its path. `WakeModelError` naming the recording in which no wake word was
+    heard (nothing is stored then)."""
+    async with OpenWakeWordDetector(settings.wake_word) as detector:
+        runs, backwards = [], []
+        for index, recording in enumerate(recordings, start=1):
+            try:
+                found, reversed_ = await enrolment_runs(detector, recording)
+            except ValueError as error:
+                raise WakeModelError(f"recording {index}: {error}; enrol again, closer or louder") from None
+            runs += found
+            backwards += reversed_
+        verifier = await asyncio.to_thread(train_verifier, detector.model_name, *enrolment_examples(runs, backwards))
+    path = verifier_path(settings)
+    await asyncio.to_thread(verifier.save, path)
+    return path
+
+
+async def enrolment_runs(detector: OpenWakeWordDetector, recording: bytes) -> tuple[list[Run], list[Run]]:
+    """One recording's runs (`OpenWakeWordDetector.enrolment_windows`) as heard through the echo canceller,
+    and the same played backwards (the negatives: see `enrolment_examples`). `ValueError` when the model
+    hears no wake word in it."""
+    heard = as_heard(recording)
+    found = await detector.enrolment_windows(heard)
+    enrolment_examples(found)  # each recording on its own: which one failed
+    return found, await detector.enrolment_windows(_reversed(heard))
+
+
+def as_heard(recording: bytes) -> bytes:
+    """`recording` (16 kHz PCM16) as the sleeping assistant hears the microphone: through the echo
+    canceller (WebRTC's high-pass filter shapes what the wake word model hears, even with nothing playing)."""
+    canceller = EchoCanceller()
+    size = MIC_FORMAT.bytes_per_second * 80 // 1000
+    return b"".join(
+        canceller.cleaned(AudioChunk(MIC_FORMAT, recording[at : at + size], 0.0)).pcm
+        for at in range(0, len(recording) - len(recording) % MIC_FORMAT.width, size)
+    )
+
+
+def _reversed(pcm: bytes) -> bytes:
+    return np.frombuffer(pcm, dtype="<i2")[::-1].tobytes()

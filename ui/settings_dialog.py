@@ -3,8 +3,9 @@
 It lays out and binds. The keys are `ui.settings_keys.KeysBox`'s, through `app.secrets` (never shown, never
 written to the file); other values go through `app.config_writer.save_config`, which refuses what
 `load_settings` would refuse. The microphone level test runs on the runtime thread, and its one-line answer
-comes back as a signal to a bound slot here. Settings are read once at start-up, so a saved change applies
-when Parley next starts.
+comes back as a signal to a bound slot here; so do the wake word enrolment's prompts ("say hey Jarvis
+three times", app/wake_enrolment.py, as `parley wake enrol`). Settings are read once at start-up, so a saved
+change applies when Parley next starts (an enrolment is used from the next start too).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import concurrent.futures
 import contextlib
 import os
 from collections.abc import Callable, Mapping
+from functools import partial
 
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
@@ -35,6 +37,7 @@ from app.config_writer import ConfigValue, save_config
 from app.runtime import Runtime, RuntimeClosed
 from app.secrets import SecretsError
 from app.settings import SETTINGS, Settings, SettingsError, check_config_values
+from app.wake_enrolment import ENROLMENT_UTTERANCES, enrol_by_voice, spoken
 from ui.settings_keys import KeysBox, form_label, stacked
 from ui.settings_storage import StorageBox
 from voice.audio import AudioSource
@@ -64,6 +67,8 @@ def _open_microphone(device: str | None) -> AudioSource:
 class SettingsDialog(QDialog):
     _level_measured = Signal(str)
     """The level test's one-line answer, emitted on the runtime thread, delivered queued to `_show_level`."""
+    _enrolment_said = Signal(str, bool)
+    """The enrolment's prompt or answer and whether it is over, from the runtime thread to `_show_enrolment`."""
 
     def __init__(
         self,
@@ -83,6 +88,7 @@ class SettingsDialog(QDialog):
         self._env = env
         self._microphone = microphone
         self._level_check: concurrent.futures.Future[str] | None = None
+        self._enrolment: concurrent.futures.Future[str] | None = None
         self.setWindowTitle("Parley settings")
         self.setAccessibleName("Parley settings")
         self.setMinimumWidth(560)
@@ -106,6 +112,15 @@ class SettingsDialog(QDialog):
         self.wake_word.setCurrentText(settings.wake_word)
         self.wake_word.setAccessibleName("Wake word")
         self.wake_word.setAccessibleDescription("A built-in wake word, or the path of a custom .onnx model")
+        self.enrol_button = QPushButton("E&nrol my voice")  # Alt+E is the Supabase email's
+        self.enrol_button.setAccessibleName("Enrol my voice for the wake word")
+        self.enrol_button.setToolTip(
+            f'Say "{spoken(settings.wake_word)}" {ENROLMENT_UTTERANCES} times: the wake word learns your voice and room'
+        )
+        self.enrol_result = QLabel()
+        self.enrol_result.setAccessibleName("Wake word enrolment")
+        self.enrol_result.setWordWrap(True)
+        self.enrol_result.hide()  # until an enrolment says something
         self.threshold = QDoubleSpinBox()
         self.threshold.setRange(0.05, 0.95)
         self.threshold.setSingleStep(0.05)
@@ -152,6 +167,7 @@ class SettingsDialog(QDialog):
         _fill_devices(self.input_device, inputs, self._settings.input_device)
         _fill_devices(self.output_device, outputs, self._settings.output_device)
         self.level_button.setEnabled(bool(inputs))
+        self.enrol_button.setEnabled(bool(inputs))
         if not inputs and not outputs:
             self.input_device.setEnabled(False)
             self.output_device.setEnabled(False)
@@ -191,6 +207,7 @@ class SettingsDialog(QDialog):
         voice = QGroupBox("Voice")
         voice_form = QFormLayout(voice)
         voice_form.addRow("&Wake word:", self.wake_word)
+        voice_form.addRow(form_label("Your voice:", self.enrol_button), stacked(self.enrol_button, self.enrol_result))
         voice_form.addRow("T&hreshold:", self.threshold)
         voice_form.addRow("&Idle timeout:", self.idle_seconds)
         voice_form.addRow("&Live model:", self.live_model)
@@ -222,6 +239,8 @@ class SettingsDialog(QDialog):
         self.level_button.clicked.connect(self.test_level)
         self.finished.connect(self._cancel_checks)
         self._level_measured.connect(self._show_level)
+        self.enrol_button.clicked.connect(self.enrol_voice)
+        self._enrolment_said.connect(self._show_enrolment)
 
     # -- actions -----------------------------------------------------------------------------------
 
@@ -279,6 +298,20 @@ class SettingsDialog(QDialog):
         self._level_check = future
         future.add_done_callback(self._deliver_level)
 
+    @Slot()
+    def enrol_voice(self) -> None:
+        """Record the wake word from the chosen microphone on the runtime and train the user's verifier."""
+        device: str | None = self.input_device.currentData()
+        self.enrol_button.setEnabled(False)
+        try:
+            enrolment = enrol_by_voice(partial(self._microphone, device), self._settings, self._say_enrolment)
+            future = self._runtime.submit(enrolment)
+        except RuntimeClosed as closed:
+            self._show_enrolment(f"Not enrolled: {closed}", True)
+            return
+        self._enrolment = future
+        future.add_done_callback(self._deliver_enrolment)
+
     # -- answers -----------------------------------------------------------------------------------
 
     def _deliver_level(self, future: concurrent.futures.Future[str]) -> None:
@@ -289,6 +322,25 @@ class SettingsDialog(QDialog):
         answer = future.result() if failure is None else f"Failed: {type(failure).__name__}"
         with contextlib.suppress(RuntimeError):  # the dialog was deleted while the test ran
             self._level_measured.emit(answer)
+
+    def _say_enrolment(self, prompt: str) -> None:
+        # The runtime thread, between recordings.
+        with contextlib.suppress(RuntimeError):  # the dialog was deleted meanwhile
+            self._enrolment_said.emit(prompt, False)
+
+    def _deliver_enrolment(self, future: concurrent.futures.Future[str]) -> None:
+        if future.cancelled():
+            return
+        failure = future.exception()
+        answer = future.result() if failure is None else f"Not enrolled: {type(failure).__name__}"
+        with contextlib.suppress(RuntimeError):
+            self._enrolment_said.emit(answer, True)
+
+    @Slot(str, bool)
+    def _show_enrolment(self, message: str, over: bool) -> None:
+        self.enrol_result.setText(message)
+        self.enrol_result.show()
+        self.enrol_button.setEnabled(over)
 
     @Slot(str)
     def _show_level(self, message: str) -> None:
@@ -304,8 +356,9 @@ class SettingsDialog(QDialog):
 
     @Slot()
     def _cancel_checks(self) -> None:
-        if self._level_check is not None:
-            self._level_check.cancel()
+        for check in (self._level_check, self._enrolment):
+            if check is not None:
+                check.cancel()
         self.key_box.cancel_checks()
         self.storage_box.cancel_checks()
 

@@ -20,9 +20,11 @@ The only module that imports `openwakeword`. Facts that shape it:
 - In a room the bundled models lose wakes mostly to reverberation, not noise: at 2 m with RT60 0.45 s
   and no noise at all, hey_jarvis missed 21 of 72 (12 voices, bench/wake_rooms.py). WebRTC's and
   Speex's noise suppressors and WebRTC's gain control do not bring them back (as many or more misses);
-  lowering the threshold does, but wakes on other speech. What works is the user's own verifier
-  (voice/wake_verifier.py), asked from `VERIFIER_THRESHOLD` on; except in babble, where it rejects
-  more of the user's wakes than it saves.
+  lowering the threshold does, but wakes on other speech. Dereverberation does not either: nara-wpe's
+  WPE (10 taps, each clip dereverberated whole, better than it could be done live) lost 25 of 72 at the
+  goal room against 26 without it; nor does slowing fast talkers down (12 % slower: 53 lost). What works
+  is the user's own verifier (voice/wake_verifier.py), asked from `VERIFIER_THRESHOLD` on; except in
+  babble, where it rejects more of the user's wakes than it saves.
 - Silence costs nothing: `QuietGate` keeps frames under -60 dBFS from the model and hands the last
   2 s of them over when sound comes, so scores are exactly those of a model that heard everything.
 
@@ -50,7 +52,7 @@ from voice.audio import MIC_FORMAT, AudioChunk
 from voice.errors import WakeModelError
 from voice.wake_gate import MEL_FLUSH_FRAMES, QuietGate
 from voice.wake_protocol import WakeEvent
-from voice.wake_verifier import WakeVerifier, Windows
+from voice.wake_verifier import Run, WakeVerifier, Windows
 
 BUILT_IN_MODELS = ("hey_jarvis", "alexa", "hey_mycroft", "hey_rhasspy")
 """The wake words whose ONNX models come with openWakeWord 0.5.1 (`resources/models/<name>_v0.1.onnx`)."""
@@ -72,12 +74,17 @@ low thresholds (at 0.1: 35 false wakes in the hour without it, 23 with it), whic
 Its CPU is lost in the noise behind the quiet gate (1.96 % against 1.97 % of a core with speech around)."""
 VERIFIER_THRESHOLD = 0.1
 """openWakeWord's `custom_verifier_threshold` (its default too): the model's score at which the verifier
-is asked. bench/wake_rooms.py, goal room: enrolled verifiers asked from 0.1 missed 10 of 72 wakes (plain
-threshold 0.5: 27) and woke on nothing over 12 users' hours of other speech; asked from 0.05, 9 of 72
-and 2 false wakes."""
-ENROLMENT_SHIFTS_MS = (0.0, 16.0, 32.0, 48.0, 64.0)
-"""An enrolment recording is scored at five offsets within the 80 ms frame grid (openWakeWord's own
-enrolment takes five random ones), so the verifier learns the phrase at every phase."""
+is asked. bench/wake_rooms.py, goal room, 12 users' verifiers: asked from 0.1, 10 of 72 wakes missed
+(plain threshold 0.5: 27) and no false wake over their hours of other speech. Asked from lower scores, a
+wake needs a surer verifier to keep those hours clean, and misses more: from 0.05, 9 missed and 2 false
+wakes (at a verifier probability of 0.6: 11 and 0); from 0.02, 9 and 10 (0.7: 14 and 0); from 0.01, 8
+and 14 (0.7: 13 and 0)."""
+ENROLMENT_SHIFTS_MS = (0.0, 40.0)
+"""An enrolment recording is scored at two offsets within the 80 ms frame grid, so the verifier learns the
+phrase at two phases. Not five (openWakeWord's own enrolment takes five random ones): more phases put more
+wake word windows against the same negatives and raise the verifier's prior. bench/wake_rooms.py, goal
+room, 12 users' verifiers: five phases (0-64 ms) missed 10 of 72 and woke 7 times over their hours of other
+speech (19 asked from 0.05); four, 10 and 4; two, 10 and 0 (the other speech's best verifier score 0.45)."""
 
 _T = TypeVar("_T")
 
@@ -243,8 +250,10 @@ class _Scorer:
         # of a pickle (voice/wake_verifier.py): at or above `verifier_threshold` the verifier's probability
         # replaces the score, so it can also veto a wake the model is sure of. bench/wake_rooms.py tried
         # the higher of the two instead: it kept more wakes in babble (58 of 72 missed at 10 dB against
-        # 69) but also the model's own false wakes on near words (3 an hour, against none). A frame the VAD
-        # gate has zeroed never gets this far, as in openWakeWord.
+        # 69) but also the model's own false wakes on near words (3 an hour, against none). One frame decides:
+        # the mean or the lowest of two or three frames' probabilities missed 16-21 of 72 at the goal room
+        # with no false wake, against 10. A frame the VAD gate has zeroed never gets this far, as in
+        # openWakeWord.
         if self._verifier is not None and score >= self._verifier_threshold:
             window = self._model.preprocessor.get_features(self._window)
             score = float(self._verifier.probability(window)[0])
@@ -334,12 +343,12 @@ class OpenWakeWordDetector:
 
     async def enrolment_windows(
         self, recording: bytes, shifts_ms: tuple[float, ...] = ENROLMENT_SHIFTS_MS
-    ) -> list[tuple[NDArray[np.float64], Windows]]:
+    ) -> list[Run]:
         """For each shift, `recording` (16 kHz mono PCM16) behind that much silence through a fresh copy
         of the model (no VAD, no verifier, no gate): every frame's score and the model's input window.
         On the worker thread; the detector's own model is left as it was."""
 
-        def run() -> list[tuple[NDArray[np.float64], Windows]]:
+        def run() -> list[Run]:
             scorer = _Scorer(self._model, 0.0, gate=False)
             found = []
             for shift in shifts_ms:

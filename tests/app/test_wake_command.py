@@ -9,8 +9,7 @@ from contextlib import aclosing
 from pathlib import Path
 
 from app.settings import load_settings
-from app.wake_command import as_heard
-from app.wake_enrolment import verifier_path, wake_detector
+from app.wake_enrolment import as_heard, verifier_path, wake_detector
 from tests.app.conftest import Parley
 from tests.voice.fixtures import read_pcm, silence, split, stream
 from tests.voice.rooms import GOAL_CONDITION, RoomCondition, SimulatedRoom

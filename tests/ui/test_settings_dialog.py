@@ -27,10 +27,13 @@ from pytestqt.qtbot import QtBot
 from app.runtime import Runtime
 from app.secrets import KEYRING_SERVICE, set_secret
 from app.settings import Settings, load_settings
+from app.wake_enrolment import load_verifier, verifier_path
 from tests.app import using_keyring
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
 from tests.ui.conftest import TIMEOUT_MS, settings_on_live_server
+from tests.voice.fixtures import read_pcm, split
+from tests.voice.rooms import RoomCondition, SimulatedRoom
 from ui.bridge import ChatBridge
 from ui.main_window import SETTINGS_SAVED, MainWindow
 from ui.settings_dialog import SYSTEM_DEFAULT, DeviceLister, SettingsDialog
@@ -38,9 +41,12 @@ from voice.audio import MIC_FORMAT, AudioChunk, AudioSource
 from voice.devices import AudioDevice
 from voice.errors import NoAudioDevice
 from voice.synthetic import SyntheticSource, frames, silence, tone
+from voice.wake_verifier import WakeVerifier
 
 GEMINI_KEY = "AIza-typed-gemini-key-0001"
 OPENAI_KEY = "sk-typed-openai-key-0002"
+ENROLMENT_ROOM = RoomCondition("1m_rt0.45_pink20", 0.45, 1.0, "pink", 20.0)
+"""Where the user enrols: at the laptop, in the room of issue 13's goal condition."""
 
 
 def device(index: int, name: str, *, inputs: int, outputs: int) -> AudioDevice:
@@ -252,6 +258,7 @@ def test_tab_walks_the_controls_in_reading_order(qtbot: QtBot, settings: Setting
         openai.field,
         openai.test_button,
         dialog.wake_word,
+        dialog.enrol_button,
         dialog.threshold,
         dialog.idle_seconds,
         dialog.live_model,
@@ -300,6 +307,7 @@ def test_without_audio_devices_the_combos_are_disabled_with_the_message(
     assert not dialog.input_device.isEnabled()
     assert not dialog.output_device.isEnabled()
     assert not dialog.level_button.isEnabled()
+    assert not dialog.enrol_button.isEnabled()
     assert not dialog.device_message.isHidden()
     assert dialog.device_message.text() == message
     assert dialog.save()  # the rest of the dialog still works
@@ -354,6 +362,67 @@ def test_a_microphone_that_cannot_be_opened_is_one_line(qtbot: QtBot, settings: 
     QTest.mouseClick(dialog.level_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.level_result.text().startswith("Failed"), timeout=TIMEOUT_MS)
     assert dialog.level_result.text() == "Failed: no microphone found: the device is busy (test)"
+
+
+class Talker:
+    """The chosen microphone: each time it is opened, `fixture` said once more from another spot 1 m from
+    the laptop in `ENROLMENT_ROOM`, with its noise. Which device each opening asked for is kept."""
+
+    def __init__(self, fixture: str) -> None:
+        self.fixture = fixture
+        self.opened: list[str | None] = []
+
+    def __call__(self, device: str | None) -> AudioSource:
+        self.opened.append(device)
+        room = SimulatedRoom(ENROLMENT_ROOM, 100 + len(self.opened))
+        return SyntheticSource(split(room.microphone(read_pcm(self.fixture))))
+
+
+def enrolment_dialog(qtbot: QtBot, settings: Settings, runtime: Runtime, talker: Talker) -> SettingsDialog:
+    dialog = SettingsDialog(settings, runtime, devices=lambda: DEVICES, microphone=talker, env={})
+    qtbot.addWidget(dialog)
+    dialog.input_device.setCurrentText("USB Microphone")
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    return dialog
+
+
+def test_enrol_records_the_wake_word_three_times_and_trains_the_verifier(
+    qtbot: QtBot, settings: Settings, runtime: Runtime
+) -> None:
+    talker = Talker("wake_hey_jarvis")
+    dialog = enrolment_dialog(qtbot, settings, runtime, talker)
+    assert dialog.enrol_result.isHidden() and not verifier_path(settings).exists()
+    QTest.mouseClick(dialog.enrol_button, Qt.MouseButton.LeftButton)
+    assert not dialog.enrol_button.isEnabled()  # one enrolment at a time
+    qtbot.waitUntil(lambda: dialog.enrol_result.text().startswith("Enrolled"), timeout=60_000)
+    assert dialog.enrol_result.text() == "Enrolled: the wake word listens for your voice from Parley's next start."
+    assert talker.opened == ["USB Microphone"] * 3
+    assert dialog.enrol_button.isEnabled()
+    # The same file `parley wake enrol` writes, and the detector Parley builds uses it.
+    assert isinstance(load_verifier(settings), WakeVerifier)
+
+
+def test_enrol_without_the_wake_word_says_so_and_stores_nothing(
+    qtbot: QtBot, settings: Settings, runtime: Runtime
+) -> None:
+    dialog = enrolment_dialog(qtbot, settings, runtime, Talker("speech_hello"))
+    QTest.mouseClick(dialog.enrol_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.enrol_result.text().startswith("Not enrolled"), timeout=60_000)
+    assert dialog.enrol_result.text().startswith("Not enrolled: recording 1: no wake word heard (best score 0.0")
+    assert dialog.enrol_button.isEnabled()
+    assert not verifier_path(settings).exists()
+
+
+def test_enrol_with_a_microphone_that_cannot_be_opened_is_one_line(
+    qtbot: QtBot, settings: Settings, runtime: Runtime
+) -> None:
+    dialog = SettingsDialog(settings, runtime, devices=lambda: DEVICES, microphone=lambda _: BrokenMicrophone(), env={})
+    qtbot.addWidget(dialog)
+    QTest.mouseClick(dialog.enrol_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.enrol_result.text().startswith("Not enrolled"), timeout=TIMEOUT_MS)
+    assert dialog.enrol_result.text() == "Not enrolled: no microphone found: the device is busy (test)"
+    assert dialog.enrol_button.isEnabled()
 
 
 def test_a_quiet_microphone_gets_a_hint(qtbot: QtBot, settings: Settings, runtime: Runtime) -> None:
