@@ -1,11 +1,10 @@
-"""The settings window: API keys into the OS keyring, everything else into the config file.
+"""The settings window: keys into the OS keyring, start at login into autostart, the rest into the config file.
 
 It lays out and binds. The keys are `ui.settings_keys.KeysBox`'s, through `app.secrets` (never shown, never
 written to the file); other values go through `app.config_writer.save_config`, which refuses what
-`load_settings` would refuse. The microphone level test runs on the runtime thread, and its one-line answer
-comes back as a signal to a bound slot here; so do the wake word enrolment's prompts ("say hey Jarvis
-three times", app/wake_enrolment.py, as `parley wake enrol`). Settings are read once at start-up, so a saved
-change applies when Parley next starts (an enrolment is used from the next start too).
+`load_settings` would refuse. The microphone level test and the wake word enrolment ("say hey Jarvis three
+times", as `parley wake enrol`) run on the runtime thread; their answers come back as signals to bound slots
+here. Settings are read once at start-up: a saved change, an enrolment too, applies when Parley next starts.
 """
 
 from __future__ import annotations
@@ -39,6 +38,7 @@ from app.secrets import SecretsError
 from app.settings import SETTINGS, Settings, SettingsError, check_config_values
 from app.wake_enrolment import ENROLMENT_UTTERANCES, enrol_by_voice, spoken
 from ui.settings_keys import KeysBox, form_label, stacked
+from ui.settings_startup import StartAtLogin
 from ui.settings_storage import StorageBox
 from voice.audio import AudioSource
 from voice.devices import AudioDevice, audio_devices
@@ -139,6 +139,7 @@ class SettingsDialog(QDialog):
         self.close_to_tray = QCheckBox("Keep listening in the tray when the window is &closed")
         self.close_to_tray.setChecked(settings.close_to_tray)
         self.close_to_tray.setAccessibleName("Keep listening in the tray when the window is closed")
+        self.start_at_login = StartAtLogin()
 
     def _make_device_controls(self, devices: DeviceLister) -> None:
         self.input_device = QComboBox()
@@ -212,6 +213,7 @@ class SettingsDialog(QDialog):
         voice_form.addRow("&Idle timeout:", self.idle_seconds)
         voice_form.addRow("&Live model:", self.live_model)
         voice_form.addRow(self.close_to_tray)
+        voice_form.addRow(self.start_at_login)
         audio = QGroupBox("Audio devices")
         audio_form = QFormLayout(audio)
         microphone = QHBoxLayout()
@@ -258,6 +260,7 @@ class SettingsDialog(QDialog):
             check_config_values(self._settings.config_file, {k: v for k, v in changes.items() if v is not None})
             self.key_box.store_typed(stored)
             save_config(self._settings.config_file, changes)
+            self.start_at_login.apply()
         except (SettingsError, SecretsError) as error:
             done = f" (the {' and '.join(stored)} key was stored before this)" if stored else ""
             self._show_error(f"{error}{done}")

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
+from app.desktop_entry import DesktopPaths, autostart_is_on
 from app.runtime import Runtime
 from app.secrets import KEYRING_SERVICE, set_secret
 from app.settings import Settings, load_settings
@@ -551,3 +552,16 @@ def test_ctrl_comma_opens_the_settings_and_a_save_is_announced(
     QTest.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
     assert window.statusBar().currentMessage() == SETTINGS_SAVED
     assert reload(settings).wake_word == "alexa"
+
+
+def test_start_at_login_writes_and_removes_the_autostart_entry_on_save(
+    qtbot: QtBot, runtime: Runtime, settings: Settings
+) -> None:
+    paths = DesktopPaths.of_user()
+    for on in (True, False):
+        dialog = SettingsDialog(settings, runtime, devices=list, env={})
+        qtbot.addWidget(dialog)
+        assert dialog.start_at_login.isChecked() is not on  # it shows what is there
+        dialog.start_at_login.setChecked(on)
+        assert dialog.save()
+        assert autostart_is_on(paths) is on
