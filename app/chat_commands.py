@@ -6,19 +6,26 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 from uuid import UUID
 
+from tqdm import tqdm
+
+from app.chat_import import ImportReport
 from app.command_runner import command
 from app.controller import ChatController
+from app.listening_lock import listening_lock
 from app.settings import Settings
-from app.wiring import open_chat_services, store_location
+from app.wiring import open_chat_services, store_location, store_path
 from chats.errors import InvalidTurn
-from chats.models import NO_FOLDER, ChatInfo, Folder, FolderFilter
+from chats.import_reader import InvalidJSON, read_import
+from chats.models import NO_FOLDER, ChatInfo, Folder, FolderFilter, utc_now
 from chats.search import ChatMatch
-from chats.transfer import chat_to_json, export_json, export_markdown, parse_import
+from chats.sqlite.repair import RepairReport, needs_repair, repair
+from chats.transfer import chat_to_json, export_json, export_markdown
 
 
 class UsageError(Exception):
@@ -70,6 +77,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument("--format", choices=["json", "markdown"], default="json")
     export.add_argument("--out", help="file to write (default: standard output)")
     action("reembed", _reembed, "rebuild every vector with the current embedding model")
+    repair = sub.add_parser("repair", help="rebuild a damaged chat database from what can still be read")
+    repair.add_argument("--json", action="store_true", help="print JSON instead of text")
+    repair.set_defaults(handler=repair_command)
 
 
 async def welcome(settings: Settings) -> int:
@@ -79,6 +89,37 @@ async def welcome(settings: Settings) -> int:
     print(f"Parley keeps {count} chat{'s' * (count != 1)} in {store_location(settings)}.")
     print("Try: parley chats list | parley chats search 'the kitchen renovation' | parley --help")
     return 0
+
+
+def repair_command(settings: Settings, args: argparse.Namespace) -> int:
+    """`parley chats repair`: outside the services, which refuse a damaged file. The listening lock keeps
+    a voice loop from writing into the file while it is replaced."""
+    if settings.storage != "sqlite":
+        raise UsageError("`parley chats repair` rebuilds the SQLite file; Supabase keeps its own backups")
+    path = store_path(settings)
+    with listening_lock(settings.data_dir):
+        problem = needs_repair(path)
+        report = None if problem is None else repair(path, utc_now())
+    if args.json:
+        print(json.dumps(_repair_json(path, problem, report), indent=2))
+    elif report is None:
+        print(f"The chat database {path} is healthy: nothing to repair.")
+    else:
+        saved = ", ".join(f"{count} {table.replace('_', ' ')}" for table, count in report.saved.items())
+        lost = sum(report.lost.values())
+        print(f"Rebuilt {path} with {saved}; {lost} unreadable read(s) skipped.")
+        print(f"The damaged file is kept as {report.damaged_copy}.")
+    return 0
+
+
+def _repair_json(path: Path, problem: str | None, report: RepairReport | None) -> dict[str, Any]:
+    return {
+        "database": str(path),
+        "damage": problem,
+        "damaged_copy": None if report is None else str(report.damaged_copy),
+        "saved": {} if report is None else report.saved,
+        "lost": {} if report is None else report.lost,
+    }
 
 
 def _chat_id(text: str) -> UUID:
@@ -170,10 +211,10 @@ async def _new(controller: ChatController, args: argparse.Namespace) -> Any:
 
 async def _rename(controller: ChatController, args: argparse.Namespace) -> Any:
     chat_id = _chat_id(args.id)
-    await controller.rename(chat_id, args.title)
+    title = await controller.rename(chat_id, args.title)
     if not args.json:
         print(f"Renamed {chat_id}.")
-    return {"id": str(chat_id), "title": args.title}
+    return {"id": str(chat_id), "title": title}
 
 
 async def _delete(controller: ChatController, args: argparse.Namespace) -> Any:
@@ -235,25 +276,73 @@ async def _folder_delete(controller: ChatController, args: argparse.Namespace) -
 
 
 async def _import(controller: ChatController, args: argparse.Namespace) -> Any:
+    """Read the file twice, as a stream: once to refuse it whole if any of it is wrong, once to write it,
+    one chat at a time, with a progress bar on a terminal."""
     path = Path(args.file)
+    chats, turns, repaired = await asyncio.to_thread(_check_import, path)
+    importer = controller.importer()
+    reports: list[ImportReport] = []
+    with (
+        _open_import(path) as file,
+        tqdm(total=turns, unit="turn", desc="importing", disable=not sys.stderr.isatty(), file=sys.stderr) as bar,
+    ):
+        chat_stream = read_import(file)
+        while imported := await asyncio.to_thread(next, chat_stream, None):
+            number = len(reports) + 1
+
+            def saving(number: int = number) -> None:
+                bar.set_description(f"saving chat {number}/{chats}")
+
+            reports.append(await importer.import_chat(imported, saving))
+            bar.set_description("importing")
+            bar.update(len(imported.turns))
+    if repaired:
+        print(
+            f"parley: {path}: {repaired} text(s) held lone surrogates, which are not Unicode text;"
+            " each was imported with U+FFFD in its place",
+            file=sys.stderr,
+        )
+    unmaintained = [r.unmaintained for r in reports if r.unmaintained is not None]
+    if unmaintained:
+        print(
+            f"parley: {len(unmaintained)} chat(s) imported without their summary or title ({unmaintained[0]}):"
+            " they are made when each chat is next used",
+            file=sys.stderr,
+        )
+    if args.json:
+        return [{"id": str(r.chat_id), "turns": r.turns, "compactions": r.compactions, "new": r.new} for r in reports]
+    for report in reports:
+        done = f"{report.turns} turns imported, {report.compactions} compaction(s)" if report.new else "imported before"
+        print(f"{report.chat_id}  {done}")
+    return None
+
+
+def _check_import(path: Path) -> tuple[int, int, int]:
+    """Chats, turns and repaired texts of the import file; `UsageError` saying what is wrong with it."""
+    chats = turns = repaired = 0
+    with _open_import(path) as file:
+        for imported in read_import(file):
+            chats += 1
+            turns += len(imported.turns)
+            repaired += imported.repaired
+    return chats, turns, repaired
+
+
+@contextmanager
+def _open_import(path: Path) -> Iterator[IO[bytes]]:
     try:
-        data = json.loads(await asyncio.to_thread(path.read_text, encoding="utf-8"))
+        file = path.open("rb")
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path} is not UTF-8 text") from None
-    except json.JSONDecodeError as error:
-        raise UsageError(f"{path} is not valid JSON (line {error.lineno}, column {error.colno})") from None
     try:
-        chats = parse_import(data)
+        with file:
+            yield file
+    except InvalidJSON as error:
+        raise UsageError(
+            f"{path} is not UTF-8 text" if "UTF-8" in str(error) else f"{path} is not valid JSON ({error})"
+        ) from None
     except InvalidTurn as error:
         raise UsageError(f"{path}: {error}") from None
-    reports = await controller.import_chats(chats)
-    if args.json:
-        return [{"id": str(r.chat_id), "turns": r.turns, "compactions": r.compactions} for r in reports]
-    for report in reports:
-        print(f"{report.chat_id}  {report.turns} turns imported, {report.compactions} compaction(s)")
-    return None
 
 
 async def _export(controller: ChatController, args: argparse.Namespace) -> Any:
@@ -273,6 +362,14 @@ async def _export(controller: ChatController, args: argparse.Namespace) -> Any:
 async def _reembed(controller: ChatController, args: argparse.Namespace) -> Any:
     report = await controller.reembed()
     if args.json:
-        return {"model": report.model, "vectors": report.vectors, "topics_added": report.topics_added}
-    print(f"{report.vectors} vector(s) rebuilt and {report.topics_added} topic(s) added with {report.model}")
+        return {
+            "model": report.model,
+            "vectors": report.vectors,
+            "topics_added": report.topics_added,
+            "memories": report.memories,
+        }
+    print(
+        f"{report.vectors} vector(s) rebuilt, {report.topics_added} topic(s) added and {report.memories} memory "
+        f"vector(s) rebuilt with {report.model}"
+    )
     return None

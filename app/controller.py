@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from uuid import UUID
 
+from app.chat_import import ChatImporter, ImportReport
 from app.wiring import ChatServices
 from chats.embedding import embed_one
-from chats.models import FOLDER_NAME_MAX, Chat, ChatInfo, Folder, FolderFilter, folder_name_key
+from chats.models import Chat, ChatInfo, Folder, FolderFilter, chat_title
 from chats.search import ChatMatch
 from chats.transfer import ImportedChat
 
 PAGE = 200
-
-
-@dataclass(frozen=True, slots=True)
-class ImportReport:
-    chat_id: UUID
-    turns: int
-    compactions: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +23,8 @@ class ReembedReport:
     """Summary and topic vectors rebuilt."""
     topics_added: int
     """Chats that had no vector at all and got a topic."""
+    memories: int = 0
+    """Memory vectors rebuilt: memory search and duplicate checks compare like with like, too."""
 
 
 class ChatController:
@@ -36,7 +32,7 @@ class ChatController:
         self._s = services
 
     async def new_chat(self, title: str | None = None, folder_id: str | None = None) -> Chat:
-        return await self._s.store.create(title=title, project_id=folder_id)
+        return await self._s.store.create(title=None if title is None else chat_title(title), project_id=folder_id)
 
     async def list_chats(self, limit: int = 50, offset: int = 0, folder: FolderFilter = None) -> list[ChatInfo]:
         """Every chat (`folder` None), one folder's (its id), or with `NO_FOLDER` those in no folder."""
@@ -56,8 +52,11 @@ class ChatController:
     async def find(self, query: str) -> ChatMatch:
         return await self._s.finder.find_chats(query)
 
-    async def rename(self, chat_id: UUID, title: str) -> None:
-        await self._s.store.rename(chat_id, title)
+    async def rename(self, chat_id: UUID, title: str) -> str:
+        """Give the chat `title` (on one line, stripped: `chats.models.chat_title`); return it as kept."""
+        kept = chat_title(title)
+        await self._s.store.rename(chat_id, kept)
+        return kept
 
     async def delete(self, chat_id: UUID) -> None:
         await self._s.store.delete(chat_id)
@@ -86,32 +85,17 @@ class ChatController:
         """Delete the folder; its chats are kept, in no folder."""
         await self._s.store.delete_folder(folder_id)
 
-    async def import_chats(self, chats: Sequence[ImportedChat]) -> list[ImportReport]:
-        """Each chat is created empty, its turns appended, then compacted as the rules say."""
-        reports = []
-        folders = await self._s.store.list_folders()
-        for imported in chats:
-            folder_id = await self._folder_for_import(imported.project_id, folders)
-            chat = await self._s.store.create(title=imported.title, project_id=folder_id)
-            await self._s.store.append(chat.id, imported.turns)
-            maintained = await self._s.maintainer.maintain(chat.id)
-            reports.append(ImportReport(chat.id, len(imported.turns), maintained.compactions))
-        return reports
+    def importer(self) -> ChatImporter:
+        """Imports chats one at a time (`app.chat_import`); one importer per import."""
+        return ChatImporter(self._s)
 
-    async def _folder_for_import(self, project_id: str | None, folders: list[Folder]) -> str | None:
-        """The folder here for an imported chat, making it (and adding it to `folders`) on first use."""
-        name = imported_folder_name(project_id)
-        if not name:
-            return None
-        found = imported_folder_id(project_id, name, folders)
-        if found is None:
-            folder = await self._s.store.create_folder(name)
-            folders.append(folder)
-            found = folder.id
-        return found
+    async def import_chats(self, chats: Iterable[ImportedChat]) -> list[ImportReport]:
+        """Each chat whole in one transaction, then compacted as the rules say."""
+        importer = self.importer()
+        return [await importer.import_chat(imported) for imported in chats]
 
     async def reembed(self) -> ReembedReport:
-        """Rebuild every summary and topic vector with the current embedder (after switching models)."""
+        """Rebuild every summary, topic and memory vector with the current embedder (after switching models)."""
         store, embedder = self._s.store, self._s.embedder
         rebuilt = 0
         embedded_chats = set()
@@ -127,20 +111,10 @@ class ChatController:
             for info in page:
                 if info.id not in embedded_chats and (await self._s.maintainer.maintain(info.id)).topic_refreshed:
                     added += 1
-        return ReembedReport(embedder.model_name, rebuilt, added)
-
-
-def imported_folder_name(project_id: str | None) -> str:
-    """The name of the folder an imported chat's `project_id` lands in, as migration 0003 names the folders
-    it makes: the id itself, cut to a folder name's length; empty when there is no folder to keep."""
-    return (project_id or "").strip()[:FOLDER_NAME_MAX].strip()
-
-
-def imported_folder_id(project_id: str | None, name: str, folders: Sequence[Folder]) -> str | None:
-    """The folder here an imported chat belongs in: the one with its `project_id` (an export of this
-    store), else the one named after that id (made by an earlier import); None when there is none yet.
-
-    Going by name as well keeps the chats of one folder together however often they are imported."""
-    by_id = [folder.id for folder in folders if folder.id == project_id]
-    by_name = [folder.id for folder in folders if folder_name_key(folder.name) == folder_name_key(name)]
-    return next(iter(by_id + by_name), None)
+        memories = self._s.memory.store
+        stale = [
+            (memory_id, old) for memory_id, old in await memories.embedded_texts() if old.model != embedder.model_name
+        ]
+        for memory_id, old in stale:
+            await memories.set_embedding(memory_id, await embed_one(embedder, old.text))
+        return ReembedReport(embedder.model_name, rebuilt, added, len(stale))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from uuid import UUID, uuid4
 
@@ -28,6 +28,7 @@ from chats.journal import TurnJournal
 from chats.maintenance import MaintenanceWorker
 from chats.memory.grounding import asked_to_remember
 from chats.models import AssistantContext, Turn, utc_now
+from chats.storable_text import storable_text
 from voice.audio import AudioSink
 from voice.barge_in import SpeechOverPlaybackFactory
 from voice.earcon import earcon
@@ -257,6 +258,9 @@ class ChatConversation:
 
     async def _session_event(self, event: SessionEvent) -> None:
         if isinstance(event, SpokenTurn):
+            # A transcript can carry half of a surrogate pair (an emoji split between two messages):
+            # repaired where it enters, so that the journal, the store and every observer can write it.
+            event = replace(event, text=storable_text(event.text))
             # After a switch, the rest of this session (the model's "here is your kitchen chat") belongs there.
             chat_id = self._switch_to or self.chat_id
             turn_id = uuid4()

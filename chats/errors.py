@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from uuid import UUID
 
 
@@ -29,6 +30,10 @@ class InvalidFolderName(ChatsError, ValueError):
     """A folder name that is blank or too long once stripped."""
 
 
+class InvalidTitle(ChatsError, ValueError):
+    """A chat title that is blank or too long once stripped."""
+
+
 class DuplicateFolderName(InvalidFolderName):
     """Another folder of the same user already has this name (ignoring case)."""
 
@@ -49,6 +54,19 @@ class VersionConflict(ChatsError):
 
 class StoreUnavailable(ChatsError):
     """The store cannot be opened or reached (corrupt file, locked, network down)."""
+
+
+class StoreDamaged(StoreUnavailable):
+    """The SQLite file fails its health check: Parley writes nothing into it until it is repaired."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(
+            f"the chat database {path} is damaged ({problem}) and was left as it is:"
+            " run `parley chats repair` to rebuild what can be read in a fresh file (the damaged one is kept"
+            " beside it as a copy)"
+        )
+        self.path = path
+        self.problem = problem
 
 
 class EmbeddingError(ChatsError):

@@ -18,7 +18,7 @@ from uuid import UUID
 import numpy as np
 import numpy.typing as npt
 
-from chats.errors import InvalidFolderName, InvalidTurn
+from chats.errors import InvalidFolderName, InvalidTitle, InvalidTurn
 
 Role = Literal["user", "model"]
 Vector = npt.NDArray[np.float32]
@@ -27,6 +27,8 @@ Vector = npt.NDArray[np.float32]
 ROLES: tuple[Role, ...] = ("user", "model")
 FOLDER_NAME_MAX = 80
 """Longest folder name, in characters, once stripped."""
+TITLE_MAX = 120
+"""Longest chat title a user gives, in characters once stripped: a list row, read out in one breath."""
 
 
 def utc_now() -> datetime:
@@ -187,6 +189,16 @@ def folder_name(text: str) -> str:
     if len(name) > FOLDER_NAME_MAX:
         raise InvalidFolderName(f"a folder name is at most {FOLDER_NAME_MAX} characters, not {len(name)}")
     return name
+
+
+def chat_title(text: str) -> str:
+    """`text` as a chat title a user gives: on one line, stripped; raise `InvalidTitle` if blank or too long."""
+    title = " ".join(text.split())
+    if not title:
+        raise InvalidTitle("a chat title cannot be blank")
+    if len(title) > TITLE_MAX:
+        raise InvalidTitle(f"a chat title is at most {TITLE_MAX} characters, not {len(title)}")
+    return title
 
 
 def folder_name_key(name: str) -> str:

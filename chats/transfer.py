@@ -1,13 +1,15 @@
-"""Chats to and from files: the JSON export (which `import` reads back) and a Markdown transcript."""
+"""Chats to and from files: the JSON export (which `import` reads back, `chats.import_reader`) and a Markdown
+transcript."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import io
+import json
+from collections.abc import Sequence
 from typing import Any
 
-from chats.errors import InvalidTurn
-from chats.models import Chat, Turn, turns_from_json, turns_to_json
+from chats.import_reader import ImportedChat, read_import
+from chats.models import Chat, turns_to_json
 
 EXPORT_FORMAT = "parley.chats/1"
 
@@ -50,36 +52,9 @@ def export_markdown(chats: Sequence[Chat]) -> str:
     return "\n---\n\n".join(chat_to_markdown(chat) for chat in chats)
 
 
-@dataclass(frozen=True, slots=True)
-class ImportedChat:
-    title: str | None
-    project_id: str | None
-    turns: tuple[Turn, ...]
-
-
 def parse_import(data: object) -> list[ImportedChat]:
-    """Read what `import` accepts: a list of turns, one exported chat, or a whole export.
-
-    Only `full_history` is taken from a chat: the importing store compacts it afresh.
-    """
-    if isinstance(data, list):
-        return [ImportedChat(title=None, project_id=None, turns=turns_from_json(data))]
-    if isinstance(data, Mapping) and "chats" in data:
-        chats = data["chats"]
-        if not isinstance(chats, list):
-            raise InvalidTurn("an export's 'chats' must be a list")
-        return [_one_chat(chat) for chat in chats]
-    if isinstance(data, Mapping) and "full_history" in data:
-        return [_one_chat(data)]
-    raise InvalidTurn("expected a list of turns, a chat with 'full_history', or an export with 'chats'")
+    """The chats of an import already in memory as JSON values: read as a file would be."""
+    return list(read_import(io.BytesIO(json.dumps(data).encode("utf-8"))))
 
 
-def _one_chat(data: object) -> ImportedChat:
-    if not isinstance(data, Mapping):
-        raise InvalidTurn("every chat in an export must be an object")
-    title, project = data.get("title"), data.get("project_id")
-    if title is not None and not isinstance(title, str):
-        raise InvalidTurn("a chat's 'title' must be a string")
-    if project is not None and not isinstance(project, str):
-        raise InvalidTurn("a chat's 'project_id' must be a string")
-    return ImportedChat(title=title, project_id=project, turns=turns_from_json(data.get("full_history")))
+__all__ = ["EXPORT_FORMAT", "ImportedChat", "chat_to_json", "export_json", "export_markdown", "parse_import"]

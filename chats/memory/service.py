@@ -34,6 +34,7 @@ from chats.memory.store import SEARCH_LIMIT_MAX, UNCHANGED, MemoryQuery, MemoryS
 from chats.memory.supersede import contradicts
 from chats.memory.text import third_person
 from chats.models import FolderFilter
+from chats.storable_text import REPLACEMENT, storable_text
 
 REASONING_MIN = 10
 REASONING_MAX = 200
@@ -101,6 +102,15 @@ def plan_save(content: str, category: Category, candidates: Sequence[MemoryHit])
     return SavePlan(None, older)
 
 
+def storable_content(content: str) -> str:
+    """`content` with any surrogate pair split in two joined again (`storable_text`); `InvalidMemory` for a
+    lone surrogate, which no store can hold and which the model had better say again than Parley guess."""
+    text = storable_text(content)
+    if text.count(REPLACEMENT) > content.count(REPLACEMENT):
+        raise InvalidMemory("Content holds a character that is not text (a lone surrogate): save it without it")
+    return text
+
+
 def check_reasoning(reasoning: str) -> str:
     reasoning = " ".join(reasoning.split())
     if not REASONING_MIN <= len(reasoning) <= REASONING_MAX:
@@ -132,7 +142,7 @@ class MemoryService:
         """Spec 001's `save_memory`. Raises `InvalidMemory` (its message is for the model),
         `EmbeddingError` and `StoreUnavailable`."""
         return await self._remember(
-            third_person(content),
+            third_person(storable_content(content)),
             category_of(category),
             check_reasoning(reasoning),
             project_id=project_id,
@@ -156,7 +166,7 @@ class MemoryService:
         one of the five kinds, or any name (`models.spec_category`), and defaults to context."""
         kind, tags = spec_category(category, clean_tags(tags))
         return await self._remember(
-            third_person(content),
+            third_person(storable_content(content)),
             kind or "context",
             "",
             project_id=project_id,
@@ -242,7 +252,7 @@ class MemoryService:
         importance is scored again when the content or the category changes."""
         current = await self._store.get(memory_id, scope=scope)
         new_category = current.category if category is None else category_of(category)
-        text = None if content is None else third_person(content)
+        text = None if content is None else third_person(storable_content(content))
         embedded = None if text is None else await embed_one(self._embedder, text)
         rescored = None
         if text is not None or new_category != current.category:

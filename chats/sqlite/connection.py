@@ -12,6 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from chats.errors import StoreUnavailable
+from chats.sqlite.health import ensure_healthy
 
 BUSY_TIMEOUT_MS = 10_000
 """How long a writer waits for another process's write transaction before giving up."""
@@ -33,10 +34,12 @@ def connect(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Conne
     """Open (creating if needed) and migrate the database at `path`.
 
     WAL lets readers in other Parley processes run beside the one writer; `BEGIN IMMEDIATE` plus the
-    busy timeout serialise writers across processes, so two instances never corrupt the file.
+    busy timeout serialise writers across processes, so two instances never corrupt the file. A damaged
+    file is refused with `StoreDamaged` before anything is written into it (`chats.sqlite.health`).
     """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_healthy(path)
         connection = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout_ms / 1000)
     except (OSError, sqlite3.Error) as error:
         raise StoreUnavailable(f"cannot open the chat database at {path}: {error}") from error

@@ -27,7 +27,9 @@ from chats.models import (
 from chats.sqlite import folders, recall, working_memory
 from chats.sqlite.chat_lexical import chat_relevance
 from chats.sqlite.connection import time_text, write_transaction
+from chats.sqlite.turn_rows import history_json, insert_turns, storable_turns, turn_bodies, unseen
 from chats.sqlite.vectors import VectorCache, decode_vector, encode_vector
+from chats.storable_text import storable_text
 from chats.store import (
     AppendResult,
     ChatExcerpt,
@@ -64,6 +66,9 @@ class ChatDatabase:
         self, title: str | None, turns: Sequence[Turn], project_id: str | None, chat_id: UUID | None = None
     ) -> Chat:
         chat_id = chat_id or uuid.uuid4()
+        title = None if title is None else storable_text(title)
+        turns = storable_turns(chat_id, turns)
+        bodies = turn_bodies(turns)
         now = self._now()
         with write_transaction(self._db) as db:
             if project_id is not None:
@@ -77,14 +82,17 @@ class ChatDatabase:
                     project_id,
                     title,
                     int(title is not None),
-                    json.dumps(turns_to_json(turns)),
+                    history_json(bodies),
                     len(turns),
                     now,
                     now,
                 ),
             )
-            _insert_turns(db, chat_id, 0, turns)
-        return self.get(chat_id)
+            insert_turns(db, chat_id, 0, turns, bodies)
+        # What was just written, without reading it back: an imported chat of 100,000 turns would be
+        # parsed twice more.
+        moment = datetime.fromisoformat(now)
+        return Chat(chat_id, self._user_id, project_id, title, turns, turns, None, moment, moment, 1)
 
     def get(self, chat_id: UUID) -> Chat:
         row = self._db.execute(
@@ -169,9 +177,9 @@ class ChatDatabase:
             if row is None:
                 raise ChatNotFound(chat_id)
             history, count, version = json.loads(row[0]), row[1], row[2]
-            new = _unseen(db, chat_id, turns)
+            new = unseen(db, chat_id, storable_turns(chat_id, turns))
             if new:
-                _insert_turns(db, chat_id, count, new)
+                insert_turns(db, chat_id, count, new, turn_bodies(new))
                 history += turns_to_json(new)
                 count += len(new)
                 version += 1
@@ -213,6 +221,7 @@ class ChatDatabase:
         self._vectors.invalidate()
 
     def rename(self, chat_id: UUID, title: str, automatic: bool) -> bool:
+        title = storable_text(title)
         sql = "UPDATE chats SET title = ?, title_by_user = ? WHERE id = ? AND user_id = ?"
         with write_transaction(self._db) as db:
             # A title the user chose is never replaced by a generated one.
@@ -342,36 +351,6 @@ class ChatDatabase:
         if row is None:
             raise ChatNotFound(chat_id)
         return int(row[0])
-
-
-def _insert_turns(db: sqlite3.Connection, chat_id: UUID, first_seq: int, turns: Sequence[Turn]) -> None:
-    db.executemany(
-        "INSERT INTO turns (chat_id, seq, body, text, turn_id) VALUES (?, ?, ?, ?, ?)",
-        [
-            (str(chat_id), first_seq + i, json.dumps(t.to_json()), t.text, None if t.id is None else str(t.id))
-            for i, t in enumerate(turns)
-        ],
-    )
-
-
-def _unseen(db: sqlite3.Connection, chat_id: UUID, turns: Sequence[Turn]) -> list[Turn]:
-    """`turns` without those whose id the chat already holds (or that repeat an id given earlier)."""
-    ids = [str(t.id) for t in turns if t.id is not None]
-    seen = {
-        turn_id
-        for (turn_id,) in db.execute(
-            "SELECT turn_id FROM turns WHERE chat_id = ? AND turn_id IN (SELECT value FROM json_each(?))",
-            (str(chat_id), json.dumps(ids)),
-        )
-    }
-    unseen = []
-    for turn in turns:
-        if turn.id is not None:
-            if str(turn.id) in seen:
-                continue
-            seen.add(str(turn.id))
-        unseen.append(turn)
-    return unseen
 
 
 def _embedded(text: str | None, blob: bytes | None, model: str | None) -> EmbeddedText | None:

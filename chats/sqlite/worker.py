@@ -2,7 +2,8 @@
 
 sqlite3 work never blocks the event loop, and a store has exactly one writer in this process. A sqlite
 error (locked past the busy timeout, disk full, I/O) means the store is down, not that the caller was
-wrong: it becomes `StoreUnavailable`, as does a call after `close`.
+wrong: it becomes `StoreUnavailable`, as does a call after `close`; one that says the file is damaged
+becomes `StoreDamaged`, and the file is checked whole at its next open (`chats.sqlite.health`).
 """
 
 from __future__ import annotations
@@ -11,22 +12,26 @@ import asyncio
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from pathlib import Path
 from typing import TypeVar
 
-from chats.errors import StoreUnavailable
+from chats.errors import StoreDamaged, StoreUnavailable
 from chats.sqlite.connection import connect
+from chats.sqlite.health import forget_healthy, is_damage, record_healthy
 
 T = TypeVar("T")
 
 
 class ConnectionWorker:
-    def __init__(self, executor: ThreadPoolExecutor, connection: sqlite3.Connection, what: str) -> None:
+    def __init__(self, executor: ThreadPoolExecutor, connection: sqlite3.Connection, what: str, path: Path) -> None:
         self._executor = executor
         self.connection = connection
         """Use it only in calls given to `run`: they run on the thread that owns it."""
         self._what = what
+        self._path = path
         self._closed = False
+        self._met_damage = False
 
     @classmethod
     async def open(cls, path: Path, busy_timeout_ms: int, *, what: str) -> ConnectionWorker:
@@ -38,7 +43,7 @@ class ConnectionWorker:
         except BaseException:
             executor.shutdown(wait=False)
             raise
-        return cls(executor, connection, what)
+        return cls(executor, connection, what, path)
 
     async def run(self, call: Callable[[], T]) -> T:
         if self._closed:
@@ -46,12 +51,30 @@ class ConnectionWorker:
         try:
             return await asyncio.get_running_loop().run_in_executor(self._executor, call)
         except sqlite3.Error as error:
-            raise StoreUnavailable(f"the {self._what} database is unavailable: {error}") from error
+            if is_damage(error):
+                self._met_damage = True
+                forget_healthy(self._path)
+                raise StoreDamaged(self._path, str(error)) from error
+            raise unavailable(error, self._what, self._path) from error
 
     async def close(self) -> None:
-        """Close the connection; later calls raise `StoreUnavailable` (a late request at shutdown)."""
+        """Close the connection; later calls raise `StoreUnavailable` (a late request at shutdown). A
+        connection that met no damage records the file as healthy (see `chats.sqlite.health`)."""
         if self._closed:
             return
         self._closed = True  # first: nothing new reaches the thread; what is queued runs before the close
-        await asyncio.get_running_loop().run_in_executor(self._executor, self.connection.close)
+        await asyncio.get_running_loop().run_in_executor(self._executor, self._close)
         self._executor.shutdown(wait=True)
+
+    def _close(self) -> None:
+        self.connection.close()
+        if not self._met_damage:
+            with suppress(OSError):  # without the stamp the next open only checks the file whole
+                record_healthy(self._path, only_if_recorded=True)
+
+
+def unavailable(error: sqlite3.Error, what: str, path: Path) -> StoreUnavailable:
+    """A sqlite error that is not damage, said so that the user knows what to do."""
+    if getattr(error, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_FULL:
+        return StoreUnavailable(f"the disk holding {path} is full: free some space, then try again (nothing was lost)")
+    return StoreUnavailable(f"the {what} database is unavailable: {error}")

@@ -138,7 +138,7 @@ def test_reembed_after_switching_to_openai(
     before = parley.json("chats", "search", "kitchen cabinets")
     assert before["chats"][0]["similarity"] is None  # local vectors are never compared with OpenAI's
     rebuilt = parley.json("chats", "reembed")
-    assert rebuilt == {"model": "text-embedding-3-small@384", "vectors": 1, "topics_added": 0}
+    assert rebuilt == {"model": "text-embedding-3-small@384", "vectors": 1, "topics_added": 0, "memories": 0}
     assert parley.json("chats", "show", report["id"])["summary_embedding_model"] == "text-embedding-3-small@384"
     after = parley.json("chats", "search", "kitchen cabinets")
     assert after["chats"][0]["similarity"] is not None
@@ -303,3 +303,16 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(parley: Parley, comman
     err = child.stderr.read().decode()
     assert child.wait() == 141
     assert err == ""
+
+
+def test_a_chat_title_must_say_something_and_fit_a_line(parley: Parley) -> None:
+    chat_id = parley.json("chats", "new", "--title", "Groceries")["id"]
+    for title, said in (
+        ("   ", "parley: a chat title cannot be blank\n"),
+        ("x" * 10_000, "parley: a chat title is at most 120 characters, not 10000\n"),
+    ):
+        assert parley("chats", "rename", chat_id, title) == (1, "")
+        assert parley.err == said
+        assert parley("chats", "new", "--title", title) == (1, "")
+    assert [chat["title"] for chat in parley.json("chats", "list")] == ["Groceries"]
+    assert parley.json("chats", "rename", chat_id, "  Weekly\n   groceries ")["title"] == "Weekly groceries"

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from app.controller import ChatController, imported_folder_id, imported_folder_name
+from app.chat_import import imported_folder_id, imported_folder_name
+from app.controller import ChatController
 from app.wiring import compose_services
 from chats.errors import DuplicateFolderName, FolderNotFound
 from chats.minilm import MiniLMEmbedder
@@ -76,8 +77,8 @@ async def test_folder_errors_reach_the_caller(controller: ChatController) -> Non
         await controller.move_chat(chat.id, "missing")
 
 
-def imported(project_id: str | None) -> ImportedChat:
-    return ImportedChat(title=None, project_id=project_id, turns=(Turn(role="user", text="Oak or walnut?"),))
+def imported(project_id: str | None, text: str = "Oak or walnut?") -> ImportedChat:
+    return ImportedChat(title=None, project_id=project_id, turns=(Turn(role="user", text=text),))
 
 
 async def test_an_imported_chat_keeps_its_folder(open_controller: Open, tmp_path: Path) -> None:
@@ -86,11 +87,16 @@ async def test_an_imported_chat_keeps_its_folder(open_controller: Open, tmp_path
         reports = await first.import_chats([imported(kitchen.id)])
         assert [info.id for info in await first.list_chats(folder=kitchen.id)] == [reports[0].chat_id]
     async with open_controller(tmp_path / "second.sqlite3") as second:
-        for _ in range(2):  # importing the same export again finds the folder the first import made
-            await second.import_chats([imported(kitchen.id), imported(kitchen.id), imported(None)])
+        for text in ("Oak?", "Walnut?"):  # a second import finds the folder the first one made
+            await second.import_chats(
+                [imported(kitchen.id, text), imported(kitchen.id, text + "!"), imported(None, text)]
+            )
         [folder] = await second.folders()
         assert (folder.name, folder.chats) == (kitchen.id, 4)
         assert len(await second.list_chats(folder=NO_FOLDER)) == 2
+        again = await second.import_chats([imported(kitchen.id, "Oak?")])  # the same chat is found, not copied
+        assert [report.new for report in again] == [False]
+        assert (await second.folders())[0].chats == 4
 
 
 @pytest.mark.parametrize(

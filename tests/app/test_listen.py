@@ -300,3 +300,27 @@ async def test_a_recording_cut_short_is_used_with_a_warning(
     [line] = capsys.readouterr().err.splitlines()
     assert code == 0
     assert line.startswith(f"parley: warning: {cut} ends early: its header announces ")
+
+
+async def test_a_transcript_with_half_an_emoji_is_saved_repaired(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The service's transcription messages can split a surrogate pair, or carry half of one.
+    gemini_live_server.script(
+        script(
+            (
+                AfterSpeech(),
+                (
+                    InputTranscript("Will it rain \ud800?"),
+                    OutputTranscript("Sunny \ud83d"),
+                    OutputTranscript("\ude00 and warm."),
+                    CompleteTurn(),
+                ),
+            )
+        )
+    )
+    code, events = await listen("--new-chat", "--audio-in", str(ASSETS / "wake_weather.wav"), capsys=capsys)
+    [saved] = [e for e in events if e["event"] == "saved" and e["turns"]]
+    assert code == 0
+    texts = [t["parts"][0]["text"] for t in (await chat(capsys, saved["chat_id"]))["full_history"]]
+    assert texts == ["Will it rain \ufffd?", "Sunny \U0001f600 and warm."]

@@ -13,7 +13,7 @@ from uuid import uuid4
 
 import pytest
 
-from chats.errors import StoreUnavailable
+from chats.errors import StoreDamaged, StoreUnavailable
 from chats.models import NO_FOLDER, utc_now
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.connection import migrations
@@ -52,7 +52,7 @@ async def test_a_corrupt_file_is_refused_and_left_as_it_was(tmp_path: Path) -> N
     path = tmp_path / "chats.sqlite3"
     path.write_bytes(b"this is not a database, just some bytes " * 100)
     before = path.read_bytes()
-    with pytest.raises(StoreUnavailable, match="unreadable"):
+    with pytest.raises(StoreDamaged, match=r"is damaged \(file is not a database\)"):
         await SqliteChatStore.open(path, "alice")
     assert path.read_bytes() == before
 

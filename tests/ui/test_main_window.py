@@ -227,7 +227,7 @@ def test_a_corrupt_store_shows_an_error_banner(qtbot: QtBot, bridge: ChatBridge,
     with qtbot.waitSignal(bridge.error, timeout=TIMEOUT_MS):
         bridge.open()
     assert window.banner.isVisible()
-    assert "unreadable" in window.banner.text()
+    assert "is damaged" in window.banner.text() and "parley chats repair" in window.banner.text()
     window.new_chat_button.click()  # requests after the failure neither hang nor pile up errors
     assert window.chats.rowCount() == 0
     window.dismiss_button.click()

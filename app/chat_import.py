@@ -1,0 +1,150 @@
+"""Importing chats: each chat whole in one store transaction, then compacted as far as the model sees it.
+
+A chat is created with all its turns in one `create` (one transaction: a stopped import leaves no chat
+with part of its turns). Its id is derived from its content, so importing the same chat again, after a
+stop or by mistake, finds it instead of making a copy.
+
+The model only ever sees `assistant_history`: a summary turn and what follows it, at most a window. An
+exported chat brings what its model saw (its summary turn and the turns after it), which is kept as it is,
+with the summary's vector when this embedder made it. Any other chat's history starts at its last summary
+turn and keeps at most `MODEL_VIEW_TURNS` turns after it; compaction then summarises at most those, and only
+the summary (or a young chat's topic) is embedded: the work is bounded by what the model will see, not by
+the chat's length. The turns' recall
+vectors are left to the maintenance backfill, which runs in the background of the window and the voice
+loop (`MaintenanceWorker.request_backfill`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from uuid import UUID
+
+from app.wiring import ChatServices
+from chats.compaction import SUMMARY_WINDOW_SIZE
+from chats.embedding import embed_one
+from chats.errors import ChatNotFound, EmbeddingError, TextModelError
+from chats.import_reader import ImportedChat
+from chats.models import FOLDER_NAME_MAX, EmbeddedText, Folder, Turn, folder_name_key
+
+MODEL_VIEW_TURNS = 4 * SUMMARY_WINDOW_SIZE
+"""The most turns an imported chat's first summary and tail are made from: a chat of a few windows is
+summarised whole, as if it had been spoken; past that the summary covers the latest of them. (The offline
+summariser takes about as long for 120 turns as for 30; for 100,000 it took minutes.)"""
+IMPORT_NAMESPACE = UUID("5b0e7c52-5f0c-4d2a-9a39-51d1a3f0c615")
+"""Of the ids of imported chats (UUID version 5 of the user and the chat's content)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    chat_id: UUID
+    turns: int
+    compactions: int
+    new: bool = True
+    """False when the same chat had been imported before: nothing was written."""
+    unmaintained: str | None = None
+    """Why the chat's summary and title are still to be made (the text model could not be reached): the
+    chat is imported whole all the same, and maintained when it is next used."""
+
+
+class ChatImporter:
+    def __init__(self, services: ChatServices) -> None:
+        self._s = services
+        self._folders: list[Folder] | None = None
+
+    async def import_chat(self, imported: ImportedChat, saving: Callable[[], None] = lambda: None) -> ImportReport:
+        """Import one chat; `saving` is called just before its turns are written."""
+        store = self._s.store
+        chat_id = imported_chat_id(store.user_id, imported)
+        try:
+            context = await store.load_assistant_context(chat_id)
+        except ChatNotFound:
+            folder_id = await self._folder_for_import(imported.project_id)
+            saving()
+            chat = await store.create(title=imported.title, turns=imported.turns, project_id=folder_id, chat_id=chat_id)
+            version, history, new = chat.version, chat.assistant_history, True
+        else:  # imported before, perhaps by an import stopped before it compacted the chat
+            version, history, new = context.version, context.assistant_history, False
+        view = exported_view(imported) or model_view(history)
+        if view != history:
+            summary = await self._summary(imported, view) if new else None
+            await store.replace_assistant_history(
+                chat_id, expected_version=version, assistant_history=view, summary=summary
+            )
+        try:
+            maintained = await self._s.maintainer.maintain(chat_id, embed_turns=False)
+        except (TextModelError, EmbeddingError) as error:
+            return ImportReport(chat_id, len(imported.turns), 0, new, unmaintained=str(error))
+        return ImportReport(chat_id, len(imported.turns), maintained.compactions, new)
+
+    async def _summary(self, imported: ImportedChat, view: Sequence[Turn]) -> EmbeddedText | None:
+        """The summary vector of an exported summary turn that `view` starts with: the export's own when
+        it was made by this embedder, else the summary embedded again (one short text)."""
+        if not view or not view[0].summary:
+            return None
+        given, embedder = imported.summary, self._s.embedder
+        if given is not None and given.text == view[0].text and given.model == embedder.model_name:
+            return given
+        return await embed_one(embedder, view[0].text)
+
+    async def _folder_for_import(self, project_id: str | None) -> str | None:
+        """The folder here for an imported chat, making it on first use."""
+        name = imported_folder_name(project_id)
+        if not name:
+            return None
+        if self._folders is None:
+            self._folders = await self._s.store.list_folders()
+        found = imported_folder_id(project_id, name, self._folders)
+        if found is None:
+            folder = await self._s.store.create_folder(name)
+            self._folders.append(folder)
+            found = folder.id
+        return found
+
+
+def model_view(turns: Sequence[Turn], limit: int = MODEL_VIEW_TURNS) -> tuple[Turn, ...]:
+    """What the model is to see of `turns`: from the last summary turn on, that summary and at most
+    `limit` turns after it (compaction then makes a summary and the tail of them)."""
+    start = max((i for i, turn in enumerate(turns) if turn.summary), default=None)
+    if start is None:
+        return tuple(turns[-limit:])
+    return (turns[start], *turns[start + 1 :][-limit:])
+
+
+def exported_view(imported: ImportedChat) -> tuple[Turn, ...]:
+    """What the model saw of an exported chat, when the export says it and it agrees with the turns: its
+    summary turn, then turns that are the last of `full_history` (empty otherwise)."""
+    history = imported.model_history
+    tail = history[1:]
+    if not history or (tail and tail != imported.turns[-len(tail) :]):
+        return ()
+    return model_view(history)
+
+
+def imported_chat_id(user_id: str, imported: ImportedChat) -> UUID:
+    """The same for the same user, title, folder and turns: a second import of a chat finds the first."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps([user_id, imported.title, imported.project_id]).encode())
+    for turn in imported.turns:
+        digest.update(json.dumps(turn.to_json(), sort_keys=True).encode())
+        digest.update(b"\n")
+    return uuid.uuid5(IMPORT_NAMESPACE, digest.hexdigest())
+
+
+def imported_folder_name(project_id: str | None) -> str:
+    """The name of the folder an imported chat's `project_id` lands in, as migration 0003 names the folders
+    it makes: the id itself, cut to a folder name's length; empty when there is no folder to keep."""
+    return (project_id or "").strip()[:FOLDER_NAME_MAX].strip()
+
+
+def imported_folder_id(project_id: str | None, name: str, folders: Sequence[Folder]) -> str | None:
+    """The folder here an imported chat belongs in: the one with its `project_id` (an export of this
+    store), else the one named after that id (made by an earlier import); None when there is none yet.
+
+    Going by name as well keeps the chats of one folder together however often they are imported."""
+    by_id = [folder.id for folder in folders if folder.id == project_id]
+    by_name = [folder.id for folder in folders if folder_name_key(folder.name) == folder_name_key(name)]
+    return next(iter(by_id + by_name), None)
