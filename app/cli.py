@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--data-dir", help="folder of the chat store and logs (also PARLEY_DATA_DIR)")
     parser.add_argument("--config", help="config file to read (also PARLEY_CONFIG)")
-    parser.add_argument("--embedder", choices=["auto", "local", "openai"], help="embedding model")
+    parser.add_argument("--embedder", choices=["auto", "local", "openai", "gemini"], help="embedding model")
     parser.add_argument("--text-model", choices=["auto", "offline", "gemini"], help="summaries and titles")
     parser.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="log detail")
     parser.add_argument(HIDDEN_FLAG, action="store_true", help="open the window hidden in the tray (as at login)")

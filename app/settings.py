@@ -49,7 +49,7 @@ __all__ = [
 
 APP_NAME = "parley"
 
-EmbedderChoice = Literal["auto", "local", "openai"]
+EmbedderChoice = Literal["auto", "local", "openai", "gemini"]
 TextModelChoice = Literal["auto", "offline", "gemini"]
 VoiceModelChoice = Literal["auto", "gemini", "offline"]
 StorageChoice = Literal["sqlite", "supabase"]
@@ -69,7 +69,8 @@ class Settings:
     user_id: str = "local"
     """Owner of the chats and memories written by this install."""
     embedder: EmbedderChoice = "auto"
-    """Which embedding model to use; "auto" means OpenAI when its key is present, else local."""
+    """Which embedding model to use; "auto" means OpenAI when its key is present (that key serves nothing
+    else, so it is a choice), else Gemini when its key is present, else local."""
     text_model: TextModelChoice = "auto"
     """Model for summaries and titles; "auto" means Gemini when its key is present, else offline."""
     gemini_text_model: str = "gemini-3.5-flash-lite"
@@ -81,6 +82,9 @@ class Settings:
     """OpenAI endpoint (None: OpenAI's); tests point it at a local fake."""
     openai_embedding_model: str = "text-embedding-3-small"
     """OpenAI embedding model name."""
+    gemini_embedding_model: str = "gemini-embedding-2"
+    """Gemini embedding model name: gemini-embedding-2 is Google's GA embedding model since April 2026
+    (gemini-embedding-001, text only, is still served). Vectors are kept per model name."""
     log_level: str = "INFO"
     """Root logging level name: DEBUG, INFO, WARNING, ERROR or CRITICAL."""
     gemini_live_model: str = "gemini-3.8-live"
@@ -116,11 +120,15 @@ class Settings:
     """From OPENAI_API_KEY or the OS keyring; None when neither has one."""
 
     @property
-    def effective_embedder(self) -> Literal["local", "openai"]:
-        """The embedder "auto" stands for. An explicit "openai" stays "openai" even without a key:
-        wiring reports the missing key rather than silently embedding with another model."""
+    def effective_embedder(self) -> Literal["local", "openai", "gemini"]:
+        """The embedder "auto" stands for: OpenAI when its key is present (Parley uses that key for
+        embeddings only, so setting it chose them), else Gemini when its key is present, else local. An
+        explicit choice stays even without its key: wiring reports the missing key rather than silently
+        embedding with another model."""
         if self.embedder == "auto":
-            return "openai" if self.openai_api_key is not None else "local"
+            if self.openai_api_key is not None:
+                return "openai"
+            return "gemini" if self.gemini_api_key is not None else "local"
         return self.embedder
 
     @property
@@ -191,8 +199,10 @@ SETTINGS: tuple[SettingSpec, ...] = (
     _spec(
         "embedder",
         "PARLEY_EMBEDDER",
-        "Embedding model: local, openai, or auto (openai when an OpenAI key is present).",
-        choices=("auto", "local", "openai"),
+        "Embedding model: local (all-MiniLM-L6-v2, on this machine), openai, gemini, or auto (openai when an "
+        "OpenAI key is present, else gemini when a Gemini key is present, else local). After a change, "
+        "`parley chats reembed` moves the stored vectors to the new model.",
+        choices=("auto", "local", "openai", "gemini"),
     ),
     _spec(
         "text_model",
@@ -204,6 +214,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
     _spec("gemini_base_url", "PARLEY_GEMINI_BASE_URL", "Gemini endpoint (default: Google's).", "url"),
     _spec("openai_base_url", "PARLEY_OPENAI_BASE_URL", "OpenAI endpoint (default: OpenAI's).", "url"),
     _spec("openai_embedding_model", "PARLEY_OPENAI_EMBEDDING_MODEL", "OpenAI embedding model name."),
+    _spec("gemini_embedding_model", "PARLEY_GEMINI_EMBEDDING_MODEL", "Gemini embedding model name."),
     _spec("log_level", "PARLEY_LOG_LEVEL", f"Logging level: {', '.join(LOG_LEVELS)}.", "level"),
     _spec("gemini_live_model", "PARLEY_GEMINI_LIVE_MODEL", "Gemini Live model for voice conversations."),
     _spec(
@@ -350,6 +361,7 @@ def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[
         gemini_base_url=_optional_text(resolve("gemini_base_url")),
         openai_base_url=_optional_text(resolve("openai_base_url")),
         openai_embedding_model=_text(resolve("openai_embedding_model")),
+        gemini_embedding_model=_text(resolve("gemini_embedding_model")),
         log_level=_text(resolve("log_level")),
         gemini_live_model=_text(resolve("gemini_live_model")),
         voice_model=cast(VoiceModelChoice, resolve("voice_model")),

@@ -17,6 +17,8 @@ from openai.types import CreateEmbeddingResponse
 
 from chats.embedding import Matrix, normalise_rows
 from chats.errors import EmbeddingError
+from chats.remote_embedding import RequestLimits, embed_in_batches
+from chats.remote_embedding import plan_batches as plan_within
 
 DEFAULT_MODEL = "text-embedding-3-small"
 DIMENSIONS = 384
@@ -25,6 +27,7 @@ MAX_INPUTS_PER_REQUEST = 512
 MAX_CHARS_PER_REQUEST = 200_000
 """The API also caps a request at 300,000 tokens. A token is rarely shorter than a character (English
 averages about four), so a batch of long texts stays under that cap."""
+LIMITS = RequestLimits(MAX_INPUTS_PER_REQUEST, MAX_CHARS_PER_REQUEST)
 TIMEOUT_SECONDS = 30.0
 MAX_RETRIES = 2
 """The SDK retries connection errors, 408, 409, 429 and 5xx with backoff (0.5 s, then 1 s)."""
@@ -60,16 +63,9 @@ class OpenAIEmbedder:
         return DIMENSIONS
 
     async def embed(self, texts: Sequence[str]) -> Matrix:
-        """Embed in as few requests as the limits allow, one after another (rate limits are per key).
-
-        The API refuses empty strings; an empty text gets a zero row, which matches nothing.
-        """
-        out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
-        wanted = [i for i, text in enumerate(texts) if text]
-        for batch in plan_batches([len(texts[i]) for i in wanted]):
-            rows = [wanted[i] for i in batch]
-            out[rows] = await self._request([texts[i] for i in rows])
-        return out
+        """Embed in as few requests as the limits allow (`chats.remote_embedding`); an empty text is a zero
+        row and is not sent."""
+        return await embed_in_batches(texts, DIMENSIONS, LIMITS, self._request)
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -125,17 +121,5 @@ def _matrix(response: CreateEmbeddingResponse, count: int) -> Matrix:
 
 
 def plan_batches(lengths: Sequence[int]) -> list[range]:
-    """Split texts of these lengths (characters) into consecutive requests within both limits.
-
-    A single text longer than the character limit still gets a request of its own.
-    """
-    batches: list[range] = []
-    start = chars = 0
-    for i, length in enumerate(lengths):
-        if i > start and (i - start == MAX_INPUTS_PER_REQUEST or chars + length > MAX_CHARS_PER_REQUEST):
-            batches.append(range(start, i))
-            start, chars = i, 0
-        chars += length
-    if start < len(lengths):
-        batches.append(range(start, len(lengths)))
-    return batches
+    """Split texts of these lengths (characters) into consecutive requests within the API's limits."""
+    return plan_within(lengths, LIMITS)

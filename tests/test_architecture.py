@@ -19,7 +19,7 @@ FORBIDDEN = {
 """Package -> the packages it must never import."""
 
 SDK_HOMES = {
-    "google.genai": ("chats/gemini_text.py", "voice/gemini_live.py"),
+    "google.genai": ("chats/gemini_text.py", "chats/gemini_embedder.py", "voice/gemini_live.py"),
     "openai": ("chats/openai_embedder.py",),
     "sounddevice": ("voice/",),
     "openwakeword": ("voice/wake.py",),

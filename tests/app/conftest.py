@@ -32,6 +32,9 @@ def environment(
         "PARLEY_GEMINI_BASE_URL": gemini_live_server.base_url,
         "PARLEY_CA_FILE": str(ca_file),
         "PARLEY_IDLE_SECONDS": "0.3",
+        # The Live fake serves no embeddings, and these tests are about the voice: local vectors, as
+        # before a Gemini key chose Gemini's (tests/chats/test_gemini_embedder.py covers those).
+        "PARLEY_EMBEDDER": "local",
     }.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

@@ -62,6 +62,7 @@ def test_defaults(config: Path) -> None:
     assert settings.gemini_base_url is None
     assert settings.openai_base_url is None
     assert settings.openai_embedding_model == "text-embedding-3-small"
+    assert settings.gemini_embedding_model == "gemini-embedding-2"
     assert settings.log_level == "INFO"
     assert settings.gemini_api_key is None
     assert settings.openai_api_key is None
@@ -87,7 +88,7 @@ def test_a_missing_file_at_the_default_location_means_defaults(tmp_path: Path, m
 LAYERED = [
     # field, file value (TOML), environment variable and value, command-line value
     ("user_id", '"from-file"', ("PARLEY_USER_ID", "from-env"), "from-cli"),
-    ("embedder", '"local"', ("PARLEY_EMBEDDER", "openai"), "auto"),
+    ("embedder", '"local"', ("PARLEY_EMBEDDER", "openai"), "gemini"),
     ("text_model", '"offline"', ("PARLEY_TEXT_MODEL", "gemini"), "offline"),
     ("gemini_text_model", '"gemini-file"', ("PARLEY_GEMINI_TEXT_MODEL", "gemini-env"), "gemini-cli"),
     ("gemini_base_url", '"https://file.test"', ("PARLEY_GEMINI_BASE_URL", "https://env.test"), "http://cli.test"),
@@ -98,6 +99,7 @@ LAYERED = [
         "https://cli.test",
     ),
     ("openai_embedding_model", '"m-file"', ("PARLEY_OPENAI_EMBEDDING_MODEL", "m-env"), "m-cli"),
+    ("gemini_embedding_model", '"g-file"', ("PARLEY_GEMINI_EMBEDDING_MODEL", "g-env"), "g-cli"),
     ("log_level", '"WARNING"', ("PARLEY_LOG_LEVEL", "ERROR"), "DEBUG"),
 ]
 
@@ -218,7 +220,7 @@ def test_config_file_is_not_a_config_key(config: Path) -> None:
         ("embedder = true", "setting 'embedder' must be a string, not a boolean"),
         ("log_level = [1]", "setting 'log_level' must be a string, not an array"),
         ("data_dir = {path = 'x'}", "setting 'data_dir' must be a string, not a table"),
-        ('embedder = "cloud"', "setting 'embedder' must be one of auto, local, openai (got 'cloud')"),
+        ('embedder = "cloud"', "setting 'embedder' must be one of auto, local, openai, gemini (got 'cloud')"),
         ('log_level = "loud"', "setting 'log_level' must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL"),
         ('gemini_base_url = "ftp://x"', "setting 'gemini_base_url' must start with http:// or https://"),
         ('user_id = ""', "setting 'user_id' must not be empty"),
@@ -327,6 +329,31 @@ def test_auto_choices_follow_the_keys(config: Path) -> None:
     assert (with_keys.effective_embedder, with_keys.effective_text_model) == ("openai", "gemini")
     explicit = load(config, {"OPENAI_API_KEY": OPENAI_KEY, "PARLEY_EMBEDDER": "local"})
     assert explicit.effective_embedder == "local"
+
+
+@pytest.mark.parametrize(
+    ("keys", "choice", "effective"),
+    [
+        # auto: the OpenAI key serves embeddings only, so it wins; else the Gemini key; else local
+        ({}, "auto", "local"),
+        ({"OPENAI_API_KEY": OPENAI_KEY}, "auto", "openai"),
+        ({"GEMINI_API_KEY": GEMINI_KEY}, "auto", "gemini"),
+        ({"GOOGLE_API_KEY": GEMINI_KEY}, "auto", "gemini"),
+        ({"GEMINI_API_KEY": GEMINI_KEY, "OPENAI_API_KEY": OPENAI_KEY}, "auto", "openai"),
+        # an explicit choice stays, key or not: wiring says which key is missing
+        ({"OPENAI_API_KEY": OPENAI_KEY}, "gemini", "gemini"),
+        ({}, "gemini", "gemini"),
+        ({"GEMINI_API_KEY": GEMINI_KEY}, "local", "local"),
+    ],
+)
+def test_the_embedder_auto_stands_for(config: Path, keys: dict[str, str], choice: str, effective: str) -> None:
+    assert load(config, {**keys, "PARLEY_EMBEDDER": choice}).effective_embedder == effective
+
+
+def test_a_gemini_key_in_the_keyring_chooses_gemini_embeddings(config: Path, memory_keyring: MemoryKeyring) -> None:
+    assert load(config).effective_embedder == "local"
+    memory_keyring.set_password(KEYRING_SERVICE, "gemini_api_key", GEMINI_KEY)
+    assert load(config).effective_embedder == "gemini"
 
 
 # The reference table is the loader's own table

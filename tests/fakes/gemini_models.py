@@ -55,6 +55,7 @@ CATALOGUE: tuple[KnownModel, ...] = (
     KnownModel("gemini-3.5-flash-lite", "Gemini 3.5 Flash-Lite", TEXT, 1_048_576),
     KnownModel("gemini-2.5-flash-lite", "Gemini 2.5 Flash-Lite", TEXT, 1_048_576),
     KnownModel("gemini-embedding-001", "Gemini Embedding 001", EMBEDDING, 2_048, 1),
+    KnownModel("gemini-embedding-2", "Gemini Embedding 2", EMBEDDING, 8_192, 1),
     # The suite's own: an older 2.x native audio name its protocol tests use, and an unversioned test name
     # (which this fake treats as the newest protocol).
     KnownModel("gemini-2.5-flash-native-audio-preview-09-2025", "Gemini 2.5 Flash Native Audio (09-2025)", LIVE),

@@ -1,10 +1,12 @@
-"""A local fake of the Gemini REST `generateContent` endpoint, for the real `google-genai` client.
+"""A local fake of the Gemini REST API (`generateContent`, `batchEmbedContents`), for the real `google-genai` client.
 
 It speaks the real wire format: `POST /{version}/models/{model}:generateContent` with the key in the
 `x-goog-api-key` header, answers `{"candidates": [{"content": {"parts": [{"text": ...}]}}]}`, and refuses
 keys the way the API does (400 INVALID_ARGUMENT / API_KEY_INVALID for a wrong key, 403 PERMISSION_DENIED
 for none). It is driven by data: script the answers, then read what the client sent. It also answers the
-models calls (`GET /{version}/models[/{name}]`) from its `models` (`gemini_models.CATALOGUE` by default).
+models calls (`GET /{version}/models[/{name}]`) from its `models` (`gemini_models.CATALOGUE` by default),
+and embeds with the models there that list `embedContent`, as `gemini_embeddings` describes; `fail_embeddings`
+scripts error answers for those calls.
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.fakes.gemini_models import CATALOGUE, KnownModel, is_models_path, models_answer
+from tests.fakes import gemini_embeddings
+from tests.fakes.gemini_models import CATALOGUE, KnownModel, find, is_models_path, models_answer
 
 FAKE_GEMINI_KEY = "fake-gemini-key-7f3a"
 
-_PATH = re.compile(r"^/(?P<version>v\d+\w*)/models/(?P<model>[^/:]+):generateContent$")
+_PATH = re.compile(r"^/(?P<version>v\d+\w*)/models/(?P<model>[^/:]+):(?P<method>generateContent|batchEmbedContents)$")
+EMBED = "batchEmbedContents"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +44,16 @@ class RecordedRequest:
     """The model id from the path, without "models/"."""
     api_key: str | None
     body: Mapping[str, Any]
+    method: str = "generateContent"
+    """The path's method: "generateContent" or "batchEmbedContents"."""
+
+    @property
+    def embedded_texts(self) -> list[str]:
+        """Of an embedding call: each request's text (its parts joined), in order."""
+        return [
+            "".join(part.get("text", "") for part in (request.get("content") or {}).get("parts", []))
+            for request in self.body.get("requests", [])
+        ]
 
     @property
     def system_text(self) -> str:
@@ -139,6 +153,7 @@ class FakeGeminiServer:
         """What `GET /{version}/models` lists."""
         self._lock = threading.Lock()
         self._script: deque[Reply | str] = deque()
+        self._embedding_failures: deque[Reply] = deque()
         self._responder: Responder | None = None
         self._requests: list[RecordedRequest] = []
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
@@ -158,6 +173,10 @@ class FakeGeminiServer:
             return list(self._requests)
 
     @property
+    def embedding_requests(self) -> list[RecordedRequest]:
+        return [request for request in self.requests if request.method == EMBED]
+
+    @property
     def last_request(self) -> RecordedRequest:
         requests = self.requests
         assert requests, "the fake Gemini server received no request"
@@ -167,6 +186,11 @@ class FakeGeminiServer:
         """Queue answers, used one per authorised request in order; a str is a plain text answer."""
         with self._lock:
             self._script.extend(replies)
+
+    def fail_embeddings(self, *replies: Reply) -> None:
+        """Answer the next authorised embedding calls with these errors, one each, in order."""
+        with self._lock:
+            self._embedding_failures.extend(replies)
 
     def respond_with(self, responder: Responder) -> None:
         """Answer every request the script does not cover by calling `responder` (on the server thread)."""
@@ -202,6 +226,19 @@ class FakeGeminiServer:
                 reply = NOT_SCRIPTED
         return Reply.answer(reply) if isinstance(reply, str) else reply
 
+    def _embed(self, request: RecordedRequest) -> tuple[int, Mapping[str, Any]]:
+        with self._lock:
+            self._requests.append(request)
+            refusal = NO_KEY if request.api_key is None else WRONG_KEY if request.api_key != self.api_key else None
+            if refusal is None and self._embedding_failures:
+                refusal = self._embedding_failures.popleft()
+        if refusal is not None:
+            return refusal.status, refusal.body("")
+        model = find(self.models, request.model)
+        if model is None or "embedContent" not in model.methods:
+            return gemini_embeddings.unknown_model(request.model, request.api_version)
+        return gemini_embeddings.embeddings_answer(model.name, request.body)
+
 
 def _handler_for(server: FakeGeminiServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
@@ -229,6 +266,9 @@ def _handler_for(server: FakeGeminiServer) -> type[BaseHTTPRequestHandler]:
                 not_found = Reply.error(404, "NOT_FOUND", f"Unknown path {url.path}.")
                 self._send(not_found.status, not_found.body(""))
                 return
+            if len(raw) > gemini_embeddings.MAX_BODY_BYTES:
+                self._send(*gemini_embeddings.too_large())
+                return
             # Like the real API, the key may also come as a `key` query parameter.
             key = self.headers.get("x-goog-api-key") or parse_qs(url.query).get("key", [None])[0]
             request = RecordedRequest(
@@ -237,7 +277,11 @@ def _handler_for(server: FakeGeminiServer) -> type[BaseHTTPRequestHandler]:
                 model=match["model"],
                 api_key=key,
                 body=json.loads(raw or b"{}"),
+                method=match["method"],
             )
+            if request.method == EMBED:
+                self._send(*server._embed(request))
+                return
             reply = server._reply_to(request)
             self._send(reply.status, reply.body(request.model))
 

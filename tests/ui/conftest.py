@@ -82,6 +82,7 @@ def settings_on_live_server(tmp_path: Path, server: FakeGeminiLiveServer, env: d
     config.write_text("", encoding="utf-8")
     ca_file = tmp_path / "ca.pem"
     ca_file.write_bytes(server.ca_pem)
-    live = {"PARLEY_GEMINI_BASE_URL": server.base_url, "PARLEY_CA_FILE": str(ca_file)}
+    # The Live fake serves no embeddings: local vectors, as before a Gemini key chose Gemini's.
+    live = {"PARLEY_GEMINI_BASE_URL": server.base_url, "PARLEY_CA_FILE": str(ca_file), "PARLEY_EMBEDDER": "local"}
     with using_keyring(MemoryKeyring()):
         yield load_settings({"data_dir": str(tmp_path / "data"), "config_file": str(config)}, env=live | env)
