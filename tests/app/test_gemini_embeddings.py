@@ -3,29 +3,13 @@ client against the local fake, and a store moved over from the local model with 
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from tests.app.conftest import Parley
+from tests.app.test_cli import JAPAN, kitchen_turns
 from tests.fakes.gemini_server import FAKE_GEMINI_KEY, FakeGeminiServer
 
 GEMINI = "gemini-embedding-2@768"
-
-JAPAN = [
-    {"role": "user", "parts": [{"text": "I'm planning a two-week holiday in Japan next April."}]},
-    {"role": "model", "parts": [{"text": "Kyoto in spring is lovely."}]},
-    {"role": "user", "parts": [{"text": "Should I spend more days in Kyoto or Tokyo?"}]},
-    {"role": "model", "parts": [{"text": "Split it evenly."}]},
-]
-
-
-def kitchen_turns(exchanges: int) -> list[dict[str, Any]]:
-    turns = []
-    for i in range(exchanges):
-        turns.append({"role": "user", "parts": [{"text": f"Kitchen renovation, step {i}: oak or walnut cabinets?"}]})
-        turns.append({"role": "model", "parts": [{"text": f"For step {i}, Marco suggests oak; budget 18,500 euros."}]})
-    return turns
 
 
 def use_gemini(monkeypatch: pytest.MonkeyPatch, server: FakeGeminiServer, key: str = FAKE_GEMINI_KEY) -> None:
