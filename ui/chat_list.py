@@ -14,7 +14,7 @@ from uuid import UUID
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Slot
 
-from chats.models import ChatInfo, FolderFilter, utc_now
+from chats.models import ChatInfo, FolderFilter, chat_title, utc_now
 from ui.bridge import ChatBridge, ChatPage
 
 PAGE_SIZE = 100
@@ -118,9 +118,12 @@ class ChatListModel(QAbstractListModel):
         is asked through the bridge, and the reload that follows brings the stored truth."""
         if role != Qt.ItemDataRole.EditRole or not index.isValid() or not 0 <= index.row() < len(self._rows):
             return False
-        title = " ".join(str(value).split())
         info = self._rows[index.row()]
-        if not title or title == info.title:
+        try:
+            title = chat_title(str(value))
+        except ValueError:  # blank, or longer than a row can show: the edit is undone, as Escape would
+            return False
+        if title == info.title:
             return False
         self._rows[index.row()] = dataclasses.replace(info, title=title)
         self.dataChanged.emit(index, index)

@@ -182,6 +182,9 @@ def test_rename_in_place_and_delete(qtbot: QtBot, bridge: ChatBridge, seed: Seed
         assert window.chats.setData(index, "  Japan   in April ")
     assert window.chats.data(index, ChatRole.TITLE) == "Japan in April"  # shown at once
     qtbot.waitUntil(lambda: "Japan in April" in window.transcript.toPlainText(), timeout=TIMEOUT_MS)
+    for refused in ("   ", "x" * 10_000):  # blank, or longer than a row can show: undone as Escape would
+        assert not window.chats.setData(index, refused)
+        assert window.chats.data(index, ChatRole.TITLE) == "Japan in April"
 
     with qtbot.waitSignal(bridge.chats_changed, timeout=TIMEOUT_MS):
         window.delete_button.click()
