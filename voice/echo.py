@@ -13,6 +13,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -22,6 +23,7 @@ from numpy.typing import NDArray
 
 from voice.audio import MIC_FORMAT, AudioChunk, AudioFormat, AudioSource
 from voice.errors import AudioError
+from voice.linear_echo import LinearEchoFilter
 
 CAPTURE_RATES: Final = frozenset({8_000, 16_000, 32_000, 48_000})
 """Microphone rates (Hertz) WebRTC's audio processing module cleans at natively."""
@@ -46,6 +48,22 @@ streaming resampler holds samples back until the next chunk, up to 20 ms with "L
 37 ms with "HQ", and the reference must reach the canceller before its echo does."""
 
 
+@dataclass(frozen=True, slots=True)
+class CancelledChunk(AudioChunk):
+    """A microphone chunk cleaned by `EchoCanceller`, with what the barge-in detector needs beside it:
+    the linear canceller's view of the same span (`voice.linear_echo`), in the chunk's format."""
+
+    linear: bytes
+    """The microphone less the echo a linear filter predicts: the user's voice is left at full strength,
+    Parley's voice some 15-20 dB down once the filter has converged."""
+    echo: bytes
+    """That prediction of Parley's voice at the microphone."""
+    linear_trusted: bool
+    """Whether the linear filter has converged (`LinearEchoFilter.converged`) when the chunk was cleaned."""
+    voice_heard_ms: float
+    """How much of Parley's voice the canceller had heard when the chunk was cleaned (milliseconds)."""
+
+
 class EchoCanceller:
     """Cancels, in microphone chunks, the echo of what the speaker played.
 
@@ -57,7 +75,8 @@ class EchoCanceller:
       plays may be passed on or left out: when the reference runs dry for over `QUIET_AFTER_MS`, the
       canceller continues it with silence itself, timed by `clock`, with the same result (measured).
     - `cleaned(chunk)` with every microphone chunk, in `format`; it returns the chunk with the echo
-      removed: same format, same `start_ms`, same length.
+      removed: same format, same `start_ms`, same length, as a `CancelledChunk` that also carries a
+      linear canceller's output for the barge-in detector (`voice.linear_echo` says why).
 
     Played audio is not resampled here when a 10 ms frame of it is a whole number of samples (24 kHz
     model voice, 44.1 and 48 kHz devices): WebRTC takes the played side at its own rate and converts it
@@ -78,10 +97,11 @@ class EchoCanceller:
     4 ms blocks and, once anything has been played, returns the microphone one block (4 ms) late.
 
     Cost (2-core AMD EPYC): about 0.4-0.5 ms of CPU per 80 ms microphone chunk and 0.1 ms per 80 ms of
-    played audio, under 1 % of a core (0.13 ms per chunk before anything has been played), so both
-    methods may be called on the event loop. Handing `cleaned()` to an executor would keep those
-    0.5 ms off the loop at the price of a thread hop (0.06 ms); it is worth it only where an executor
-    call per chunk is made anyway (the wake word model's).
+    played audio, under 1 % of a core (0.13 ms per chunk before anything has been played), plus the
+    linear filter's 1 ms per chunk while Parley's voice is within its reach (0.09 ms otherwise, so
+    sleeping costs no more), so both methods may be called on the event loop. Handing `cleaned()` to an
+    executor would keep that off the loop at the price of a thread hop (0.06 ms); it is worth it only
+    where an executor call per chunk is made anyway (the wake word model's).
 
     Threads: the two methods may be called from different threads (say, `played` on the loop and
     `cleaned` in an executor); a lock keeps them from running at once. Each method's own calls must
@@ -145,6 +165,10 @@ class EchoCanceller:
         self._mic_ready = bytearray()
         """Cleaned microphone PCM16 not yet returned: the padding plus whole processed frames."""
         self._delay_bytes = 0
+        self._linear = LinearEchoFilter(format.rate)
+        self._linear_ready = bytearray()
+        self._echo_ready = bytearray()
+        """The linear canceller's output and echo prediction, kept in step with `_mic_ready`."""
 
     @property
     def format(self) -> AudioFormat:
@@ -181,10 +205,11 @@ class EchoCanceller:
             else:
                 self._continue_with_silence(now)
             self._feed_reference(samples.tobytes())
+            self._linear.played(samples, rate)
             self._quiet = False
             self._played_until += chunk.duration_ms / 1000
 
-    def cleaned(self, chunk: AudioChunk) -> AudioChunk:
+    def cleaned(self, chunk: AudioChunk) -> CancelledChunk:
         """`chunk` from the microphone with the echo of what was played removed: same format, same
         `start_ms` and same length (its audio runs `delay_ms` late, see the class notes)."""
         if chunk.format != self._format:
@@ -197,6 +222,10 @@ class EchoCanceller:
             self._continue_with_silence(now)
             self._mic_pending += chunk.pcm
             whole = len(self._mic_pending) - len(self._mic_pending) % self._frame_bytes
+            raw = np.frombuffer(bytes(self._mic_pending[:whole]), dtype="<i2").astype(np.float64) / 32768.0
+            linear, echo = self._linear.cleaned(raw)
+            self._linear_ready += _pcm16(linear)
+            self._echo_ready += _pcm16(echo)
             for offset in range(0, whole, self._frame_bytes):
                 # A fresh bytearray per frame: WebRTC writes the cleaned samples back into it.
                 buffer = self._mic_pending[offset : offset + self._frame_bytes]
@@ -207,11 +236,16 @@ class EchoCanceller:
             if short > 0:
                 # Part of a frame is still waiting: pad the front once so the stream stays continuous.
                 # The padding only ever grows to the largest part frame left over, under one frame.
-                self._mic_ready[:0] = bytes(short)
+                for ready in (self._mic_ready, self._linear_ready, self._echo_ready):
+                    ready[:0] = bytes(short)
                 self._delay_bytes += short
-            pcm = bytes(self._mic_ready[: len(chunk.pcm)])
-            del self._mic_ready[: len(chunk.pcm)]
-        return AudioChunk(format=chunk.format, pcm=pcm, start_ms=chunk.start_ms)
+            pcm, linear_pcm, echo_pcm = (
+                bytes(ready[: len(chunk.pcm)]) for ready in (self._mic_ready, self._linear_ready, self._echo_ready)
+            )
+            for ready in (self._mic_ready, self._linear_ready, self._echo_ready):
+                del ready[: len(chunk.pcm)]
+            trusted, heard_ms = self._linear.converged, self._linear.heard_ms
+        return CancelledChunk(chunk.format, pcm, chunk.start_ms, linear_pcm, echo_pcm, trusted, heard_ms)
 
     def _continue_with_silence(self, now: float) -> None:
         """If the speaker has gone quiet, continue the reference with the silence it played up to `now`
@@ -227,6 +261,7 @@ class EchoCanceller:
         # Once quiet, every moment counts: the next chunk must start exactly when it is played.
         self._quiet = True
         self._feed_reference(bytes(round(quiet * self._played_rate) * 2))
+        self._linear.played(np.zeros(round(quiet * self._format.rate), dtype=np.int16), self._format.rate)
         self._played_until = now
 
     def _feed_reference(self, pcm: bytes) -> None:
@@ -253,6 +288,10 @@ class EchoCanceller:
             process(frame)
         except RuntimeError as error:
             raise AudioError(f"the echo canceller failed: {_one_line(error)}") from error
+
+
+def _pcm16(samples: NDArray[np.float64]) -> bytes:
+    return np.clip(np.rint(samples * 32768.0), -32768, 32767).astype("<i2").tobytes()
 
 
 def _frame_samples(rate: int) -> int:

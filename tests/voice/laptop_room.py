@@ -105,10 +105,13 @@ async def hear(
     duration_ms: float | None = None,
     stop_at_barge_in: bool = False,
     played_at_ms: float = 0.0,
+    canceller: EchoCanceller | None = None,
 ) -> Heard:
     """Run the room for `duration_ms` (default: until the voice and everything said have ended): Parley
     plays `played` (24 kHz PCM16) from `played_at_ms`, with `said` sounding in the room and the
-    condition's noise under it all. With `stop_at_barge_in` the run ends where the detector first fires."""
+    condition's noise under it all. With `stop_at_barge_in` the run ends where the detector first fires.
+    `canceller` is one that has heard earlier answers in this room (`warmed_canceller`); by default a new
+    one, as at the first answer after Parley starts."""
     voice_ms = MODEL_VOICE_FORMAT.duration_ms(len(played))
     end_ms = duration_ms or max([played_at_ms + voice_ms, *(s.at_ms + 1000.0 * len(s.sound) / RATE for s in said)])
     samples = round(end_ms * RATE / 1000)
@@ -123,7 +126,7 @@ async def hear(
     noise = room.noise(samples, room.speech_rms)
 
     # As `app.voice_loop` wires it: the speaker reports every block it plays, silence included.
-    canceller = EchoCanceller(clock=None)
+    canceller = canceller or EchoCanceller(clock=None)
     detector = barge_in()
     heard = Heard()
     block_bytes = MODEL_VOICE_FORMAT.bytes_per_second * BLOCK_MS // 1000
@@ -146,3 +149,13 @@ async def hear(
             if stop_at_barge_in:
                 break
     return heard
+
+
+async def warmed_canceller(
+    room: SimulatedRoom, barge_in: SpeechOverPlaybackFactory, seconds: float, seed: int
+) -> EchoCanceller:
+    """The echo canceller as it is after Parley has spoken `seconds` in this room: the canceller lives as
+    long as the voice loop, so every answer but the first meets one that has learnt the echo path."""
+    canceller = EchoCanceller(clock=None)
+    await hear(room, parley_voice(seconds, seed=seed), [], barge_in, canceller=canceller)
+    return canceller

@@ -11,6 +11,7 @@ import pytest
 from tests.voice.fixtures import read_pcm, split
 from voice.barge_in import (
     BargeInConfig,
+    LinearWindow,
     OverlapDetector,
     SpeechOverPlaybackFactory,
     level_dbfs,
@@ -20,14 +21,34 @@ from voice.barge_in import (
 WINDOW_MS = 32.0
 LOUD = -30.0
 """dBFS: a talker a couple of metres away."""
-CONFIG = BargeInConfig(threshold=0.5, min_level_dbfs=-40.0, min_speech_ms=160.0, max_gap_ms=64.0, settle_ms=0.0)
+CONFIG = BargeInConfig(
+    threshold=0.5,
+    min_level_dbfs=-40.0,
+    linear_threshold=0.3,
+    linear_min_level_dbfs=-35.0,
+    over_echo_db=-12.0,
+    min_speech_ms=160.0,
+    max_gap_ms=64.0,
+    settle_ms=0.0,
+)
 
 
 def fired_at(
-    probabilities: list[float], *, playing: bool = True, level: float = LOUD, config: BargeInConfig = CONFIG
+    probabilities: list[float],
+    *,
+    playing: bool = True,
+    level: float = LOUD,
+    echo: float | None = None,
+    config: BargeInConfig = CONFIG,
 ) -> list[int]:
+    """Windows where the detector fires; with `echo`, each window is also the linear canceller's, with
+    that much of Parley's voice predicted in it."""
     detector = OverlapDetector(config)
-    return [i for i, p in enumerate(probabilities) if detector.push(p, level, WINDOW_MS, playing)]
+    return [
+        i
+        for i, p in enumerate(probabilities)
+        if detector.push(p, level, WINDOW_MS, playing, None if echo is None else LinearWindow(p, level, echo))
+    ]
 
 
 def test_speech_over_playback_counts_once_it_has_lasted_the_minimum() -> None:
@@ -52,6 +73,34 @@ def test_a_bang_shorter_than_the_minimum_stops_nothing() -> None:
 def test_a_voice_quieter_than_the_floor_is_what_the_echo_canceller_left() -> None:
     assert fired_at([0.9] * 20, level=-46.0) == []
     assert fired_at([0.9] * 20, level=-40.0) == [4]
+
+
+def test_a_voice_far_under_the_echo_predicted_is_what_the_linear_canceller_left() -> None:
+    assert fired_at([0.9] * 20, level=-30.0, echo=-15.0) == []  # 15 dB under Parley's voice in the window
+    assert fired_at([0.9] * 20, level=-30.0, echo=-18.0) == [4]  # 12 dB under: the user is there too
+
+
+def test_the_linear_cancellers_output_has_thresholds_of_its_own() -> None:
+    assert fired_at([0.4] * 20, level=-30.0) == []  # AEC3's output: under its threshold of 0.5
+    assert fired_at([0.4] * 20, level=-30.0, echo=-40.0) == [4]  # the linear canceller's: over 0.3
+    assert fired_at([0.9] * 20, level=-38.0, echo=-40.0) == []  # ...but under its floor of -35 dBFS
+
+
+def test_in_parleys_pauses_aec3s_output_is_heard() -> None:
+    # Nothing of Parley's voice predicted: AEC3 has nothing to suppress, and Silero judges its output.
+    detector = OverlapDetector(CONFIG)
+    pause = LinearWindow(probability=0.9, level_dbfs=-30.0, echo_dbfs=-70.0)  # a door, to the linear side
+    assert not any(detector.push(0.01, -30.0, WINDOW_MS, True, pause) for _ in range(20))
+    assert [detector.push(0.9, -30.0, WINDOW_MS, True, pause) for _ in range(5)].index(True) == 4
+
+
+def test_the_echo_predicted_is_held_while_the_room_rings_on() -> None:
+    # Parley's word ends (predicted -15 dBFS, then nothing): the prediction a window is held against falls
+    # 60 dB a second, so what the room still rings with, 12 dB under it, stops nothing for a while.
+    detector = OverlapDetector(CONFIG)
+    assert not detector.push(0.9, -30.0, WINDOW_MS, True, LinearWindow(0.9, -30.0, -15.0))
+    ringing = [detector.push(0.9, -30.0, WINDOW_MS, True, LinearWindow(0.9, -30.0, -45.0)) for _ in range(10)]
+    assert ringing.index(True) == 5  # held over -18 dBFS for one more window, then 160 ms of speech
 
 
 def test_nothing_counts_while_the_voice_is_not_playing() -> None:

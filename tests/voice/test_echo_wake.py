@@ -35,7 +35,7 @@ async def wakes(chunks: list[AudioChunk]) -> int:
 def cleaned(played: np.ndarray, heard: np.ndarray) -> list[AudioChunk]:
     """What the microphone hands on: each 80 ms of `heard`, after the speaker played that of `played`."""
     canceller = EchoCanceller(clock=lambda: 0.0)
-    out = []
+    out: list[AudioChunk] = []
     for spoken, chunk in zip(split(pcm(played)), split(pcm(heard)), strict=True):
         canceller.played(spoken)
         out.append(canceller.cleaned(chunk))
