@@ -99,11 +99,17 @@ async def test_the_twentieth_switch_is_as_right_as_the_first(
             await running.services.maintainer.maintain(chat.id)
             ids[name] = chat.id
         started_in = running.chat_id  # a new, empty chat: where the first request is said
+
+        def switches() -> int:
+            return sum(isinstance(e, ChatSwitched) for e in running.watcher.of("conversation"))
+
         for i, (_, words) in enumerate(REQUESTS):
             await running.loop.send_text(words)
-            await running.watcher.until(
-                lambda n=i + 1: len([e for e in running.watcher.of("conversation") if isinstance(e, ChatSwitched)]) == n
-            )
+
+            def switched(count: int = i + 1) -> bool:
+                return switches() == count
+
+            await running.watcher.until(switched)
         landed = [e.chat_id for e in running.watcher.of("conversation") if isinstance(e, ChatSwitched)]
         used = [e for e in running.watcher.of("conversation") if isinstance(e, ToolUsed)]
         assert [u.reply.result["outcome"] for u in used] == ["switched"] * len(REQUESTS)

@@ -99,7 +99,10 @@ def test_the_window_and_the_tray_show_parleys_own_icon(qtbot: QtBot) -> None:
     bubble = QColor("#2563eb")  # the speech bubble of app/icons/parley.svg
 
     def near(colour: QColor, other: QColor) -> bool:
-        return all(abs(a - b) <= 12 for a, b in zip(colour.getRgb()[:3], other.getRgb()[:3], strict=True))
+        return all(abs(a - b) <= 12 for a, b in zip(rgb(colour), rgb(other), strict=True))
+
+    def rgb(colour: QColor) -> tuple[int, int, int]:
+        return colour.red(), colour.green(), colour.blue()
 
     # The icon, with the state's dot at its lower right: the upper left is the icon's own bubble.
     assert near(own.pixelColor(8, 8), bubble) and near(shown.pixelColor(8, 8), bubble)
