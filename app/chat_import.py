@@ -58,7 +58,7 @@ class ChatImporter:
     async def import_chat(self, imported: ImportedChat, saving: Callable[[], None] = lambda: None) -> ImportReport:
         """Import one chat; `saving` is called just before its turns are written."""
         store = self._s.store
-        chat_id = imported_chat_id(store.user_id, imported)
+        chat_id = imported_chat_id(self._s.installation, store.user_id, imported)
         try:
             context = await store.load_assistant_context(chat_id)
         except ChatNotFound:
@@ -124,10 +124,12 @@ def exported_view(imported: ImportedChat) -> tuple[Turn, ...]:
     return model_view(history)
 
 
-def imported_chat_id(user_id: str, imported: ImportedChat) -> UUID:
-    """The same for the same user, title, folder and turns: a second import of a chat finds the first."""
+def imported_chat_id(installation: UUID, user_id: str, imported: ImportedChat) -> UUID:
+    """The same for the same installation, user, title, folder and turns: a second import of a chat finds
+    the first. Another installation's import of the same file gets another id: a Supabase project that both
+    sync into holds each chat id once, whoever's it is."""
     digest = hashlib.sha256()
-    digest.update(json.dumps([user_id, imported.title, imported.project_id]).encode())
+    digest.update(json.dumps([str(installation), user_id, imported.title, imported.project_id]).encode())
     for turn in imported.turns:
         digest.update(json.dumps(turn.to_json(), sort_keys=True).encode())
         digest.update(b"\n")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
+from uuid import UUID, uuid4
 
 from app.settings import Settings, SettingsError, StorageChoice
 from chats.embedding import Embedder
@@ -92,6 +93,10 @@ def make_text_model(settings: Settings, closing: AsyncExitStack, child: LocalMod
     return text_model
 
 
+NO_INSTALLATION = UUID(int=0)
+"""Services composed without a data folder (tests, benches): one store, so one installation."""
+
+
 @dataclass(frozen=True, slots=True)
 class ChatServices:
     store: ChatStore
@@ -102,10 +107,30 @@ class ChatServices:
     memory: MemoryService
     recaller: Recaller
     working_memory: WorkingMemory
+    installation: UUID = NO_INSTALLATION
+    """This data folder's own random id (`installation_id`): what makes an imported chat's id, derived from
+    its content so that importing it again finds it, differ from another installation's import of the same
+    file, which a shared Supabase project could not hold twice."""
+
+
+def installation_id(data_dir: Path) -> UUID:
+    """The data folder's random id, made on first use (`installation-id`, private as the folder is)."""
+    path = data_dir / "installation-id"
+    try:
+        return UUID(path.read_text(encoding="utf-8").strip())
+    except (OSError, ValueError):
+        made = uuid4()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"{made}\n", encoding="utf-8")
+        return made
 
 
 def compose_services(
-    store: ChatStore, memories: MemoryStore, embedder: Embedder, text_model: TextModel
+    store: ChatStore,
+    memories: MemoryStore,
+    embedder: Embedder,
+    text_model: TextModel,
+    installation: UUID = NO_INSTALLATION,
 ) -> ChatServices:
     """The services over a chat store and a memory store of the same user."""
     return ChatServices(
@@ -117,6 +142,7 @@ def compose_services(
         memory=MemoryService(memories, embedder),
         recaller=Recaller(store, embedder),
         working_memory=WorkingMemory(store),
+        installation=installation,
     )
 
 
@@ -154,4 +180,4 @@ async def open_chat_services(settings: Settings, *, local_models_in_child: bool 
         embedder = make_embedder(settings, closing, child)
         text_model = make_text_model(settings, closing, child)
         store, memories = await open_stores(settings, closing)
-        yield compose_services(store, memories, embedder, text_model)
+        yield compose_services(store, memories, embedder, text_model, installation_id(settings.data_dir))

@@ -149,3 +149,15 @@ def test_a_text_model_out_of_reach_leaves_the_chats_imported_and_says_so(
     assert parley.err.endswith("): they are made when each chat is next used\n") and "AIza" not in parley.err
     [shown] = parley.json("chats", "list")
     assert (shown["id"], shown["turns"], shown["title"]) == (report["id"], len(JAPAN), None)
+
+
+def test_an_imported_chats_id_is_its_installations_own(
+    parley: Parley, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = parley.write("japan.json", JAPAN)
+    [first] = parley.json("chats", "import", file)
+    assert parley.json("chats", "import", file)[0]["id"] == first["id"]  # again here: found, not copied
+    elsewhere = Parley(tmp_path / "another-laptop", capsys)
+    [other] = elsewhere.json("chats", "import", file)
+    # Another installation's import of the same file: a Supabase project both sync into holds both chats.
+    assert other["id"] != first["id"]

@@ -264,6 +264,7 @@ def test_tab_walks_the_controls_in_reading_order(qtbot: QtBot, settings: Setting
         dialog.idle_seconds,
         dialog.live_model,
         dialog.close_to_tray,
+        dialog.start_at_login,
         dialog.input_device,
         dialog.level_button,
         dialog.output_device,
