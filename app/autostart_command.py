@@ -6,7 +6,14 @@ from __future__ import annotations
 import argparse
 
 from app.chat_commands import UsageError
-from app.desktop_entry import DesktopPaths, DesktopUnsupported, autostart_is_on, parley_command, set_autostart
+from app.desktop_entry import (
+    ENTRY_NAME,
+    DesktopPaths,
+    DesktopUnsupported,
+    autostart_is_on,
+    parley_command,
+    set_autostart,
+)
 from app.settings import Settings
 
 
@@ -24,7 +31,7 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
     if args.switch != "status":
         set_autostart(paths, parley_command(), on=args.switch == "on")
     if autostart_is_on(paths):
-        print(f"Parley starts in the tray when you log in ({paths.autostart / 'parley.desktop'}).")
+        print(f"Parley starts in the tray when you log in ({paths.autostart / ENTRY_NAME}).")
     else:
         print("Parley does not start when you log in.")
     return 0
