@@ -149,6 +149,7 @@ class ChatConversation:
             )
             reason = await session.run(microphone, typed)
             await self.save()
+            self._choosing, self._request = False, []  # a choice left unanswered when the session ended
             if self._switch_to is None:
                 return reason
             self.chat_id, self._switch_to = self._switch_to, None
