@@ -11,15 +11,7 @@ from hypothesis import strategies as st
 from chats.maintenance import transcript
 from chats.models import Turn
 from chats.offline_title import MAX_WORDS, subject_title
-
-
-def user(text: str) -> Turn:
-    return Turn(role="user", text=text)
-
-
-def model(text: str) -> Turn:
-    return Turn(role="model", text=text)
-
+from tests.chats.test_offline_text import model, user
 
 LISBON = (
     user("Ana and I are going to Lisbon for five days in May. I'd love to do a day trip out of the city, any ideas?"),
