@@ -16,12 +16,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from uuid import UUID, uuid4
 
-from app.chat_tools import SWITCH_CHAT, TOOLS, ChatTools, ToolOutcome
-from app.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
 from app.outage_config import LastConfig
 from app.outbox import Outbox
-from app.prompt import system_prompt
-from app.recall_tools import RECALL_CONVERSATIONS, UPDATE_WORKING_MEMORY, RecallTools, working_memory_block
+from app.tools.chat_tools import SWITCH_CHAT, TOOLS, ChatTools, ToolOutcome
+from app.tools.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
+from app.tools.prompt import system_prompt
+from app.tools.recall_tools import RECALL_CONVERSATIONS, UPDATE_WORKING_MEMORY, RecallTools, working_memory_block
 from app.wiring import ChatServices
 from chats.errors import ChatNotFound, StoreUnavailable
 from chats.journal import TurnJournal

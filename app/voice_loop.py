@@ -17,10 +17,10 @@ from uuid import UUID
 
 import platformdirs
 
+from app.config.settings import APP_NAME, Settings, SettingsError
 from app.conversation import ChatConversation, ConversationEvent, Saved, VoiceSettings
 from app.listening_lock import listening_lock
 from app.outbox import Outbox
-from app.settings import APP_NAME, Settings, SettingsError
 from app.wake_enrolment import wake_detector
 from app.wiring import ChatServices
 from chats.journal import Delivery, TurnJournal
@@ -289,7 +289,7 @@ class VoiceLoop:
             )
             return gemini, settings.gemini_live_model
         # Imported here for the same reason: faster-whisper and CTranslate2 take a quarter of a second.
-        from app.offline_intents import OfflineIntents
+        from app.tools.offline_intents import OfflineIntents
         from voice.offline import connection as offline
         from voice.offline.engine import OfflineVoice
         from voice.offline.text import wake_phrase_of

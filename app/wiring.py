@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from uuid import UUID, uuid4
 
-from app.settings import Settings, SettingsError, StorageChoice
+from app.config.settings import Settings, SettingsError, StorageChoice
 from chats.embedding import Embedder
 from chats.local_process import LocalModelsProcess, ProcessEmbedder, ProcessTextModel
 from chats.maintenance import ChatMaintainer
@@ -157,7 +157,7 @@ async def open_stores(
     `clock` stamps what they write."""
     if (storage or settings.storage) == "supabase":
         # Imported when chosen: the supabase client takes a while to import, and most runs use SQLite.
-        from app.supabase_account import open_supabase_stores
+        from app.account.supabase_account import open_supabase_stores
 
         return await open_supabase_stores(settings, closing, clock)
     store = await SqliteChatStore.open(store_path(settings), settings.user_id, clock=clock)

@@ -90,7 +90,7 @@ def run_import(folder: Path, name: str, source: Path) -> dict[str, Any]:
     config = folder / "config.toml"
     config.write_text("", encoding="utf-8")
     env = {"PARLEY_CONFIG": str(config), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(folder)}
-    command = [sys.executable, "-m", "app.cli", "--data-dir", str(data), "chats", "import", str(source), "--json"]
+    command = [sys.executable, "-m", "app.cli.main", "--data-dir", str(data), "chats", "import", str(source), "--json"]
     load = os.getloadavg()[0]
     out_path, err_path = folder / "out.json", folder / "err.txt"
     started = time.perf_counter()

@@ -41,12 +41,12 @@ from typing import Any
 
 import numpy as np
 
-from app.chat_tools import TOOLS
 from app.conversation import END_CONVERSATION
-from app.memory_tools import MEMORY_TOOLS
-from app.offline_intents import OfflineIntents
-from app.prompt import system_prompt
-from app.recall_tools import RECALL_TOOLS
+from app.tools.chat_tools import TOOLS
+from app.tools.memory_tools import MEMORY_TOOLS
+from app.tools.offline_intents import OfflineIntents
+from app.tools.prompt import system_prompt
+from app.tools.recall_tools import RECALL_TOOLS
 from app.voice_loop import model_cache
 from bench.offline_wer import NORMALISATION, Scored, rate, scored
 from chats.local_process import LocalModelsProcess, ProcessEmbedder

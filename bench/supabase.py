@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from app.sync import StampClock, Stores, sync
+from app.account.sync import StampClock, Stores, sync
 from bench import locomo
 from bench.chats import TURNS_PER_CHAT, summarise, timed
 from chats.compaction import TAIL_SIZE

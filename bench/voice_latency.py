@@ -229,7 +229,7 @@ def _cold_start(runs: int = 3) -> dict[str, Any]:
             env = os.environ | {"PARLEY_CONFIG": str(config), "PARLEY_DATA_DIR": folder, "GEMINI_API_KEY": "bench"}
             started = time.perf_counter()
             process = subprocess.Popen(
-                [sys.executable, "-m", "app.cli", "listen", "--audio-in", str(ASSETS / "silence.wav"), "--events"],
+                [sys.executable, "-m", "app.cli.main", "listen", "--audio-in", str(ASSETS / "silence.wav"), "--events"],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
                 text=True,

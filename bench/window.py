@@ -47,7 +47,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from app.settings import Settings
+from app.config.settings import Settings
 from bench import locomo
 from bench.window_common import (
     FIRST_PAINT_GOAL_S,
@@ -78,7 +78,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.runtime import Runtime
-from app.settings import load_settings
+from app.config.settings import load_settings
 from tests.app import MemoryKeyring, using_keyring
 from ui.app import open_window
 

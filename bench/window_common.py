@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QDeadlineTimer, QEventLoop, QTimer
 
+from app.config.settings import Settings, load_settings
 from app.runtime import Runtime
-from app.settings import Settings, load_settings
 from app.wiring import open_chat_services, store_path
 from bench import locomo
 from bench.chats import TURNS_PER_CHAT, Clock

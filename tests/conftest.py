@@ -14,7 +14,7 @@ pytest_plugins = [
 
 @pytest.fixture(autouse=True)
 def _same_umask_for_every_test() -> Iterator[None]:
-    """`parley` commands run in the test process make its umask private (`app.private_files`): each test
+    """`parley` commands run in the test process make its umask private (`app.config.private_files`): each test
     starts from the umask the run started with, whatever ran before it."""
     umask = os.umask(0o022)
     os.umask(umask)

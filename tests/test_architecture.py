@@ -25,7 +25,7 @@ SDK_HOMES = {
     "openwakeword": ("voice/wake.py",),
     "supabase": ("chats/supabase/",),
     "PySide6": ("ui/",),
-    "keyring": ("app/secrets.py",),
+    "keyring": ("app/config/secrets.py",),
     "sqlite3": ("chats/sqlite/",),
     "livekit": ("voice/echo.py",),
     "faster_whisper": ("voice/offline/transcriber.py",),

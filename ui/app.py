@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from PySide6.QtWidgets import QApplication
 
-from app.desktop_entry import DesktopPaths, DesktopUnsupported, install_menu_entry, parley_command
+from app.config.desktop_entry import DesktopPaths, DesktopUnsupported, install_menu_entry, parley_command
+from app.config.settings import Settings
 from app.runtime import Runtime
-from app.settings import Settings
 from app.voice_loop import microphone_and_speaker
 from app.wiring import open_chat_services
 from ui.bridge import ChatBridge

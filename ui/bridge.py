@@ -17,9 +17,9 @@ from uuid import UUID
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from app.account.supabase_reachability import report_reachability
 from app.controller import ChatController
 from app.runtime import Runtime
-from app.supabase_reachability import report_reachability
 from app.wiring import ChatServices
 from chats.models import Chat, ChatInfo, Folder, FolderFilter, Role, Turn, utc_now
 from ui.services_bridge import ServicesBridge

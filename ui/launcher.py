@@ -1,4 +1,4 @@
-"""The `parley` command: the command line of `app.cli`, with the window as what `parley` alone does."""
+"""The `parley` command: the command line of `app.cli.main`, with the window as what `parley` alone does."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import os
 import sys
 from collections.abc import Sequence
 
-from app.cli import main as command_line
-from app.cli import welcome
-from app.settings import Settings
+from app.cli.main import main as command_line
+from app.cli.main import welcome
+from app.config.settings import Settings
 
 NO_DISPLAY = (
     "Parley's window needs a desktop session (no DISPLAY or WAYLAND_DISPLAY is set); "

@@ -1,7 +1,7 @@
 """The settings window: keys into the OS keyring, start at login into autostart, the rest into the config file.
 
-It lays out and binds. The keys are `ui.settings_keys.KeysBox`'s, through `app.secrets` (never shown, never
-written to the file); other values go through `app.config_writer.save_config`, which refuses what
+It lays out and binds. The keys are `ui.settings_keys.KeysBox`'s, through `app.config.secrets` (never shown, never
+written to the file); other values go through `app.config.config_writer.save_config`, which refuses what
 `load_settings` would refuse. The microphone level test and the wake word enrolment ("say hey Jarvis three
 times", as `parley wake enrol`) run on the runtime thread; their answers come back as signals to bound slots
 here. Settings are read once at start-up: a saved change, an enrolment too, applies when Parley next starts.
@@ -32,10 +32,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.config_writer import ConfigValue, save_config
+from app.config.config_writer import ConfigValue, save_config
+from app.config.secrets import SecretsError
+from app.config.settings import SETTINGS, Settings, SettingsError, check_config_values
 from app.runtime import Runtime, RuntimeClosed
-from app.secrets import SecretsError
-from app.settings import SETTINGS, Settings, SettingsError, check_config_values
 from app.wake_enrolment import ENROLMENT_UTTERANCES, enrol_by_voice, spoken
 from ui.settings_keys import KeysBox, form_label, stacked
 from ui.settings_startup import StartAtLogin

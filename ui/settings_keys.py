@@ -1,6 +1,6 @@
 """The settings window's API keys: each key's hidden field and status, and its "Test" and "Clear".
 
-Keys go through `app.secrets`: never shown, never written to the config file. A key's "Test" runs on the
+Keys go through `app.config.secrets`: never shown, never written to the config file. A key's "Test" runs on the
 runtime thread, and its one-line answer comes back as a signal to a bound slot here.
 """
 
@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.key_checks import KeyCheckFailed, check_gemini_key, check_openai_key
+from app.config.key_checks import KeyCheckFailed, check_gemini_key, check_openai_key
+from app.config.secrets import SecretsError, delete_secret, get_secret, secret_source, secret_spec, set_secret
+from app.config.settings import Settings
 from app.runtime import Runtime, RuntimeClosed
-from app.secrets import SecretsError, delete_secret, get_secret, secret_source, secret_spec, set_secret
-from app.settings import Settings
 
 KeyCheck = Callable[[Settings, str], Coroutine[Any, Any, str]]
 

@@ -1,5 +1,5 @@
 """The settings window's "start at login" switch: the XDG autostart entry `parley autostart` writes
-(`app.desktop_entry`), applied when the dialog is saved."""
+(`app.config.desktop_entry`), applied when the dialog is saved."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Mapping
 
 from PySide6.QtWidgets import QCheckBox
 
-from app.desktop_entry import DesktopPaths, DesktopUnsupported, autostart_is_on, parley_command, set_autostart
-from app.settings import SettingsError
+from app.config.desktop_entry import DesktopPaths, DesktopUnsupported, autostart_is_on, parley_command, set_autostart
+from app.config.settings import SettingsError
 
 LABEL = "Start hidden in the tray when I lo&g in"
 

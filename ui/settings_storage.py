@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.config_writer import ConfigValue
+from app.config.config_writer import ConfigValue
+from app.config.settings import Settings, SettingsError
 from app.runtime import Runtime, RuntimeClosed
-from app.settings import Settings, SettingsError
 from ui.settings_keys import form_label, stacked
 
 SQLITE_NOTE = "Chats and memories are kept in a file on this computer."
@@ -123,7 +123,7 @@ class StorageBox(QGroupBox):
     def sign_in(self) -> None:
         """Sign in with what is typed, on the runtime; the answer shows under the password."""
         # Imported when asked for: the supabase client takes a while to import, and the window paints first.
-        from app.supabase_account import sign_in_line
+        from app.account.supabase_account import sign_in_line
 
         self.sign_in_result.setText("Signing in…")
         self.sign_in_result.show()

@@ -13,7 +13,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, Slot
 from PySide6.QtGui import QAction, QColor, QIcon, QPainter, QPen
 from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QSystemTrayIcon
 
-from app.desktop_entry import icon_file
+from app.config.desktop_entry import icon_file
 from ui.status import state_words
 
 _COLOURS = {
@@ -31,7 +31,7 @@ KEEPS_LISTENING = "Parley keeps listening here. Quit it from this icon's menu."
 
 
 def app_icon() -> QIcon:
-    """Parley's own icon, as the application menu shows it (`app.desktop_entry`)."""
+    """Parley's own icon, as the application menu shows it (`app.config.desktop_entry`)."""
     return QIcon(str(icon_file()))
 
 

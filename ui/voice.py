@@ -9,10 +9,10 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 from uuid import UUID
 
+from app.config.settings import Settings
 from app.conversation import ChatSwitched, ConversationEvent, Saved
 from app.listening_lock import AlreadyListening
 from app.runtime import Runtime, RuntimeClosed
-from app.settings import Settings
 from app.voice_loop import OFFLINE_NOTICE, AudioDevice, VoiceLoop
 from app.wiring import ChatServices
 from ui.bridge import ChatBridge

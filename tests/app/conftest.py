@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.cli import main
+from app.cli.main import main
 from tests.app import MemoryKeyring, using_keyring
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.voice.offline.models import prepared_models, xdg_cache

@@ -12,7 +12,7 @@ from uuid import uuid4
 
 import pytest
 
-from app.cli import main
+from app.cli.main import main
 from tests.fakes.gemini_live_scenario import (
     AfterText,
     AfterToolResponse,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.desktop_entry import DesktopPaths, desktop_entry, install_menu_entry, parley_command
+from app.config.desktop_entry import DesktopPaths, desktop_entry, install_menu_entry, parley_command
 from tests.app.conftest import Parley
 
 

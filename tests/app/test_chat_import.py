@@ -42,7 +42,16 @@ def test_a_killed_import_leaves_no_partial_chat_and_a_retry_makes_no_copy(tmp_pa
     source.write_text(json.dumps(_export(small, big)), encoding="utf-8")
     (tmp_path / "config.toml").write_text("", encoding="utf-8")
     env = {"PARLEY_CONFIG": str(tmp_path / "config.toml"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    command = [sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path / "data"), "chats", "import", str(source)]
+    command = [
+        sys.executable,
+        "-m",
+        "app.cli.main",
+        "--data-dir",
+        str(tmp_path / "data"),
+        "chats",
+        "import",
+        str(source),
+    ]
     terminal, stderr = pty.openpty()  # a terminal, so the progress bar shows what is being done
     fcntl.ioctl(stderr, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a terminal's size
     child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr)

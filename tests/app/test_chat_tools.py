@@ -11,7 +11,7 @@ from uuid import UUID, uuid4
 
 import pytest
 
-from app.chat_tools import LIST_RECENT_CHATS, NEW_CHAT, SWITCH_CHAT, ChatTools, invalid_arguments
+from app.tools.chat_tools import LIST_RECENT_CHATS, NEW_CHAT, SWITCH_CHAT, ChatTools, invalid_arguments
 from app.wiring import compose_services
 from chats.minilm import MiniLMEmbedder
 from chats.models import Turn

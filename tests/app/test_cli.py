@@ -235,7 +235,7 @@ def test_the_installed_command_exits_1_with_one_line(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text("", encoding="utf-8")
     result = subprocess.run(
-        [sys.executable, "-m", "app.cli", "--data-dir", str(tmp_path), "chats", "show", "nope"],
+        [sys.executable, "-m", "app.cli.main", "--data-dir", str(tmp_path), "chats", "show", "nope"],
         capture_output=True,
         text=True,
         env={"PARLEY_CONFIG": str(config), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
@@ -262,7 +262,7 @@ def test_ctrl_d_at_the_key_prompt_stores_nothing_and_says_so(tmp_path: Path) -> 
     if pid == 0:  # the child: run `parley keys set gemini` with the pseudo-terminal as its terminal
         try:
             os.environ.update({"PARLEY_DATA_DIR": str(tmp_path / "data"), "PARLEY_CONFIG": str(tmp_path / "c.toml")})
-            os.execv(sys.executable, [sys.executable, "-m", "app.cli", "keys", "set", "gemini"])
+            os.execv(sys.executable, [sys.executable, "-m", "app.cli.main", "keys", "set", "gemini"])
         finally:
             os._exit(127)  # never run the rest of the test session in the child
     said = _read_until(terminal, b"gemini API key: ")
@@ -296,7 +296,10 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(parley: Parley, comman
         parley.json("chats", "new", "--title", f"Chat {i}")
     environment = {**os.environ, "PARLEY_DATA_DIR": str(parley.data_dir)}
     child = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment
+        [sys.executable, "-m", "app.cli.main", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=environment,
     )
     assert child.stdout is not None and child.stderr is not None
     child.stdout.close()  # `| head` that has read enough: every write from here on meets a closed pipe

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.config_writer import save_config
-from app.settings import SettingsError, load_settings
+from app.config.config_writer import save_config
+from app.config.settings import SettingsError, load_settings
 from tests.app import MemoryKeyring, using_keyring
 
 

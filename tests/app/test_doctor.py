@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
-from app.settings import Settings
+from app.cli.main import main
+from app.config.settings import Settings
 from tests.app.other_listener import another_process_listening
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.fakes.gemini_models import CATALOGUE, TEXT, KnownModel

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.key_checks import KeyCheckFailed, check_gemini_key, check_openai_key
-from app.settings import Settings, load_settings
+from app.config.key_checks import KeyCheckFailed, check_gemini_key, check_openai_key
+from app.config.settings import Settings, load_settings
 from tests.app import MemoryKeyring, using_keyring
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.fakes.openai_server import FAKE_API_KEY

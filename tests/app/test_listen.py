@@ -14,7 +14,7 @@ from uuid import UUID
 
 import pytest
 
-from app.cli import main
+from app.cli.main import main
 from chats.journal import TurnJournal
 from chats.models import Turn
 from chats.sqlite import SqliteChatStore

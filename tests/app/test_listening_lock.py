@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
+from app.cli.main import main
 from app.listening_lock import AlreadyListening, listening_lock, who_listens
 from tests.app.other_listener import another_process_listening
 from tests.fakes.gemini_live_scenario import AfterAudio, CompleteTurn, InputTranscript, OutputTranscript, script

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.logs import REDACTED, RedactingFilter, configure_logging, log_file_path, redact
-from app.secrets import Secret
-from app.settings import Settings
+from app.cli.logs import REDACTED, RedactingFilter, configure_logging, log_file_path, redact
+from app.config.secrets import Secret
+from app.config.settings import Settings
 
 # Configured secrets deliberately look like nothing the patterns know: only the exact value can catch them.
 GEMINI_SECRET = "gm-plain-value-7f3a9c"

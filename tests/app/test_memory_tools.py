@@ -9,7 +9,7 @@ from uuid import uuid4
 
 import pytest
 
-from app.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
+from app.tools.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
 from chats.memory.service import MemoryService
 from chats.minilm import MiniLMEmbedder
 from chats.sqlite.memories import SqliteMemoryStore

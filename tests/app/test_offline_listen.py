@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from app.cli import main
+from app.cli.main import main
 from tests.app.voice_harness import history, running_loop
 from tests.voice.fixtures import read_pcm, silence
 from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk

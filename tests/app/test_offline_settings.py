@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.settings import SettingsError, load_settings
+from app.config.settings import SettingsError, load_settings
 from tests.app import MemoryKeyring, using_keyring
 
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from app.chat_tools import TOOLS
-from app.prompt import system_prompt
+from app.tools.chat_tools import TOOLS
+from app.tools.prompt import system_prompt
 
 NOW = datetime(2026, 11, 22, 9, 30, tzinfo=UTC)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.recall_tools import RecallTools, working_memory_block
+from app.tools.recall_tools import RecallTools, working_memory_block
 from app.wiring import ChatServices, compose_services
 from chats.minilm import MiniLMEmbedder
 from chats.models import Role, Turn

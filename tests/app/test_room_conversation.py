@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from app.settings import load_settings
+from app.config.settings import load_settings
 from app.voice_loop import VoiceLoop
 from app.wiring import open_chat_services
 from tests.app.voice_harness import LOOP_WAIT_S, Watcher

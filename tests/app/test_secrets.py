@@ -7,7 +7,7 @@ import keyring.errors
 import pytest
 from keyring.backends import fail, null
 
-from app.secrets import (
+from app.config.secrets import (
     KEYRING_SERVICE,
     SECRET_NAMES,
     Secret,
@@ -164,7 +164,7 @@ def test_delete_leaves_the_environment_in_effect(memory_keyring: MemoryKeyring) 
 
 
 def test_without_a_keyring_lookups_find_nothing_quietly(no_keyring: None, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.DEBUG, logger="app.secrets")
+    caplog.set_level(logging.DEBUG, logger="app.config.secrets")
     assert keyring_available() is False
     assert get_secret("gemini", {}) is None
     assert secret_source("openai", {}) is None

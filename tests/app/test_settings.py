@@ -7,8 +7,8 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from app.secrets import KEYRING_SERVICE
-from app.settings import (
+from app.config.secrets import KEYRING_SERVICE
+from app.config.settings import (
     SETTINGS,
     Override,
     Settings,

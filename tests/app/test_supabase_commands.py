@@ -12,8 +12,8 @@ from pathlib import Path
 import keyring
 import pytest
 
-from app.session_storage import session_entry
-from app.settings import load_settings
+from app.account.session_storage import session_entry
+from app.config.settings import load_settings
 from chats.supabase.migrations import SCHEMA_VERSION, migration_script, migrations
 from tests.app import MemoryKeyring
 from tests.app.conftest import Parley

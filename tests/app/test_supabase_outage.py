@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from app.account.supabase_account import STARTED_CHATS_FILE, sign_in, supabase_project
+from app.config.settings import load_settings
 from app.conversation import Saved
-from app.settings import load_settings
-from app.supabase_account import STARTED_CHATS_FILE, sign_in, supabase_project
 from tests.app.voice_harness import Running, running_loop
 from tests.fakes.gemini_live_scenario import AfterText, CompleteTurn, OutputTranscript, script
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer

@@ -14,7 +14,7 @@ from uuid import UUID, uuid4
 import numpy as np
 import pytest
 
-from app.sync import StampClock, Stores, missing_turns, sync
+from app.account.sync import StampClock, Stores, missing_turns, sync
 from app.voice_loop import JOURNAL_FILE
 from chats.journal import TurnJournal
 from chats.models import EmbeddedText, Turn

@@ -8,7 +8,7 @@ import wave
 from contextlib import aclosing
 from pathlib import Path
 
-from app.settings import load_settings
+from app.config.settings import load_settings
 from app.wake_enrolment import as_heard, verifier_path, wake_detector
 from tests.app.conftest import Parley
 from tests.voice.fixtures import read_pcm, silence, split, stream

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from app.config.settings import load_settings
 from app.conversation import ConversationEvent, Saved
-from app.settings import load_settings
 from app.voice_loop import VoiceLoop
 from app.wiring import ChatServices, open_chat_services
 from chats.store import ChatStore

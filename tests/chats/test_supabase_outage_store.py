@@ -12,7 +12,7 @@ from uuid import uuid4
 
 import pytest
 
-from app.supabase_reachability import BACK, UNREACHABLE, report_reachability
+from app.account.supabase_reachability import BACK, UNREACHABLE, report_reachability
 from chats.models import NO_FOLDER, Turn
 from chats.supabase import SupabaseChatStore, SupabaseConnection
 from chats.supabase.errors import SupabaseUnreachable

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from app.config.settings import Settings, load_settings
 from app.controller import ChatController
 from app.runtime import Runtime
-from app.settings import Settings, load_settings
 from app.wiring import open_chat_services
 from tests.app import MemoryKeyring, using_keyring
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer, make_live_tls

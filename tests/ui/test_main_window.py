@@ -12,9 +12,9 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractButton, QAbstractItemView, QApplication, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
+from app.config.settings import Settings
 from app.controller import ChatController
 from app.runtime import THREAD_NAME, Runtime
-from app.settings import Settings
 from app.wiring import store_path
 from chats.compaction import TAIL_SIZE
 from chats.models import Turn

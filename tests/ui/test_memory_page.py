@@ -13,8 +13,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
+from app.config.settings import Settings
 from app.memory_controller import ExportFormat
-from app.settings import Settings
 from app.wiring import open_chat_services
 from chats.memory.models import Memory
 from chats.memory.service import Saved

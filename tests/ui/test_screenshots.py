@@ -42,7 +42,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.controller import ChatController
 from app.runtime import Runtime
-from app.settings import load_settings
+from app.config.settings import load_settings
 from app.wiring import open_chat_services
 from chats.transfer import parse_import
 from tests.app import MemoryKeyring, using_keyring

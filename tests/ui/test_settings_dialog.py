@@ -24,10 +24,10 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from app.desktop_entry import DesktopPaths, autostart_is_on
+from app.config.desktop_entry import DesktopPaths, autostart_is_on
+from app.config.secrets import KEYRING_SERVICE, set_secret
+from app.config.settings import Settings, load_settings
 from app.runtime import Runtime
-from app.secrets import KEYRING_SERVICE, set_secret
-from app.settings import Settings, load_settings
 from app.wake_enrolment import load_verifier, verifier_path
 from tests.app import using_keyring
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer

@@ -9,9 +9,9 @@ import tomllib
 import keyring
 from pytestqt.qtbot import QtBot
 
+from app.account.session_storage import session_entry
+from app.config.settings import Settings, load_settings
 from app.runtime import Runtime
-from app.session_storage import session_entry
-from app.settings import Settings, load_settings
 from tests.app import MemoryKeyring
 from tests.fakes.supabase_stack import SupabaseStack
 from tests.ui.conftest import TIMEOUT_MS

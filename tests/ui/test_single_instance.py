@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.settings import Settings
+from app.config.settings import Settings
 from ui.app import ALREADY_OPEN, run_window
 from ui.main_window import MainWindow
 from ui.single_instance import WindowSocket, show_open_window

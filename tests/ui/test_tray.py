@@ -10,8 +10,8 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QMainWindow
 from pytestqt.qtbot import QtBot
 
+from app.config.settings import Settings
 from app.runtime import Runtime
-from app.settings import Settings
 from ui.app import open_window
 from ui.tray import Tray, app_icon
 from ui.voice_controls import VoiceControls

@@ -16,8 +16,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
+from app.config.settings import Settings, load_settings
 from app.runtime import Runtime
-from app.settings import Settings, load_settings
 from app.voice_loop import OFFLINE_NOTICE
 from app.wiring import open_chat_services
 from chats.models import Turn

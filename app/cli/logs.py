@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
-from app.settings import Settings
+from app.config.settings import Settings
 
 REDACTED = "[REDACTED]"
 

@@ -19,7 +19,7 @@ from uuid import UUID
 
 from jsonschema import ValidationError
 
-from app.chat_tools import argument_error
+from app.tools.chat_tools import argument_error
 from chats.errors import ChatsError, InvalidMemory, MemoryNotFound
 from chats.memory.grounding import grounded
 from chats.memory.models import CATEGORIES, CONTENT_MAX, CONTENT_MIN, Memory, MemoryHit, scope_of, shown_category

@@ -1,6 +1,6 @@
 """Tool intents for the offline voice: the small local model cannot choose tools, so the user's words are
 compared with example phrasings of each tool the session declared, by embedding similarity (the app's
-embedder). What to say about the tool's answer is `app.offline_replies`'s.
+embedder). What to say about the tool's answer is `app.tools.offline_replies`'s.
 
 How a match is made (pure parts: `candidates`, `best_intent`, `arguments`):
 - The utterance's leading words (1 to 8 of them) and the whole utterance are embedded and compared with
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from app.offline_replies import supported, tool_answer
+from app.tools.offline_replies import supported, tool_answer
 from chats.embedding import Embedder
 from chats.errors import ChatsError, InvalidMemory
 from chats.memory.text import third_person

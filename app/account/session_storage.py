@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 
-from app.secrets import delete_entry, read_entry, write_entry
+from app.config.secrets import delete_entry, read_entry, write_entry
 
 
 def session_entry(project_url: str) -> str:

@@ -7,8 +7,8 @@ import asyncio
 import json
 from contextlib import AsyncExitStack
 
-from app.settings import Settings, StorageChoice
-from app.sync import StampClock, Stores, SyncReport, sync
+from app.account.sync import StampClock, Stores, SyncReport, sync
+from app.config.settings import Settings, StorageChoice
 from app.voice_loop import JOURNAL_FILE
 from app.wiring import open_stores
 from chats.journal import TurnJournal

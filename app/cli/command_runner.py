@@ -8,7 +8,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from app.settings import Settings
+from app.config.settings import Settings
 from app.wiring import ChatServices, open_chat_services
 
 S = TypeVar("S")

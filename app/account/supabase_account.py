@@ -13,9 +13,9 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from datetime import datetime
 
-from app.secrets import Secret, SecretsError
-from app.session_storage import KeyringSessionStorage
-from app.settings import Settings, SettingsError
+from app.account.session_storage import KeyringSessionStorage
+from app.config.secrets import Secret, SecretsError
+from app.config.settings import Settings, SettingsError
 from chats.errors import StoreUnavailable
 from chats.memory.store import MemoryStore
 from chats.models import utc_now

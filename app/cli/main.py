@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import Protocol
 
-from app import (
+from app.cli import (
     ask_command,
     autostart_command,
     chat_commands,
@@ -22,11 +22,11 @@ from app import (
     sync_command,
     wake_command,
 )
-from app.desktop_entry import HIDDEN_FLAG
-from app.logs import configure_logging
-from app.private_files import keep_private
-from app.secrets import SecretsError
-from app.settings import Settings, SettingsError, load_settings, settings_table
+from app.cli.logs import configure_logging
+from app.config.desktop_entry import HIDDEN_FLAG
+from app.config.private_files import keep_private
+from app.config.secrets import SecretsError
+from app.config.settings import Settings, SettingsError, load_settings, settings_table
 from chats.errors import ChatsError
 from voice.errors import VoiceError
 

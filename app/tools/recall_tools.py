@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 from uuid import UUID
 
-from app.chat_tools import invalid_arguments
-from app.memory_tools import failure
+from app.tools.chat_tools import invalid_arguments
+from app.tools.memory_tools import failure
 from chats.errors import ChatsError, InvalidRecallQuery, InvalidWorkingMemory, WorkingMemoryTooLarge
 from chats.recall import DEFAULT_LIMIT, MAX_LIMIT, Recaller
 from chats.working_memory import MAX_BYTES, WorkingMemory

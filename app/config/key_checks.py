@@ -4,7 +4,7 @@ that never holds the key, whether it succeeds or fails."""
 
 from __future__ import annotations
 
-from app.settings import Settings, SettingsError
+from app.config.settings import Settings, SettingsError
 from app.voice_loop import ssl_context
 from chats.errors import EmbeddingError
 from voice.errors import VoiceError

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from app.chat_commands import UsageError
+from app.cli.chat_commands import UsageError
+from app.cli.listen_command import chat_to_talk_in
+from app.config.settings import Settings
 from app.conversation import ConversationEvent
-from app.listen_command import chat_to_talk_in
-from app.settings import Settings
 from app.voice_loop import VoiceLoop
 from app.wiring import open_chat_services
 from voice.audio import MODEL_VOICE_FORMAT, AudioChunk, AudioFormat, AudioSink

@@ -1,6 +1,6 @@
 """Writing the TOML config file: the settings window's way to make a choice stick.
 
-The same rules as reading (`app.config_file`): no secret-looking key and no unknown key is ever written,
+The same rules as reading (`app.config.config_file`): no secret-looking key and no unknown key is ever written,
 and every value must be one `load_settings` accepts. The new file replaces the old one in a single
 `os.replace`, so a crash mid-write leaves the old file whole, never half a file; the result is read back
 through `read_config` before `save_config` returns.
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import tomli_w
 
-from app.config_file import SettingsError, check_keys, read_config
-from app.settings import CONFIG_KEYS, check_config_values
+from app.config.config_file import SettingsError, check_keys, read_config
+from app.config.settings import CONFIG_KEYS, check_config_values
 
 ConfigValue = str | float | bool
 """What a setting holds in the file: text (names, paths, URLs), a number or a flag."""

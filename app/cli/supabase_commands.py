@@ -9,10 +9,10 @@ import json
 import sys
 from typing import Any
 
-from app.chat_commands import UsageError
-from app.config_writer import save_config
-from app.settings import Settings, SettingsError
-from app.supabase_account import SIGN_IN, SupabaseProject, resume, sign_in_and_check, supabase_project
+from app.account.supabase_account import SIGN_IN, SupabaseProject, resume, sign_in_and_check, supabase_project
+from app.cli.chat_commands import UsageError
+from app.config.config_writer import save_config
+from app.config.settings import Settings, SettingsError
 from chats.errors import StoreUnavailable
 from chats.supabase import SignInRequired
 from chats.supabase.database import apply_migrations

@@ -8,7 +8,7 @@ Each layer overrides the one before it:
 3. environment variables (`PARLEY_*`; an empty variable counts as unset);
 4. command-line overrides, a mapping the CLI passes (None means "not given").
 
-API keys are the exception: they come from the environment or the OS keyring (`app.secrets`), never
+API keys are the exception: they come from the environment or the OS keyring (`app.config.secrets`), never
 from the config file, and a config file that holds one is refused.
 
 `SETTINGS` lists every setting once, with its variable, its config key and its description; the loader
@@ -26,9 +26,9 @@ from typing import Literal, cast
 
 import platformdirs
 
-from app.config_file import SettingsError, read_config
-from app.secrets import SECRETS, Secret, SecretSpec, get_secret
-from app.setting_values import LOG_LEVELS, Kind, SettingSpec, convert_value
+from app.config.config_file import SettingsError, read_config
+from app.config.secrets import SECRETS, Secret, SecretSpec, get_secret
+from app.config.setting_values import LOG_LEVELS, Kind, SettingSpec, convert_value
 
 __all__ = [
     "APP_NAME",

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID, uuid4
 
-from app.chat_commands import UsageError
+from app.cli.chat_commands import UsageError
+from app.config.settings import Settings
 from app.conversation import ChatSwitched, ConversationEvent, Saved
-from app.settings import Settings
 from app.voice_loop import VoiceLoop, microphone_and_speaker
 from app.wiring import open_chat_services
 from chats.store import ChatStore

@@ -1,12 +1,12 @@
 """`parley autostart on | off | status`: start Parley hidden in the tray at login, or no more
-(`app.desktop_entry`; the Settings dialog has the same switch)."""
+(`app.config.desktop_entry`; the Settings dialog has the same switch)."""
 
 from __future__ import annotations
 
 import argparse
 
-from app.chat_commands import UsageError
-from app.desktop_entry import (
+from app.cli.chat_commands import UsageError
+from app.config.desktop_entry import (
     ENTRY_NAME,
     DesktopPaths,
     DesktopUnsupported,
@@ -14,7 +14,7 @@ from app.desktop_entry import (
     parley_command,
     set_autostart,
 )
-from app.settings import Settings
+from app.config.settings import Settings
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from app.config_file import SettingsError
+from app.config.config_file import SettingsError
 
 Kind = Literal["text", "optional", "path", "url", "level", "number", "flag", "secret"]
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")

@@ -6,8 +6,8 @@ import argparse
 import getpass
 import sys
 
-from app.secrets import SECRET_NAMES, delete_secret, secret_source, set_secret
-from app.settings import Settings
+from app.config.secrets import SECRET_NAMES, delete_secret, secret_source, set_secret
+from app.config.settings import Settings
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

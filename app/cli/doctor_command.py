@@ -10,9 +10,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from app.config.secrets import secret_source
+from app.config.settings import Settings, SettingsError
 from app.listening_lock import who_listens
-from app.secrets import secret_source
-from app.settings import Settings, SettingsError
 from app.voice_loop import JOURNAL_FILE, OFFLINE_NOTICE, ssl_context
 from app.wiring import open_chat_services, store_location
 from chats.errors import ChatsError

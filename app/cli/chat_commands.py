@@ -15,10 +15,10 @@ from uuid import UUID
 from tqdm import tqdm
 
 from app.chat_import import ImportReport
-from app.command_runner import command
+from app.cli.command_runner import command
+from app.config.settings import Settings
 from app.controller import ChatController
 from app.listening_lock import listening_lock
-from app.settings import Settings
 from app.wiring import open_chat_services, store_location, store_path
 from chats.errors import InvalidTurn
 from chats.import_reader import InvalidJSON, read_import

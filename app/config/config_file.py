@@ -1,7 +1,7 @@
 """Reading the TOML config file: its syntax checked, secrets refused, unknown keys named.
 
 A secret in the file is refused before anything else, and its value is never echoed: API keys belong in
-the OS keyring or the environment (`app.secrets`).
+the OS keyring or the environment (`app.config.secrets`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from app.secrets import SECRETS
+from app.config.secrets import SECRETS
 
 _SECRET_SUFFIXES = ("_api_key", "_apikey", "_token", "_password", "_secret")
 _SECRET_NAMES = frozenset({"api_key", "apikey", "token", "password", "secret"})

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from app.chat_commands import UsageError
-from app.command_runner import command
+from app.cli.chat_commands import UsageError
+from app.cli.command_runner import command
 from app.memory_controller import MemoryController
 from chats.memory.models import CATEGORIES, Memory, MemoryHit
 from chats.memory.service import Duplicate

@@ -14,8 +14,8 @@ import time
 from functools import partial
 from pathlib import Path
 
-from app.chat_commands import UsageError
-from app.settings import Settings
+from app.cli.chat_commands import UsageError
+from app.config.settings import Settings
 from app.wake_enrolment import (
     ENROLMENT_UTTERANCES,
     RECORD_SECONDS,
