@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Literal
 
 from app.config.config_file import SettingsError
+from app.config.secrets import Secret
 
-Kind = Literal["text", "optional", "path", "url", "level", "number", "flag", "secret"]
+Kind = Literal["text", "optional", "masked", "path", "url", "level", "number", "flag", "secret"]
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
@@ -31,7 +32,8 @@ class SettingSpec:
     description: str
     """One sentence for the user."""
     kind: Kind = "text"
-    """How values are checked: text, optional (text; empty means the default), path (`~` expanded, made
+    """How values are checked: text, optional (text; empty means the default), masked (optional, and kept
+    out of logs), path (`~` expanded, made
     absolute), url (http/https), level, number, flag (true or false), secret."""
     choices: tuple[str, ...] = ()
     """The allowed values; empty means any non-empty text."""
@@ -45,7 +47,7 @@ def convert_value(spec: SettingSpec, raw: object, where: str, *, base: Path | No
     text = _as_text(spec, raw, where)
     if spec.kind == "url":
         return _url(text, where)
-    if spec.kind == "optional":
+    if spec.kind in ("optional", "masked"):
         return text or None
     if not text:
         raise SettingsError(f"{where} must not be empty")
@@ -61,6 +63,21 @@ def convert_value(spec: SettingSpec, raw: object, where: str, *, base: Path | No
     if spec.kind == "level":
         return _choice(text.upper(), LOG_LEVELS, where)
     return _choice(text, spec.choices, where) if spec.choices else text
+
+
+def typed_value(spec: SettingSpec, value: str | Path | None) -> object:
+    """A checked value (`convert_value`'s, or the default's text) as its `Settings` field holds it."""
+    if value is None:
+        return None
+    if spec.kind == "path":
+        return Path(value)
+    if spec.kind == "number":
+        return float(str(value))
+    if spec.kind == "flag":
+        return value == "true"
+    if spec.kind == "masked":
+        return Secret(str(value))
+    return value
 
 
 def _as_text(spec: SettingSpec, raw: object, where: str) -> str:

@@ -11,8 +11,9 @@ Each layer overrides the one before it:
 API keys are the exception: they come from the environment or the OS keyring (`app.config.secrets`), never
 from the config file, and a config file that holds one is refused.
 
-`SETTINGS` lists every setting once, with its variable, its config key and its description; the loader
-reads it, and `settings_table()` renders it for the README and `parley config`, so they cannot drift.
+Each setting is declared once, as a `Settings` field; `SETTINGS` (its variable, config key, description and
+choices) is derived from the fields, the loader reads it, and `settings_table()` renders it for the README
+and `parley config`, so they cannot drift.
 """
 
 from __future__ import annotations
@@ -20,15 +21,15 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, cast
+from typing import Any, Literal, cast, get_args, get_origin, get_type_hints
 
 import platformdirs
 
 from app.config.config_file import SettingsError, read_config
 from app.config.secrets import SECRETS, Secret, SecretSpec, get_secret
-from app.config.setting_values import LOG_LEVELS, Kind, SettingSpec, convert_value
+from app.config.setting_values import LOG_LEVELS, Kind, SettingSpec, convert_value, typed_value
 
 __all__ = [
     "APP_NAME",
@@ -58,66 +59,136 @@ Override = str | os.PathLike[str] | None
 """A command-line value: None means the option was not given."""
 
 
+def _about(description: str, *, kind: Kind = "text", **where: object) -> dict[str, object]:
+    """A `Settings` field's metadata: the sentence the user reads (README, `parley config`) and how its values
+    are checked. Its variable is `PARLEY_<NAME>` unless `env_var` names another, and its config key is its
+    name unless `in_file=False`. A `Literal` type gives its choices; the field's default is the built-in one."""
+    return {"description": description, "kind": kind, **where}
+
+
 @dataclass(frozen=True)
 class Settings:
-    """Everything the composition root needs to wire the app, resolved once at start-up."""
+    """Everything the composition root needs to wire the app, resolved once at start-up. Each field is the
+    one place its setting is declared: `SETTINGS`, the loader and the README table come from these."""
 
-    data_dir: Path
-    """Folder of the chat store, the turn journal and the logs (absolute, `~` expanded)."""
-    config_file: Path
-    """The config file that was read, or would have been read had it existed."""
-    user_id: str = "local"
-    """Owner of the chats and memories written by this install."""
-    embedder: EmbedderChoice = "auto"
-    """Which embedding model to use; "auto" means OpenAI when its key is present (that key serves nothing
-    else, so it is a choice), else Gemini when its key is present, else local."""
-    text_model: TextModelChoice = "auto"
-    """Model for summaries and titles; "auto" means Gemini when its key is present, else offline."""
-    gemini_text_model: str = "gemini-3.5-flash-lite"
-    """Gemini model name for summaries and titles: a fast, cheap one is enough (gemini-2.5-flash, the old
-    default, was shut down on 1 December 2026; Google names gemini-3.5-flash-lite as its replacement)."""
-    gemini_base_url: str | None = None
-    """Gemini endpoint (None: Google's); tests point it at a local fake."""
-    openai_base_url: str | None = None
-    """OpenAI endpoint (None: OpenAI's); tests point it at a local fake."""
-    openai_embedding_model: str = "text-embedding-3-small"
-    """OpenAI embedding model name."""
-    gemini_embedding_model: str = "gemini-embedding-2"
-    """Gemini embedding model name: gemini-embedding-2 is Google's GA embedding model since April 2026
-    (gemini-embedding-001, text only, is still served). Vectors are kept per model name."""
-    log_level: str = "INFO"
-    """Root logging level name: DEBUG, INFO, WARNING, ERROR or CRITICAL."""
-    gemini_live_model: str = "gemini-3.8-live"
-    """Gemini Live model for voice conversations (native audio); the names change often. gemini-3.8-live is
-    the stable (GA, September 2026) model Google's model list names as the default Live model; the 2.5 and
-    3.1 names are previews it asks users to migrate from. `parley doctor` checks the name exists."""
-    voice_model: VoiceModelChoice = "auto"
-    """Who answers voice conversations; "auto" means Gemini Live when its key is present, else offline."""
-    ca_file: Path | None = None
-    """Extra trusted CA bundle (PEM) for TLS to the Gemini endpoint, for enterprise proxies and tests."""
-    wake_word: str = "hey_jarvis"
-    """Built-in wake word (hey_jarvis, alexa, hey_mycroft, hey_rhasspy) or the path of a custom .onnx model."""
-    wake_threshold: float = 0.5
-    """Wake word score (0 to 1) above which Parley wakes."""
-    idle_seconds: float = 10.0
-    """Silence after the model's last turn before the conversation is saved and Parley sleeps (seconds)."""
-    input_device: str | None = None
-    """Microphone: a PortAudio device name (or a part of one); None is the system default."""
-    output_device: str | None = None
-    """Speaker: a PortAudio device name (or a part of one); None is the system default."""
-    close_to_tray: bool = True
-    """Closing the window keeps Parley listening in the tray, when the desktop has one."""
-    storage: StorageChoice = "sqlite"
-    """Where chats and memories live: a SQLite file in `data_dir`, or the user's Supabase project."""
-    supabase_url: str | None = None
-    """The Supabase project's URL (`https://<ref>.supabase.co`)."""
-    supabase_anon_key: Secret | None = None
-    """The Supabase project's anon key: public by design (row level security guards the data), but kept
-    masked so that it stays out of logs."""
-    gemini_api_key: Secret | None = None
-    """From GEMINI_API_KEY / GOOGLE_API_KEY or the OS keyring; None when neither has one."""
-    openai_api_key: Secret | None = None
-    """From OPENAI_API_KEY or the OS keyring; None when neither has one."""
+    data_dir: Path = field(
+        metadata=_about(
+            "Folder for the chat store, the journal and the logs; relative paths in the config file are relative "
+            "to the file's folder.",
+            kind="path",
+        )
+    )
+    config_file: Path = field(
+        metadata=_about(
+            "The TOML config file; the command line's `config_file` wins over PARLEY_CONFIG.",
+            kind="path",
+            env_var="PARLEY_CONFIG",
+            in_file=False,
+        )
+    )
+    user_id: str = field(default="local", metadata=_about("Owner of the chats and memories written by this install."))
+    embedder: EmbedderChoice = field(
+        default="auto",
+        metadata=_about(
+            "Embedding model: local (all-MiniLM-L6-v2, on this machine), openai, gemini, or auto (openai when an "
+            "OpenAI key is present, else gemini when a Gemini key is present, else local). After a change, "
+            "`parley chats reembed` moves the stored vectors to the new model."
+        ),
+    )
+    text_model: TextModelChoice = field(
+        default="auto",
+        metadata=_about(
+            "Model for summaries and titles: offline, gemini, or auto (gemini when a Gemini key is present)."
+        ),
+    )
+    # A fast, cheap model is enough. gemini-2.5-flash, the old default, was shut down on 1 December 2026;
+    # Google names gemini-3.5-flash-lite as its replacement.
+    gemini_text_model: str = field(
+        default="gemini-3.5-flash-lite", metadata=_about("Gemini model name for summaries and titles.")
+    )
+    # Tests point both endpoints at local fakes.
+    gemini_base_url: str | None = field(
+        default=None, metadata=_about("Gemini endpoint (default: Google's).", kind="url")
+    )
+    openai_base_url: str | None = field(
+        default=None, metadata=_about("OpenAI endpoint (default: OpenAI's).", kind="url")
+    )
+    openai_embedding_model: str = field(
+        default="text-embedding-3-small", metadata=_about("OpenAI embedding model name.")
+    )
+    # gemini-embedding-2 is Google's GA embedding model since April 2026 (gemini-embedding-001, text only,
+    # is still served). Vectors are kept per model name.
+    gemini_embedding_model: str = field(default="gemini-embedding-2", metadata=_about("Gemini embedding model name."))
+    log_level: str = field(default="INFO", metadata=_about(f"Logging level: {', '.join(LOG_LEVELS)}.", kind="level"))
+    # The names change often. gemini-3.8-live is the stable (GA, September 2026) model Google's model list
+    # names as the default Live model; the 2.5 and 3.1 names are previews it asks users to migrate from.
+    # `parley doctor` checks the name exists.
+    gemini_live_model: str = field(
+        default="gemini-3.8-live", metadata=_about("Gemini Live model for voice conversations.")
+    )
+    voice_model: VoiceModelChoice = field(
+        default="auto",
+        metadata=_about(
+            "Who answers voice conversations: gemini (Gemini Live), offline (small local models: Whisper, "
+            "SmolLM2-135M, espeak-ng; nothing leaves the machine), or auto (gemini when a Gemini key is present)."
+        ),
+    )
+    ca_file: Path | None = field(
+        default=None, metadata=_about("Extra trusted CA bundle (PEM) for TLS to the Gemini endpoint.", kind="path")
+    )
+    wake_word: str = field(
+        default="hey_jarvis",
+        metadata=_about("Wake word: hey_jarvis, alexa, hey_mycroft, hey_rhasspy, or the path of a custom .onnx model."),
+    )
+    wake_threshold: float = field(
+        default=0.5, metadata=_about("Wake word score (0 to 1) above which Parley wakes.", kind="number")
+    )
+    idle_seconds: float = field(
+        default=10.0,
+        metadata=_about(
+            "Seconds of silence after Parley's last answer before the chat is saved and Parley sleeps.", kind="number"
+        ),
+    )
+    input_device: str | None = field(
+        default=None,
+        metadata=_about(
+            "Microphone: a device name as `parley doctor` lists it (or a part of it); empty for the system default.",
+            kind="optional",
+        ),
+    )
+    output_device: str | None = field(
+        default=None,
+        metadata=_about(
+            "Speaker: a device name as `parley doctor` lists it (or a part of it); empty for the system default.",
+            kind="optional",
+        ),
+    )
+    close_to_tray: bool = field(
+        default=True,
+        metadata=_about(
+            "Closing the window keeps Parley listening in the tray (true or false); without a tray it quits.",
+            kind="flag",
+        ),
+    )
+    storage: StorageChoice = field(
+        default="sqlite",
+        metadata=_about(
+            "Where chats and memories live: sqlite (a file in the data folder) or supabase (your own Supabase "
+            "project, signed in with `parley supabase signin`)."
+        ),
+    )
+    supabase_url: str | None = field(
+        default=None, metadata=_about("Your Supabase project's URL (`parley supabase setup`).", kind="url")
+    )
+    supabase_anon_key: Secret | None = field(
+        default=None,
+        metadata=_about(
+            "Your Supabase project's anon key: public by design, never a service-role key; kept out of logs.",
+            kind="masked",
+        ),
+    )
+    gemini_api_key: Secret | None = field(default=None, metadata={"kind": "secret"})
+    openai_api_key: Secret | None = field(default=None, metadata={"kind": "secret"})
 
     @property
     def effective_embedder(self) -> Literal["local", "openai", "gemini"]:
@@ -157,16 +228,38 @@ class SettingRow:
     description: str
 
 
-def _field_default(name: str) -> str | None:
-    # The defaults live once, on the dataclass; the specs read them from there.
-    default = next(f.default for f in dataclasses.fields(Settings) if f.name == name)
+_KEYS = {secret.setting: secret for secret in SECRETS}
+"""`Settings` field -> the API key it carries."""
+
+
+def _specs() -> tuple[SettingSpec, ...]:
+    """Every setting's `SettingSpec`, read from its `Settings` field (API keys from their `SecretSpec`)."""
+    hints = get_type_hints(Settings)
+    specs = []
+    for setting in dataclasses.fields(Settings):
+        meta = setting.metadata
+        if setting.name in _KEYS:
+            specs.append(_secret_spec(_KEYS[setting.name]))
+            continue
+        hint = hints[setting.name]
+        specs.append(
+            SettingSpec(
+                name=setting.name,
+                env_vars=(meta.get("env_var", f"PARLEY_{setting.name.upper()}"),),
+                config_key=setting.name if meta.get("in_file", True) else None,
+                default=_default_text(setting.default),
+                description=meta["description"],
+                kind=meta["kind"],
+                choices=get_args(hint) if get_origin(hint) is Literal else (),
+            )
+        )
+    return tuple(specs)
+
+
+def _default_text(default: object) -> str | None:
     if default is dataclasses.MISSING or default is None:
         return None
     return str(default).lower() if isinstance(default, bool) else str(default)
-
-
-def _spec(name: str, env_var: str, description: str, kind: Kind = "text", choices: tuple[str, ...] = ()) -> SettingSpec:
-    return SettingSpec(name, (env_var,), name, _field_default(name), description, kind, choices)
 
 
 def _secret_spec(secret: SecretSpec) -> SettingSpec:
@@ -177,101 +270,7 @@ def _secret_spec(secret: SecretSpec) -> SettingSpec:
     return SettingSpec(secret.setting, secret.env_vars, None, None, description, "secret")
 
 
-SETTINGS: tuple[SettingSpec, ...] = (
-    SettingSpec(
-        "data_dir",
-        ("PARLEY_DATA_DIR",),
-        "data_dir",
-        None,
-        "Folder for the chat store, the journal and the logs; relative paths in the config file "
-        "are relative to the file's folder.",
-        "path",
-    ),
-    SettingSpec(
-        "config_file",
-        ("PARLEY_CONFIG",),
-        None,
-        None,
-        "The TOML config file; the command line's `config_file` wins over PARLEY_CONFIG.",
-        "path",
-    ),
-    _spec("user_id", "PARLEY_USER_ID", "Owner of the chats and memories written by this install."),
-    _spec(
-        "embedder",
-        "PARLEY_EMBEDDER",
-        "Embedding model: local (all-MiniLM-L6-v2, on this machine), openai, gemini, or auto (openai when an "
-        "OpenAI key is present, else gemini when a Gemini key is present, else local). After a change, "
-        "`parley chats reembed` moves the stored vectors to the new model.",
-        choices=("auto", "local", "openai", "gemini"),
-    ),
-    _spec(
-        "text_model",
-        "PARLEY_TEXT_MODEL",
-        "Model for summaries and titles: offline, gemini, or auto (gemini when a Gemini key is present).",
-        choices=("auto", "offline", "gemini"),
-    ),
-    _spec("gemini_text_model", "PARLEY_GEMINI_TEXT_MODEL", "Gemini model name for summaries and titles."),
-    _spec("gemini_base_url", "PARLEY_GEMINI_BASE_URL", "Gemini endpoint (default: Google's).", "url"),
-    _spec("openai_base_url", "PARLEY_OPENAI_BASE_URL", "OpenAI endpoint (default: OpenAI's).", "url"),
-    _spec("openai_embedding_model", "PARLEY_OPENAI_EMBEDDING_MODEL", "OpenAI embedding model name."),
-    _spec("gemini_embedding_model", "PARLEY_GEMINI_EMBEDDING_MODEL", "Gemini embedding model name."),
-    _spec("log_level", "PARLEY_LOG_LEVEL", f"Logging level: {', '.join(LOG_LEVELS)}.", "level"),
-    _spec("gemini_live_model", "PARLEY_GEMINI_LIVE_MODEL", "Gemini Live model for voice conversations."),
-    _spec(
-        "voice_model",
-        "PARLEY_VOICE_MODEL",
-        "Who answers voice conversations: gemini (Gemini Live), offline (small local models: Whisper, "
-        "SmolLM2-135M, espeak-ng; nothing leaves the machine), or auto (gemini when a Gemini key is present).",
-        choices=("auto", "gemini", "offline"),
-    ),
-    _spec("ca_file", "PARLEY_CA_FILE", "Extra trusted CA bundle (PEM) for TLS to the Gemini endpoint.", "path"),
-    _spec(
-        "wake_word",
-        "PARLEY_WAKE_WORD",
-        "Wake word: hey_jarvis, alexa, hey_mycroft, hey_rhasspy, or the path of a custom .onnx model.",
-    ),
-    _spec("wake_threshold", "PARLEY_WAKE_THRESHOLD", "Wake word score (0 to 1) above which Parley wakes.", "number"),
-    _spec(
-        "idle_seconds",
-        "PARLEY_IDLE_SECONDS",
-        "Seconds of silence after Parley's last answer before the chat is saved and Parley sleeps.",
-        "number",
-    ),
-    _spec(
-        "input_device",
-        "PARLEY_INPUT_DEVICE",
-        "Microphone: a device name as `parley doctor` lists it (or a part of it); empty for the system default.",
-        "optional",
-    ),
-    _spec(
-        "output_device",
-        "PARLEY_OUTPUT_DEVICE",
-        "Speaker: a device name as `parley doctor` lists it (or a part of it); empty for the system default.",
-        "optional",
-    ),
-    _spec(
-        "close_to_tray",
-        "PARLEY_CLOSE_TO_TRAY",
-        "Closing the window keeps Parley listening in the tray (true or false); without a tray it quits.",
-        "flag",
-    ),
-    _spec(
-        "storage",
-        "PARLEY_STORAGE",
-        "Where chats and memories live: sqlite (a file in the data folder) or supabase (your own Supabase "
-        "project, signed in with `parley supabase signin`).",
-        choices=("sqlite", "supabase"),
-    ),
-    _spec("supabase_url", "PARLEY_SUPABASE_URL", "Your Supabase project's URL (`parley supabase setup`).", "url"),
-    _spec(
-        "supabase_anon_key",
-        "PARLEY_SUPABASE_ANON_KEY",
-        "Your Supabase project's anon key: public by design, never a service-role key; kept out of logs.",
-        "optional",
-    ),
-    *(_secret_spec(secret) for secret in SECRETS),
-)
-
+SETTINGS = _specs()
 _BY_NAME = {spec.name: spec for spec in SETTINGS}
 _BY_CONFIG_KEY = {spec.config_key: spec for spec in SETTINGS if spec.config_key is not None}
 
@@ -350,34 +349,13 @@ def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[
             value = convert_value(spec, given[name], f"command-line option '{name}'", base=None)
         return value
 
-    data_dir = resolve("data_dir")
-    return Settings(
-        data_dir=data_dir if isinstance(data_dir, Path) else default_data_dir(),
-        config_file=config_file,
-        user_id=_text(resolve("user_id")),
-        embedder=cast(EmbedderChoice, resolve("embedder")),
-        text_model=cast(TextModelChoice, resolve("text_model")),
-        gemini_text_model=_text(resolve("gemini_text_model")),
-        gemini_base_url=_optional_text(resolve("gemini_base_url")),
-        openai_base_url=_optional_text(resolve("openai_base_url")),
-        openai_embedding_model=_text(resolve("openai_embedding_model")),
-        gemini_embedding_model=_text(resolve("gemini_embedding_model")),
-        log_level=_text(resolve("log_level")),
-        gemini_live_model=_text(resolve("gemini_live_model")),
-        voice_model=cast(VoiceModelChoice, resolve("voice_model")),
-        ca_file=_optional_path(resolve("ca_file")),
-        wake_word=_text(resolve("wake_word")),
-        wake_threshold=float(_text(resolve("wake_threshold"))),
-        idle_seconds=float(_text(resolve("idle_seconds"))),
-        input_device=_optional_text(resolve("input_device")),
-        output_device=_optional_text(resolve("output_device")),
-        close_to_tray=_text(resolve("close_to_tray")) == "true",
-        storage=cast(StorageChoice, resolve("storage")),
-        supabase_url=_optional_text(resolve("supabase_url")),
-        supabase_anon_key=_optional_secret(resolve("supabase_anon_key")),
-        gemini_api_key=get_secret("gemini", env),
-        openai_api_key=get_secret("openai", env),
-    )
+    values: dict[str, Any] = {}
+    for spec in SETTINGS:
+        if spec.kind == "secret":
+            values[spec.name] = get_secret(_KEYS[spec.name].name, env)
+        elif spec.name != "config_file":
+            values[spec.name] = typed_value(spec, resolve(spec.name))
+    return Settings(**(values | {"config_file": config_file, "data_dir": values["data_dir"] or default_data_dir()}))
 
 
 def check_config_values(path: Path, table: Mapping[str, object]) -> None:
@@ -414,22 +392,3 @@ def _config_location(given: Mapping[str, str | os.PathLike[str]], env: Mapping[s
         if env.get(var, "").strip():
             return cast(Path, convert_value(spec, env[var], f"environment variable {var}", base=None)), True
     return default_config_file(), False
-
-
-def _optional_path(value: str | Path | None) -> Path | None:
-    return value if isinstance(value, Path) else None
-
-
-def _text(value: str | Path | None) -> str:
-    assert isinstance(value, str), value  # guaranteed by `_convert` and the specs' defaults
-    return value
-
-
-def _optional_secret(value: str | Path | None) -> Secret | None:
-    text = _optional_text(value)
-    return Secret(text) if text else None
-
-
-def _optional_text(value: str | Path | None) -> str | None:
-    assert value is None or isinstance(value, str), value
-    return value
