@@ -18,6 +18,7 @@ The load average before each part is recorded: on a shared machine it moves the 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import random
@@ -33,9 +34,7 @@ from typing import Any
 import numpy as np
 
 from chats.models import EmbeddedText, Turn
-from chats.sqlite import recall
-from chats.sqlite.connection import connect, write_transaction
-from chats.sqlite.database import ChatDatabase
+from chats.sqlite import SqliteChatStore
 from chats.sqlite.health import ensure_healthy, quick_check, record_healthy
 from chats.store import TurnVector
 
@@ -120,23 +119,25 @@ def run_import(folder: Path, name: str, source: Path) -> dict[str, Any]:
 
 
 def build_store(path: Path, chats: int) -> None:
-    """M chats of 40 turns with their recall vectors, written straight through the store's queries."""
+    """M chats of 40 turns with their recall vectors, written through the store."""
+    asyncio.run(_build_store(path, chats))
+
+
+async def _build_store(path: Path, chats: int) -> None:
     rng = random.Random(7)
     vectors = np.random.default_rng(7)
-    db = connect(path)
-    database = ChatDatabase(db, "bench", lambda: datetime(2026, 1, 1, tzinfo=UTC))
-    for _ in range(chats):
-        turns = tuple(Turn(role="user" if i % 2 == 0 else "model", text=sentence(rng, i)) for i in range(40))
-        chat = database.create(None, turns, None)
-        matrix = vectors.standard_normal((40, 384)).astype(np.float32)
-        matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
-        with write_transaction(db):
-            recall.insert_turn_vectors(
-                db,
-                "bench",
-                [TurnVector(chat.id, i, EmbeddedText(t.text, matrix[i], "bench")) for i, t in enumerate(turns)],
+    store = await SqliteChatStore.open(path, "bench", clock=lambda: datetime(2026, 1, 1, tzinfo=UTC))
+    try:
+        for _ in range(chats):
+            turns = tuple(Turn(role="user" if i % 2 == 0 else "model", text=sentence(rng, i)) for i in range(40))
+            chat = await store.create(turns=turns)
+            matrix = vectors.standard_normal((40, 384)).astype(np.float32)
+            matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+            await store.set_turn_vectors(
+                [TurnVector(chat.id, i, EmbeddedText(t.text, matrix[i], "bench")) for i, t in enumerate(turns)]
             )
-    db.close()
+    finally:
+        await store.close()
 
 
 def health(folder: Path, chats: int) -> dict[str, Any]:

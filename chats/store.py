@@ -1,6 +1,8 @@
 """The `ChatStore` protocol every backend implements, and the values it trades in.
 
-A store instance is bound to one user: it never returns or changes another user's chats or folders.
+`ChatStore` is made of one protocol per concern: `Chats`, `Folders`, `RecallVectors` and
+`WorkingMemories`. A store instance is bound to one user: it never returns or changes another user's
+chats or folders.
 """
 
 from __future__ import annotations
@@ -138,9 +140,8 @@ class WorkingMemoryRecord:
     """0 before the first write; each write adds 1. Independent of the chat's version."""
 
 
-class ChatStore(Protocol):
-    @property
-    def user_id(self) -> str: ...
+class Chats(Protocol):
+    """Chats and their two histories, their vectors for chat search, and chat search itself."""
 
     async def create(
         self,
@@ -209,6 +210,18 @@ class ChatStore(Protocol):
 
     async def delete(self, chat_id: UUID) -> None: ...
 
+    async def search(self, query: SearchQuery) -> list[SearchCandidate]:
+        """Every chat with a similarity or lexical signal for the query, in no particular order."""
+        ...
+
+    async def embedded_texts(self) -> list[tuple[UUID, EmbeddingKind, EmbeddedText]]:
+        """Every stored embedding as (chat id, "summary" | "topic", text), for re-embedding."""
+        ...
+
+
+class Folders(Protocol):
+    """Folders (projects) that chats are kept in."""
+
     async def create_folder(self, name: str) -> Folder:
         """A new empty folder. The name is stripped; raises `InvalidFolderName` when it is blank or too
         long and `DuplicateFolderName` when another folder of the user has it, ignoring case."""
@@ -228,13 +241,9 @@ class ChatStore(Protocol):
         Raises `FolderNotFound`."""
         ...
 
-    async def search(self, query: SearchQuery) -> list[SearchCandidate]:
-        """Every chat with a similarity or lexical signal for the query, in no particular order."""
-        ...
 
-    async def embedded_texts(self) -> list[tuple[UUID, EmbeddingKind, EmbeddedText]]:
-        """Every stored embedding as (chat id, "summary" | "topic", text), for re-embedding."""
-        ...
+class RecallVectors(Protocol):
+    """Vectors of single turns, and recall over past messages with them."""
 
     async def chats_without_turn_vectors(self, model: str) -> list[UUID]:
         """The user's chats holding turns with no vector of `model`, most recent activity first."""
@@ -261,6 +270,10 @@ class ChatStore(Protocol):
         is not the user's, or that holds no such turn, is left out."""
         ...
 
+
+class WorkingMemories(Protocol):
+    """Each chat's working memory: a small JSON object the model keeps notes in."""
+
     async def get_working_memory(self, chat_id: UUID) -> WorkingMemoryRecord:
         """The chat's working memory (an empty object at version 0 before the first write); raises
         `ChatNotFound`."""
@@ -271,5 +284,13 @@ class ChatStore(Protocol):
         return the new version or raise `VersionConflict`. Raises `ChatNotFound`. Size and shape rules
         live in `chats.working_memory`."""
         ...
+
+
+class ChatStore(Chats, Folders, RecallVectors, WorkingMemories, Protocol):
+    """Every concern of a user's chats, in one store: what the app is given. A caller that needs one
+    concern only takes that protocol."""
+
+    @property
+    def user_id(self) -> str: ...
 
     async def close(self) -> None: ...

@@ -1,13 +1,12 @@
-"""The SQLite chat store's queries. Synchronous: `SqliteChatStore` runs every call on one thread."""
+"""The SQLite chat store's chats concern (`chats.store.Chats`), and `ChatTables`, what every concern of
+the store stands on: the connection's thread and the vector caches."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
 from uuid import UUID
 
 from chats.errors import ChatNotFound, VersionConflict
@@ -17,33 +16,20 @@ from chats.models import (
     Chat,
     ChatInfo,
     EmbeddedText,
-    Folder,
     FolderFilter,
     Turn,
-    folder_name,
     turns_from_json,
     turns_to_json,
 )
-from chats.sqlite import folders, recall, working_memory
+from chats.sqlite import folders
 from chats.sqlite.chat_lexical import chat_relevance
-from chats.sqlite.connection import time_text, write_transaction
+from chats.sqlite.connection import write_transaction
+from chats.sqlite.recall import TurnVectorIndex
 from chats.sqlite.turn_rows import history_json, insert_turns, storable_turns, turn_bodies, unseen
 from chats.sqlite.vectors import VectorCache, decode_vector, encode_vector
+from chats.sqlite.worker import ConnectionWorker, ThreadedStore, on_thread
 from chats.storable_text import storable_text
-from chats.store import (
-    AppendResult,
-    ChatExcerpt,
-    EmbeddingKind,
-    HiddenTurns,
-    PendingTurn,
-    RecallQuery,
-    SearchCandidate,
-    SearchQuery,
-    TurnCandidate,
-    TurnSpan,
-    TurnVector,
-    WorkingMemoryRecord,
-)
+from chats.store import AppendResult, EmbeddingKind, SearchCandidate, SearchQuery
 
 _CHAT_COLUMNS = (
     "id, user_id, project_id, title, assistant_history, summary_text, summary_embedding, summary_model,"
@@ -51,19 +37,36 @@ _CHAT_COLUMNS = (
 )
 
 
-class ChatDatabase:
-    def __init__(self, connection: sqlite3.Connection, user_id: str, clock: Callable[[], datetime]) -> None:
-        self._db = connection
-        self._user_id = user_id
-        self._clock = clock
-        self._vectors = VectorCache(connection, user_id)
-        self._turn_vectors = recall.TurnVectorIndex(connection, user_id)
+class ChatTables(ThreadedStore):
+    """The chat database of one user, with the vector caches every concern keeps up to date."""
 
-    def _now(self) -> str:
-        return time_text(self._clock())
+    def __init__(self, worker: ConnectionWorker, user_id: str, clock: Callable[[], datetime]) -> None:
+        super().__init__(worker, user_id, clock)
+        self._vectors = VectorCache(self._db, user_id)
+        """The chats' summary and topic vectors: chat search."""
+        self._turn_vectors = TurnVectorIndex(self._db, user_id)
+        """The turns' vectors: recall."""
 
+    def _version(self, chat_id: UUID) -> int:
+        row = self._db.execute(
+            "SELECT version FROM chats WHERE id = ? AND user_id = ?", (str(chat_id), self._user_id)
+        ).fetchone()
+        if row is None:
+            raise ChatNotFound(chat_id)
+        return int(row[0])
+
+
+class SqliteChats(ChatTables):
+    """`chats.store.Chats` on SQLite."""
+
+    @on_thread
     def create(
-        self, title: str | None, turns: Sequence[Turn], project_id: str | None, chat_id: UUID | None = None
+        self,
+        *,
+        title: str | None = None,
+        turns: Sequence[Turn] = (),
+        project_id: str | None = None,
+        chat_id: UUID | None = None,
     ) -> Chat:
         chat_id = chat_id or uuid.uuid4()
         title = None if title is None else storable_text(title)
@@ -94,6 +97,7 @@ class ChatDatabase:
         moment = datetime.fromisoformat(now)
         return Chat(chat_id, self._user_id, project_id, title, turns, turns, None, moment, moment, 1)
 
+    @on_thread
     def get(self, chat_id: UUID) -> Chat:
         row = self._db.execute(
             f"SELECT {_CHAT_COLUMNS} FROM chats WHERE id = ? AND user_id = ?", (str(chat_id), self._user_id)
@@ -117,6 +121,7 @@ class ChatDatabase:
             version=row[10],
         )
 
+    @on_thread
     def load_assistant_context(self, chat_id: UUID) -> AssistantContext:
         row = self._db.execute(
             "SELECT title, assistant_history, summary_text, summary_embedding, summary_model,"
@@ -137,7 +142,8 @@ class ChatDatabase:
             version=row[8],
         )
 
-    def list_chats(self, limit: int, offset: int, project_id: FolderFilter) -> list[ChatInfo]:
+    @on_thread
+    def list_chats(self, *, limit: int = 50, offset: int = 0, project_id: FolderFilter = None) -> list[ChatInfo]:
         sql = (
             "SELECT id, title, project_id, summary_text, turn_count, last_activity_at, created_at"
             " FROM chats WHERE user_id = ?"
@@ -164,10 +170,12 @@ class ChatDatabase:
             for row in self._db.execute(sql, params)
         ]
 
+    @on_thread
     def count(self) -> int:
         row = self._db.execute("SELECT count(*) FROM chats WHERE user_id = ?", (self._user_id,)).fetchone()
         return int(row[0])
 
+    @on_thread
     def append(self, chat_id: UUID, turns: Sequence[Turn]) -> AppendResult:
         with write_transaction(self._db) as db:
             row = db.execute(
@@ -190,12 +198,18 @@ class ChatDatabase:
                 )
         return AppendResult(version=version, assistant_turns=len(history), full_turns=count, appended=len(new))
 
+    @on_thread
     def replace_assistant_history(
-        self, chat_id: UUID, expected_version: int, history: Sequence[Turn], summary: EmbeddedText | None
+        self,
+        chat_id: UUID,
+        *,
+        expected_version: int,
+        assistant_history: Sequence[Turn],
+        summary: EmbeddedText | None,
     ) -> int:
         with write_transaction(self._db) as db:
             sql = "UPDATE chats SET assistant_history = ?, version = version + 1"
-            params: list[object] = [json.dumps(turns_to_json(history))]
+            params: list[object] = [json.dumps(turns_to_json(assistant_history))]
             if summary is not None:
                 sql += ", summary_text = ?, summary_embedding = ?, summary_model = ?"
                 params += [summary.text, encode_vector(summary.vector), summary.model]
@@ -207,6 +221,7 @@ class ChatDatabase:
             self._vectors.invalidate()
         return expected_version + 1
 
+    @on_thread
     def set_embedding(self, chat_id: UUID, kind: EmbeddingKind, value: EmbeddedText) -> None:
         # Column names come from the closed set of kinds, never from input.
         column = {"summary": "summary", "topic": "topic"}[kind]
@@ -220,7 +235,8 @@ class ChatDatabase:
                 raise ChatNotFound(chat_id)
         self._vectors.invalidate()
 
-    def rename(self, chat_id: UUID, title: str, automatic: bool) -> bool:
+    @on_thread
+    def rename(self, chat_id: UUID, title: str, *, automatic: bool = False) -> bool:
         title = storable_text(title)
         sql = "UPDATE chats SET title = ?, title_by_user = ? WHERE id = ? AND user_id = ?"
         with write_transaction(self._db) as db:
@@ -232,6 +248,7 @@ class ChatDatabase:
                 self._version(chat_id)  # raises ChatNotFound when the chat is missing
         return updated > 0
 
+    @on_thread
     def move(self, chat_id: UUID, project_id: str | None) -> None:
         with write_transaction(self._db) as db:
             updated = db.execute(
@@ -243,6 +260,7 @@ class ChatDatabase:
             if project_id is not None:
                 folders.require_folder(db, self._user_id, project_id)  # raising rolls the move back
 
+    @on_thread
     def set_memory_enabled(self, chat_id: UUID, enabled: bool) -> None:
         with write_transaction(self._db) as db:
             updated = db.execute(
@@ -252,25 +270,7 @@ class ChatDatabase:
             if updated.rowcount == 0:
                 raise ChatNotFound(chat_id)
 
-    def create_folder(self, name: str) -> Folder:
-        name = folder_name(name)
-        with write_transaction(self._db) as db:
-            folder_id = folders.insert_folder(db, self._user_id, name, self._now())
-            return folders.select_folder(db, self._user_id, folder_id)
-
-    def list_folders(self) -> list[Folder]:
-        return folders.select_folders(self._db, self._user_id)
-
-    def rename_folder(self, folder_id: str, name: str) -> Folder:
-        name = folder_name(name)
-        with write_transaction(self._db) as db:
-            folders.update_folder_name(db, self._user_id, folder_id, name)
-            return folders.select_folder(db, self._user_id, folder_id)
-
-    def delete_folder(self, folder_id: str) -> None:
-        with write_transaction(self._db) as db:
-            folders.delete_folder(db, self._user_id, folder_id)
-
+    @on_thread
     def delete(self, chat_id: UUID) -> None:
         with write_transaction(self._db) as db:
             deleted = db.execute("DELETE FROM chats WHERE id = ? AND user_id = ?", (str(chat_id), self._user_id))
@@ -279,6 +279,7 @@ class ChatDatabase:
         self._vectors.invalidate()
         self._turn_vectors.forget_chat(chat_id)
 
+    @on_thread
     def search(self, query: SearchQuery) -> list[SearchCandidate]:
         similarities = self._vectors.similarities(query.model, query.vector)
         lexical = chat_relevance(self._db, self._user_id, query.text)
@@ -303,6 +304,7 @@ class ChatDatabase:
             for chat_id, title, last_activity in rows
         ]
 
+    @on_thread
     def embedded_texts(self) -> list[tuple[UUID, EmbeddingKind, EmbeddedText]]:
         found: list[tuple[UUID, EmbeddingKind, EmbeddedText]] = []
         rows = self._db.execute(
@@ -317,40 +319,6 @@ class ChatDatabase:
             if topic is not None:
                 found.append((UUID(chat_id), "topic", topic))
         return found
-
-    def chats_without_turn_vectors(self, model: str) -> list[UUID]:
-        return recall.chats_without_turn_vectors(self._db, self._user_id, model)
-
-    def turns_without_vectors(self, chat_id: UUID, model: str, limit: int) -> list[PendingTurn]:
-        return recall.turns_without_vectors(self._db, self._user_id, chat_id, model, limit)
-
-    def set_turn_vectors(self, vectors: Sequence[TurnVector]) -> None:
-        with write_transaction(self._db) as db:
-            recall.insert_turn_vectors(db, self._user_id, vectors)
-        self._turn_vectors.wrote()
-
-    def recall_candidates(self, query: RecallQuery) -> list[TurnCandidate]:
-        return recall.recall_candidates(self._db, self._user_id, self._turn_vectors, query)
-
-    def excerpts(self, spans: Sequence[TurnSpan], hidden: HiddenTurns | None) -> list[ChatExcerpt]:
-        return recall.excerpts(self._db, self._user_id, spans, hidden)
-
-    def get_working_memory(self, chat_id: UUID) -> WorkingMemoryRecord:
-        return working_memory.select_working_memory(self._db, self._user_id, chat_id)
-
-    def put_working_memory(self, chat_id: UUID, data: Mapping[str, Any], expected_version: int) -> int:
-        with write_transaction(self._db) as db:
-            return working_memory.write_working_memory(
-                db, self._user_id, chat_id, data, expected_version=expected_version, now=self._now()
-            )
-
-    def _version(self, chat_id: UUID) -> int:
-        row = self._db.execute(
-            "SELECT version FROM chats WHERE id = ? AND user_id = ?", (str(chat_id), self._user_id)
-        ).fetchone()
-        if row is None:
-            raise ChatNotFound(chat_id)
-        return int(row[0])
 
 
 def _embedded(text: str | None, blob: bytes | None, model: str | None) -> EmbeddedText | None:

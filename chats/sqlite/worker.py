@@ -1,26 +1,33 @@
-"""One thread that owns a SQLite connection: every call of a store runs there, off the event loop.
+"""One thread that owns a SQLite connection: every query of a store runs there, off the event loop.
 
-sqlite3 work never blocks the event loop, and a store has exactly one writer in this process. A sqlite
-error (locked past the busy timeout, disk full, I/O) means the store is down, not that the caller was
-wrong: it becomes `StoreUnavailable`, as does a call after `close`; one that says the file is damaged
-becomes `StoreDamaged`, and the file is checked whole at its next open (`chats.sqlite.health`).
+sqlite3 work never blocks the event loop, and a store has exactly one writer in this process. A store is
+a `ThreadedStore`; each of its queries is a plain method marked `on_thread`, which callers await and
+which runs on the store's thread. A sqlite error (locked past the busy timeout, disk full, I/O) means
+the store is down, not that the caller was wrong: it becomes `StoreUnavailable`, as does a call after
+`close`; one that says the file is damaged becomes `StoreDamaged`, and the file is checked whole at its
+next open (`chats.sqlite.health`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
+from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, ClassVar, Concatenate, ParamSpec, Self, TypeVar
 
 from chats.errors import StoreDamaged, StoreUnavailable
-from chats.sqlite.connection import connect
+from chats.models import utc_now
+from chats.sqlite.connection import BUSY_TIMEOUT_MS, connect, time_text
 from chats.sqlite.health import forget_healthy, is_damage, record_healthy
 
 T = TypeVar("T")
+P = ParamSpec("P")
+StoreT = TypeVar("StoreT", bound="ThreadedStore")
 
 
 class ConnectionWorker:
@@ -78,3 +85,57 @@ def unavailable(error: sqlite3.Error, what: str, path: Path) -> StoreUnavailable
     if getattr(error, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_FULL:
         return StoreUnavailable(f"the disk holding {path} is full: free some space, then try again (nothing was lost)")
     return StoreUnavailable(f"the {what} database is unavailable: {error}")
+
+
+class ThreadedStore:
+    """What every SQLite store is: queries bound to one user, on the one thread that owns the connection."""
+
+    what: ClassVar[str]
+    """The store's name in messages ("chat", "memory")."""
+
+    def __init__(self, worker: ConnectionWorker, user_id: str, clock: Callable[[], datetime]) -> None:
+        """Use `open`. Made on the worker's thread, so a subclass may read the connection as it starts."""
+        self._worker = worker
+        self._db = worker.connection
+        self._user_id = user_id
+        self._clock = clock
+
+    @classmethod
+    async def open(
+        cls,
+        path: Path,
+        user_id: str,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        **options: Any,
+    ) -> Self:
+        """Open (creating and migrating) the database at `path` on a thread of its own, and the store on it,
+        bound to `user_id`; `clock` stamps what it writes. A writer waits up to `busy_timeout_ms` for
+        another process's write before the store reports itself unavailable. `options`: the store's own
+        (its constructor's keyword arguments)."""
+        worker = await ConnectionWorker.open(path, busy_timeout_ms, what=cls.what)
+        return await worker.run(functools.partial(cls, worker, user_id, clock, **options))
+
+    @property
+    def user_id(self) -> str:
+        return self._user_id
+
+    def _now(self) -> str:
+        return time_text(self._clock())
+
+    async def close(self) -> None:
+        """Close the database; later calls raise `StoreUnavailable` (a late request at shutdown)."""
+        await self._worker.close()
+
+
+def on_thread(query: Callable[Concatenate[StoreT, P], T]) -> Callable[Concatenate[StoreT, P], Coroutine[Any, Any, T]]:
+    """The store's `query` as a coroutine method that runs it on the store's thread. Its arguments cross
+    as given: callers do not change them while they wait. On the thread a query calls plain helpers,
+    never another `on_thread` method (mypy reports the coroutine that would be left unawaited)."""
+
+    @functools.wraps(query)
+    async def run(store: StoreT, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await store._worker.run(functools.partial(query, store, *args, **kwargs))
+
+    return run

@@ -1,47 +1,79 @@
-"""What both Supabase stores do around their remote procedure calls: refuse once the store is closed,
-make sure the project has Parley's schema, turn the database's errors into the store's own, and close
-the connection with the store when the store owns it."""
+"""`SupabaseStore`: what both Supabase stores are. A store works on a signed-in connection, its own (from
+`sign_in`, closed with the store) or one it shares with the other store; it makes sure the project has
+Parley's schema, calls remote procedures as the user and turns what they raise into its own errors,
+stamps what it writes with its clock, and refuses calls once closed."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from datetime import datetime
+from typing import Any, ClassVar, Self
 
 from chats.errors import StoreUnavailable
+from chats.models import utc_now
 from chats.supabase.connection import SupabaseConnection
 from chats.supabase.errors import RemoteError
 
-DomainError = Callable[[str, RemoteError], Exception]
-"""The store's error for a remote procedure's (its name's) `RemoteError`."""
 
+class SupabaseStore:
+    what: ClassVar[str]
+    """The store's name in messages ("chat", "memory")."""
 
-class StoreCalls:
     def __init__(
-        self, connection: SupabaseConnection, *, what: str, domain_error: DomainError, owns_connection: bool
+        self,
+        connection: SupabaseConnection,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        owns_connection: bool = False,
     ) -> None:
-        """`what`: the store's name in the closed store's error ("chat", "memory")."""
-        self.connection = connection
-        self._what = what
-        self._domain_error = domain_error
+        """Use `open` (which checks the project's schema now) or `sign_in`; made directly, the store checks
+        it before its first call (see `SupabaseConnection.ensure_schema`). `clock` stamps what the store
+        writes, as in the SQLite stores."""
+        self._connection = connection
+        self._clock = clock
         self._owns_connection = owns_connection
         self._closed = False
 
-    async def check_schema(self) -> None:
-        """Make sure the project has Parley's schema; when it has not, close (as `close`) and raise."""
+    @classmethod
+    async def open(cls, connection: SupabaseConnection, **options: Any) -> Self:
+        """The store on a signed-in connection, once the project is known to have Parley's schema (when it
+        has not, the store is closed and the error raised). `options`: the store's constructor's."""
+        store = cls(connection, **options)
         try:
-            await self.connection.ensure_schema()
+            await connection.ensure_schema()
         except BaseException:
-            await self.close()
+            await store.close()
             raise
+        return store
 
-    async def __call__(self, function: str, params: Mapping[str, object]) -> Any:
+    @classmethod
+    async def sign_in(cls, url: str, anon_key: str, email: str, password: str, **options: Any) -> Self:
+        """Sign in (`SupabaseConnection.sign_in`, keeping the session in memory only) and open the store on
+        that connection, closed with the store. `options`: the store's constructor's."""
+        connection = await SupabaseConnection.sign_in(url, anon_key, email, password)
+        return await cls.open(connection, owns_connection=True, **options)
+
+    @property
+    def user_id(self) -> str:
+        return self._connection.user_id
+
+    def _now(self) -> str:
+        return self._clock().isoformat()
+
+    async def _call(self, function: str, params: Mapping[str, object]) -> Any:
+        """Call a remote procedure as the user; its JSON answer."""
         if self._closed:
-            raise StoreUnavailable(f"the {self._what} store is closed")
-        await self.connection.ensure_schema()
+            raise StoreUnavailable(f"the {self.what} store is closed")
+        await self._connection.ensure_schema()
         try:
-            return await self.connection.call(function, params)
+            return await self._connection.call(function, params)
         except RemoteError as error:
             raise self._domain_error(function, error) from error
+
+    def _domain_error(self, function: str, error: RemoteError) -> Exception:
+        """The store's own error for what a remote procedure raised on purpose. A code the store does not
+        know means the project's functions are not the ones Parley expects."""
+        return StoreUnavailable(f"Supabase refused {function} ({error.code}: {error.message})")
 
     async def close(self) -> None:
         """Later calls raise `StoreUnavailable`; the connection closes too when the store owns it."""
@@ -49,4 +81,4 @@ class StoreCalls:
             return
         self._closed = True
         if self._owns_connection:
-            await self.connection.close()
+            await self._connection.close()

@@ -25,7 +25,7 @@ from uuid import UUID
 
 import numpy as np
 
-from chats.errors import InvalidMemory, MemoryNotFound, StoreUnavailable
+from chats.errors import InvalidMemory, MemoryNotFound
 from chats.memory.importance import checked_importance
 from chats.memory.models import (
     Category,
@@ -42,8 +42,8 @@ from chats.memory.ranking import Ranking, date_window, diversify, memory_terms
 from chats.memory.store import SEARCH_LIMIT_MAX, UNCHANGED, MemoryQuery, Unchanged
 from chats.models import EmbeddedText, FolderFilter, Vector, utc_now
 from chats.supabase import memory_rows as rows
-from chats.supabase.calls import StoreCalls
-from chats.supabase.connection import DEFAULT_TIMEOUT_S, SessionStorage, SupabaseConnection
+from chats.supabase.calls import SupabaseStore
+from chats.supabase.connection import SupabaseConnection
 from chats.supabase.errors import RemoteError
 from chats.supabase.rows import vector_text
 
@@ -55,7 +55,9 @@ CANDIDATES = 100
 """Memories per candidate list of a search (see the module docstring): several times `Ranking.pool`."""
 
 
-class SupabaseMemoryStore:
+class SupabaseMemoryStore(SupabaseStore):
+    what = "memory"
+
     def __init__(
         self,
         connection: SupabaseConnection,
@@ -65,57 +67,11 @@ class SupabaseMemoryStore:
         candidates: int = CANDIDATES,
         owns_connection: bool = False,
     ) -> None:
-        """Use `open` (which checks the project's schema now) or `sign_in`; made directly, the store checks
-        it before its first call (see `SupabaseConnection.ensure_schema`)."""
-        self._connection = connection
-        self._call = StoreCalls(connection, what="memory", domain_error=_domain_error, owns_connection=owns_connection)
-        self._clock = clock
+        """As `SupabaseStore`; `candidates` is the length of each candidate list a search reads (see the
+        module docstring)."""
+        super().__init__(connection, clock=clock, owns_connection=owns_connection)
         self._ranking = ranking
         self._candidates = candidates
-
-    @classmethod
-    async def open(
-        cls,
-        connection: SupabaseConnection,
-        *,
-        clock: Callable[[], datetime] = utc_now,
-        ranking: Ranking = Ranking(),  # noqa: B008
-        candidates: int = CANDIDATES,
-        owns_connection: bool = False,
-    ) -> SupabaseMemoryStore:
-        """The store on a signed-in connection (the chat store's may be shared), once the project is known
-        to have Parley's schema. `clock` stamps creation and edit times, as in the SQLite store;
-        `candidates` is the length of each candidate list a search reads (see the module docstring)."""
-        store = cls(connection, clock=clock, ranking=ranking, candidates=candidates, owns_connection=owns_connection)
-        await store._call.check_schema()
-        return store
-
-    @classmethod
-    async def sign_in(
-        cls,
-        url: str,
-        anon_key: str,
-        email: str,
-        password: str,
-        *,
-        clock: Callable[[], datetime] = utc_now,
-        ranking: Ranking = Ranking(),  # noqa: B008
-        candidates: int = CANDIDATES,
-        storage: SessionStorage | None = None,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
-    ) -> SupabaseMemoryStore:
-        """Sign in and open the store on a connection of its own (closed with the store)."""
-        connection = await SupabaseConnection.sign_in(
-            url, anon_key, email, password, storage=storage, timeout_s=timeout_s
-        )
-        return await cls.open(connection, clock=clock, ranking=ranking, candidates=candidates, owns_connection=True)
-
-    @property
-    def user_id(self) -> str:
-        return self._connection.user_id
-
-    def _now(self) -> str:
-        return self._clock().isoformat()
 
     async def add(
         self,
@@ -282,20 +238,15 @@ class SupabaseMemoryStore:
             },
         )
 
-    async def close(self) -> None:
-        """Later calls raise `StoreUnavailable`; the connection closes too when the store owns it."""
-        await self._call.close()
-
-
-def _domain_error(function: str, error: RemoteError) -> Exception:
-    if error.code == MEMORY_NOT_FOUND:
-        detail = str(error.details) if error.details is not None else ""
-        try:
-            return MemoryNotFound(UUID(detail))
-        except ValueError:
-            return MemoryNotFound(detail)
-    if error.code in (NOT_THE_CONTENT, CHECK_VIOLATION):
-        # A check the client makes first (chats/memory/models.py) answers before the table's own does;
-        # the table's message is the fallback should the two ever disagree.
-        return InvalidMemory(error.message)
-    return StoreUnavailable(f"Supabase refused {function} ({error.code}: {error.message})")
+    def _domain_error(self, function: str, error: RemoteError) -> Exception:
+        if error.code == MEMORY_NOT_FOUND:
+            detail = str(error.details) if error.details is not None else ""
+            try:
+                return MemoryNotFound(UUID(detail))
+            except ValueError:
+                return MemoryNotFound(detail)
+        if error.code in (NOT_THE_CONTENT, CHECK_VIOLATION):
+            # A check the client makes first (chats/memory/models.py) answers before the table's own does;
+            # the table's message is the fallback should the two ever disagree.
+            return InvalidMemory(error.message)
+        return super()._domain_error(function, error)

@@ -8,19 +8,11 @@ other users' chats out of reach, and a chat of another user is simply not found.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from collections.abc import Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
-from chats.errors import (
-    ChatNotFound,
-    DuplicateFolderName,
-    FolderNotFound,
-    InvalidTurn,
-    StoreUnavailable,
-    VersionConflict,
-)
+from chats.errors import ChatNotFound, DuplicateFolderName, FolderNotFound, InvalidTurn, VersionConflict
 from chats.models import (
     NO_FOLDER,
     AssistantContext,
@@ -33,7 +25,6 @@ from chats.models import (
     folder_name,
     folder_name_key,
     turns_to_json,
-    utc_now,
 )
 from chats.search import query_terms
 from chats.store import (
@@ -51,8 +42,7 @@ from chats.store import (
     WorkingMemoryRecord,
 )
 from chats.supabase import rows
-from chats.supabase.calls import StoreCalls
-from chats.supabase.connection import DEFAULT_TIMEOUT_S, SessionStorage, SupabaseConnection
+from chats.supabase.calls import SupabaseStore
 from chats.supabase.errors import RemoteError
 
 CHAT_NOT_FOUND = "PCH04"
@@ -61,58 +51,8 @@ FOLDER_NAME_TAKEN = "PFD09"
 NO_SUCH_TURN = "PCH22"
 
 
-class SupabaseChatStore:
-    def __init__(
-        self,
-        connection: SupabaseConnection,
-        *,
-        clock: Callable[[], datetime] = utc_now,
-        owns_connection: bool = False,
-    ) -> None:
-        """Use `open` (which checks the project's schema now) or `sign_in`; made directly, the store checks
-        it before its first call (see `SupabaseConnection.ensure_schema`)."""
-        self._connection = connection
-        self._call = StoreCalls(connection, what="chat", domain_error=_domain_error, owns_connection=owns_connection)
-        self._clock = clock
-
-    @classmethod
-    async def open(
-        cls,
-        connection: SupabaseConnection,
-        *,
-        clock: Callable[[], datetime] = utc_now,
-        owns_connection: bool = False,
-    ) -> SupabaseChatStore:
-        """The store on a signed-in connection, once the project is known to have Parley's schema.
-        `clock` stamps activity and creation times, as in the SQLite store."""
-        store = cls(connection, clock=clock, owns_connection=owns_connection)
-        await store._call.check_schema()
-        return store
-
-    @classmethod
-    async def sign_in(
-        cls,
-        url: str,
-        anon_key: str,
-        email: str,
-        password: str,
-        *,
-        clock: Callable[[], datetime] = utc_now,
-        storage: SessionStorage | None = None,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
-    ) -> SupabaseChatStore:
-        """Sign in and open the store on a connection of its own (closed with the store)."""
-        connection = await SupabaseConnection.sign_in(
-            url, anon_key, email, password, storage=storage, timeout_s=timeout_s
-        )
-        return await cls.open(connection, clock=clock, owns_connection=True)
-
-    @property
-    def user_id(self) -> str:
-        return self._connection.user_id
-
-    def _now(self) -> str:
-        return self._clock().isoformat()
+class SupabaseChatStore(SupabaseStore):
+    what = "chat"
 
     async def create(
         self,
@@ -303,22 +243,17 @@ class SupabaseChatStore:
             raise VersionConflict(chat_id, expected_version, answer["version"])
         return int(answer["version"])
 
-    async def close(self) -> None:
-        """Later calls raise `StoreUnavailable`; the connection closes too when the store owns it."""
-        await self._call.close()
-
-
-def _domain_error(function: str, error: RemoteError) -> Exception:
-    detail = str(error.details) if error.details is not None else ""
-    if error.code == CHAT_NOT_FOUND:
-        return ChatNotFound(_chat_id(detail))
-    if error.code == FOLDER_NOT_FOUND:
-        return FolderNotFound(detail)
-    if error.code == FOLDER_NAME_TAKEN:
-        return DuplicateFolderName(detail)
-    if error.code == NO_SUCH_TURN:
-        return InvalidTurn(error.message)
-    return StoreUnavailable(f"Supabase refused {function} ({error.code}: {error.message})")
+    def _domain_error(self, function: str, error: RemoteError) -> Exception:
+        detail = str(error.details) if error.details is not None else ""
+        if error.code == CHAT_NOT_FOUND:
+            return ChatNotFound(_chat_id(detail))
+        if error.code == FOLDER_NOT_FOUND:
+            return FolderNotFound(detail)
+        if error.code == FOLDER_NAME_TAKEN:
+            return DuplicateFolderName(detail)
+        if error.code == NO_SUCH_TURN:
+            return InvalidTurn(error.message)
+        return super()._domain_error(function, error)
 
 
 def _chat_id(text: str) -> UUID | str:
