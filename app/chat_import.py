@@ -1,8 +1,17 @@
-"""Importing chats: each chat whole in one store transaction, then compacted as far as the model sees it.
+"""Importing chats: an export's chats as they were, anything else as new chats compacted as far as the
+model sees them.
 
-A chat is created with all its turns in one `create` (one transaction: a stopped import leaves no chat
-with part of its turns). Its id is derived from its content, so importing the same chat again, after a
-stop or by mistake, finds it instead of making a copy.
+A chat of an export (`chats.transfer`) comes with its id, and that id is the key: the chat is made with it,
+its times, title, folder (found or made by name), memory switch and working memory, then its turns, what its
+model saw and its topic, as `parley sync` copies a chat between stores (`app.account.sync`). Importing the
+file again finds every chat and changes nothing. A chat here with the same id keeps what it has: when the
+file holds turns it lacks (known by their ids, or by position), those are appended, as `sync` does; a file
+with fewer turns takes none away. With `as_new` an export's chats are copies, under ids derived from their
+content as below, so a second `--as-new` import finds the first copies.
+
+A chat without an id (a list of turns, a chat object of another tool) is created with all its turns in one
+`create` (one transaction: a stopped import leaves no chat with part of its turns). Its id is derived from
+its content, so importing the same chat again, after a stop or by mistake, finds it instead of making a copy.
 
 The model only ever sees `assistant_history`: a summary turn and what follows it, at most a window. An
 exported chat brings what its model saw (its summary turn and the turns after it), which is kept as it is,
@@ -20,15 +29,16 @@ import hashlib
 import json
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from uuid import UUID
 
+from app.account.sync import StampClock, copy_folders, create_copy, extend_copy
 from app.wiring import ChatServices
 from chats.compaction import SUMMARY_WINDOW_SIZE
 from chats.embedding import embed_one
 from chats.errors import ChatNotFound, EmbeddingError, TextModelError
-from chats.import_reader import ImportedChat
-from chats.models import FOLDER_NAME_MAX, EmbeddedText, Folder, Turn, folder_name_key
+from chats.import_reader import ImportedChat, ImportedFolder
+from chats.models import FOLDER_NAME_MAX, Chat, EmbeddedText, Folder, Turn, folder_name_key, utc_now
 
 MODEL_VIEW_TURNS = 4 * SUMMARY_WINDOW_SIZE
 """The most turns an imported chat's first summary and tail are made from: a chat of a few windows is
@@ -44,25 +54,86 @@ class ImportReport:
     turns: int
     compactions: int
     new: bool = True
-    """False when the same chat had been imported before: nothing was written."""
+    """False when the chat was here already (imported before, or the export's own)."""
+    added: int = 0
+    """Turns written: all of a new chat's, or those the chat here lacked."""
     unmaintained: str | None = None
     """Why the chat's summary and title are still to be made (the text model could not be reached): the
     chat is imported whole all the same, and maintained when it is next used."""
 
 
 class ChatImporter:
-    def __init__(self, services: ChatServices) -> None:
+    """Imports chats one at a time into `services.store`. `clock` must be the clock that store was built
+    with, for exported chats to keep their times (without one they take the time of the import)."""
+
+    def __init__(self, services: ChatServices, clock: StampClock | None = None, *, as_new: bool = False) -> None:
         self._s = services
+        self._clock = clock or StampClock()
+        self._as_new = as_new
         self._folders: list[Folder] | None = None
+
+    async def import_folders(self, folders: Sequence[ImportedFolder]) -> int:
+        """Make the folders of an export this store lacks (by name), at their times; how many were made."""
+        now = utc_now()
+        wanted = [Folder(folder.name, folder.name, folder.created_at or now, 0) for folder in folders]
+        _, made = await copy_folders(self._s.store, self._clock, wanted)
+        self._folders = None  # read again when next needed
+        return made
 
     async def import_chat(self, imported: ImportedChat, saving: Callable[[], None] = lambda: None) -> ImportReport:
         """Import one chat; `saving` is called just before its turns are written."""
+        if imported.id is None:
+            return await self._import_turns(imported, saving)
+        if self._as_new:
+            return await self._copy(
+                imported, imported_chat_id(self._s.installation, self._s.store.user_id, imported), saving
+            )
+        return await self._copy(imported, imported.id, saving)
+
+    async def _copy(self, imported: ImportedChat, chat_id: UUID, saving: Callable[[], None]) -> ImportReport:
+        """An exported chat, under `chat_id`: its own, or as a copy one derived from its content."""
+        store = self._s.store
+        view = exported_view(imported) or model_view(imported.turns)
+        now = utc_now()
+        chat = Chat(
+            id=chat_id,
+            user_id=store.user_id,
+            project_id=None,
+            title=imported.title,
+            full_history=imported.turns,
+            assistant_history=view,
+            summary=await self._summary(imported, view),
+            last_activity_at=imported.last_activity_at or imported.created_at or now,
+            created_at=imported.created_at or now,
+            version=0,
+        )
+        try:
+            copy = await store.get(chat_id)
+        except ChatNotFound:
+            folder_id = await self._folder_for_import(imported)
+            saving()
+            copy = await create_copy(store, self._clock, chat, folder_id, imported.state)
+            new = True
+        else:
+            saving()
+            new = False
+        topic = imported.topic
+        if topic is not None and topic.model != self._s.embedder.model_name:
+            topic = await embed_one(self._s.embedder, topic.text)
+        added = await extend_copy(store, self._clock, chat, copy, topic)
+        restored = new and view == imported.model_history and (chat.summary or topic) is not None
+        if not added or restored:  # as the export had it: nothing to make again
+            return ImportReport(chat_id, len(imported.turns), 0, new, added)
+        return await self._maintain(ImportReport(chat_id, len(imported.turns), 0, new, added))
+
+    async def _import_turns(self, imported: ImportedChat, saving: Callable[[], None]) -> ImportReport:
+        """A chat without an id: made whole in one transaction, under an id derived from its content."""
         store = self._s.store
         chat_id = imported_chat_id(self._s.installation, store.user_id, imported)
         try:
             context = await store.load_assistant_context(chat_id)
         except ChatNotFound:
-            folder_id = await self._folder_for_import(imported.project_id)
+            folder_id = await self._folder_for_import(imported)
             saving()
             chat = await store.create(title=imported.title, turns=imported.turns, project_id=folder_id, chat_id=chat_id)
             version, history, new = chat.version, chat.assistant_history, True
@@ -74,11 +145,15 @@ class ChatImporter:
             await store.replace_assistant_history(
                 chat_id, expected_version=version, assistant_history=view, summary=summary
             )
+        report = ImportReport(chat_id, len(imported.turns), 0, new, len(imported.turns) if new else 0)
+        return await self._maintain(report)
+
+    async def _maintain(self, report: ImportReport) -> ImportReport:
         try:
-            maintained = await self._s.maintainer.maintain(chat_id, embed_turns=False)
+            maintained = await self._s.maintainer.maintain(report.chat_id, embed_turns=False)
         except (TextModelError, EmbeddingError) as error:
-            return ImportReport(chat_id, len(imported.turns), 0, new, unmaintained=str(error))
-        return ImportReport(chat_id, len(imported.turns), maintained.compactions, new)
+            return replace(report, unmaintained=str(error))
+        return replace(report, compactions=maintained.compactions)
 
     async def _summary(self, imported: ImportedChat, view: Sequence[Turn]) -> EmbeddedText | None:
         """The summary vector of an exported summary turn that `view` starts with: the export's own when
@@ -90,16 +165,21 @@ class ChatImporter:
             return given
         return await embed_one(embedder, view[0].text)
 
-    async def _folder_for_import(self, project_id: str | None) -> str | None:
-        """The folder here for an imported chat, making it on first use."""
-        name = imported_folder_name(project_id)
-        if not name:
+    async def _folder_for_import(self, imported: ImportedChat) -> str | None:
+        return await self.folder(imported.folder, imported.project_id)
+
+    async def folder(self, name: str | None, project_id: str | None) -> str | None:
+        """The folder here for something imported, making it on first use: the one called `name` (an
+        export's folder name), else the one with the id `project_id` (an older export of this store) or
+        named after it; None for no folder."""
+        wanted = name or imported_folder_name(project_id)
+        if not wanted:
             return None
         if self._folders is None:
             self._folders = await self._s.store.list_folders()
-        found = imported_folder_id(project_id, name, self._folders)
+        found = imported_folder_id(None if name else project_id, wanted, self._folders)
         if found is None:
-            folder = await self._s.store.create_folder(name)
+            folder = await self._s.store.create_folder(wanted)
             self._folders.append(folder)
             found = folder.id
         return found
@@ -115,11 +195,14 @@ def model_view(turns: Sequence[Turn], limit: int = MODEL_VIEW_TURNS) -> tuple[Tu
 
 
 def exported_view(imported: ImportedChat) -> tuple[Turn, ...]:
-    """What the model saw of an exported chat, when the export says it and it agrees with the turns: its
-    summary turn, then turns that are the last of `full_history` (empty otherwise)."""
-    history = imported.model_history
+    """What the model saw of an exported chat, when the export says it and it agrees with the turns: from
+    its last summary turn on, that summary, then turns that are the last of `full_history` (empty otherwise)."""
+    start = max((i for i, turn in enumerate(imported.model_history) if turn.summary), default=None)
+    if start is None:
+        return ()
+    history = imported.model_history[start:]
     tail = history[1:]
-    if not history or (tail and tail != imported.turns[-len(tail) :]):
+    if tail and tail != imported.turns[-len(tail) :]:
         return ()
     return model_view(history)
 

@@ -6,12 +6,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from uuid import UUID
 
+from app.account.sync import StampClock
 from app.chat_import import ChatImporter, ImportReport
 from app.wiring import ChatServices
 from chats.embedding import embed_one
 from chats.models import Chat, ChatInfo, Folder, FolderFilter, chat_title
 from chats.search import ChatMatch
-from chats.transfer import ImportedChat
+from chats.transfer import ChatState, ExportedChat, ImportedChat
 
 PAGE = 200
 
@@ -85,9 +86,24 @@ class ChatController:
         """Delete the folder; its chats are kept, in no folder."""
         await self._s.store.delete_folder(folder_id)
 
-    def importer(self) -> ChatImporter:
-        """Imports chats one at a time (`app.chat_import`); one importer per import."""
-        return ChatImporter(self._s)
+    async def export_chats(self) -> tuple[list[ExportedChat], list[Folder]]:
+        """Every chat with what an export carries beside it (`chats.transfer`), most recent activity first,
+        and every folder."""
+        store = self._s.store
+        folders = await store.list_folders()
+        names = {folder.id: folder.name for folder in folders}
+        exported = []
+        for chat in await self.all_chats():
+            context = await store.load_assistant_context(chat.id)
+            notes = await store.get_working_memory(chat.id)
+            folder = None if chat.project_id is None else names.get(chat.project_id, chat.project_id)
+            exported.append(ExportedChat(chat, folder, ChatState(context.memory_enabled, notes.data), context.topic))
+        return exported, folders
+
+    def importer(self, clock: StampClock | None = None, *, as_new: bool = False) -> ChatImporter:
+        """Imports chats one at a time (`app.chat_import`); one importer per import. `clock`: the store's, for
+        exported chats to keep their times; `as_new`: an export's chats become copies with new ids."""
+        return ChatImporter(self._s, clock, as_new=as_new)
 
     async def import_chats(self, chats: Iterable[ImportedChat]) -> list[ImportReport]:
         """Each chat whole in one transaction, then compacted as the rules say."""

@@ -1,26 +1,53 @@
-"""The memory use cases of the Memory page and `parley memories`: browse, search, add, edit, forget, export."""
+"""The memory use cases of the Memory page and `parley memories`: browse, search, add, edit, forget, export
+and import."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Literal
 from uuid import UUID
 
+from app.account.sync import StampClock, copy_memories
+from app.chat_import import ChatImporter
 from app.wiring import ChatServices
-from chats.memory.export import export_json, export_markdown, working_notes
+from chats.errors import ChatNotFound
+from chats.memory.export import MemoriesFile, export_json, export_markdown, working_notes
 from chats.memory.models import Memory, MemoryHit, category_of
 from chats.memory.service import Duplicate, Saved
 from chats.memory.store import SEARCH_LIMIT_MAX
+from chats.models import EmbeddedText
 
 ExportFormat = Literal["json", "markdown"]
 PAGE = 500
 """Most memories listed at once: a person's memory bank, not a data set."""
+EMBED_BATCH = 64
+"""Memory texts embedded per call while importing."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryImportReport:
+    memories: int
+    """Memories in the file, replaced ones included."""
+    added: int
+    """Memories added; the others were here already (the same id, or the same content, category and folder)."""
+    notes_restored: int
+    """Chats here that got the working memory the file gives them (a chat that has notes keeps its own)."""
+    notes_skipped: int
+    """Working memories of chats that are not here (import the chats first)."""
 
 
 class MemoryController:
-    def __init__(self, services: ChatServices) -> None:
+    def __init__(self, services: ChatServices, clock: StampClock | None = None) -> None:
+        """`clock`: the one the stores were built with, for imported memories to keep their times."""
+        self._s = services
         self._memory = services.memory
         self._chats = services.store
+        self._clock = clock or StampClock()
+
+    @property
+    def user_id(self) -> str:
+        return self._chats.user_id
 
     async def browse(
         self, *, category: str | None = None, include_replaced: bool = False, limit: int = PAGE, offset: int = 0
@@ -52,5 +79,52 @@ class MemoryController:
         """Every memory, replaced ones included, then every chat's working memory, as JSON or Markdown text."""
         memories = await self._memory.store.export()
         notes = await working_notes(self._chats)
-        text = export_json(memories, notes) if format == "json" else export_markdown(memories, notes)
-        return text, memories
+        if format == "markdown":
+            return export_markdown(memories, notes), memories
+        return export_json(memories, notes, await self._chats.list_folders()), memories
+
+    async def import_memories(self, exported: MemoriesFile, *, as_new: bool = False) -> MemoryImportReport:
+        """Keep the memories of an export this store lacks, with their times, folders (by name) and what
+        replaced what, and give each chat here that has no working memory the one the file has for it.
+        Importing the same file again adds nothing; `as_new` adds every memory, as copies."""
+        memories = await self._embedded(exported.memories)
+        importer = ChatImporter(self._s)
+        folders = {
+            project_id: await importer.folder(exported.folders.get(project_id), project_id)
+            for project_id in {memory.project_id for memory in memories if memory.project_id}
+        }
+        said_in = {memory.source_chat_id for memory in memories if memory.source_chat_id is not None}
+        chats = {chat_id for chat_id in said_in if await self._holds(chat_id)}
+        added = await copy_memories(
+            self._memory.store, self._clock, memories, lambda p: folders[p] or p, chats, as_new=as_new
+        )
+        restored = skipped = 0
+        for notes in exported.notes:
+            try:
+                record = await self._chats.get_working_memory(notes.chat_id)
+            except ChatNotFound:
+                skipped += 1
+                continue
+            if not record.data:
+                await self._chats.put_working_memory(notes.chat_id, notes.notes, expected_version=record.version)
+                restored += 1
+        return MemoryImportReport(len(memories), len(added), restored, skipped)
+
+    async def _embedded(self, memories: Sequence[Memory]) -> list[Memory]:
+        """`memories` with their content embedded by this embedder (an export holds no vectors)."""
+        embedder, done = self._s.embedder, []
+        for start in range(0, len(memories), EMBED_BATCH):
+            batch = memories[start : start + EMBED_BATCH]
+            vectors = await embedder.embed([memory.content for memory in batch])
+            done += [
+                replace(memory, embedding=EmbeddedText(memory.content, vector, embedder.model_name))
+                for memory, vector in zip(batch, vectors, strict=True)
+            ]
+        return done
+
+    async def _holds(self, chat_id: UUID) -> bool:
+        try:
+            await self._chats.load_assistant_context(chat_id)
+        except ChatNotFound:
+            return False
+        return True

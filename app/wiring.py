@@ -168,10 +168,13 @@ async def open_stores(
 
 
 @asynccontextmanager
-async def open_chat_services(settings: Settings, *, local_models_in_child: bool = False) -> AsyncIterator[ChatServices]:
+async def open_chat_services(
+    settings: Settings, *, local_models_in_child: bool = False, clock: Callable[[], datetime] = utc_now
+) -> AsyncIterator[ChatServices]:
     """The chat services of `settings`, open until the context ends. `local_models_in_child`: the local
     embedding and text models run in a child process (started when first needed), off this interpreter's
-    lock, for the window and the voice loop."""
+    lock, for the window and the voice loop. `clock` stamps what the stores write (an import's
+    `StampClock` keeps the times of what it imports)."""
     async with AsyncExitStack() as closing:
         child = None
         if local_models_in_child:
@@ -179,5 +182,5 @@ async def open_chat_services(settings: Settings, *, local_models_in_child: bool 
             closing.push_async_callback(child.aclose)
         embedder = make_embedder(settings, closing, child)
         text_model = make_text_model(settings, closing, child)
-        store, memories = await open_stores(settings, closing)
+        store, memories = await open_stores(settings, closing, clock=clock)
         yield compose_services(store, memories, embedder, text_model, installation_id(settings.data_dir))

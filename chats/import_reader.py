@@ -6,27 +6,43 @@ costs about one chat's worth of memory. ijson's pure-Python backend, not its C o
 lone surrogate (`"\\ud800"`) into "?" without a word, where this one hands it over for `storable_text` to
 repair and count. It reads 100,000 turns (18 MB) in 1.8 s on the 2-core machine.
 
-Of each chat, `title`, `project_id` and `full_history` are read, and what the model saw of an exported one
-(`assistant_history` from its last summary turn on, the summary's text and vector): the importer keeps that
-rather than summarising the chat again (`app.chat_import`).
+Of each chat, `title`, `project_id` and `full_history` are read, and what an export says of it besides (see
+`chats.transfer`): its id, times and folder name, what its model saw (`assistant_history`, the summary's and
+the topic's text and vector), its memory switch and working memory. The importer keeps those rather than
+making them again (`app.chat_import`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
-from decimal import Decimal
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import IO, Any
+from uuid import UUID
 
 import ijson
 import numpy as np
 
-from chats.errors import InvalidTurn
-from chats.models import EmbeddedText, Turn
+from chats.errors import InvalidFolderName, InvalidTurn, InvalidWorkingMemory
+from chats.models import EmbeddedText, Turn, folder_name
 from chats.storable_text import storable_text, storable_turn
+from chats.working_memory import apply_update
 
 _PARSER = ijson.get_backend("python")
 SHAPES = "expected a list of turns, a chat with 'full_history', or an export with 'chats'"
+FORMAT_NAME = "parley.chats/"
+FORMAT_VERSION = 2
+"""The newest export format this reader knows (`chats.transfer.EXPORT_FORMAT`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatState:
+    """What a chat holds beside its turns, title, folder and times, that a copy of it keeps."""
+
+    memory_enabled: bool = True
+    """Long-term memory is on in the chat."""
+    working_memory: Mapping[str, Any] = field(default_factory=dict)
+    """The chat's working-memory object (empty: none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,25 +53,42 @@ class ImportedChat:
     repaired: int = 0
     """Texts of this chat (turns, thinking, title) that held lone surrogates, replaced by U+FFFD."""
     model_history: tuple[Turn, ...] = ()
-    """An export's `assistant_history` from its last summary turn on: what the model saw (empty when it
-    holds no summary turn, or no `assistant_history` was given)."""
+    """An export's `assistant_history`, what its model saw (empty when none was given)."""
     summary: EmbeddedText | None = None
     """An export's summary with its vector, when all three fields were given."""
+    id: UUID | None = None
+    """An export's chat id: the key an import finds the chat by."""
+    folder: str | None = None
+    """The name of the chat's folder (`parley.chats/2`); older exports give only `project_id`."""
+    created_at: datetime | None = None
+    last_activity_at: datetime | None = None
+    state: ChatState = ChatState()
+    topic: EmbeddedText | None = None
+    """An export's topic (the searchable text of a chat with no summary yet) with its vector."""
 
 
 class InvalidJSON(InvalidTurn):
     """The file is not JSON, or not UTF-8; the message follows the file's name ("is not valid JSON ...")."""
 
 
-def read_import(file: IO[bytes]) -> Iterator[ImportedChat]:
+@dataclass(frozen=True, slots=True)
+class ImportedFolder:
+    """A folder an export lists (`parley.chats/2`): empty ones too, with the time each was made."""
+
+    name: str
+    created_at: datetime | None
+
+
+def read_import(file: IO[bytes], folders: list[ImportedFolder] | None = None) -> Iterator[ImportedChat]:
     """The chats of an import file, one at a time; `InvalidTurn` says what is wrong and where (`chat 2,
-    turn 5: ...`), `InvalidJSON` when the file is not JSON at all."""
+    turn 5: ...`), `InvalidJSON` when the file is not JSON at all. `folders`, when given, receives the
+    export's folders when they are read (before its chats, in the files Parley writes)."""
     events = _events(file)
     _, event, _ = next(events, ("", None, None))
     if event == "start_array":
         yield _chat(events, "", where="")
     elif event == "start_map":
-        yield from _object(events)
+        yield from _object(events, [] if folders is None else folders)
     else:
         raise InvalidTurn(SHAPES)
     if next(events, None) is not None:
@@ -64,7 +97,7 @@ def read_import(file: IO[bytes]) -> Iterator[ImportedChat]:
 
 def _events(file: IO[bytes]) -> Iterator[tuple[str, str, Any]]:
     try:
-        yield from _PARSER.parse(file)
+        yield from _PARSER.parse(file, use_float=True)
     except ijson.JSONError as error:
         cause = error.args[0] if error.args else error
         if isinstance(cause, UnicodeDecodeError):
@@ -72,22 +105,49 @@ def _events(file: IO[bytes]) -> Iterator[tuple[str, str, Any]]:
         raise InvalidJSON(f"is not valid JSON ({cause})") from None
 
 
-def _object(events: Iterator[tuple[str, str, Any]]) -> Iterator[ImportedChat]:
+def _object(events: Iterator[tuple[str, str, Any]], folders: list[ImportedFolder]) -> Iterator[ImportedChat]:
     """A top-level object: one chat (its fields may come in any order) or an export."""
-    chat = _ChatParts(where="")
+    chat: _ChatParts | None = _ChatParts(where="")
     for prefix, event, value in events:
         if prefix == "" and event == "end_map":
-            if chat.turns is None:
-                raise InvalidTurn(SHAPES)
-            yield chat.finish()
+            if chat is not None:
+                if chat.turns is None:
+                    raise InvalidTurn(SHAPES)
+                yield chat.finish()
             return
-        if prefix == "chats":
+        if prefix == "format" and event == "string":
+            _check_format(value)
+        elif prefix == "folders" and event == "start_array":
+            folders += _folders(_build(events, event, value))
+        elif prefix == "chats":
             if event != "start_array":
                 raise InvalidTurn("an export's 'chats' must be a list")
             yield from _export(events)
-            _skip_to_end(events, "")
-            return
-        chat.take(events, prefix, event, value, "")
+            chat = None  # an export: what follows its chats is read for its folders alone
+        elif chat is not None:
+            chat.take(events, prefix, event, value, "")
+    raise InvalidJSON("is not valid JSON (it ends inside an object)")
+
+
+def _folders(items: list[Any]) -> list[ImportedFolder]:
+    found = []
+    for number, item in enumerate(items, start=1):
+        where = f"folder {number}: "
+        if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
+            raise InvalidTurn(f"{where}expected an object with a 'name' string")
+        try:
+            name = folder_name(storable_text(item["name"]))
+        except InvalidFolderName as error:
+            raise InvalidTurn(f"{where}{error}") from None
+        made = item.get("created_at")
+        found.append(ImportedFolder(name, None if made is None else _time(made, f"{where}'created_at' must be a time")))
+    return found
+
+
+def _check_format(name: str) -> None:
+    version = name.removeprefix(FORMAT_NAME)
+    if name.startswith(FORMAT_NAME) and version.isdigit() and int(version) > FORMAT_VERSION:
+        raise InvalidTurn(f"the export's format is {name}, newer than this Parley reads: update Parley")
 
 
 def _export(events: Iterator[tuple[str, str, Any]]) -> Iterator[ImportedChat]:
@@ -115,42 +175,90 @@ def _chat(events: Iterator[tuple[str, str, Any]], chat: str, *, where: str) -> I
     raise InvalidJSON("is not valid JSON (it ends inside a chat)")
 
 
+_SCALARS = {
+    "title": "a string",
+    "project_id": "a string",
+    "folder": "a string",
+    "summary_text": "a string",
+    "summary_embedding_model": "a string",
+    "topic_text": "a string",
+    "topic_embedding_model": "a string",
+    "id": "a UUID",
+    "created_at": "an ISO-8601 time",
+    "last_activity_at": "an ISO-8601 time",
+    "memory_enabled": "true or false",
+    "working_memory": "an object",
+}
+"""The fields of a chat with one value (None is taken as not given), and what each must be."""
+_SCALAR_EVENTS = {"memory_enabled": "boolean"}
+_VECTORS = ("summary_embedding", "topic_embedding")
+
+
 class _ChatParts:
     def __init__(self, where: str) -> None:
         self.where = where
         self.title: str | None = None
         self.project_id: str | None = None
+        self.folder: str | None = None
         self.turns: list[Turn] | None = None
         self.model_turns: list[Turn] = []
-        self.summary_text: str | None = None
-        self.summary_model: str | None = None
-        self.summary_vector: list[float] | None = None
+        self.embedded: dict[str, Any] = {}
+        """`summary_text`, `topic_embedding`, ... as given."""
+        self.id: UUID | None = None
+        self.times: dict[str, datetime] = {}
+        self.memory_enabled = True
+        self.working_memory: Mapping[str, Any] = {}
         self.repaired = 0
 
     def take(self, events: Iterator[tuple[str, str, Any]], prefix: str, event: str, value: Any, base: str) -> None:
         """One event inside the chat's object (`base`: its prefix with a dot); other keys are skipped."""
-        if prefix in (base + "title", base + "project_id"):
-            field = prefix[len(base) :]
-            if value is not None and event != "string":
-                raise InvalidTurn(f"{self.where}a chat's {field!r} must be a string")
-            if event == "string":
-                text = storable_text(value)
-                self.repaired += text is not value
-                setattr(self, field, text)
-            elif event in ("start_map", "start_array"):
-                raise InvalidTurn(f"{self.where}a chat's {field!r} must be a string")
-        elif prefix in (base + "full_history", base + "assistant_history"):
+        key = prefix[len(base) :] if prefix.startswith(base) else ""
+        if key in ("full_history", "assistant_history"):
             if event != "start_array":
                 raise InvalidTurn(f"{self.where}expected a list of turns")
-            if prefix.endswith("full_history"):
+            if key == "full_history":
                 self.turns = []
-            self.read_turns(events, prefix, self.model_turns if prefix.endswith("assistant_history") else self.turns)
-        elif prefix in (base + "summary_text", base + "summary_embedding_model") and event == "string":
-            setattr(self, prefix[len(base) :].replace("embedding_", ""), value)
-        elif prefix == base + "summary_embedding" and event == "start_array":
-            numbers = _build(events, event, value)
-            if all(isinstance(x, int | float | Decimal) for x in numbers):
-                self.summary_vector = [float(x) for x in numbers]
+            self.read_turns(events, prefix, self.model_turns if key == "assistant_history" else self.turns)
+        elif event in ("start_map", "start_array") and (key in _SCALARS or key in _VECTORS):
+            data = _build(events, event, value)
+            if key in _VECTORS:
+                if all(isinstance(x, int | float) for x in data):
+                    self.embedded[key] = [float(x) for x in data]
+            elif key == "working_memory":
+                self.working_memory = self._working_memory(data)
+            else:
+                raise InvalidTurn(f"{self.where}a chat's {key!r} must be {_SCALARS[key]}")
+        elif key in _SCALARS and event != "null":
+            self._scalar(key, event, value)
+
+    def _scalar(self, key: str, event: str, value: Any) -> None:
+        if event != _SCALAR_EVENTS.get(key, "string"):
+            raise InvalidTurn(f"{self.where}a chat's {key!r} must be {_SCALARS[key]}")
+        if key in ("title", "project_id", "folder"):
+            text = storable_text(value)
+            self.repaired += text is not value
+            if key == "folder":
+                try:
+                    text = folder_name(text)
+                except InvalidFolderName as error:
+                    raise InvalidTurn(f"{self.where}a chat's 'folder': {error}") from None
+            setattr(self, key, text)
+        elif key in ("summary_text", "summary_embedding_model", "topic_text", "topic_embedding_model"):
+            self.embedded[key] = value
+        elif key == "id":
+            self.id = _uuid(value, f"{self.where}a chat's 'id' must be a UUID")
+        elif key in ("created_at", "last_activity_at"):
+            self.times[key] = _time(value, f"{self.where}a chat's {key!r} must be an ISO-8601 time")
+        elif key == "memory_enabled":
+            self.memory_enabled = value
+        else:  # working_memory
+            raise InvalidTurn(f"{self.where}a chat's 'working_memory' must be an object")
+
+    def _working_memory(self, data: object) -> Mapping[str, Any]:
+        try:
+            return apply_update({}, data)  # the shape and size rules the model's own notes keep
+        except InvalidWorkingMemory as error:
+            raise InvalidTurn(f"{self.where}a chat's 'working_memory': {error}") from None
 
     def read_turns(self, events: Iterator[tuple[str, str, Any]], history: str, into: list[Turn] | None) -> None:
         """The turns of the list at prefix `history`, whose start was just read, up to its end, into `into`."""
@@ -171,20 +279,43 @@ class _ChatParts:
         self.repaired += kept is not turn
         return kept
 
+    def _embedded_text(self, kind: str) -> EmbeddedText | None:
+        text, model = self.embedded.get(f"{kind}_text"), self.embedded.get(f"{kind}_embedding_model")
+        vector = self.embedded.get(f"{kind}_embedding")
+        if text is None or model is None or not vector:
+            return None
+        return EmbeddedText(text, np.asarray(vector, dtype=np.float32), model)
+
     def finish(self) -> ImportedChat:
-        summary_at = max((i for i, turn in enumerate(self.model_turns) if turn.summary), default=None)
-        summary = None
-        if self.summary_text is not None and self.summary_model is not None and self.summary_vector:
-            vector = np.asarray(self.summary_vector, dtype=np.float32)
-            summary = EmbeddedText(self.summary_text, vector, self.summary_model)
         return ImportedChat(
             self.title,
             self.project_id,
             tuple(self.turns or ()),
             self.repaired,
-            model_history=() if summary_at is None else tuple(self.model_turns[summary_at:]),
-            summary=summary,
+            model_history=tuple(self.model_turns),
+            summary=self._embedded_text("summary"),
+            id=self.id,
+            folder=self.folder,
+            created_at=self.times.get("created_at"),
+            last_activity_at=self.times.get("last_activity_at"),
+            state=ChatState(self.memory_enabled, self.working_memory),
+            topic=self._embedded_text("topic"),
         )
+
+
+def _uuid(value: object, message: str) -> UUID:
+    try:
+        return UUID(str(value))
+    except ValueError:
+        raise InvalidTurn(message) from None
+
+
+def _time(value: object, message: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(str(value))
+    except ValueError:
+        raise InvalidTurn(message) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _build(events: Iterator[tuple[str, str, Any]], event: str, value: Any) -> Any:
@@ -199,9 +330,3 @@ def _build(events: Iterator[tuple[str, str, Any]], event: str, value: Any) -> An
         if depth == 0:
             return builder.value
     raise InvalidJSON("is not valid JSON (it ends inside a turn)")
-
-
-def _skip_to_end(events: Iterator[tuple[str, str, Any]], prefix: str) -> None:
-    for event_prefix, event, _ in events:
-        if event_prefix == prefix and event == "end_map":
-            return

@@ -1,22 +1,44 @@
 """Chats to and from files: the JSON export (which `import` reads back, `chats.import_reader`) and a Markdown
-transcript."""
+transcript.
+
+The export is versioned. `parley.chats/2` lists the folders (name and creation time, empty ones too), then
+holds each chat whole, as `import` needs it to give the same chat back: its id, times, title, the *name* of
+its folder (a folder's id is its store's own), both histories, the summary and topic with their vectors, the
+memory switch and the working memory. It leaves out what is the
+store's own bookkeeping (the version, the folder id), so that export, import, export gives the same file.
+`parley.chats/1` (a `project_id` and a `version` instead of `folder`; no topic, switch or working memory)
+still imports.
+"""
 
 from __future__ import annotations
 
 import io
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from chats.import_reader import ImportedChat, read_import
-from chats.models import Chat, turns_to_json
+from chats.import_reader import ChatState, ImportedChat, ImportedFolder, read_import
+from chats.models import Chat, EmbeddedText, Folder, turns_to_json
 
-EXPORT_FORMAT = "parley.chats/1"
+EXPORT_FORMAT = "parley.chats/2"
+
+
+@dataclass(frozen=True, slots=True)
+class ExportedChat:
+    """One chat as the export writes it."""
+
+    chat: Chat
+    folder: str | None
+    """The name of the chat's folder; None when it is in none."""
+    state: ChatState
+    topic: EmbeddedText | None
+    """The searchable text of a chat with no summary yet, with its vector."""
 
 
 def chat_to_json(chat: Chat) -> dict[str, Any]:
-    """The whole chat: both histories and the summary fields, with the summary's embedding model."""
-    summary = chat.summary
+    """The whole chat as the store holds it (`parley chats show --json`): both histories and the summary
+    fields, with the summary's embedding model."""
     return {
         "id": str(chat.id),
         "user_id": chat.user_id,
@@ -24,17 +46,43 @@ def chat_to_json(chat: Chat) -> dict[str, Any]:
         "title": chat.title,
         "full_history": turns_to_json(chat.full_history),
         "assistant_history": turns_to_json(chat.assistant_history),
-        "summary_text": summary.text if summary else None,
-        "summary_embedding": [round(float(x), 7) for x in summary.vector] if summary else None,
-        "summary_embedding_model": summary.model if summary else None,
+        **_embedded("summary", chat.summary),
         "last_activity_at": chat.last_activity_at.isoformat(),
         "created_at": chat.created_at.isoformat(),
         "version": chat.version,
     }
 
 
-def export_json(chats: Sequence[Chat]) -> dict[str, Any]:
-    return {"format": EXPORT_FORMAT, "chats": [chat_to_json(chat) for chat in chats]}
+def exported_chat_to_json(exported: ExportedChat) -> dict[str, Any]:
+    """One chat of a `parley.chats/2` export."""
+    data = chat_to_json(exported.chat)
+    del data["project_id"], data["version"]
+    return {
+        **data,
+        "folder": exported.folder,
+        **_embedded("topic", exported.topic),
+        "memory_enabled": exported.state.memory_enabled,
+        "working_memory": dict(exported.state.working_memory),
+    }
+
+
+def _embedded(kind: str, value: EmbeddedText | None) -> dict[str, Any]:
+    # Seven decimals: float32 holds about seven digits, and reading them back as float32 then writing them
+    # again gives the same seven (an export of an import is the same file).
+    return {
+        f"{kind}_text": value.text if value else None,
+        f"{kind}_embedding": [round(float(x), 7) for x in value.vector] if value else None,
+        f"{kind}_embedding_model": value.model if value else None,
+    }
+
+
+def export_json(chats: Sequence[ExportedChat], folders: Sequence[Folder] = ()) -> dict[str, Any]:
+    """The export of `chats`, listing `folders` (empty ones too) before them, so an import makes them first."""
+    return {
+        "format": EXPORT_FORMAT,
+        "folders": [{"name": folder.name, "created_at": folder.created_at.isoformat()} for folder in folders],
+        "chats": [exported_chat_to_json(chat) for chat in chats],
+    }
 
 
 def chat_to_markdown(chat: Chat) -> str:
@@ -57,4 +105,15 @@ def parse_import(data: object) -> list[ImportedChat]:
     return list(read_import(io.BytesIO(json.dumps(data).encode("utf-8"))))
 
 
-__all__ = ["EXPORT_FORMAT", "ImportedChat", "chat_to_json", "export_json", "export_markdown", "parse_import"]
+__all__ = [
+    "EXPORT_FORMAT",
+    "ChatState",
+    "ExportedChat",
+    "ImportedChat",
+    "ImportedFolder",
+    "chat_to_json",
+    "export_json",
+    "export_markdown",
+    "exported_chat_to_json",
+    "parse_import",
+]

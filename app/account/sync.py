@@ -3,8 +3,9 @@ into Supabase, or back.
 
 Running it again copies nothing twice. A chat keeps its id in the copy, so the next run finds it and
 appends only the turns it lacks (turns are known by their ids, or by position for turns without one);
-a folder is known by its name; a memory by its content, category and folder. Copies keep their times:
-the target stores write with a clock set to the moment each row had in the source.
+a folder is known by its name; a memory by its id or by its content, category and folder. Copies keep
+their times: the target stores write with a clock set to the moment each row had in the source.
+`parley chats import` and `parley memories import` copy from an export file with the same functions.
 
 What is copied of a chat: title, folder, every turn, the compacted assistant history with its summary
 (when the copy holds exactly the source's turns), the topic vector, the memory switch and the working
@@ -14,7 +15,7 @@ memory. Turn vectors for recall are not: the maintenance backfill makes them whe
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -23,8 +24,9 @@ from uuid import UUID
 from chats.errors import ChatNotFound
 from chats.memory.models import Memory
 from chats.memory.store import MemoryStore
-from chats.models import Chat, EmbeddedText, Turn, folder_name_key, utc_now
+from chats.models import Chat, EmbeddedText, Folder, Turn, folder_name_key, utc_now
 from chats.store import ChatStore
+from chats.transfer import ChatState
 
 PAGE = 200
 """Chats listed per call while walking the source."""
@@ -46,6 +48,21 @@ class StampClock:
             yield
         finally:
             self._at = None
+
+
+async def copy_folders(target: ChatStore, clock: StampClock, folders: Sequence[Folder]) -> tuple[dict[str, str], int]:
+    """Make in `target` the `folders` it lacks (a folder is known by its name), each at its creation time:
+    each folder's id -> the target's folder of its name, and how many were made."""
+    theirs = {folder_name_key(folder.name): folder.id for folder in await target.list_folders()}
+    found, made = {}, 0
+    for folder in folders:
+        key = folder_name_key(folder.name)
+        if key not in theirs:
+            with clock.at(folder.created_at):
+                theirs[key] = (await target.create_folder(folder.name)).id
+            made += 1
+        found[folder.id] = theirs[key]
+    return found, made
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +125,89 @@ def memory_key(memory: Memory, project_id: str | None) -> tuple[str, str, str | 
     return memory.content, memory.category, project_id
 
 
+async def create_copy(
+    target: ChatStore, clock: StampClock, chat: Chat, project_id: str | None, state: ChatState
+) -> Chat:
+    """A new chat in `target` with `chat`'s id, title and creation time, in the folder `project_id` of the
+    target, with `state`; no turns yet (`extend_copy` brings them). `clock` must be the target's clock."""
+    with clock.at(chat.created_at):
+        copy = await target.create(chat_id=chat.id, title=chat.title, project_id=project_id)
+    if not state.memory_enabled:
+        await target.set_memory_enabled(chat.id, False)
+    if state.working_memory:
+        await target.put_working_memory(chat.id, state.working_memory, expected_version=0)
+    return copy
+
+
+async def extend_copy(target: ChatStore, clock: StampClock, chat: Chat, copy: Chat, topic: EmbeddedText | None) -> int:
+    """Append to `copy` (`chat` as the target holds it) the turns of `chat` it lacks, stamped with `chat`'s
+    last activity; when it then holds exactly `chat`'s turns it also gets what `chat`'s model sees (its
+    assistant history and summary) and `topic`. How many turns were appended."""
+    new = missing_turns(chat.full_history, copy.full_history)
+    if not new:
+        return 0
+    with clock.at(chat.last_activity_at):
+        version = (await target.append(chat.id, new)).version
+    if same_turns(chat.full_history, [*copy.full_history, *new]):
+        # The copy holds exactly the source's turns: it may as well see them as the source's model does.
+        if chat.assistant_history != chat.full_history or chat.summary is not None:
+            await target.replace_assistant_history(
+                chat.id, expected_version=version, assistant_history=chat.assistant_history, summary=chat.summary
+            )
+        if topic is not None:
+            await target.set_embedding(chat.id, "topic", topic)
+    return len(new)
+
+
+async def copy_memories(
+    target: MemoryStore,
+    clock: StampClock,
+    memories: Sequence[Memory],
+    folder: Callable[[str], str],
+    chats: Container[UUID],
+    *,
+    as_new: bool = False,
+) -> dict[UUID, Memory]:
+    """Add to `target` the `memories` (oldest first: a superseded one before its successor) it lacks, each
+    with its times, tags and importance, and marked superseded as it was. A memory the target holds is known
+    by its id, or by its content, category and folder; with `as_new` every memory is added. `folder` gives
+    the target's folder for a memory's `project_id`; `chats` are the chats the target holds (a memory keeps
+    its source chat only when that chat is there). The copies made, by source id."""
+    held: dict[object, UUID] = {}
+    for memory in [] if as_new else await target.export():
+        held[memory.id] = held[memory_key(memory, memory.project_id)] = memory.id
+    copies: dict[UUID, UUID] = {}
+    """Source memory id -> its copy's id (made now or found)."""
+    made: dict[UUID, Memory] = {}
+    for memory in memories:
+        project_id = folder(memory.project_id) if memory.project_id else None
+        key = memory_key(memory, project_id)
+        found = held.get(memory.id, held.get(key))
+        if found is not None:
+            copies[memory.id] = found
+            continue
+        replaced = [copies[old.id] for old in memories if old.superseded_by == memory.id and old.id in copies]
+        with clock.at(memory.created_at):
+            copy = await target.add(
+                content=memory.embedding,
+                category=memory.category,
+                importance=memory.importance,
+                title=memory.title,
+                tags=memory.tags,
+                project_id=project_id,
+                source_chat_id=memory.source_chat_id if memory.source_chat_id in chats else None,
+                supersedes=replaced,
+            )
+        if memory.updated_at != memory.created_at:  # edited in the source: an update with no change stamps it
+            with clock.at(memory.updated_at):
+                copy = await target.update(copy.id)
+        copies[memory.id] = copy.id
+        if not as_new:
+            held[key] = copy.id
+        made[memory.id] = copy
+    return made
+
+
 async def sync(source: Stores, target: Stores, clock: StampClock) -> SyncReport:
     """Copy what `target` lacks of `source`; `clock` must be the target stores' clock."""
     started = time.perf_counter()
@@ -131,13 +231,8 @@ class _Copier:
         """The chats the target holds now."""
 
     async def folders(self) -> None:
-        theirs = {folder_name_key(folder.name): folder.id for folder in await self._target.chats.list_folders()}
-        for folder in await self._source.chats.list_folders():
-            key = folder_name_key(folder.name)
-            if key not in theirs:
-                theirs[key] = (await self._target.chats.create_folder(folder.name)).id
-                self.report.folders_created += 1
-            self._folders[folder.id] = theirs[key]
+        source = await self._source.chats.list_folders()
+        self._folders, self.report.folders_created = await copy_folders(self._target.chats, self._clock, source)
 
     async def chats(self) -> None:
         source = self._source.chats
@@ -155,60 +250,24 @@ class _Copier:
         try:
             copy = await target.get(chat.id)
         except ChatNotFound:
-            with self._clock.at(chat.created_at):
-                project_id = self._folders.get(chat.project_id) if chat.project_id else None
-                copy = await target.create(chat_id=chat.id, title=chat.title, project_id=project_id)
+            project_id = self._folders.get(chat.project_id) if chat.project_id else None
+            copy = await create_copy(target, self._clock, chat, project_id, await self._state(chat.id))
             self.report.chats_created += 1
-            await self._chat_state(chat.id)
-        new = missing_turns(chat.full_history, copy.full_history)
-        if not new:
-            return
-        if copy.full_history:
-            self.report.chats_extended += 1
-        with self._clock.at(chat.last_activity_at):
-            version = (await target.append(chat.id, new)).version
-        self.report.turns_copied += len(new)
-        if same_turns(chat.full_history, [*copy.full_history, *new]):
-            # The copy holds exactly the source's turns: it may as well see them as the source's model does.
-            if chat.assistant_history != chat.full_history or chat.summary is not None:
-                await target.replace_assistant_history(
-                    chat.id, expected_version=version, assistant_history=chat.assistant_history, summary=chat.summary
-                )
-            if topic is not None:
-                await target.set_embedding(chat.id, "topic", topic)
+        appended = await extend_copy(target, self._clock, chat, copy, topic)
+        self.report.chats_extended += bool(appended and copy.full_history)
+        self.report.turns_copied += appended
 
-    async def _chat_state(self, chat_id: UUID) -> None:
-        """The memory switch and the working memory of a chat just created in the target."""
-        source, target = self._source.chats, self._target.chats
-        if not (await source.load_assistant_context(chat_id)).memory_enabled:
-            await target.set_memory_enabled(chat_id, False)
-        notes = await source.get_working_memory(chat_id)
-        if notes.data:
-            await target.put_working_memory(chat_id, notes.data, expected_version=0)
+    async def _state(self, chat_id: UUID) -> ChatState:
+        source = self._source.chats
+        enabled = (await source.load_assistant_context(chat_id)).memory_enabled
+        return ChatState(enabled, (await source.get_working_memory(chat_id)).data)
 
     async def memories(self) -> None:
-        held = {memory_key(memory, memory.project_id): memory.id for memory in await self._target.memories.export()}
-        copies: dict[UUID, UUID] = {}
-        """Source memory id -> its copy's id."""
         theirs = await self._source.memories.export()  # oldest first: a superseded one before its successor
-        for memory in theirs:
-            self.report.memories += 1
-            project_id = self._folders.get(memory.project_id, memory.project_id) if memory.project_id else None
-            key = memory_key(memory, project_id)
-            if key in held:
-                copies[memory.id] = held[key]
-                continue
-            replaced = [copies[old.id] for old in theirs if old.superseded_by == memory.id and old.id in copies]
-            with self._clock.at(memory.created_at):
-                copy = await self._target.memories.add(
-                    content=memory.embedding,
-                    category=memory.category,
-                    importance=memory.importance,
-                    title=memory.title,
-                    tags=memory.tags,
-                    project_id=project_id,
-                    source_chat_id=memory.source_chat_id if memory.source_chat_id in self._chats else None,
-                    supersedes=replaced,
-                )
-            copies[memory.id] = held[key] = copy.id
-            self.report.memories_copied += 1
+        self.report.memories = len(theirs)
+
+        def folder(project_id: str) -> str:
+            return self._folders.get(project_id, project_id)
+
+        copied = await copy_memories(self._target.memories, self._clock, theirs, folder, self._chats)
+        self.report.memories_copied = len(copied)

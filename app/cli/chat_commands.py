@@ -14,14 +14,15 @@ from uuid import UUID
 
 from tqdm import tqdm
 
-from app.chat_import import ImportReport
+from app.account.sync import StampClock
+from app.chat_import import ChatImporter, ImportReport
 from app.cli.command_runner import command
 from app.config.settings import Settings
 from app.controller import ChatController
 from app.listening_lock import listening_lock
-from app.wiring import open_chat_services, store_location, store_path
+from app.wiring import ChatServices, open_chat_services, store_location, store_path
 from chats.errors import InvalidTurn
-from chats.import_reader import InvalidJSON, read_import
+from chats.import_reader import ImportedFolder, InvalidJSON, read_import
 from chats.models import NO_FOLDER, ChatInfo, Folder, FolderFilter, utc_now
 from chats.search import ChatMatch
 from chats.sqlite.repair import RepairReport, needs_repair, repair
@@ -72,7 +73,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     folder_rename.add_argument("id")
     folder_rename.add_argument("name")
     action("folder-delete", _folder_delete, "delete a folder; its chats stay, in no folder").add_argument("id")
-    action("import", _import, "import a list of turns or an export as new chats").add_argument("file")
+    importing = sub.add_parser("import", help="import an export as it was (again: no change), or a list of turns")
+    importing.add_argument("file")
+    importing.add_argument("--as-new", action="store_true", help="import an export's chats as copies with new ids")
+    importing.add_argument("--json", action="store_true", help="print JSON instead of text")
+    importing.set_defaults(handler=_import_command)
     export = action("export", _export, "write every chat as JSON or Markdown")
     export.add_argument("--format", choices=["json", "markdown"], default="json")
     export.add_argument("--out", help="file to write (default: standard output)")
@@ -275,12 +280,22 @@ async def _folder_delete(controller: ChatController, args: argparse.Namespace) -
     return {"id": args.id, "deleted": True}
 
 
-async def _import(controller: ChatController, args: argparse.Namespace) -> Any:
+def _import_command(settings: Settings, args: argparse.Namespace) -> int:
+    """With the stores stamping what they write by a `StampClock`, so that exported chats keep their times."""
+    clock = StampClock()
+
+    def use(services: ChatServices) -> ChatImporter:
+        return ChatController(services).importer(clock, as_new=args.as_new)
+
+    return command(use, _import, clock)(settings, args)
+
+
+async def _import(importer: ChatImporter, args: argparse.Namespace) -> Any:
     """Read the file twice, as a stream: once to refuse it whole if any of it is wrong, once to write it,
-    one chat at a time, with a progress bar on a terminal."""
+    its folders first, then one chat at a time, with a progress bar on a terminal."""
     path = Path(args.file)
-    chats, turns, repaired = await asyncio.to_thread(_check_import, path)
-    importer = controller.importer()
+    chats, turns, repaired, folders = await asyncio.to_thread(_check_import, path)
+    folders_made = await importer.import_folders(folders)
     reports: list[ImportReport] = []
     with (
         _open_import(path) as file,
@@ -310,22 +325,35 @@ async def _import(controller: ChatController, args: argparse.Namespace) -> Any:
             file=sys.stderr,
         )
     if args.json:
-        return [{"id": str(r.chat_id), "turns": r.turns, "compactions": r.compactions, "new": r.new} for r in reports]
+        return [
+            {"id": str(r.chat_id), "turns": r.turns, "added": r.added, "compactions": r.compactions, "new": r.new}
+            for r in reports
+        ]
     for report in reports:
-        done = f"{report.turns} turns imported, {report.compactions} compaction(s)" if report.new else "imported before"
-        print(f"{report.chat_id}  {done}")
+        print(f"{report.chat_id}  {_import_line(report)}")
+    if folders_made:
+        print(f"{folders_made} folder(s) made.")
     return None
 
 
-def _check_import(path: Path) -> tuple[int, int, int]:
-    """Chats, turns and repaired texts of the import file; `UsageError` saying what is wrong with it."""
+def _import_line(report: ImportReport) -> str:
+    if report.new:
+        return f"{report.turns} turns imported, {report.compactions} compaction(s)"
+    if report.added:
+        return f"already here: {report.added} missing turn(s) added"
+    return "already here: unchanged"
+
+
+def _check_import(path: Path) -> tuple[int, int, int, list[ImportedFolder]]:
+    """Chats, turns, repaired texts and folders of the import file; `UsageError` saying what is wrong with it."""
     chats = turns = repaired = 0
+    folders: list[ImportedFolder] = []
     with _open_import(path) as file:
-        for imported in read_import(file):
+        for imported in read_import(file, folders):
             chats += 1
             turns += len(imported.turns)
             repaired += imported.repaired
-    return chats, turns, repaired
+    return chats, turns, repaired, folders
 
 
 @contextmanager
@@ -346,15 +374,15 @@ def _open_import(path: Path) -> Iterator[IO[bytes]]:
 
 
 async def _export(controller: ChatController, args: argparse.Namespace) -> Any:
-    chats = await controller.all_chats()
-    text = (
-        json.dumps(export_json(chats), indent=2, ensure_ascii=False) + "\n"
-        if args.format == "json"
-        else export_markdown(chats)
-    )
+    if args.format == "json":
+        exported, folders = await controller.export_chats()
+        count, text = len(exported), json.dumps(export_json(exported, folders), indent=2, ensure_ascii=False) + "\n"
+    else:
+        chats = await controller.all_chats()
+        count, text = len(chats), export_markdown(chats)
     if args.out:
         await asyncio.to_thread(Path(args.out).write_text, text, encoding="utf-8")
-        return {"chats": len(chats), "out": args.out}
+        return {"chats": count, "out": args.out}
     sys.stdout.write(text)
     return None
 

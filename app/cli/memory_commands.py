@@ -1,17 +1,24 @@
-"""`parley memories ...`: list, search, add, edit, forget and export what Parley remembers about the user."""
+"""`parley memories ...`: list, search, add, edit, forget, export and import what Parley remembers about the
+user."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from app.account.sync import StampClock
 from app.cli.chat_commands import UsageError
 from app.cli.command_runner import command
+from app.config.settings import Settings
 from app.memory_controller import MemoryController
+from app.wiring import ChatServices
+from chats.errors import InvalidMemory
+from chats.memory.export import MemoriesFile, read_export
 from chats.memory.models import CATEGORIES, Memory, MemoryHit
 from chats.memory.service import Duplicate
 
@@ -48,6 +55,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export = action("export", _export, "write every memory as JSON or Markdown")
     export.add_argument("--format", choices=["json", "markdown"], default="json")
     export.add_argument("--out", help="file to write (default: standard output)")
+    importing = sub.add_parser("import", help="import a JSON export of memories (again: no change)")
+    importing.add_argument("file")
+    importing.add_argument("--as-new", action="store_true", help="add every memory, even those already here")
+    importing.add_argument("--json", action="store_true", help="print JSON instead of text")
+    importing.set_defaults(handler=_import_command)
 
 
 def _memory_id(text: str) -> UUID:
@@ -127,3 +139,46 @@ async def _export(memory: MemoryController, args: argparse.Namespace) -> Any:
         await asyncio.to_thread(Path(args.out).write_text, text, encoding="utf-8")
         print(f"Wrote {len(memories)} memories to {args.out}.")
     return None
+
+
+def _import_command(settings: Settings, args: argparse.Namespace) -> int:
+    """With the stores stamping what they write by a `StampClock`, so that memories keep their times."""
+    clock = StampClock()
+
+    def use(services: ChatServices) -> MemoryController:
+        return MemoryController(services, clock)
+
+    return command(use, _import, clock)(settings, args)
+
+
+async def _import(memory: MemoryController, args: argparse.Namespace) -> Any:
+    exported = await asyncio.to_thread(_read, Path(args.file), memory.user_id)
+    report = await memory.import_memories(exported, as_new=args.as_new)
+    if not args.json:
+        print(
+            f"{report.added} of {report.memories} memories added ({report.memories - report.added} already here);"
+            f" working memory restored in {report.notes_restored} chat(s)"
+        )
+        if report.notes_skipped:
+            print(f"{report.notes_skipped} chat(s) with working memory are not here: import the chats first.")
+    return {
+        "memories": report.memories,
+        "added": report.added,
+        "notes_restored": report.notes_restored,
+        "notes_skipped": report.notes_skipped,
+    }
+
+
+def _read(path: Path, user_id: str) -> MemoriesFile:
+    try:
+        data = json.loads(path.read_bytes())
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{path} is not valid JSON ({error})") from None
+    try:
+        return read_export(data, user_id)
+    except InvalidMemory as error:
+        raise UsageError(f"{path}: {error}") from None

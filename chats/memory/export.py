@@ -1,17 +1,30 @@
 """Memories as a file the user keeps: JSON (every field but the vectors) or Markdown by category, each
-followed by the working memory of the chats that have one (spec 002's per-chat notes)."""
+followed by the working memory of the chats that have one (spec 002's per-chat notes).
+
+The JSON is versioned: `parley.memories/2` adds the names of the folders memories were saved in (a folder's
+id is its store's own; `parley memories import` finds or makes the folder by name). A file without a
+`format` (the first exports) still imports, its folders named after their ids.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
-from chats.errors import ChatNotFound
-from chats.memory.models import CATEGORIES, Memory
+import numpy as np
+
+from chats.errors import ChatNotFound, InvalidMemory, InvalidWorkingMemory
+from chats.memory.importance import checked_importance
+from chats.memory.models import CATEGORIES, Memory, category_of, clean_content, clean_tags, clean_title
+from chats.models import EmbeddedText, Folder
 from chats.store import ChatStore
+from chats.working_memory import apply_update
+
+MEMORIES_FORMAT = "parley.memories/2"
 
 _HEADINGS = {
     "identity": "Who you are",
@@ -53,9 +66,127 @@ async def working_notes(store: ChatStore) -> list[ChatNotes]:
     return found
 
 
-def export_json(memories: Sequence[Memory], notes: Sequence[ChatNotes] = ()) -> str:
-    document = {"memories": [m.to_json() for m in memories], "workingMemory": [n.to_json() for n in notes]}
+def export_json(memories: Sequence[Memory], notes: Sequence[ChatNotes] = (), folders: Sequence[Folder] = ()) -> str:
+    """`folders`: the folders memories name by id, whose names the file keeps."""
+    named = {memory.project_id for memory in memories}
+    document = {
+        "format": MEMORIES_FORMAT,
+        "folders": [{"id": folder.id, "name": folder.name} for folder in folders if folder.id in named],
+        "memories": [m.to_json() for m in memories],
+        "workingMemory": [n.to_json() for n in notes],
+    }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class MemoriesFile:
+    """What a JSON export of memories holds, read back."""
+
+    memories: tuple[Memory, ...]
+    """Oldest first. Their `embedding` holds the content and the model named in the file, with no vector
+    (an export has none): embed the content before keeping it."""
+    folders: Mapping[str, str]
+    """Folder id -> its name, for the folders the file names (none in a first-version export)."""
+    notes: tuple[ChatNotes, ...]
+
+
+def read_export(data: object, user_id: str) -> MemoriesFile:
+    """A memories export (`export_json`) as values for `user_id`; `InvalidMemory` says what is wrong and
+    where ("memory 3: ...")."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("memories"), list):
+        raise InvalidMemory("expected a memories export: an object with a 'memories' list")
+    version = str(data.get("format", MEMORIES_FORMAT)).removeprefix("parley.memories/")
+    if version.isdigit() and int(version) > int(MEMORIES_FORMAT.rsplit("/", 1)[1]):
+        raise InvalidMemory(f"the export's format is {data['format']}, newer than this Parley reads: update Parley")
+    memories = [_memory(item, user_id, f"memory {number}: ") for number, item in enumerate(data["memories"], 1)]
+    folders = {
+        str(folder.get("id")): str(folder.get("name"))
+        for folder in _list(data.get("folders"), "'folders'")
+        if isinstance(folder, Mapping)
+    }
+    notes = [_notes(item, f"working memory {n}: ") for n, item in enumerate(_list(data.get("workingMemory"), ""), 1)]
+    return MemoriesFile(tuple(sorted(memories, key=lambda m: m.created_at)), folders, tuple(notes))
+
+
+def _list(value: object, name: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InvalidMemory(f"{name or 'workingMemory'} must be a list")
+    return value
+
+
+def _memory(item: object, user_id: str, where: str) -> Memory:
+    if not isinstance(item, Mapping) or not isinstance(item.get("content"), str):
+        raise InvalidMemory(f"{where}expected an object with a 'content' string")
+    tags, importance = item.get("tags", []), item.get("importance")
+    if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+        raise InvalidMemory(f"{where}'tags' must be a list of strings")
+    if not isinstance(importance, int) or isinstance(importance, bool):
+        raise InvalidMemory(f"{where}'importance' must be a whole number")
+    try:
+        category = category_of(item.get("category"))
+    except InvalidMemory as error:
+        raise InvalidMemory(f"{where}{error}") from None
+    try:  # what the store would refuse, refused before anything is written
+        clean_content(EmbeddedText(item["content"], np.zeros(0, dtype=np.float32), ""))
+        clean_title(_text(item.get("title"), "'title'"))
+        clean_tags(tags)
+        checked_importance(importance)
+    except InvalidMemory as error:
+        raise InvalidMemory(f"{where}{error}") from None
+    created = _time(item.get("createdAt"), where + "'createdAt'")
+    return Memory(
+        id=_id(item.get("id"), where + "'id'") or uuid4(),  # an id, so that supersedes can name it
+        user_id=user_id,
+        content=item["content"],
+        title=_text(item.get("title"), where + "'title'"),
+        category=category,
+        tags=tuple(tags),
+        importance=importance,
+        project_id=_text(item.get("projectId"), where + "'projectId'"),
+        embedding=EmbeddedText(item["content"], np.zeros(0, dtype=np.float32), str(item.get("embeddingModel"))),
+        source_chat_id=_id(item.get("sourceChatId"), where + "'sourceChatId'"),
+        created_at=created,
+        updated_at=_time(item.get("updatedAt", item.get("createdAt")), where + "'updatedAt'"),
+        superseded_by=_id(item.get("supersededBy"), where + "'supersededBy'"),
+    )
+
+
+def _notes(item: object, where: str) -> ChatNotes:
+    if not isinstance(item, Mapping):
+        raise InvalidMemory(f"{where}expected an object with 'chatId' and 'notes'")
+    chat_id = _id(item.get("chatId"), where + "'chatId'")
+    if chat_id is None:
+        raise InvalidMemory(f"{where}'chatId' must be a UUID")
+    try:
+        notes = apply_update({}, item.get("notes"))  # the shape and size rules the model's own notes keep
+    except InvalidWorkingMemory as error:
+        raise InvalidMemory(f"{where}{error}") from None
+    return ChatNotes(chat_id, _text(item.get("chatTitle"), where + "'chatTitle'"), notes)
+
+
+def _text(value: object, what: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise InvalidMemory(f"{what} must be a string")
+    return value
+
+
+def _id(value: object, what: str) -> UUID | None:
+    if value is None:
+        return None
+    try:
+        return UUID(str(value))
+    except ValueError:
+        raise InvalidMemory(f"{what} must be a UUID") from None
+
+
+def _time(value: object, what: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(str(value))
+    except ValueError:
+        raise InvalidMemory(f"{what} must be an ISO-8601 time") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def export_markdown(memories: Sequence[Memory], notes: Sequence[ChatNotes] = ()) -> str:

@@ -139,7 +139,7 @@ def test_an_exported_chat_keeps_what_its_model_saw(parley: Parley) -> None:
     [first] = parley.json("chats", "import", parley.write("long.json", kitchen_turns(200)))
     out = parley.data_dir.parent / "export.json"
     assert parley("chats", "export", "--out", str(out))[0] == 0
-    [again] = parley.json("chats", "import", str(out))
+    [again] = parley.json("chats", "import", str(out), "--as-new")  # a copy beside it (without: itself, found)
     assert (again["new"], again["compactions"]) == (True, 0)  # its summary is kept, not written again
     original, copy = (parley.json("chats", "show", report["id"]) for report in (first, again))
     for field in ("full_history", "assistant_history", "summary_text", "summary_embedding", "title"):

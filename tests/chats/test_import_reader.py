@@ -41,10 +41,10 @@ def test_an_export_brings_what_its_model_saw() -> None:
         "format": "parley.chats/1",
     }
     first, second = read(exported)
-    assert [t.text for t in first.model_history] == ["They chose oak.", "Oak or walnut?"]
+    assert [t.text for t in first.model_history] == ["Oak or walnut?", "They chose oak.", "Oak or walnut?"]
     assert first.summary is not None and first.summary.model == "m"
     assert first.summary.vector.tolist() == pytest.approx([0.6, 0.8])
-    assert (second.model_history, second.summary) == ((), None)
+    assert ([t.text for t in second.model_history], second.summary) == (["Oak or walnut?"], None)
 
 
 @pytest.mark.parametrize(

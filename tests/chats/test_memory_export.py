@@ -61,4 +61,9 @@ async def test_the_export_carries_every_chats_working_memory_and_no_one_elses(
 
 def test_an_empty_export_says_so() -> None:
     assert "Nothing yet." in export_markdown([], [])
-    assert json.loads(export_json([], [])) == {"memories": [], "workingMemory": []}
+    assert json.loads(export_json([], [])) == {
+        "format": "parley.memories/2",
+        "folders": [],
+        "memories": [],
+        "workingMemory": [],
+    }

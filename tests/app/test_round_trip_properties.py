@@ -1,0 +1,164 @@
+"""The export format is a true round trip: for any history, export, import into an empty store, export gives
+the same file. Real SQLite stores, the real importer; the histories are drawn by hypothesis."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from uuid import UUID, uuid5
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.account.sync import StampClock
+from app.controller import ChatController
+from app.wiring import ChatServices, compose_services
+from chats.import_reader import ImportedFolder, read_import
+from chats.minilm import MiniLMEmbedder
+from chats.models import ROLES, EmbeddedText, Turn
+from chats.sqlite import SqliteChatStore
+from chats.sqlite.memories import SqliteMemoryStore
+from chats.transfer import export_json
+from tests.fakes.text_models import ScriptedTextModel
+
+FOLDERS = ("Kitchen", "Travel", "Work")
+MOMENTS = st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1), timezones=st.just(UTC))
+TEXT = st.text(st.characters(codec="utf-8"), min_size=1, max_size=24)
+NOTES = st.dictionaries(
+    st.text("abcdefgh", min_size=1, max_size=6), st.one_of(st.integers(-99, 99), st.booleans(), TEXT), max_size=3
+)
+
+
+@dataclass(frozen=True)
+class DrawnChat:
+    title: str | None
+    folder: str | None
+    turns: list[Turn]
+    compacted_tail: int | None
+    """None: not compacted; else how many of the last turns follow the summary turn."""
+    memory_enabled: bool
+    notes: dict[str, Any]
+    created_at: datetime
+    last_activity_at: datetime
+    vector_seed: int
+
+
+@st.composite
+def turns(draw: st.DrawFn, chat: int) -> list[Turn]:
+    drawn = draw(st.lists(st.tuples(TEXT, st.booleans(), st.none() | MOMENTS, st.booleans()), max_size=6))
+    return [
+        Turn(
+            role=ROLES[i % 2],
+            text=text,
+            id=uuid5(UUID(int=chat), str(i)) if with_id else None,
+            at=at,
+            interrupted=interrupted and i % 2 == 1,
+        )
+        for i, (text, with_id, at, interrupted) in enumerate(drawn)
+    ]
+
+
+@st.composite
+def chats(draw: st.DrawFn) -> list[DrawnChat]:
+    drawn = []
+    for number in range(draw(st.integers(0, 4))):
+        history = draw(turns(number))
+        created, later = sorted((draw(MOMENTS), draw(MOMENTS)))
+        drawn.append(
+            DrawnChat(
+                title=draw(st.none() | TEXT),
+                folder=draw(st.none() | st.sampled_from(FOLDERS)),
+                turns=history,
+                compacted_tail=draw(st.none() | st.integers(0, len(history))) if history else None,
+                memory_enabled=draw(st.booleans()),
+                notes=draw(NOTES),
+                created_at=created,
+                last_activity_at=later,
+                vector_seed=draw(st.integers(0, 2**16)),
+            )
+        )
+    return drawn
+
+
+def vector(seed: int, dimensions: int) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal(dimensions).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+async def open_services(path: Path, clock: StampClock, embedder: MiniLMEmbedder) -> ChatServices:
+    store = await SqliteChatStore.open(path, "local", clock=clock)
+    memories = await SqliteMemoryStore.open(path, "local", clock=clock)
+    return compose_services(store, memories, embedder, ScriptedTextModel())
+
+
+async def make(services: ChatServices, clock: StampClock, drawn: list[DrawnChat]) -> None:
+    """The drawn chats, written as the app writes them (a summary and topic of this embedder's model, as
+    maintenance makes them)."""
+    store, embedder = services.store, services.embedder
+    folders = {}
+    for number, name in enumerate(FOLDERS):
+        with clock.at(datetime(2021, 1, 1 + number, tzinfo=UTC)):
+            folders[name] = (await store.create_folder(name)).id
+    for chat in drawn:
+        with clock.at(chat.created_at):
+            made = await store.create(title=chat.title, project_id=folders.get(chat.folder or ""))
+        version = made.version
+        if chat.turns:
+            with clock.at(chat.last_activity_at):
+                version = (await store.append(made.id, chat.turns)).version
+        summary = EmbeddedText("What came before.", vector(chat.vector_seed, embedder.dimensions), embedder.model_name)
+        if chat.compacted_tail is not None:
+            tail = chat.turns[len(chat.turns) - chat.compacted_tail :]
+            history = [Turn(role="model", text=summary.text, summary=True), *tail]
+            await store.replace_assistant_history(
+                made.id, expected_version=version, assistant_history=history, summary=summary
+            )
+        if chat.turns:
+            topic = EmbeddedText(
+                chat.turns[0].text, vector(chat.vector_seed + 1, embedder.dimensions), embedder.model_name
+            )
+            await store.set_embedding(made.id, "topic", topic)
+        await store.set_memory_enabled(made.id, chat.memory_enabled)
+        if chat.notes:
+            await store.put_working_memory(made.id, chat.notes, expected_version=0)
+
+
+async def exported(services: ChatServices) -> str:
+    return json.dumps(export_json(*await ChatController(services).export_chats()), indent=2, ensure_ascii=False)
+
+
+@pytest.fixture(scope="module")
+def minilm() -> MiniLMEmbedder:
+    return MiniLMEmbedder()  # its name and dimensions only: nothing here is embedded again
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(drawn=chats())
+def test_export_import_export_gives_the_same_file(minilm: MiniLMEmbedder, drawn: list[DrawnChat]) -> None:
+    async def scenario(folder: Path) -> None:
+        made_clock, import_clock = StampClock(), StampClock()
+        source = await open_services(folder / "source.sqlite3", made_clock, minilm)
+        target = await open_services(folder / "target.sqlite3", import_clock, minilm)
+        await make(source, made_clock, drawn)
+        first = await exported(source)
+        importer = ChatController(target).importer(import_clock)
+        folders: list[ImportedFolder] = []
+        chats = list(read_import(io.BytesIO(first.encode()), folders))
+        await importer.import_folders(folders)
+        for chat in chats:
+            await importer.import_chat(chat)
+        assert await exported(target) == first
+        for services in (source, target):
+            await services.store.close()
+            await services.memory.store.close()
+
+    with tempfile.TemporaryDirectory() as folder:
+        asyncio.run(scenario(Path(folder)))
