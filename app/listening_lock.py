@@ -1,6 +1,6 @@
 """One voice loop per data folder: a second one on the same chats would wake on the same words, answer
 over the first and replay the same journal. So `parley listen` refuses in one line, and the window waits
-(`ui.voice`).
+(`app.front.voice_presenter`).
 
 The lock is the operating system's (`filelock`: flock on Linux and macOS), so it goes with the process
 however that ends; the file holds who has it, for the message."""

@@ -15,11 +15,17 @@ FORBIDDEN = {
     "voice": ("chats", "app", "ui"),
     "chats": ("voice", "app", "ui"),
     "app": ("ui",),
+    "ui": ("voice",),
 }
 """Package -> the packages it must never import."""
 
 SDK_HOMES = {
-    "google.genai": ("chats/gemini_text.py", "chats/gemini_embedder.py", "voice/gemini_live.py"),
+    "google.genai": (
+        "chats/gemini_text.py",
+        "chats/gemini_embedder.py",
+        "voice/gemini_live.py",
+        "voice/gemini_warm_up.py",
+    ),
     "openai": ("chats/openai_embedder.py",),
     "sounddevice": ("voice/",),
     "openwakeword": ("voice/wake.py",),

@@ -2,8 +2,9 @@
 chat list, folders, search and the selected chat, on `ServicesBridge`'s plumbing (a widget calls a
 method, which returns at once; the answer arrives as a signal on the GUI thread).
 
-The `post_*` methods are the voice loop's way in: they may be called from any thread; they emit a
-private signal that Qt queues to the bridge's bound slot on the GUI thread, so every public signal is
+`post` is the way in for the voice loop and the store's news (`app.front.events`): it may be called
+from any thread; it emits the one private signal `_posted`, which Qt queues to the bound slot
+`_on_posted` on the GUI thread, where each event becomes its public signal. So every public signal is
 emitted on the GUI thread, whoever posted.
 """
 
@@ -12,18 +13,33 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, assert_never
 from uuid import UUID
 
 from PySide6.QtCore import QObject, Signal, Slot
 
 from app.account.supabase_reachability import report_reachability
 from app.controller import ChatController
+from app.front.events import (
+    ChatSaved,
+    DefaultChat,
+    FrontEvent,
+    LevelHeard,
+    MemoriesChanged,
+    MutedChanged,
+    Notice,
+    Problem,
+    ProblemResolved,
+    StatusChanged,
+    ToolActivity,
+    TurnSpoken,
+    VoiceInChat,
+)
 from app.runtime import Runtime
 from app.wiring import ChatServices
-from chats.models import Chat, ChatInfo, Folder, FolderFilter, Role, Turn, utc_now
+from chats.models import Chat, ChatInfo, Folder, FolderFilter
 from ui.services_bridge import ServicesBridge
-from ui.tool_chips import ToolChip
+from ui.tool_chips import ToolChip, chip_chat, chip_text, running_chip_text
 
 SearchOutcome = Literal["switch", "ask", "none"]
 
@@ -59,14 +75,6 @@ class SearchResult:
     hits: tuple[SearchHit, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class LiveTurn:
-    """A turn just spoken in a running conversation, before the store has it."""
-
-    chat_id: UUID
-    turn: Turn
-
-
 class ChatBridge(ServicesBridge):
     """Lives on the GUI thread. Create it there, after `runtime.start()`, then call `open()`."""
 
@@ -90,8 +98,8 @@ class ChatBridge(ServicesBridge):
     """A `Turn` just spoken in the current chat, not saved yet."""
     tool_used = Signal(object, object)
     """(chat `UUID`, `ToolChip`): what a tool did in a conversation, for that chat's transcript."""
-    state_changed = Signal(str)
-    """The assistant's state: sleeping, connecting, listening, responding, reconnecting, stopped, error."""
+    state_changed = Signal(object)
+    """The voice's `app.front.status.VoiceStatus`: the assistant's state, or off, or error."""
     muted_changed = Signal(bool)
     """The microphone was muted (True) or unmuted."""
     level_changed = Signal(float)
@@ -103,18 +111,8 @@ class ChatBridge(ServicesBridge):
     error_resolved = Signal(str)
     """An error said earlier (its message as `error` had it) no longer holds."""
 
-    _chat_saved = Signal(object)
-    _chat_switched = Signal(object)
-    _turn_spoken = Signal(object)
-    _tool_used = Signal(object, object)
-    _default_chat = Signal(object)
-    _state = Signal(str)
-    _muted = Signal(bool)
-    _level = Signal(float)
-    _error = Signal(str)
-    _memories_changed = Signal()
-    _notice = Signal(str)
-    _error_resolved = Signal(str)
+    _posted = Signal(object)
+    """An `app.front.events.FrontEvent`, from any thread, queued to `_on_posted`."""
 
     def __init__(
         self,
@@ -126,20 +124,8 @@ class ChatBridge(ServicesBridge):
         self._current: UUID | None = None
         self._requests = 0
         self._latest_search = 0
-        self._chat_saved.connect(self._on_chat_saved)
-        self._chat_switched.connect(self._on_chat_switched)
-        self._turn_spoken.connect(self._on_turn_spoken)
-        self._default_chat.connect(self._on_default_chat)
-        # Private to public, signal to signal: the bridge is the receiver, so these too are queued to the
-        # GUI thread.
-        self._tool_used.connect(self.tool_used)
-        self._state.connect(self.state_changed)
-        self._muted.connect(self.muted_changed)
-        self._level.connect(self.level_changed)
-        self._error.connect(self.error)
-        self._error_resolved.connect(self.error_resolved)
-        self._notice.connect(self.notice)
-        self._memories_changed.connect(self.memories_changed)
+        # The bridge lives on the GUI thread: an emission from another thread is queued to it there.
+        self._posted.connect(self._on_posted)
 
     @property
     def current_chat_id(self) -> UUID | None:
@@ -192,53 +178,9 @@ class ChatBridge(ServicesBridge):
     def delete(self, chat_id: UUID) -> None:
         self._call(self._delete(chat_id), self._on_deleted)
 
-    def post_state(self, state: str) -> None:
-        """Any thread: the assistant's state changed."""
-        self._state.emit(state)
-
-    def post_muted(self, muted: bool) -> None:
-        """Any thread: the microphone was muted or unmuted."""
-        self._muted.emit(muted)
-
-    def post_level(self, dbfs: float) -> None:
-        """Any thread: the microphone's level."""
-        self._level.emit(dbfs)
-
-    def post_memories_changed(self) -> None:
-        """Any thread: a conversation saved or forgot a memory."""
-        self._memories_changed.emit()
-
-    def post_notice(self, message: str) -> None:
-        """Any thread: something the user should know that is not an error."""
-        self._notice.emit(message)
-
-    def post_error(self, message: str) -> None:
-        """Any thread: a one-line message for the user."""
-        self._error.emit(message)
-
-    def post_error_resolved(self, message: str) -> None:
-        """Any thread: the error `message` said earlier no longer holds."""
-        self._error_resolved.emit(message)
-
-    def post_turn(self, chat_id: UUID, role: Role, text: str) -> None:
-        """Any thread: a turn of the running conversation ended; the transcript shows it at once."""
-        self._turn_spoken.emit(LiveTurn(chat_id, Turn(role=role, text=text, at=utc_now())))
-
-    def post_chat_saved(self, chat_id: UUID) -> None:
-        """Any thread: turns were saved to `chat_id`; the list and, if shown, the transcript reload."""
-        self._chat_saved.emit(chat_id)
-
-    def post_chat_switched(self, chat_id: UUID) -> None:
-        """Any thread: the voice conversation switched to `chat_id`; the window selects it."""
-        self._chat_switched.emit(chat_id)
-
-    def post_default_chat(self, chat_id: UUID) -> None:
-        """Any thread: the chat to show at start; selected unless the user chose one meanwhile."""
-        self._default_chat.emit(chat_id)
-
-    def post_tool(self, chat_id: UUID, chip: ToolChip) -> None:
-        """Any thread: a tool answered in a conversation in (or switching to) `chat_id`."""
-        self._tool_used.emit(chat_id, chip)
+    def post(self, event: FrontEvent) -> None:
+        """Any thread: news from the voice loop or the store, shown on the GUI thread."""
+        self._posted.emit(event)
 
     # The coroutines below run on the runtime's loop.
 
@@ -295,7 +237,10 @@ class ChatBridge(ServicesBridge):
     def _on_opened(self, services: ChatServices) -> None:
         # Supabase's outage banner, and the news when it is back.
         report_reachability(
-            services.store, error=self.post_error, resolved=self.post_error_resolved, notice=self.post_notice
+            services.store,
+            error=lambda message: self.post(Problem(message)),
+            resolved=lambda message: self.post(ProblemResolved(message)),
+            notice=lambda message: self.post(Notice(message)),
         )
         super()._on_opened(services)
 
@@ -328,21 +273,49 @@ class ChatBridge(ServicesBridge):
         self.chats_changed.emit()
 
     @Slot(object)
-    def _on_chat_saved(self, chat_id: UUID) -> None:
-        self.chats_changed.emit()
-        if chat_id == self._current:
-            self.select_chat(chat_id)
+    def _on_posted(self, event: FrontEvent) -> None:  # noqa: PLR0912 (one case per kind of event: a table reads best whole)
+        """The one way in from other threads: each event as the signals (or the selection) it stands for."""
+        match event:
+            case StatusChanged(status):
+                self.state_changed.emit(status)
+            case MutedChanged(muted):
+                self.muted_changed.emit(muted)
+            case LevelHeard(dbfs):
+                self.level_changed.emit(dbfs)
+            case TurnSpoken(chat_id, turn):
+                if chat_id == self._current:
+                    self.turn_spoken.emit(turn)
+            case ToolActivity():
+                self._show_tool(event)
+            case MemoriesChanged():
+                self.memories_changed.emit()
+            case ChatSaved(chat_id):
+                self.chats_changed.emit()
+                if chat_id == self._current:
+                    self.select_chat(chat_id)
+            case VoiceInChat(chat_id):
+                self.select_chat(chat_id)
+            case DefaultChat(chat_id):
+                if self._current is None:
+                    self.select_chat(chat_id)
+            case Problem(message):
+                self.error.emit(message)
+            case ProblemResolved(message):
+                self.error_resolved.emit(message)
+            case Notice(message):
+                self.notice.emit(message)
+            case _:
+                assert_never(event)
 
-    @Slot(object)
-    def _on_turn_spoken(self, live: LiveTurn) -> None:
-        if live.chat_id == self._current:
-            self.turn_spoken.emit(live.turn)
-
-    @Slot(object)
-    def _on_chat_switched(self, chat_id: UUID) -> None:
-        self.select_chat(chat_id)
-
-    @Slot(object)
-    def _on_default_chat(self, chat_id: UUID) -> None:
-        if self._current is None:
-            self.select_chat(chat_id)
+    def _show_tool(self, activity: ToolActivity) -> None:
+        """A chip while a slow tool runs, then the chip of its answer, in the chat it belongs to."""
+        if activity.result is None:
+            running = running_chip_text(activity.name)
+            if running is not None:
+                self.tool_used.emit(activity.chat_id, ToolChip(running, call_id=activity.call_id))
+            return
+        words = chip_text(activity.name, activity.args, activity.result)
+        if words is not None:
+            text, failed = words
+            chat_id = chip_chat(activity.name, activity.result, activity.chat_id)
+            self.tool_used.emit(chat_id, ToolChip(text, failed, activity.call_id))

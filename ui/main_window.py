@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.front.status import VoiceStatus
 from chats.models import Chat
 from ui.bridge import ChatBridge, SearchResult
 from ui.chat_delegate import ChatRowDelegate
@@ -81,7 +82,7 @@ class MainWindow(QMainWindow):
         """The settings dialog last opened."""
         self.setWindowTitle("Parley")
         self.setAccessibleName("Parley")
-        self.setWindowIcon(state_icon("listening"))
+        self.setWindowIcon(state_icon(VoiceStatus.LISTENING))
         self._make_banner()
         self.folders = FolderBar(bridge, ask=ask, confirm=confirm)
         self._make_chat_list(bridge)

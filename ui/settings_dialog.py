@@ -12,7 +12,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import partial
 
 from PySide6.QtCore import Signal, Slot
@@ -35,33 +35,28 @@ from PySide6.QtWidgets import (
 from app.config.config_writer import ConfigValue, save_config
 from app.config.secrets import SecretsError
 from app.config.settings import SETTINGS, Settings, SettingsError, check_config_values
+from app.front.device_checks import (
+    LEVEL_TEST_S,
+    WAKE_WORDS,
+    DeviceLister,
+    MicrophoneFactory,
+    MicrophoneTest,
+    microphone_level,
+    open_microphone,
+    survey_devices,
+    wake_model_problem,
+)
 from app.runtime import Runtime, RuntimeClosed
 from app.wake_enrolment import ENROLMENT_UTTERANCES, enrol_by_voice, spoken
 from ui.settings_keys import KeysBox, form_label, stacked
 from ui.settings_startup import StartAtLogin
 from ui.settings_storage import StorageBox
-from voice.audio import AudioSource
-from voice.devices import AudioDevice, audio_devices
-from voice.errors import NoAudioDevice, VoiceError, WakeModelError
-from voice.level import loudest
-from voice.microphone import MicrophoneSource
-from voice.wake import BUILT_IN_MODELS, resolve_model
 
 RESTART_NOTE = "Saved settings and keys apply when Parley next starts: restart Parley to apply them."
-LEVEL_TEST_S = 3.0
-"""How long the microphone level test listens (seconds): long enough to say a sentence."""
 SYSTEM_DEFAULT = "System default"
 
 # Dark red on a light fill, as the main window's banner: readable, and named "Error" for screen readers.
 _ERROR_STYLE = "QLabel { background: #fde2e1; color: #7f1d1d; padding: 6px; }"
-
-DeviceLister = Callable[[], list[AudioDevice]]
-MicrophoneFactory = Callable[[str | None], AudioSource]
-"""Opens the microphone of a device name (None: the system default)."""
-
-
-def _open_microphone(device: str | None) -> AudioSource:
-    return MicrophoneSource(device=device)
 
 
 class SettingsDialog(QDialog):
@@ -76,18 +71,18 @@ class SettingsDialog(QDialog):
         runtime: Runtime,
         parent: QWidget | None = None,
         *,
-        devices: DeviceLister = audio_devices,
-        microphone: MicrophoneFactory = _open_microphone,
+        devices: DeviceLister | None = None,
+        microphone: MicrophoneFactory = open_microphone,
         env: Mapping[str, str] | None = None,
     ) -> None:
-        """`devices` lists the sound cards, `microphone` opens one for the level test; `env` is where keys
-        set in the environment are looked for (None: `os.environ`)."""
+        """`devices` lists the sound cards (None: PortAudio's), `microphone` opens one for the level test;
+        `env` is where keys set in the environment are looked for (None: `os.environ`)."""
         super().__init__(parent)
         self._settings = settings
         self._runtime = runtime
         self._env = env
         self._microphone = microphone
-        self._level_check: concurrent.futures.Future[str] | None = None
+        self._level_check: concurrent.futures.Future[MicrophoneTest] | None = None
         self._enrolment: concurrent.futures.Future[str] | None = None
         self.setWindowTitle("Parley settings")
         self.setAccessibleName("Parley settings")
@@ -108,7 +103,7 @@ class SettingsDialog(QDialog):
         settings = self._settings
         self.wake_word = QComboBox()
         self.wake_word.setEditable(True)
-        self.wake_word.addItems(BUILT_IN_MODELS)
+        self.wake_word.addItems(WAKE_WORDS)
         self.wake_word.setCurrentText(settings.wake_word)
         self.wake_word.setAccessibleName("Wake word")
         self.wake_word.setAccessibleDescription("A built-in wake word, or the path of a custom .onnx model")
@@ -141,7 +136,7 @@ class SettingsDialog(QDialog):
         self.close_to_tray.setAccessibleName("Keep listening in the tray when the window is closed")
         self.start_at_login = StartAtLogin()
 
-    def _make_device_controls(self, devices: DeviceLister) -> None:
+    def _make_device_controls(self, devices: DeviceLister | None) -> None:
         self.input_device = QComboBox()
         self.input_device.setAccessibleName("Microphone")
         self.output_device = QComboBox()
@@ -157,22 +152,15 @@ class SettingsDialog(QDialog):
         self.device_message.setAccessibleName("Audio devices message")
         self.device_message.setWordWrap(True)
         self.device_message.hide()
-        try:
-            found = devices()
-        except NoAudioDevice as error:
-            found, problem = [], str(error)
-        else:
-            problem = "no audio devices found: no sound card, and no sound server running"
-        inputs = [device.name for device in found if device.input_channels > 0]
-        outputs = [device.name for device in found if device.output_channels > 0]
-        _fill_devices(self.input_device, inputs, self._settings.input_device)
-        _fill_devices(self.output_device, outputs, self._settings.output_device)
-        self.level_button.setEnabled(bool(inputs))
-        self.enrol_button.setEnabled(bool(inputs))
-        if not inputs and not outputs:
+        found = survey_devices(devices)
+        _fill_devices(self.input_device, found.inputs, self._settings.input_device)
+        _fill_devices(self.output_device, found.outputs, self._settings.output_device)
+        self.level_button.setEnabled(bool(found.inputs))
+        self.enrol_button.setEnabled(bool(found.inputs))
+        if not found.inputs and not found.outputs:
             self.input_device.setEnabled(False)
             self.output_device.setEnabled(False)
-            self.device_message.setText(problem[:1].upper() + problem[1:])
+            self.device_message.setText(found.problem[:1].upper() + found.problem[1:])
             self.device_message.show()
 
     def _make_footer(self) -> None:
@@ -255,7 +243,8 @@ class SettingsDialog(QDialog):
         stored: list[str] = []
         try:
             # Every check that can refuse runs before anything is stored or written.
-            _check_wake_word(self.wake_word.currentText())
+            if (wrong := wake_model_problem(self.wake_word.currentText())) is not None:
+                raise SettingsError(wrong)
             self.storage_box.check()
             check_config_values(self._settings.config_file, {k: v for k, v in changes.items() if v is not None})
             self.key_box.store_typed(stored)
@@ -294,7 +283,7 @@ class SettingsDialog(QDialog):
         self.level_result.show()
         self.level_button.setEnabled(False)
         try:
-            future = self._runtime.submit(_measure(self._microphone, device))
+            future = self._runtime.submit(microphone_level(self._microphone, device))
         except RuntimeClosed as closed:
             self._show_level(f"Not tested: {closed}")
             return
@@ -317,12 +306,12 @@ class SettingsDialog(QDialog):
 
     # -- answers -----------------------------------------------------------------------------------
 
-    def _deliver_level(self, future: concurrent.futures.Future[str]) -> None:
+    def _deliver_level(self, future: concurrent.futures.Future[MicrophoneTest]) -> None:
         # The runtime thread: the signal queues the answer to the GUI thread.
         if future.cancelled():
             return
         failure = future.exception()
-        answer = future.result() if failure is None else f"Failed: {type(failure).__name__}"
+        answer = future.result().line if failure is None else f"Failed: {type(failure).__name__}"
         with contextlib.suppress(RuntimeError):  # the dialog was deleted while the test ran
             self._level_measured.emit(answer)
 
@@ -370,25 +359,7 @@ class SettingsDialog(QDialog):
         self.error.show()
 
 
-async def _measure(microphone: MicrophoneFactory, device: str | None) -> str:
-    """The level test's one line: the loudest level heard, or why the microphone could not be heard."""
-    try:
-        level = await loudest(microphone(device), LEVEL_TEST_S)
-    except VoiceError as error:
-        return f"Failed: {error}"
-    # -50 dBFS: well above a quiet room's hiss on most microphones, well below speech at arm's length.
-    hint = "" if level > -50.0 else " (very quiet: is this the right microphone, and is it muted?)"
-    return f"Loudest in {LEVEL_TEST_S:g} s: {level:.0f} dBFS{hint}"
-
-
-def _check_wake_word(wake_word: str) -> None:
-    try:
-        resolve_model(wake_word.strip())
-    except WakeModelError as error:
-        raise SettingsError(str(error)) from None
-
-
-def _fill_devices(combo: QComboBox, names: list[str], current: str | None) -> None:
+def _fill_devices(combo: QComboBox, names: tuple[str, ...], current: str | None) -> None:
     """The system default, then every device, the current one selected. A configured device that is not
     found stays listed (and selected), so that saving other settings does not drop it."""
     combo.addItem(SYSTEM_DEFAULT, None)

@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
+from app.front.status import VoiceStatus
+
 STATE_WORDS = {
-    "sleeping": "sleeping",
-    "connecting": "connecting",
-    "listening": "listening",
-    "thinking": "thinking",
-    "responding": "speaking",
-    "reconnecting": "reconnecting",
-    "stopped": "stopped",
-    "off": "off",
-    "error": "error",
+    VoiceStatus.SLEEPING: "sleeping",
+    VoiceStatus.CONNECTING: "connecting",
+    VoiceStatus.LISTENING: "listening",
+    VoiceStatus.THINKING: "thinking",
+    VoiceStatus.RESPONDING: "speaking",
+    VoiceStatus.RECONNECTING: "reconnecting",
+    VoiceStatus.STOPPED: "stopped",
+    VoiceStatus.OFF: "off",
+    VoiceStatus.ERROR: "error",
 }
-"""The voice loop's states (`voice.state.AssistantState` values, plus the window's own "off" when there is
-no key and "error" when the loop failed) as the status bar and the tray say them."""
+"""The voice's status (`app.front.status.VoiceStatus`) as the status bar and the tray say it."""
 
 QUIET_DBFS = -60.0
 """A level at or below this shows as an empty meter: room noise on a laptop microphone sits around it."""
 
 
-def state_words(state: str) -> str:
-    return STATE_WORDS.get(state, state)
+def state_words(state: VoiceStatus) -> str:
+    return STATE_WORDS.get(state, state.value)
 
 
 def meter_percent(dbfs: float) -> int:

@@ -14,16 +14,17 @@ from PySide6.QtGui import QAction, QColor, QIcon, QPainter, QPen
 from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QSystemTrayIcon
 
 from app.config.desktop_entry import icon_file
+from app.front.status import VoiceStatus
 from ui.status import state_words
 
 _COLOURS = {
-    "sleeping": "#475569",
-    "connecting": "#b45309",
-    "reconnecting": "#b45309",
-    "listening": "#15803d",
-    "thinking": "#6d28d9",
-    "responding": "#1d4ed8",
-    "error": "#b91c1c",
+    VoiceStatus.SLEEPING: "#475569",
+    VoiceStatus.CONNECTING: "#b45309",
+    VoiceStatus.RECONNECTING: "#b45309",
+    VoiceStatus.LISTENING: "#15803d",
+    VoiceStatus.THINKING: "#6d28d9",
+    VoiceStatus.RESPONDING: "#1d4ed8",
+    VoiceStatus.ERROR: "#b91c1c",
 }
 _OTHER = "#6b7280"
 _ICON_PX = 64
@@ -35,7 +36,7 @@ def app_icon() -> QIcon:
     return QIcon(str(icon_file()))
 
 
-def state_icon(state: str, *, muted: bool = False) -> QIcon:
+def state_icon(state: VoiceStatus, *, muted: bool = False) -> QIcon:
     """Parley's icon with a dot in the state's colour at its lower right; the dot struck through while
     the microphone is muted."""
     pixmap = app_icon().pixmap(_ICON_PX, _ICON_PX)
@@ -65,7 +66,7 @@ class Tray(QObject):
         """`available`: whether the desktop has a tray (None: ask Qt)."""
         super().__init__(window)
         self._mute = mute_action
-        self._state = "sleeping"
+        self._state = VoiceStatus.SLEEPING
         self._told = False
         if available is None:
             available = QSystemTrayIcon.isSystemTrayAvailable()
@@ -102,8 +103,8 @@ class Tray(QObject):
         # cycle, and the garbage collector may then delete the window from whatever thread it runs on.
         return cast(QMainWindow, self.parent())
 
-    @Slot(str)
-    def show_state(self, state: str) -> None:
+    @Slot(object)
+    def show_state(self, state: VoiceStatus) -> None:
         self._state = state
         self._show_icon()
 

@@ -17,10 +17,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.front.status import VoiceStatus
 from ui.status import meter_percent, state_words
-
-VOICE_OFF_STATES = ("off", "stopped", "error")
-"""States in which nobody is listening: talking and typing to Parley are switched off."""
 
 
 class VoiceControls(QObject):
@@ -69,7 +67,7 @@ class VoiceControls(QObject):
         self.text_box.returnPressed.connect(self.send_text)
         self.send_button.clicked.connect(self.send_text)
         self.mute_action.toggled.connect(self.show_muted)
-        self.show_state("sleeping")
+        self.show_state(VoiceStatus.SLEEPING)
 
     def talk_row(self) -> QHBoxLayout:
         """Talk button, text box and Send, in a row under the transcript."""
@@ -95,12 +93,13 @@ class VoiceControls(QObject):
             self.text_box.clear()
             self.text_typed.emit(text)
 
-    @Slot(str)
-    def show_state(self, state: str) -> None:
+    @Slot(object)
+    def show_state(self, state: VoiceStatus) -> None:
+        """Talking and typing to Parley, and muting it, work while a voice loop listens."""
         words = state_words(state)
         self.state_label.setText(f"Assistant: {words}")
         self.state_label.setAccessibleDescription(f"The assistant is {words}")
-        voice_on = state not in VOICE_OFF_STATES
+        voice_on = state.listens
         for control in (self.talk_button, self.text_box, self.send_button, self.mute_button):
             control.setEnabled(voice_on)
         self.talk_shortcut.setEnabled(voice_on)

@@ -1,4 +1,7 @@
-"""`parley doctor`: what works on this machine and what does not, one line each."""
+"""`parley doctor`: what works on this machine and what does not, one line each.
+
+The audio devices, the microphone level test (`--microphone`) and the wake word model check are the
+settings window's own (`app.front.device_checks`): both say the same of the same machine."""
 
 from __future__ import annotations
 
@@ -12,12 +15,12 @@ from typing import Literal
 
 from app.config.secrets import secret_source
 from app.config.settings import Settings, SettingsError
+from app.front.device_checks import microphone_level, open_microphone, survey_devices, wake_model_problem
 from app.listening_lock import who_listens
 from app.voice_loop import JOURNAL_FILE, OFFLINE_NOTICE, ssl_context
 from app.wiring import open_chat_services, store_location
 from chats.errors import ChatsError
 from chats.journal import TurnJournal
-from voice.devices import audio_devices
 from voice.errors import VoiceError
 from voice.live import LiveConfig
 
@@ -38,11 +41,16 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "doctor", help="check the store, who listens, keys, Gemini models, audio, wake word and the Live endpoint"
     )
     doctor.add_argument("--json", action="store_true", help="print JSON instead of text")
+    doctor.add_argument(
+        "--microphone",
+        action="store_true",
+        help="also listen to the microphone for 3 s and say how loud it was (say something meanwhile)",
+    )
     doctor.set_defaults(handler=run)
 
 
 def run(settings: Settings, args: argparse.Namespace) -> int:
-    findings = asyncio.run(examine(settings))
+    findings = asyncio.run(examine(settings, microphone=args.microphone))
     if args.json:
         print(json.dumps([asdict(finding) for finding in findings], indent=2))
     else:
@@ -52,13 +60,15 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
     return 1 if any(finding.status == "problem" for finding in findings) else 0
 
 
-async def examine(settings: Settings) -> list[Finding]:
+async def examine(settings: Settings, *, microphone: bool = False) -> list[Finding]:
+    """Every check in turn; with `microphone`, the level test after the audio devices."""
     checks: list[Callable[[Settings], Awaitable[Finding]]] = [
         _store,
         _listening,
         _keys,
         _models,
         _audio,
+        *([_microphone] if microphone else []),
         _wake,
         _live,
     ]
@@ -92,15 +102,19 @@ async def _keys(settings: Settings) -> Finding:
 
 
 async def _audio(settings: Settings) -> Finding:
-    try:
-        devices = await asyncio.to_thread(audio_devices)
-    except VoiceError as error:
-        return Finding("audio", "warning", f"{error}; recordings still work (parley listen --audio-in)")
-    inputs = [d.name for d in devices if d.input_channels]
-    outputs = [d.name for d in devices if d.output_channels]
-    if not inputs:
+    devices = await asyncio.to_thread(survey_devices)
+    if devices.failure is not None:
+        return Finding("audio", "warning", f"{devices.failure}; recordings still work (parley listen --audio-in)")
+    if not devices.inputs:
         return Finding("audio", "warning", "no microphone found; recordings still work (parley listen --audio-in)")
-    return Finding("audio", "ok", f"microphones: {', '.join(inputs)}; speakers: {', '.join(outputs) or 'none'}")
+    inputs, outputs = ", ".join(devices.inputs), ", ".join(devices.outputs) or "none"
+    return Finding("audio", "ok", f"microphones: {inputs}; speakers: {outputs}")
+
+
+async def _microphone(settings: Settings) -> Finding:
+    """The settings window's level test, on the configured microphone."""
+    test = await microphone_level(open_microphone, settings.input_device)
+    return Finding("microphone", "ok" if test.heard else "warning", test.line)
 
 
 # The checks import their parts when they run, not with this module: `parley` reads every command's
@@ -111,6 +125,9 @@ async def _audio(settings: Settings) -> Finding:
 async def _wake(settings: Settings) -> Finding:
     from app.wake_enrolment import wake_detector
 
+    # The name or the file first, as the settings window checks it; loading the model is the slow part.
+    if (problem := wake_model_problem(settings.wake_word)) is not None:
+        return Finding("wake word", "problem", problem)
     try:
         async with wake_detector(settings) as detector:
             await detector.warm_up()

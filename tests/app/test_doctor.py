@@ -2,22 +2,28 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from app.cli.main import main
 from app.config.settings import Settings
+from app.front.device_checks import microphone_level, survey_devices, wake_model_problem
 from tests.app.other_listener import another_process_listening
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.fakes.gemini_models import CATALOGUE, TEXT, KnownModel
+from voice.audio import AudioSource
+from voice.devices import AudioDevice
+from voice.errors import NoAudioDevice
+from voice.synthetic import SyntheticSource, silence, tone
 
 DEFAULTS = Settings(data_dir=Path("unused"), config_file=Path("unused"))
 
 
-async def doctor(capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, dict[str, str]]]:
+async def doctor(capsys: pytest.CaptureFixture[str], *options: str) -> tuple[int, dict[str, dict[str, str]]]:
     capsys.readouterr()
-    code = await asyncio.to_thread(main, ["doctor", "--json"])
+    code = await asyncio.to_thread(main, ["doctor", "--json", *options])
     return code, {f["check"]: f for f in json.loads(capsys.readouterr().out)}
 
 
@@ -132,3 +138,58 @@ async def test_a_parley_listening_on_the_same_chats_is_named(
         "detail": f"Parley (process {listener.pid}) is listening on these chats",
     }
     assert code == 0  # a warning: a running Parley is no fault
+
+
+async def test_the_microphone_test_is_asked_for_and_follows_the_audio_devices(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, findings = await doctor(capsys, "--microphone")
+    assert list(findings) == ["store", "listening", "keys", "models", "audio", "microphone", "wake word", "live model"]
+    # Whatever this machine has: heard, or one line on why not (no sound card here, say). Never a problem:
+    # typed messages and recordings work without a microphone.
+    assert findings["microphone"]["status"] in ("ok", "warning")
+    assert findings["microphone"]["detail"].startswith(("Loudest in 3 s: ", "Failed: "))
+
+
+# The checks `parley doctor` shares with the settings window (tests/ui/test_settings_dialog.py drives them
+# through the window).
+
+
+def opens(source: AudioSource) -> Callable[[str | None], AudioSource]:
+    def microphone(_device: str | None) -> AudioSource:
+        return source
+
+    return microphone
+
+
+async def test_the_microphone_test_says_how_loud_or_why_not_in_one_line() -> None:
+    loud = await microphone_level(opens(SyntheticSource([tone(400, 440.0, amplitude=0.5)])), None, 0.2)
+    assert (loud.line, loud.heard) == ("Loudest in 0.2 s: -6 dBFS", True)
+    quiet = await microphone_level(opens(SyntheticSource([silence(400)])), None, 0.2)
+    assert quiet.line == "Loudest in 0.2 s: -96 dBFS (very quiet: is this the right microphone, and is it muted?)"
+    assert not quiet.heard
+
+
+def test_devices_are_listed_by_what_they_do_and_a_failure_is_said() -> None:
+    def two() -> list[AudioDevice]:
+        return [
+            AudioDevice(0, "Built-in Audio", "ALSA", 2, 2, 48_000.0, True, True),
+            AudioDevice(1, "Headphones", "ALSA", 0, 2, 48_000.0, False, False),
+        ]
+
+    def none() -> list[AudioDevice]:
+        raise NoAudioDevice("no audio device found: the PortAudio library is missing (test)")
+
+    found = survey_devices(two)
+    assert (found.inputs, found.outputs, found.failure) == (("Built-in Audio",), ("Built-in Audio", "Headphones"), None)
+    assert survey_devices(none).problem == "no audio device found: the PortAudio library is missing (test)"
+    assert survey_devices(list).problem == "no audio devices found: no sound card, and no sound server running"
+
+
+def test_the_wake_model_check_names_what_is_wrong(tmp_path: Path) -> None:
+    assert wake_model_problem(" hey_jarvis ") is None
+    assert "unknown wake word model 'hey_nobody'" in (wake_model_problem("hey_nobody") or "")
+    assert (
+        wake_model_problem(str(tmp_path / "missing.onnx"))
+        == f"the wake word model {tmp_path / 'missing.onnx'} does not exist"
+    )

@@ -14,10 +14,12 @@ from pytestqt.qtbot import QtBot
 
 from app.config.settings import Settings
 from app.controller import ChatController
+from app.front.events import ChatSaved, Problem, ProblemResolved, StatusChanged, TurnSpoken, VoiceInChat
+from app.front.status import VoiceStatus
 from app.runtime import THREAD_NAME, Runtime
 from app.wiring import store_path
 from chats.compaction import TAIL_SIZE
-from chats.models import Turn
+from chats.models import Turn, utc_now
 from chats.transfer import ImportedChat
 from tests.ui.conftest import TIMEOUT_MS, Seed
 from ui.app import run_window
@@ -241,14 +243,14 @@ def test_a_resolved_error_takes_its_banner_down_and_no_other(qtbot: QtBot, bridg
     seed(three_chats)
     window = open_window(qtbot, bridge)
     with qtbot.waitSignal(bridge.error, timeout=TIMEOUT_MS):
-        bridge.post_error("Supabase cannot be reached.")
+        bridge.post(Problem("Supabase cannot be reached."))
     with qtbot.waitSignal(bridge.error_resolved, timeout=TIMEOUT_MS):
-        bridge.post_error_resolved("Supabase cannot be reached.")
+        bridge.post(ProblemResolved("Supabase cannot be reached."))
     assert not window.banner.isVisible()
     with qtbot.waitSignal(bridge.error, timeout=TIMEOUT_MS):
-        bridge.post_error("The microphone is gone.")
+        bridge.post(Problem("The microphone is gone."))
     with qtbot.waitSignal(bridge.error_resolved, timeout=TIMEOUT_MS):
-        bridge.post_error_resolved("Supabase cannot be reached.")
+        bridge.post(ProblemResolved("Supabase cannot be reached."))
     assert window.banner.isVisible()
     assert "microphone" in window.banner.text()
 
@@ -275,8 +277,8 @@ def test_the_voice_loop_reaches_the_window_from_its_thread(
     bridge.state_changed.connect(lambda _state: emitted_on.append(threading.current_thread().name))
 
     async def switch_and_listen() -> None:
-        bridge.post_chat_switched(ids["Trip"])
-        bridge.post_state("listening")
+        bridge.post(VoiceInChat(ids["Trip"]))
+        bridge.post(StatusChanged(VoiceStatus.LISTENING))
 
     runtime.submit(switch_and_listen()).result(timeout=5)
     qtbot.waitUntil(lambda: shown(window) == ids["Trip"], timeout=TIMEOUT_MS)
@@ -285,8 +287,8 @@ def test_the_voice_loop_reaches_the_window_from_its_thread(
     assert window.chat_list.currentIndex().data(ChatRole.ID) == ids["Trip"]
 
     async def speak() -> None:
-        bridge.post_turn(ids["Trip"], "user", "Let's add <i>Osaka</i>.")
-        bridge.post_turn(ids["Taxes"], "user", "Not shown: another chat.")
+        bridge.post(TurnSpoken(ids["Trip"], Turn(role="user", text="Let's add <i>Osaka</i>.", at=utc_now())))
+        bridge.post(TurnSpoken(ids["Taxes"], Turn(role="user", text="Not shown: another chat.", at=utc_now())))
 
     runtime.submit(speak()).result(timeout=5)
     qtbot.waitUntil(lambda: "Let's add <i>Osaka</i>." in window.transcript.toPlainText(), timeout=TIMEOUT_MS)
@@ -301,7 +303,7 @@ def test_the_voice_loop_reaches_the_window_from_its_thread(
             await store.append(ids["Trip"], [Turn(role="user", text="Let's add <i>Osaka</i>.")])
         finally:
             await store.close()
-        bridge.post_chat_saved(ids["Trip"])
+        bridge.post(ChatSaved(ids["Trip"]))
 
     runtime.submit(save_the_turn()).result(timeout=TIMEOUT_MS / 1000)
     qtbot.waitUntil(lambda: len(loaded_history(window)) == 3, timeout=TIMEOUT_MS)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from app.config.settings import Settings
+from app.front.events import MemoriesChanged
 from app.memory_controller import ExportFormat
 from app.wiring import open_chat_services
 from chats.memory.models import Memory
@@ -148,5 +149,5 @@ def test_the_window_has_a_memory_tab_that_follows_conversations(
     qtbot.waitUntil(lambda: page.status.text() == "Nothing remembered yet.", timeout=TIMEOUT_MS)
     window.pages.setCurrentWidget(page)
     remember(settings, FACTS[1])  # as a conversation's save_memory would, from the runtime thread
-    bridge.post_memories_changed()
+    bridge.post(MemoriesChanged())
     qtbot.waitUntil(lambda: contents(page) == ["User prefers green tea to coffee"], timeout=TIMEOUT_MS)

@@ -27,6 +27,7 @@ from pytestqt.qtbot import QtBot
 from app.config.desktop_entry import DesktopPaths, autostart_is_on
 from app.config.secrets import KEYRING_SERVICE, set_secret
 from app.config.settings import Settings, load_settings
+from app.front.device_checks import DeviceLister
 from app.runtime import Runtime
 from app.wake_enrolment import load_verifier, verifier_path
 from tests.app import using_keyring
@@ -37,7 +38,7 @@ from tests.voice.fixtures import read_pcm, split
 from tests.voice.rooms import RoomCondition, SimulatedRoom
 from ui.bridge import ChatBridge
 from ui.main_window import SETTINGS_SAVED, MainWindow
-from ui.settings_dialog import SYSTEM_DEFAULT, DeviceLister, SettingsDialog
+from ui.settings_dialog import SYSTEM_DEFAULT, SettingsDialog
 from voice.audio import MIC_FORMAT, AudioChunk, AudioSource
 from voice.devices import AudioDevice
 from voice.errors import NoAudioDevice

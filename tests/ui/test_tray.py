@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow
 from pytestqt.qtbot import QtBot
 
 from app.config.settings import Settings
+from app.front.status import VoiceStatus
 from app.runtime import Runtime
 from ui.app import open_window
 from ui.tray import Tray, app_icon
@@ -63,7 +64,7 @@ def test_the_icon_follows_the_state_and_the_mute_switch(qtbot: QtBot) -> None:
     window, controls = make_window(qtbot)
     tray = Tray(window, controls.mute_action, close_to_tray=False, available=False)
     sleeping = tray.icon.icon().pixmap(32).toImage()
-    tray.show_state("responding")
+    tray.show_state(VoiceStatus.RESPONDING)
     assert tray.icon.toolTip() == "Parley: speaking"
     assert tray.icon.icon().pixmap(32).toImage() != sleeping
     controls.mute_action.trigger()  # the window's mute and the tray's are one action

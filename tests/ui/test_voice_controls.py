@@ -7,6 +7,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMainWindow, QWidget
 from pytestqt.qtbot import QtBot
 
+from app.front.status import VoiceStatus
 from ui.status import meter_percent
 from ui.voice_controls import VoiceControls
 
@@ -52,12 +53,12 @@ def test_no_voice_means_no_talking_or_typing(qtbot: QtBot) -> None:
     window = make_window(qtbot)
     controls = window.controls
     controls.show_level(-20.0)
-    controls.show_state("off")
+    controls.show_state(VoiceStatus.OFF)
     assert controls.state_label.text() == "Assistant: off"
     assert not controls.talk_button.isEnabled() and not controls.text_box.isEnabled()
     assert not controls.talk_shortcut.isEnabled()
     assert controls.level_meter.value() == 0
-    controls.show_state("responding")
+    controls.show_state(VoiceStatus.RESPONDING)
     assert controls.state_label.text() == "Assistant: speaking"
     assert controls.talk_button.isEnabled() and controls.text_box.isEnabled()
 

@@ -17,6 +17,7 @@ from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
 from app.config.settings import Settings, load_settings
+from app.front.voice_presenter import NO_KEY, NO_MICROPHONE, NO_SPEAKER, WAITING_FOR
 from app.runtime import Runtime
 from app.voice_loop import OFFLINE_NOTICE
 from app.wiring import open_chat_services
@@ -40,7 +41,7 @@ from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.ui.conftest import TIMEOUT_MS, settings_on_live_server
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
-from ui.voice import NO_KEY, NO_MICROPHONE, NO_SPEAKER, WAITING_FOR, WindowVoice
+from ui.voice import WindowVoice
 from voice.audio import MODEL_VOICE_FORMAT, AudioChunk
 from voice.devices import Kind, RawStream
 from voice.errors import NoAudioDevice

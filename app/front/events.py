@@ -1,0 +1,119 @@
+"""What the voice loop (and the store's reachability) tells a front end, one frozen event per kind of news.
+
+They are posted from the runtime thread (`VoicePresenter`) or wherever the news happens; a front end's
+`Post` carries each to its own thread (the window's bridge queues it to the GUI thread, where one slot
+dispatches it). Nothing here says how a front end shows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from app.front.status import VoiceStatus
+from chats.models import Turn
+
+
+@dataclass(frozen=True, slots=True)
+class StatusChanged:
+    status: VoiceStatus
+
+
+@dataclass(frozen=True, slots=True)
+class MutedChanged:
+    muted: bool
+    """True: the microphone is muted (no level comes until it is unmuted)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LevelHeard:
+    dbfs: float
+    """The microphone's peak over the last ~100 ms in dBFS, from -96 (silence) to 0 (full scale); about ten
+    a second while it is heard."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnSpoken:
+    """A turn of the running conversation ended; the store does not have it yet."""
+
+    chat_id: UUID
+    turn: Turn
+
+
+@dataclass(frozen=True, slots=True)
+class ToolActivity:
+    """A tool call in a conversation: once as it starts (`result` None), once with its answer."""
+
+    chat_id: UUID
+    """The chat the conversation is in when the call is made."""
+    call_id: str
+    """The call the answer belongs to: it replaces what was shown while it ran."""
+    name: str
+    args: Mapping[str, Any]
+    result: Mapping[str, Any] | None = None
+    """What the tool answered the model; None while it runs."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoriesChanged:
+    """A conversation saved or forgot a memory."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSaved:
+    """Turns reached the store in `chat_id`: lists and transcripts of it are stale."""
+
+    chat_id: UUID
+
+
+@dataclass(frozen=True, slots=True)
+class VoiceInChat:
+    """The voice conversation is in `chat_id`, or the next one continues it (a switch; the loop is ready)."""
+
+    chat_id: UUID
+
+
+@dataclass(frozen=True, slots=True)
+class DefaultChat:
+    """The chat to show at start, unless the user has chosen one meanwhile."""
+
+    chat_id: UUID
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    message: str
+    """One line for the user, never a key."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemResolved:
+    message: str
+    """A `Problem`'s message, said earlier, that no longer holds."""
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    message: str
+    """Something the user should know that is not a problem (the offline voice is a small model)."""
+
+
+FrontEvent = (
+    StatusChanged
+    | MutedChanged
+    | LevelHeard
+    | TurnSpoken
+    | ToolActivity
+    | MemoriesChanged
+    | ChatSaved
+    | VoiceInChat
+    | DefaultChat
+    | Problem
+    | ProblemResolved
+    | Notice
+)
+
+Post = Callable[[FrontEvent], None]
+"""Hands an event to the front end; callable from any thread."""

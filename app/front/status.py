@@ -1,0 +1,35 @@
+"""The voice's status as a front end shows it: the assistant's states, plus the two a front end meets
+before or instead of them (no loop runs; the loop failed)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from voice.state import AssistantState
+
+
+class VoiceStatus(StrEnum):
+    """`voice.state.AssistantState`, member for member and value for value, and `OFF` and `ERROR`.
+
+    A `StrEnum`: its values are the words a log, a test or `parley listen --events` would print."""
+
+    SLEEPING = AssistantState.SLEEPING.value
+    CONNECTING = AssistantState.CONNECTING.value
+    LISTENING = AssistantState.LISTENING.value
+    THINKING = AssistantState.THINKING.value
+    RESPONDING = AssistantState.RESPONDING.value
+    RECONNECTING = AssistantState.RECONNECTING.value
+    STOPPED = AssistantState.STOPPED.value
+    OFF = "off"
+    """No voice loop runs: voice is set to Gemini without a key, or another Parley listens on these chats."""
+    ERROR = "error"
+    """The voice loop failed; the error said why."""
+
+    @classmethod
+    def of(cls, state: AssistantState) -> VoiceStatus:
+        return cls(state.value)
+
+    @property
+    def listens(self) -> bool:
+        """A voice loop runs: talking, typing to it and muting it work."""
+        return self not in (VoiceStatus.OFF, VoiceStatus.STOPPED, VoiceStatus.ERROR)

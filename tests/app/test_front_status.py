@@ -1,0 +1,22 @@
+"""The voice's status as a front end shows it (app/front/status.py)."""
+
+from __future__ import annotations
+
+from app.front.status import VoiceStatus
+from voice.state import AssistantState
+
+
+def test_every_assistant_state_is_a_status_of_the_same_name_and_value() -> None:
+    for state in AssistantState:
+        status = VoiceStatus.of(state)
+        assert (status.name, status.value) == (state.name, state.value)
+    assert {status.value for status in VoiceStatus} - {state.value for state in AssistantState} == {"off", "error"}
+
+
+def test_only_a_running_loop_listens() -> None:
+    assert [status for status in VoiceStatus if not status.listens] == [
+        VoiceStatus.STOPPED,
+        VoiceStatus.OFF,
+        VoiceStatus.ERROR,
+    ]
+    assert str(VoiceStatus.RESPONDING) == "responding"  # a StrEnum: the word a log or a test prints
