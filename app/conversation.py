@@ -4,8 +4,9 @@ The session sees the chat's `assistant_history` (never `full_history`) plus turn
 delivered; every finished turn is journaled the moment it ends; on idle, on a switch and on shutdown
 the journal is delivered to the store and the chat is maintained (compaction, titles) in the
 background; what the store cannot take is retried until it can (`app.outbox`), and while it cannot be
-reached a conversation goes on from the chat as last loaded (`app.outage_config`). A chat switch ends one
-session and opens the next in the other chat at once.
+reached a conversation goes on from the chat as last loaded (`app.outage_config`). What was said since the
+chat was loaded is held once, by the journal. A chat switch ends one session and opens the next in the other
+chat at once.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from uuid import UUID, uuid4
 
-from app.outage_config import LastConfig
+from app.outage_config import LoadedChat
 from app.outbox import Outbox
 from app.tools.chat_tools import SWITCH_CHAT, TOOLS, ChatTools, ToolOutcome
 from app.tools.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
@@ -99,7 +100,8 @@ class ChatConversation:
         self._s = services
         self._journal = journal
         self._outbox = outbox
-        self._last_config = LastConfig()
+        self._loaded = LoadedChat(journal)
+        """The chat in conversation as the store last gave it; the journal holds what was said since."""
         self._maintenance = maintenance
         self._connect = connect
         self._sink = sink
@@ -113,8 +115,6 @@ class ChatConversation:
         self._recall_tools = RecallTools(services.recaller, services.working_memory)
         self._project_id: str | None = None
         """The folder of the chat in conversation: its pool of project memories."""
-        self._user_said: list[str] = []
-        """The user's own words in the chat in conversation: what a saved memory must come from."""
         self._memory_on = True
         """Long-term memory is on in the chat in conversation (its tools are declared)."""
         self._switch_to: UUID | None = None
@@ -146,6 +146,7 @@ class ChatConversation:
                 on_event=self._session_event,
                 idle_after_s=self._settings.idle_after_s,
                 barge_in=self._barge_in,
+                history=self._history_now,
             )
             reason = await session.run(microphone, typed)
             await self.save()
@@ -168,12 +169,16 @@ class ChatConversation:
     async def _config(self) -> LiveConfig:
         """The configuration from the store; while it is unreachable, the one it gave last (same chat)."""
         try:
-            config = await self._config_from_store()
+            config, user_said = await self._config_from_store()
         except StoreUnavailable as error:
             log.warning("the chat store is unreachable (%s): going on in chat %s as last loaded", error, self.chat_id)
-            return self._last_config.config(self.chat_id, error)
-        self._last_config.loaded(self.chat_id, config)
+            return self._loaded.config(self.chat_id, error)
+        self._loaded.loaded(self.chat_id, config, user_said)
         return config
+
+    def _history_now(self) -> tuple[HistoryTurn, ...]:
+        """What the chat in conversation holds now: for a live session that must start over."""
+        return self._loaded.history(self.chat_id)
 
     async def _context(self) -> AssistantContext:
         try:
@@ -194,13 +199,14 @@ class ChatConversation:
             await self._s.store.create(chat_id=self.chat_id)
         self._opening = None
 
-    async def _config_from_store(self) -> LiveConfig:
+    async def _config_from_store(self) -> tuple[LiveConfig, list[str]]:
+        """The configuration, and the user's own words in the history it seeds (summaries aside)."""
         context = await self._context()
         undelivered = [e.turn for e in await self._journal.pending() if e.chat_id == self.chat_id]
         turns = (*context.assistant_history, *undelivered)
         history = tuple(HistoryTurn(t.role, t.text) for t in turns)
         self._project_id = context.project_id
-        self._user_said = [t.text for t in turns if t.role == "user" and not t.summary]
+        user_said = [t.text for t in turns if t.role == "user" and not t.summary]
         self._memory_on = context.memory_enabled
         memories = (await self._s.memory.store.preload()).text if context.memory_enabled else None
         # A chat still opening has no notes: only a tool writes them, and a tool opens the chat first.
@@ -209,13 +215,14 @@ class ChatConversation:
         long_term = (*MEMORY_TOOLS, RECALL_CONVERSATIONS) if context.memory_enabled else ()
         tools = (*TOOLS, *long_term, UPDATE_WORKING_MEMORY, END_CONVERSATION)
         prompt = system_prompt(tools=tools, chat_title=context.title, now=self._clock(), memories=memories, notes=notes)
-        return LiveConfig(
+        config = LiveConfig(
             model=self._settings.live_model,
             system_prompt=prompt,
             tools=tools,
             history=history,
             voice=self._settings.voice,
         )
+        return config, user_said
 
     async def _call_tool(self, call: ToolCall) -> ToolReply:
         if call.name == END_CONVERSATION.name:
@@ -230,11 +237,12 @@ class ChatConversation:
         if call.name in (UPDATE_WORKING_MEMORY.name, RECALL_CONVERSATIONS.name):
             return ToolReply(await self._recall_tools.call(call.name, call.args, self.chat_id))
         if self._memory_tools.handles(call.name):
+            user_said = self._loaded.user_said(self.chat_id)
             context = MemoryCallContext(
                 chat_id=self.chat_id,
                 project_id=self._project_id,
-                user_said=tuple(self._user_said),
-                explicit_request=bool(self._user_said) and asked_to_remember(self._user_said[-1]),
+                user_said=user_said,
+                explicit_request=bool(user_said) and asked_to_remember(user_said[-1]),
             )
             return ToolReply(await self._memory_tools.call(call.name, call.args, context))
         return self._switched(await self._tools.call(call.name, call.args, self.chat_id))
@@ -267,12 +275,10 @@ class ChatConversation:
             turn_id = uuid4()
             turn = Turn(role=event.role, text=event.text, at=self._clock(), interrupted=event.interrupted, id=turn_id)
             await self._journal.record(chat_id, turn, opens_chat=chat_id == self._opening)
-            self._last_config.spoken(chat_id, HistoryTurn(event.role, event.text))
             if self._choosing:
                 self._request.append(turn_id)
             if event.role == "user":
                 self._last_user_turn = turn_id
-                self._user_said.append(event.text)
         elif isinstance(event, ToolUsed):
             log.info("tool %s answered", event.call.name)
         await self._on_event(event)

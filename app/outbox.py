@@ -10,32 +10,17 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
-from dataclasses import dataclass
 from itertools import count
 from types import TracebackType
 
 from chats.journal import Delivery, TurnJournal
 from chats.store import ChatStore
+from voice.backoff import Backoff, Pause
 
 log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True, slots=True)
-class Backoff:
-    """Waits between delivery attempts: `first_s`, then twice as long each time, at most `max_s`. No
-    jitter: one desktop retries against its own project, there is no crowd of clients to spread out."""
-
-    first_s: float = 1.0
-    """The wait before the first retry (seconds)."""
-    max_s: float = 60.0
-    """The longest wait (seconds): a store back after a long outage gets its turns within a minute."""
-
-    def delay(self, attempt: int) -> float:
-        """The wait before retry number `attempt` (0 for the first), in seconds."""
-        return min(self.max_s, self.first_s * 2.0 ** min(attempt, 32))
-
-
-Pause = Callable[[float], Awaitable[None]]
+DELIVERY_BACKOFF = Backoff(first_s=1.0, max_s=60.0)
+"""A store back after a long outage gets its turns within a minute."""
 
 
 class Outbox:
@@ -47,7 +32,7 @@ class Outbox:
         store: ChatStore,
         *,
         on_retry_delivered: Callable[[Delivery], Awaitable[None]],
-        backoff: Backoff = Backoff(),
+        backoff: Backoff = DELIVERY_BACKOFF,
         pause: Pause = asyncio.sleep,
     ) -> None:
         """`on_retry_delivered` hears of each retry that delivered turns (a conversation's own delivery

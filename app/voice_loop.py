@@ -280,7 +280,8 @@ class VoiceLoop:
         if settings.effective_voice_model == "gemini":
             # Imported when a loop starts, not with this module: google-genai takes 0.4 s to import, and
             # the window paints first.
-            from voice.gemini_live import connect, warm_up
+            from voice.gemini_live import connect
+            from voice.gemini_warm_up import warm_up
 
             await warm_up()
             key = settings.gemini_api_key.reveal() if settings.gemini_api_key else ""

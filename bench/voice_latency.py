@@ -31,7 +31,8 @@ from tests.fakes.gemini_live_server import FakeGeminiLiveServer, make_live_tls
 from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
 from voice.gemini_live import connect
 from voice.live import HistoryTurn, LiveConfig, LiveConnection, LiveConnectionFactory, LiveEvent, ToolCall
-from voice.session import Microphone, SessionEvent, ToolReply, VoiceSession
+from voice.preroll import PrerollStream
+from voice.session import SessionEvent, ToolReply, VoiceSession
 from voice.state import AssistantState, StateChanged, StateMachine
 
 TURNS = 60
@@ -154,8 +155,8 @@ async def measure() -> dict[str, Any]:
 
 async def _run_session(
     server: FakeGeminiLiveServer, sink: TimingSink, states: StateMachine, stamps: dict[str, float]
-) -> tuple[asyncio.Task[Any], Microphone]:
-    microphone: Microphone = asyncio.Queue()
+) -> tuple[asyncio.Task[Any], PrerollStream]:
+    microphone = PrerollStream()
     session = VoiceSession(
         config=LiveConfig(model="gemini-3.8-live", system_prompt="Parley.", history=HISTORY),
         connect=opener(server, stamps),
@@ -165,7 +166,7 @@ async def _run_session(
         on_event=ignore,
         wait=forever,
     )
-    return asyncio.create_task(session.run(microphone)), microphone
+    return asyncio.create_task(session.run(microphone.since())), microphone
 
 
 async def _reply(server: FakeGeminiLiveServer) -> dict[str, Any]:
@@ -176,7 +177,7 @@ async def _reply(server: FakeGeminiLiveServer) -> dict[str, Any]:
     for _ in range(TURNS):
         sink.first_write.clear()
         handed = time.perf_counter()
-        microphone.put_nowait(AudioChunk(MIC_FORMAT, CHUNK, 0.0))
+        microphone.append(AudioChunk(MIC_FORMAT, CHUNK, 0.0))
         await sink.first_write.wait()
         spent.append((sink.written_at - handed) * 1000)
     task.cancel()
@@ -208,7 +209,7 @@ async def _barge_in(server: FakeGeminiLiveServer, runs: int = 20) -> dict[str, A
         states = StateMachine(AssistantState.CONNECTING)
         interrupted = reached(states, AssistantState.LISTENING, old=AssistantState.RESPONDING)
         task, microphone = await _run_session(server, sink, states, stamps)
-        microphone.put_nowait(AudioChunk(MIC_FORMAT, CHUNK, 0.0))
+        microphone.append(AudioChunk(MIC_FORMAT, CHUNK, 0.0))
         await interrupted.wait()
         spent.append((sink.cleared_at - stamps["Interrupted"]) * 1000)
         task.cancel()

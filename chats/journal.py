@@ -5,6 +5,11 @@ It is the outbox that makes a crash or a store outage lose nothing: a turn leave
 after the store has it. Turns carry ids and stores keep an id once per chat, so a delivery cut short
 and repeated never duplicates a turn.
 
+It is also the one record of what was said since the chat in conversation was loaded from the store
+(`mark_loaded`, `said_since_loaded`), delivered or not: with the store's copy as it was loaded, that is
+what the chat holds now, for a conversation that must go on while the store cannot be reached, a live
+session that must start over, and the memory tools that act only on the user's own words.
+
 The file holds one JSON object per line: `{"chat_id": "...", "turn": {...}}`, with `"opens_chat": true`
 on the turns of a chat the store does not hold yet: a conversation in a new chat creates it only with
 its first saved turn, so a run that fails before anyone speaks leaves no empty chat behind. A line cut
@@ -60,6 +65,9 @@ class TurnJournal:
         self._file_lock = asyncio.Lock()
         """Held only for file work, never across a store call: recording never waits on the store."""
         self._delivery_lock = asyncio.Lock()
+        self._since_loaded: list[JournalEntry] = []
+        """What `record` wrote since `mark_loaded`, `move`s applied; in memory only, never trimmed by a
+        delivery."""
 
     @property
     def path(self) -> Path:
@@ -71,7 +79,17 @@ class TurnJournal:
         entry = JournalEntry(chat_id, turn if turn.id is not None else replace(turn, id=uuid.uuid4()), opens_chat)
         async with self._file_lock:
             await asyncio.to_thread(self._append_lines, [_line(entry)])
+        self._since_loaded.append(entry)
         return entry.turn
+
+    def mark_loaded(self) -> None:
+        """The chat in conversation was just loaded from the store (which holds every turn delivered so far):
+        `said_since_loaded` counts from here."""
+        self._since_loaded = []
+
+    def said_since_loaded(self, chat_id: UUID) -> list[Turn]:
+        """The turns recorded in `chat_id` since `mark_loaded`, in order, whether delivered yet or not."""
+        return [entry.turn for entry in self._since_loaded if entry.chat_id == chat_id]
 
     async def move(self, turn_id: UUID, to_chat: UUID) -> bool:
         """Journal the turn `turn_id` under `to_chat` instead (it opens no chat there); False when the journal
@@ -82,6 +100,9 @@ class TurnJournal:
                 return False
             moved = [JournalEntry(to_chat, e.turn) if e.turn.id == turn_id else e for e in entries]
             await asyncio.to_thread(self._rewrite, moved, read_up_to)
+            self._since_loaded = [
+                JournalEntry(to_chat, e.turn) if e.turn.id == turn_id else e for e in self._since_loaded
+            ]
         return True
 
     async def pending(self) -> list[JournalEntry]:

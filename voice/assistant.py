@@ -1,8 +1,9 @@
 """The assistant's outer loop: sleep on the wake word, converse, go back to sleep.
 
-One task pumps the microphone into a queue. While sleeping, the wake detector reads from it and a short
-ring buffer remembers the last moments; on the wake word the buffer's tail (the pre-roll) and every
-later chunk go to the conversation, so words said right after the wake word are not lost.
+One task pumps the microphone into one `PrerollStream`. While sleeping, the wake detector reads it live;
+on the wake word the conversation reads it from `preroll_ms` before the detection on (the pre-roll), so
+words said right after the wake word are not lost. Both read the same buffer through their own cursor: no
+chunk is copied from one queue to another.
 
 The push-to-talk button (`wake_now`) and a typed message wake the assistant too, even while the wake
 detector waits for audio: sleeping races the three, and the losers are cancelled.
@@ -17,14 +18,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import Protocol
 
-from voice.audio import AudioChunk, AudioSource
+from voice.audio import AudioSource
 from voice.errors import AudioError
-from voice.session import EndReason, Microphone
+from voice.preroll import PrerollStream, StreamCursor
+from voice.session_events import EndReason, Microphone
 from voice.state import AssistantState, StateMachine
 from voice.typed import TypedText
 from voice.wake_protocol import PUSH_TO_TALK, TYPED_TEXT, WakeDetector, WakeEvent
@@ -72,11 +73,14 @@ class Assistant:
         self._on_wake = on_wake
         self._preroll_ms = preroll_ms
         self._typed = typed if typed is not None else TypedText()
-        self._recent: deque[AudioChunk] = deque()
+        # Twice the pre-roll behind what the detector has read: detection may come a frame or two after
+        # the chunk it fires on has been read.
+        self._stream = PrerollStream(keep_ms=2 * preroll_ms)
         self._ended = False
+        """A reader reached the end of the recording: the assistant stops after this conversation."""
+        self._asleep_from_ms: float | None = None
+        """Where the wake detector starts reading: where the last conversation stopped (None: the start)."""
         self._pressed = asyncio.Event()
-        self._position_ms = 0.0
-        """End of the last chunk the microphone gave (milliseconds into its stream)."""
 
     @property
     def hears(self) -> bool:
@@ -95,18 +99,27 @@ class Assistant:
     async def run(self) -> None:
         """Until the audio source ends (a recording) or the task is cancelled (shutdown); without a
         microphone, until cancelled."""
-        microphone: Microphone = asyncio.Queue()
-        pump = None if self._ears is None else asyncio.create_task(self._pump(microphone), name="assistant-microphone")
+        pump = None
+        if self._ears is None:
+            self._stream.end()  # nothing to hear: a conversation hears at once that there is no more
+        else:
+            pump = asyncio.create_task(self._pump(), name="assistant-microphone")
         try:
-            while (wake := await self._sleep_until_wake(microphone)) is not None:
-                await self._on_wake(wake)
-                self._states.move(AssistantState.CONNECTING)
-                self._pressed.clear()  # a press while waking up asks for nothing more
-                reason = await self._converse(microphone, self._preroll(wake))
+            while (woken := await self._sleep_until_wake()) is not None:
+                wake, heard = woken
+                with heard:
+                    await self._on_wake(wake)
+                    self._states.move(AssistantState.CONNECTING)
+                    self._pressed.clear()  # a press while waking up asks for nothing more
+                    reason = await self._conversation.converse(heard, self._typed, self._states)
+                self._asleep_from_ms = self._stream.end_ms
+                self._ended = self._stream.ended and not self._deaf
                 log.info("conversation over: %s", reason.value)
                 if reason is EndReason.CONNECTION_FAILED and (dropped := self._typed.drop_all()):
-                    # Kept, they would wake the assistant again at once, into the same failure.
-                    log.warning("%d typed message(s) not sent: the live model could not be reached", dropped)
+                    # Kept, they would wake the assistant again at once, into the same failure. Logged below the
+                    # command line's warnings: the failure itself was told (`ConnectionFailed`), and `parley ask`
+                    # says it in one line.
+                    log.info("%d typed message(s) not sent: the live model could not be reached", dropped)
                 # Messages typed while the conversation was ending stay, and wake the assistant again.
                 self._states.move(AssistantState.SLEEPING)
                 if self._ended:
@@ -120,31 +133,26 @@ class Assistant:
         if isinstance(pumped, Exception):
             raise pumped  # the microphone failed (no device, unreadable recording): say so, don't just stop
 
-    async def _pump(self, microphone: Microphone) -> None:
+    async def _pump(self) -> None:
         assert self._ears is not None
         source, _ = self._ears
         try:
             async for chunk in source.chunks():
-                self._position_ms = chunk.end_ms
-                microphone.put_nowait(chunk)
+                self._stream.append(chunk)
         except AudioError as error:
             if self._on_microphone_lost is None:
                 raise
             log.warning("the microphone failed, typed messages still work: %s", error)
-            self._deaf = True  # before the end mark below: its reader must not take it for the end of a recording
+            self._deaf = True  # before the end below: its reader must not take it for the end of a recording
             self._on_microphone_lost(error)
         finally:
-            microphone.put_nowait(None)
+            self._stream.end()
 
-    async def _sleep_until_wake(self, microphone: Microphone) -> WakeEvent | None:
+    async def _sleep_until_wake(self) -> tuple[WakeEvent, StreamCursor] | None:
         """The first wake word heard, button press or typed message (without a microphone, the first typed
-        message); None once the audio has ended."""
+        message), with the cursor the conversation reads the microphone from; None once the audio has ended."""
         while not self._ended:
-            heard = (
-                None
-                if self._deaf
-                else asyncio.create_task(self._hear_wake_word(microphone), name="assistant-wake-word")
-            )
+            heard = None if self._deaf else asyncio.create_task(self._hear_wake_word(), name="assistant-wake-word")
             pressed = asyncio.create_task(self._pressed.wait(), name="assistant-push-to-talk")
             typed = asyncio.create_task(self._typed.wait(), name="assistant-typed-text")
             racing = {pressed, typed} if heard is None else {heard, pressed, typed}
@@ -155,60 +163,24 @@ class Assistant:
                     task.cancel()
                 await asyncio.gather(*racing, return_exceptions=True)
             if heard is not None and not heard.cancelled():
-                wake = heard.result()  # the wake word, the end of the audio, or the detector's failure
-                if wake is not None:
-                    return wake
+                woken = heard.result()  # the wake word, the end of the audio, or the detector's failure
+                if woken is not None:
+                    return woken
                 continue  # the audio ended (so does the assistant), or the microphone failed (typing goes on)
             # No pre-roll: what came before the press (or the typing) was not said to the assistant.
-            self._recent.clear()
-            woken_by = PUSH_TO_TALK if not pressed.cancelled() else TYPED_TEXT
-            return WakeEvent(woken_by, 1.0, self._position_ms)
+            model, now_ms = PUSH_TO_TALK if not pressed.cancelled() else TYPED_TEXT, self._stream.end_ms
+            return WakeEvent(model, 1.0, now_ms), self._stream.since(now_ms)
         return None
 
-    async def _hear_wake_word(self, microphone: Microphone) -> WakeEvent | None:
-        # Cancelled when the button or a typed message wins: a chunk waiting in the queue stays there for
-        # the conversation, and both generators are closed here, not left to the garbage collector.
+    async def _hear_wake_word(self) -> tuple[WakeEvent, StreamCursor] | None:
+        # Cancelled when the button or a typed message wins: what the detector has not read stays in the
+        # stream, and the generator is closed here, not left to the garbage collector.
         assert self._ears is not None
         _, detector = self._ears
-        async with (
-            aclosing(self._remembered(microphone)) as remembered,
-            aclosing(detector.detections(remembered)) as detections,
-        ):
-            async for wake in detections:
-                return wake
+        with self._stream.since(self._asleep_from_ms) as heard:
+            async with aclosing(detector.detections(heard)) as detections:
+                async for wake in detections:
+                    # The conversation's cursor opens before the detector's closes: the pre-roll stays held.
+                    return wake, self._stream.since(wake.offset_ms - self._preroll_ms)
+        self._ended = not self._deaf
         return None
-
-    async def _remembered(self, microphone: Microphone) -> AsyncGenerator[AudioChunk, None]:
-        while (chunk := await microphone.get()) is not None:
-            self._recent.append(chunk)
-            while self._recent and self._recent[0].end_ms < chunk.end_ms - 2 * self._preroll_ms:
-                self._recent.popleft()
-            yield chunk
-        self._ended = not self._deaf
-
-    def _preroll(self, wake: WakeEvent) -> list[AudioChunk]:
-        """The chunks from `preroll_ms` before the detection on, including any read past it."""
-        chunks = [c for c in self._recent if c.end_ms > wake.offset_ms - self._preroll_ms]
-        self._recent.clear()
-        return chunks
-
-    async def _converse(self, microphone: Microphone, preroll: list[AudioChunk]) -> EndReason:
-        heard: Microphone = asyncio.Queue()
-        for chunk in preroll:
-            heard.put_nowait(chunk)
-        if self._ended or self._deaf:
-            heard.put_nowait(None)  # the conversation hears nothing more; what is typed still reaches it
-        forward = asyncio.create_task(self._forward(microphone, heard), name="assistant-forward")
-        try:
-            return await self._conversation.converse(heard, self._typed, self._states)
-        finally:
-            forward.cancel()
-            await asyncio.gather(forward, return_exceptions=True)
-
-    async def _forward(self, microphone: Microphone, heard: Microphone) -> None:
-        if self._ended or self._deaf:
-            return
-        while (chunk := await microphone.get()) is not None:
-            heard.put_nowait(chunk)
-        self._ended = not self._deaf
-        heard.put_nowait(None)

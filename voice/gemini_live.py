@@ -36,7 +36,6 @@ Wire facts this module relies on (google-genai 3.x, `google/genai/live.py`):
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -285,7 +284,7 @@ async def connect(
     the service says no, `LiveConnectionError` when it cannot be reached or does not answer in time."""
     if not api_key.strip():
         raise LiveConnectionRefused("no Gemini API key is set", code=None)
-    client = _client(api_key, base_url, ssl_context, api_version)
+    client = make_client(api_key, base_url, ssl_context, api_version)
     async with AsyncExitStack() as stack:
         stack.push_async_callback(client.aio.aclose)
         session = await _open(stack, client, config, api_key, open_timeout_s)
@@ -294,24 +293,6 @@ async def connect(
         )
         stack.push_async_callback(connection.aclose)
         yield connection
-
-
-WARM_UP_MESSAGES: tuple[dict[str, Any], ...] = (
-    {"setupComplete": {}},
-    {
-        "serverContent": {
-            "modelTurn": {"parts": [{"inlineData": {"mimeType": "audio/pcm;rate=24000", "data": "AAAA"}}]},
-            "inputTranscription": {"text": "hi"},
-            "outputTranscription": {"text": "hi"},
-            "turnComplete": True,
-        }
-    },
-    {"toolCall": {"functionCalls": [{"id": "1", "name": "warm_up", "args": {}}]}},
-    {"toolCallCancellation": {"ids": ["1"]}},
-    {"sessionResumptionUpdate": {"newHandle": "handle", "resumable": True}},
-    {"goAway": {"timeLeft": "1s"}},
-)
-"""One of each message the service sends, for `warm_up`."""
 
 
 async def model_methods(
@@ -326,7 +307,7 @@ async def model_methods(
     """What the Gemini endpoint lists for each model name: its generation methods ("bidiGenerateContent",
     "generateContent", ...), or None for a name it does not know. Raises `LiveConnectionRefused` when the key
     is refused, `LiveConnectionError` when the endpoint cannot be asked."""
-    client = _client(api_key, base_url, ssl_context, api_version)
+    client = make_client(api_key, base_url, ssl_context, api_version)
     found: dict[str, frozenset[str] | None] = {}
     try:
         async with asyncio.timeout(timeout_s):
@@ -350,24 +331,10 @@ async def model_methods(
     return found
 
 
-async def warm_up() -> None:
-    """Pay now, as the voice loop starts, what the SDK would otherwise pay during the first conversation:
-    its pydantic models are built on first use (the config's, and each server message's as it first
-    arrives), and a closing client imports its HTTP stack's async backend. Together 0.3-0.6 s holding
-    the interpreter's lock, which the window's GUI thread would wait out mid-conversation."""
-    tool = ToolDeclaration("warm_up", "Warms the types.", {"type": "object", "properties": {"x": {"type": "string"}}})
-    config = LiveConfig(model="warm-up", system_prompt="warm-up", tools=(tool,), history=(HistoryTurn("user", "hi"),))
-    build_connect_config(config)
-    history_contents(config)
-    for message in WARM_UP_MESSAGES:
-        # What `AsyncSession` runs on every message it receives (a private name, of the pinned SDK).
-        types.LiveServerMessage._from_response(response=copy.deepcopy(message), kwargs={})
-    await _client("warm-up", None, None, None).aio.aclose()
-
-
-def _client(
+def make_client(
     api_key: str, base_url: str | None, ssl_context: SSLContext | None, api_version: str | None
 ) -> genai.Client:
+    """A Gemini API client (not yet connected) for the key and endpoint."""
     try:
         return genai.Client(
             api_key=api_key,

@@ -2,8 +2,9 @@
 
 The session owns four tasks per connection: the uplink (microphone to model, and to the barge-in
 detector), the typist (typed text to the model), the downlink (model events: voice to the speaker,
-transcripts merged into turns, tool calls answered) and the idle watch.
-It rotates the connection on `GoAway` and resumes it after a drop, so the conversation goes on.
+transcripts merged into turns, tool calls answered) and the idle watch (`voice.idle`).
+It rotates the connection on `GoAway` and resumes it after a drop (waiting a little longer after each failure
+in a row: `RECONNECT_BACKOFF`), so the conversation goes on.
 
 What the chat keeps is what the user heard. The live model's voice arrives faster than real time, so a
 model turn is complete (`TurnComplete`) while the speaker still holds seconds of it: the turn is recorded
@@ -16,17 +17,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, replace
-from enum import Enum
-from typing import Any, Literal, Protocol
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
-from voice.audio import AudioChunk, AudioSink
+from voice.audio import AudioSink
+from voice.backoff import Backoff, Pause
 from voice.barge_in import SpeechOverPlayback, SpeechOverPlaybackFactory
 from voice.errors import LiveConnectionError
+from voice.idle import IdleWatch
 from voice.live import (
     GoAway,
-    HistoryTurn,
     Interrupted,
     LiveConfig,
     LiveConnection,
@@ -41,75 +41,46 @@ from voice.live import (
     UserTranscript,
 )
 from voice.model_turn import ModelTurn
+from voice.session_events import (
+    ConnectionFailed,
+    ConversationHistory,
+    EndReason,
+    Microphone,
+    SessionEvent,
+    SpokenTurn,
+    ToolHandler,
+    ToolReply,
+    ToolStarted,
+    ToolUsed,
+)
 from voice.state import AssistantState, StateMachine
 from voice.typed import TypedText
+
+__all__ = [  # the session's vocabulary lives in `voice.session_events`; its users import it from here too
+    "RECONNECT_ATTEMPTS",
+    "RECONNECT_BACKOFF",
+    "ConnectionFailed",
+    "ConversationHistory",
+    "EndReason",
+    "Microphone",
+    "SessionEvent",
+    "SpokenTurn",
+    "ToolHandler",
+    "ToolReply",
+    "ToolStarted",
+    "ToolUsed",
+    "VoiceSession",
+]
 
 log = logging.getLogger(__name__)
 
 RECONNECT_ATTEMPTS = 3
 """Reconnections in a row without a completed turn before the session gives up."""
-
-Microphone = asyncio.Queue[AudioChunk | None]
-"""Microphone chunks in order; None closes the stream (the recording ended)."""
-
-
-class EndReason(Enum):
-    IDLE = "idle"
-    """Nobody spoke for the idle time after the model's last turn."""
-    ENDED_BY_TOOL = "ended_by_tool"
-    """A tool asked to end the conversation (a chat switch, a goodbye)."""
-    CONNECTION_FAILED = "connection_failed"
-    """The model could not be reached (again)."""
-
-
-@dataclass(frozen=True, slots=True)
-class SpokenTurn:
-    """One finished turn, its transcript fragments merged; or a message the user typed (`typed`)."""
-
-    role: Literal["user", "model"]
-    text: str
-    interrupted: bool = False
-    """A model turn the user cut short: `text` is what was played of it before the barge-in."""
-    typed: bool = False
-    """A user turn typed in the window rather than spoken: `text` is exactly what was sent to the model."""
-
-
-@dataclass(frozen=True, slots=True)
-class ToolReply:
-    result: Mapping[str, Any]
-    """The answer the model receives."""
-    end_conversation: bool = False
-    """End this session once the model has finished its turn (a chat switch, a goodbye)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ToolUsed:
-    call: ToolCall
-    reply: ToolReply
-
-
-@dataclass(frozen=True, slots=True)
-class ToolStarted:
-    """A tool call is being answered (a `ToolUsed` with the same call follows): "Saving to memory..."."""
-
-    call: ToolCall
-
-
-@dataclass(frozen=True, slots=True)
-class ConnectionFailed:
-    """The live model could not be reached, or refused the session: the conversation ends here."""
-
-    message: str
-    """One line for the user, never a key: "Gemini Live refused the API key (1008: ...)"."""
-
-
-SessionEvent = SpokenTurn | ToolStarted | ToolUsed | ConnectionFailed
-
-
-class ToolHandler(Protocol):
-    async def __call__(self, call: ToolCall) -> ToolReply:
-        """Answer a tool call; never raise for bad arguments: answer with an error object."""
-        ...
+RECONNECT_BACKOFF = Backoff(first_s=0.5, max_s=4.0)
+"""Waits before each of those reconnections: 0.5, 1 and 2 s, so a network that drops for a moment (a
+Wi-Fi roam, a sleeping laptop's first seconds) is ridden out, and a service that closes at once is not
+hammered; 3.5 s in all before the session gives up. A rotation (`GoAway`) and a refused resumption handle
+reconnect at once: the service is there."""
 
 
 class _Rotate(Exception):
@@ -127,21 +98,27 @@ class VoiceSession:
         states: StateMachine,
         on_event: Callable[[SessionEvent], Awaitable[None]],
         idle_after_s: float = 10.0,
-        wait: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        wait: Pause = asyncio.sleep,
         barge_in: SpeechOverPlaybackFactory | None = None,
+        history: ConversationHistory | None = None,
+        backoff: Backoff = RECONNECT_BACKOFF,
+        pause: Pause = asyncio.sleep,
     ) -> None:
         """`barge_in` makes the detector that stops the voice when the user speaks over it (None: only the
-        service's `Interrupted` does)."""
+        service's `Interrupted` does). `history` gives what was said when a new server-side session must be
+        seeded (a resumption handle refused); None: the config's history alone, this session's turns lost to
+        the model. `wait` lets the idle time pass, `pause` waits out `backoff` between reconnections after a
+        failure (tests pass ones they control)."""
         self._config = config
         self._connect = connect
         self._sink = sink
         self._tools = tools
         self._states = states
         self._on_event = on_event
-        self._idle_after_s = idle_after_s
-        self._wait = wait
-        """How the idle watch lets time pass; tests pass one they control."""
-        self._spoken: list[HistoryTurn] = []
+        self._idle = IdleWatch(sink, idle_after_s=idle_after_s, wait=wait, on_played_out=self._settle)
+        self._history = history
+        self._backoff = backoff
+        self._pause = pause
         self._user_now: list[str] = []
         self._user_next: list[str] = []
         self._model_now = ModelTurn()
@@ -160,8 +137,6 @@ class VoiceSession:
         self._over_playback: SpeechOverPlayback | None = barge_in() if barge_in is not None else None
         self._model_started = False
         self._ending = False
-        self._activity = 0
-        self._quiet = asyncio.Event()
         self._failures = 0
         """Connections lost or not opened since the last completed turn."""
 
@@ -179,6 +154,7 @@ class VoiceSession:
     async def _run(self, microphone: Microphone, typed: TypedText) -> EndReason:
         config, last_failure = self._config, ""
         while True:
+            failed = False
             try:
                 async with self._connect(config) as connection:
                     self._states.move(AssistantState.LISTENING)
@@ -190,16 +166,18 @@ class VoiceSession:
                     return await self._failed(str(refused))
                 config = self._fresh_config()  # the handle expired: start over from the history
             except LiveConnectionLost as lost:
-                self._failures, last_failure = self._failures + 1, str(lost)
+                self._failures, last_failure, failed = self._failures + 1, str(lost), True
                 config = self._config.resumed(lost.resumption_handle)
             except LiveConnectionError as error:
                 # Unreachable. At the start, say so at once; in a conversation, try again a few times.
                 if self._states.state is AssistantState.CONNECTING:
                     return await self._failed(str(error))
-                self._failures, last_failure = self._failures + 1, str(error)
+                self._failures, last_failure, failed = self._failures + 1, str(error), True
             if self._failures > RECONNECT_ATTEMPTS:
                 return await self._failed(f"gave up after {self._failures} failed connections in a row: {last_failure}")
             self._states.move(AssistantState.RECONNECTING)
+            if failed:
+                await self._pause(self._backoff.delay(self._failures - 1))
 
     async def _failed(self, message: str) -> EndReason:
         # Told to the user by whoever hears `ConnectionFailed` (the window's banner, the command's one line):
@@ -209,15 +187,16 @@ class VoiceSession:
         return EndReason.CONNECTION_FAILED
 
     def _fresh_config(self) -> LiveConfig:
-        """The original history plus what was said in this session, for a new server-side session."""
-        return replace(self._config, history=(*self._config.history, *self._spoken), resumption_handle=None)
+        """The conversation's history as it is now, for a new server-side session."""
+        history = self._config.history if self._history is None else tuple(self._history())
+        return replace(self._config, history=history, resumption_handle=None)
 
     async def _converse(self, connection: LiveConnection, microphone: Microphone, typed: TypedText) -> EndReason:
-        self._mark_quiet()
+        self._idle.quiet()
         uplink = asyncio.create_task(self._uplink(connection, microphone), name="session-uplink")
         typist = asyncio.create_task(self._typist(connection, typed), name="session-typist")
         downlink = asyncio.create_task(self._downlink(connection), name="session-downlink")
-        idle = asyncio.create_task(self._idle_watch(), name="session-idle")
+        idle = asyncio.create_task(self._until_idle(), name="session-idle")
         try:
             # The uplink ending (a recording ran out) ends nothing: the model may still be answering.
             done, _ = await asyncio.wait({downlink, idle}, return_when=asyncio.FIRST_COMPLETED)
@@ -230,12 +209,13 @@ class VoiceSession:
             await asyncio.gather(uplink, typist, downlink, idle, return_exceptions=True)
 
     async def _uplink(self, connection: LiveConnection, microphone: Microphone) -> None:
-        while (chunk := await microphone.get()) is not None:
+        # Cancelled with its connection; the next connection's uplink reads on from the chunk this one did not
+        # take (`Microphone`). Once the recording has ended, that one ends at once.
+        async for chunk in microphone:
             await connection.send_audio(chunk)
             await self._settle()
             if self._over_playback is not None and await self._over_playback.heard(chunk, self._voice_playing()):
                 await self._spoken_over()
-        await microphone.put(None)  # leave the end mark for whoever reads next (a resumed connection)
 
     def _voice_playing(self) -> bool:
         """The speaker is playing the model's voice (not just the earcon)."""
@@ -272,7 +252,7 @@ class VoiceSession:
     async def _typed_turn(self, text: str) -> None:
         # The user is active, as when they speak: the idle countdown waits until the model's turn ends,
         # so a conversation never goes idle under a message just sent (issue 13, part 4).
-        self._mark_active()
+        self._idle.active()
         if self._model_started:
             self._model_now.typed_after.append(text)  # it follows the model's turn in the chat: recorded when that ends
             return
@@ -308,7 +288,7 @@ class VoiceSession:
             self._interrupted_open = False
         if isinstance(event, UserTranscript):
             (self._user_next if self._model_started else self._user_now).append(event.text)
-            self._mark_active()
+            self._idle.active()
         elif isinstance(event, ModelAudio):
             await self._settle(played_out=True)  # a new answer: the last one is over
             self._model_speaks()
@@ -325,7 +305,7 @@ class VoiceSession:
             # saved only from what the user said), and the chat reads user turn, tool, answer.
             await self._record_user_so_far()
             self._model_started = True
-            self._mark_active()
+            self._idle.active()
             self._states.move(AssistantState.THINKING)  # until the model speaks again, or its turn ends
             await self._on_event(ToolStarted(event))
             reply = await self._tools(event)
@@ -357,7 +337,7 @@ class VoiceSession:
 
     def _model_speaks(self) -> None:
         self._model_started = True
-        self._mark_active()
+        self._idle.active()
         self._states.move(AssistantState.RESPONDING)
 
     async def _finish_turn(self, *, interrupted: bool, played_ms: float | None = None) -> None:
@@ -369,7 +349,7 @@ class VoiceSession:
         self._model_started = False
         self._failures = 0
         self._states.move(AssistantState.LISTENING)
-        self._mark_quiet()
+        self._idle.quiet()
         if user:
             await self._record(SpokenTurn("user", user))
         if interrupted:
@@ -400,25 +380,8 @@ class VoiceSession:
     async def _record(self, turn: SpokenTurn) -> None:
         if self._playing is not None:
             await self._settle(played_out=True)  # the answer still playing comes first in the chat
-        self._spoken.append(HistoryTurn(turn.role, turn.text))
         await self._on_event(turn)
 
-    def _mark_active(self) -> None:
-        self._activity += 1
-        self._quiet.clear()
-
-    def _mark_quiet(self) -> None:
-        self._activity += 1
-        self._quiet.set()
-
-    async def _idle_watch(self) -> EndReason:
-        while True:
-            await self._quiet.wait()
-            seen = self._activity
-            # The silence counts from when the voice has played out, not from when it was all received.
-            while (playing_ms := self._sink.queued_ms) > 0:
-                await self._wait(playing_ms / 1000.0)
-            await self._settle()
-            await self._wait(self._idle_after_s)
-            if self._activity == seen and self._quiet.is_set() and self._sink.queued_ms <= 0:
-                return EndReason.IDLE
+    async def _until_idle(self) -> EndReason:
+        await self._idle.until_idle()
+        return EndReason.IDLE

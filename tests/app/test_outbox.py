@@ -7,11 +7,12 @@ import asyncio
 from pathlib import Path
 from uuid import UUID
 
-from app.outbox import Backoff, Outbox
+from app.outbox import Outbox
 from chats.journal import Delivery, TurnJournal
 from chats.models import Turn
 from chats.supabase import SupabaseChatStore
 from tests.fakes.supabase_stack import SupabaseStack
+from voice.backoff import Backoff
 
 WAIT_S = 10.0
 """Safety net only: a test that reaches it has failed."""

@@ -153,3 +153,27 @@ async def test_turns_of_a_chat_not_opened_by_them_are_dropped_when_it_is_gone(
     await journal.record(uuid4(), said("Hello")[0])  # a chat deleted meanwhile: not made again
     delivery = await journal.deliver(store)
     assert (delivery.dropped, await store.count()) == (1, 0)
+
+
+async def test_what_was_said_since_the_chat_was_loaded_outlives_its_delivery(tmp_path: Path, store: FlakyStore) -> None:
+    chat, other = (await store.create()).id, (await store.create()).id
+    journal = TurnJournal(tmp_path / "journal.jsonl")
+    await journal.record(chat, Turn(role="user", text="Before the load."))
+    journal.mark_loaded()
+    asked = await journal.record(chat, Turn(role="user", text="Switch to the other chat."))
+    await journal.record(chat, Turn(role="model", text="Which one?"))
+    await journal.record(other, Turn(role="user", text="Elsewhere."))
+    await journal.deliver(store)  # delivered: the record of what was said stays
+    assert [t.text for t in journal.said_since_loaded(chat)] == ["Switch to the other chat.", "Which one?"]
+    await journal.record(chat, Turn(role="user", text="The garden one."))
+    assert asked.id is not None and not await journal.move(asked.id, other)  # delivered: the store keeps it here
+    moved = await journal.record(chat, Turn(role="user", text="No, the kitchen."))
+    assert moved.id is not None and await journal.move(moved.id, other)
+    assert [t.text for t in journal.said_since_loaded(chat)] == [
+        "Switch to the other chat.",
+        "Which one?",
+        "The garden one.",
+    ]
+    assert [t.text for t in journal.said_since_loaded(other)] == ["Elsewhere.", "No, the kitchen."]
+    journal.mark_loaded()
+    assert journal.said_since_loaded(chat) == []

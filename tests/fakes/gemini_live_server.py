@@ -190,6 +190,10 @@ class FakeGeminiLiveServer:
         """Queue what the next accepted connections do, one script each, in order."""
         self._scripts.extend(scripts)
 
+    def expire_handles(self) -> None:
+        """Forget every resumption handle issued, as the service does two hours on: resuming one is refused."""
+        self._handles.clear()
+
     async def wait_until(self, predicate: Callable[[], bool]) -> None:
         """Wait until `predicate()` holds; it is checked each time a client frame is recorded. `WAIT_S` is
         only a safety net: a test that reaches it has failed."""

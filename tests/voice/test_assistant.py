@@ -59,7 +59,7 @@ class ScriptedConversation:
             typed.sent()
         heard: list[int] = []
         self.heard.append(heard)
-        while len(heard) < self.frames and (chunk := await microphone.get()) is not None:
+        while len(heard) < self.frames and (chunk := await anext(microphone, None)) is not None:
             heard.append(number(chunk))
         return self.reason
 

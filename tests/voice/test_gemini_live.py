@@ -508,7 +508,7 @@ async def test_the_warm_up_builds_every_server_message_type_without_a_network() 
     script = (
         "import asyncio\n"
         "from google.genai import types\n"
-        "from voice.gemini_live import warm_up\n"
+        "from voice.gemini_warm_up import warm_up\n"
         "models = [types.LiveServerMessage, types.LiveServerContent, types.LiveServerToolCall]\n"
         "models.append(types.LiveConnectConfig)\n"
         "before = [m.__pydantic_complete__ for m in models]\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import pytest
@@ -31,12 +32,13 @@ from tests.voice.fixtures import read_pcm, split
 from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
 from voice.barge_in import SpeechOverPlaybackFactory, speech_over_playback
 from voice.gemini_live import connect
-from voice.live import LiveConfig, ToolCall, ToolDeclaration
+from voice.live import HistoryTurn, LiveConfig, ToolCall, ToolDeclaration
+from voice.preroll import PrerollStream
 from voice.session import (
     RECONNECT_ATTEMPTS,
+    RECONNECT_BACKOFF,
     ConnectionFailed,
     EndReason,
-    Microphone,
     SessionEvent,
     SpokenTurn,
     ToolReply,
@@ -112,8 +114,12 @@ class Harness:
         self.idle_elapses = asyncio.Event()
         self.waits: list[float] = []
         """What the session waited for, in seconds, in order."""
+        self.pauses: list[float] = []
+        """The waits between reconnections (seconds), in order; they pass at once."""
+        self.on_pause: Callable[[], None] = lambda: None
         self._changed = asyncio.Condition()
         self._reply = end_with or ToolReply({"outcome": "ok"})
+        self.session_config = config
         self.session = VoiceSession(
             config=config,
             connect=functools.partial(
@@ -129,6 +135,8 @@ class Harness:
             on_event=self.record,
             wait=self.wait,
             barge_in=barge_in,
+            history=self.history,
+            pause=self.pause,
         )
 
     async def tool(self, call: ToolCall) -> ToolReply:
@@ -144,22 +152,33 @@ class Harness:
         async with asyncio.timeout(WAIT_S), self._changed:
             await self._changed.wait_for(lambda: len(self.turns()) >= count)
 
+    def history(self) -> list[HistoryTurn]:
+        """The session's owner's record: the config's history, then each turn as it was recorded."""
+        return [
+            *self.session_config.history,
+            *(HistoryTurn(e.role, e.text) for e in self.events if isinstance(e, SpokenTurn)),
+        ]
+
+    async def pause(self, seconds: float) -> None:
+        self.pauses.append(seconds)
+        self.on_pause()
+
     async def wait(self, seconds: float) -> None:
         self.waits.append(seconds)
         await self.idle_elapses.wait()
         self.sink.play(1000.0 * seconds)  # the voice plays on while the session waits
 
-    def open(self) -> tuple[Microphone, asyncio.Task[EndReason]]:
+    def open(self) -> tuple[PrerollStream, asyncio.Task[EndReason]]:
         """The session on a microphone the test feeds."""
-        microphone: Microphone = asyncio.Queue()
-        return microphone, asyncio.create_task(self.session.run(microphone, self.typed))
+        microphone = PrerollStream()
+        return microphone, asyncio.create_task(self.session.run(microphone.since(), self.typed))
 
     def start(self, chunks: int = 3) -> asyncio.Task[EndReason]:
-        microphone: Microphone = asyncio.Queue()
+        microphone = PrerollStream()
         for i in range(chunks):
-            microphone.put_nowait(AudioChunk(MIC_FORMAT, SPEECH, i * 100.0))
-        microphone.put_nowait(None)
-        return asyncio.create_task(self.session.run(microphone, self.typed))
+            microphone.append(AudioChunk(MIC_FORMAT, SPEECH, i * 100.0))
+        microphone.end()
+        return asyncio.create_task(self.session.run(microphone.since(), self.typed))
 
     async def idle_end(self, session: asyncio.Task[EndReason]) -> EndReason:
         self.idle_elapses.set()
@@ -349,6 +368,51 @@ async def test_drops_between_completed_turns_never_add_up(gemini_live_server: Fa
     assert not [e for e in harness.events if isinstance(e, ConnectionFailed)]
 
 
+async def test_each_reconnection_after_a_failure_waits_longer(gemini_live_server: FakeGeminiLiveServer) -> None:
+    gemini_live_server.script(*(script((AtOnce(), (Drop(),))) for _ in range(RECONNECT_ATTEMPTS + 1)))
+    harness = Harness(gemini_live_server)
+    async with asyncio.timeout(WAIT_S):
+        assert await harness.start() is EndReason.CONNECTION_FAILED
+    assert harness.pauses == [RECONNECT_BACKOFF.delay(n) for n in range(RECONNECT_ATTEMPTS)] == [0.5, 1.0, 2.0]
+
+
+async def test_a_completed_turn_starts_the_waits_over_and_a_rotation_does_not_wait(
+    gemini_live_server: FakeGeminiLiveServer,
+) -> None:
+    gemini_live_server.script(
+        script((AtOnce(), (*answer("One."), Drop()))),
+        script((AtOnce(), (*answer("Two."), NewHandle("handle-2"), Drop()))),
+        script((AtOnce(), (NewHandle("handle-3"), GoAwaySoon()))),
+        script((AtOnce(), answer("Three."))),
+    )
+    harness = Harness(gemini_live_server)
+    session = harness.start()
+    await harness.until_turns(6)
+    assert await harness.idle_end(session) is EndReason.IDLE
+    assert harness.pauses == [0.5, 0.5]  # after each drop, the first wait: each followed a completed turn
+
+
+async def test_a_refused_resumption_starts_over_with_everything_said(
+    gemini_live_server: FakeGeminiLiveServer,
+) -> None:
+    gemini_live_server.script(
+        script((AtOnce(), (*answer("Sunny."), NewHandle("handle-1"), Drop()))),
+        # The next connection is refused (the handle expired while the network was away) before any script.
+        script((AtOnce(), answer("Still sunny."))),
+    )
+    config = replace(CONFIG, history=(HistoryTurn("user", "Hello."), HistoryTurn("model", "Hi.")))
+    harness = Harness(gemini_live_server, config=config)
+    harness.on_pause = gemini_live_server.expire_handles
+    session = harness.start()
+    await harness.until_turns(4)
+    assert await harness.idle_end(session) is EndReason.IDLE
+    assert (await gemini_live_server.connection(1)).session_resumption == {"handle": "handle-1"}
+    fresh = await gemini_live_server.connection(2)
+    assert fresh.session_resumption in (None, {})
+    seeded = [part["text"] for content in fresh.history for part in content["parts"]]
+    assert seeded == ["Hello.", "Hi.", "What's the weather?", "Sunny."]
+
+
 async def test_a_refused_key_ends_the_session_plainly(gemini_live_server: FakeGeminiLiveServer) -> None:
     harness = Harness(gemini_live_server, api_key="a-wrong-key")
     async with asyncio.timeout(WAIT_S):
@@ -436,9 +500,9 @@ def story(*steps: Action) -> tuple[Action, ...]:
     return (InputTranscript("Tell me a story."), OutputTranscript("Once upon a time,"), Audio(VOICE), *steps)
 
 
-async def speak(microphone: Microphone, pcm: bytes) -> None:
+async def speak(microphone: PrerollStream, pcm: bytes) -> None:
     for chunk in split(pcm):
-        await microphone.put(chunk)
+        microphone.append(chunk)
 
 
 async def test_speaking_over_the_voice_after_the_turn_is_complete_stops_it_and_keeps_what_was_heard(
@@ -453,7 +517,7 @@ async def test_speaking_over_the_voice_after_the_turn_is_complete_stops_it_and_k
     )
     harness = Harness(gemini_live_server, barge_in=barge_in)
     microphone, session = harness.open()
-    await microphone.put(AudioChunk(MIC_FORMAT, SPEECH, 0.0))
+    microphone.append(AudioChunk(MIC_FORMAT, SPEECH, 0.0))
     await harness.until_turns(1)  # the user's turn; the model's waits for its voice to play out
     assert harness.turns() == [("user", "Tell me a story.", False)]
     harness.sink.play(60)  # of 160 ms: the first words were heard, the second fragment's voice was not
@@ -486,7 +550,7 @@ async def test_speaking_over_a_turn_still_generated_drops_the_rest_of_it(
     )
     harness = Harness(gemini_live_server, barge_in=barge_in)
     microphone, session = harness.open()
-    await microphone.put(AudioChunk(MIC_FORMAT, SPEECH, 0.0))
+    microphone.append(AudioChunk(MIC_FORMAT, SPEECH, 0.0))
     await harness.until_state(S.RESPONDING)
     harness.sink.play(40)  # half of the first fragment's voice
     await speak(microphone, HELLO)
@@ -507,7 +571,7 @@ async def test_noise_over_the_voice_stops_nothing_and_the_turn_is_kept_whole_onc
     gemini_live_server.script(script((AfterAudio(len(SPEECH)), story(OutputTranscript(" a dragon."), CompleteTurn()))))
     harness = Harness(gemini_live_server, barge_in=barge_in)
     microphone, session = harness.open()
-    await microphone.put(AudioChunk(MIC_FORMAT, SPEECH, 0.0))
+    microphone.append(AudioChunk(MIC_FORMAT, SPEECH, 0.0))
     await harness.until_turns(1)
     await speak(microphone, read_pcm("pink_noise") + read_pcm("white_noise"))
     harness.sink.play(80)  # played out: the next microphone chunk finds it so
@@ -524,7 +588,7 @@ async def test_the_idle_countdown_starts_once_the_voice_has_played_out(
     gemini_live_server.script(script((AfterAudio(len(SPEECH)), story(CompleteTurn()))))
     harness = Harness(gemini_live_server, barge_in=barge_in)
     microphone, session = harness.open()
-    await microphone.put(AudioChunk(MIC_FORMAT, SPEECH, 0.0))
+    microphone.append(AudioChunk(MIC_FORMAT, SPEECH, 0.0))
     await harness.until_turns(1)
     harness.sink.queued_ms = 30_000.0  # a long answer, nearly all of it still to play
     assert await harness.idle_end(session) is EndReason.IDLE

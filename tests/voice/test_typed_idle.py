@@ -12,7 +12,8 @@ from tests.fakes.gemini_live_server import WAIT_S, FakeGeminiLiveServer
 from voice.gemini_live import connect
 from voice.live import LiveConfig, ToolCall
 from voice.null_sink import NullSink
-from voice.session import EndReason, Microphone, SessionEvent, SpokenTurn, ToolReply, VoiceSession
+from voice.preroll import PrerollStream
+from voice.session import EndReason, SessionEvent, SpokenTurn, ToolReply, VoiceSession
 from voice.state import AssistantState, StateMachine
 from voice.typed import TypedText
 
@@ -67,9 +68,9 @@ async def test_the_conversation_does_not_go_idle_while_a_typed_message_waits_for
     )
     typed = TypedText()
     typed.put("What is the capital of France?")
-    microphone: Microphone = asyncio.Queue()
-    microphone.put_nowait(None)  # no microphone: typing only
-    running = asyncio.create_task(session.run(microphone, typed))
+    microphone = PrerollStream()
+    microphone.end()  # no microphone: typing only
+    running = asyncio.create_task(session.run(microphone.since(), typed))
     async with asyncio.timeout(WAIT_S):
         await typed_turn.wait()
     clock.let_pass(2)  # twice the idle time, and no answer yet
