@@ -7,7 +7,7 @@ answered with an `{"error": {...}}` object, never raised: a bad call must not en
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 RECENT_DEFAULT = 5
 UNTITLED_WORDS = 8
 """Words of its first message that name a chat without a title in a choice read out to the user."""
+EMPTY_CHAT = "a chat with nothing said in it yet"
 
 
 SWITCH_CHAT = ToolDeclaration(
@@ -123,7 +124,7 @@ class ChatTools:
         if match.outcome == "none":
             return ToolOutcome({"outcome": "none", "message": "No earlier chat is about that."})
         if match.outcome == "ask":
-            options = [await self._option(option) for option in match.options]
+            options = await self._options(match.options)
             return ToolOutcome({"outcome": "ask", "message": "Ask the user which chat they mean.", "options": options})
         best = match.options[0]
         return self._switched(best.chat_id, best.title, current_chat)
@@ -153,22 +154,44 @@ class ChatTools:
             }
         )
 
+    async def _options(self, ranked: Sequence[RankedChat]) -> list[dict[str, Any]]:
+        """The choices read out, each one the user can name back: a chat without a title yet is called by
+        its first words, and chats of the same title are told apart by when they were last used, then by
+        the last thing the user said in each."""
+        options = [await self._option(option) for option in ranked]
+        for twins in _same_titles(options):
+            for option in twins:
+                option["title"] += f", last used {option['last_active']}"
+        for twins in _same_titles(options):
+            for option in twins:
+                option["title"] += f", where you said “{await self._said(UUID(option['chat_id']), last=True)}”"
+        return options
+
     async def _option(self, option: RankedChat) -> dict[str, Any]:
-        """A choice the user can name back: a chat without a title yet is called by its first words."""
-        title = option.title or await self._first_words(option.chat_id)
         return {
             "chat_id": str(option.chat_id),
-            "title": title,
+            "title": option.title or await self._first_words(option.chat_id),
             "last_active": _ago(self._clock(), option.last_activity_at),
         }
 
     async def _first_words(self, chat_id: UUID) -> str:
+        said = await self._said(chat_id, last=False)
+        return f"the chat that began “{said}”" if said else EMPTY_CHAT
+
+    async def _said(self, chat_id: UUID, *, last: bool) -> str:
+        """The first (or `last`) words the user said in the chat, at most `UNTITLED_WORDS` of them."""
         context = await self._s.store.load_assistant_context(chat_id)
-        said = next((turn.text for turn in context.assistant_history if turn.role == "user" and not turn.summary), "")
-        words = said.split()
-        if not words:
-            return "a chat with nothing said in it yet"
-        return f"the chat that began “{' '.join(words[:UNTITLED_WORDS])}{'…' if len(words) > UNTITLED_WORDS else ''}”"
+        turns = [turn.text for turn in context.assistant_history if turn.role == "user" and not turn.summary]
+        words = (turns[-1] if last else turns[0]).split() if turns else []
+        return " ".join(words[:UNTITLED_WORDS]) + ("…" if len(words) > UNTITLED_WORDS else "")
+
+
+def _same_titles(options: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The groups of options whose titles cannot be told apart when read out."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for option in options:
+        groups.setdefault(option["title"].casefold(), []).append(option)
+    return [group for group in groups.values() if len(group) > 1]
 
 
 def _ago(now: datetime, then: datetime) -> str:

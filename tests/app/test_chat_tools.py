@@ -179,3 +179,30 @@ async def test_every_option_read_out_can_be_named_back(tmp_path: Path, minilm: M
     finally:
         await memories.close()
         await store.close()
+
+
+async def test_options_of_the_same_title_are_told_apart_when_read_out(tmp_path: Path, minilm: MiniLMEmbedder) -> None:
+    clock = Ticking(NOW - timedelta(days=9))
+    store = await SqliteChatStore.open(tmp_path / "chats.sqlite3", "alice", clock=clock)
+    memories = await SqliteMemoryStore.open(tmp_path / "chats.sqlite3", "alice")
+    try:
+        tools = ChatTools(compose_services(store, memories, minilm, ScriptedTextModel(titles=[])), clock=lambda: NOW)
+        said = {
+            timedelta(days=8): "The wedding venue by the lake, and the guest list.",
+            timedelta(days=2, hours=3): "The wedding menu and the cake for the reception.",
+            timedelta(days=2, hours=1): "The wedding music: a band or a DJ for the evening.",
+        }
+        for ago, text in said.items():
+            clock.now = NOW - ago
+            turns = [Turn(role="user", text=text), Turn(role="model", text="Noted.")]
+            await store.create(title="Wedding plans", turns=turns)
+        asked = await tools.call("switch_chat", {"query": "the wedding plans"}, current_chat=uuid4())
+        assert asked.result["outcome"] == "ask"
+        assert sorted(option["title"] for option in asked.result["options"]) == [
+            "Wedding plans, last used 1 week ago",
+            "Wedding plans, last used 2 days ago, where you said “The wedding menu and the cake for the…”",
+            "Wedding plans, last used 2 days ago, where you said “The wedding music: a band or a DJ…”",
+        ]
+    finally:
+        await memories.close()
+        await store.close()
