@@ -73,9 +73,12 @@ class ChatImporter:
         self._folders: list[Folder] | None = None
 
     async def import_folders(self, folders: Sequence[ImportedFolder]) -> int:
-        """Make the folders of an export this store lacks (by name), at their times; how many were made."""
+        """Make the folders of an export this store lacks (by name, or by id: `copy_folders`), with their ids
+        and times; how many were made."""
         now = utc_now()
-        wanted = [Folder(folder.name, folder.name, folder.created_at or now, 0) for folder in folders]
+        wanted = [
+            Folder(folder.id or str(uuid.uuid4()), folder.name, folder.created_at or now, 0) for folder in folders
+        ]
         _, made = await copy_folders(self._s.store, self._clock, wanted)
         self._folders = None  # read again when next needed
         return made

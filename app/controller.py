@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -10,6 +10,7 @@ from app.account.sync import StampClock
 from app.chat_import import ChatImporter, ImportReport
 from app.wiring import ChatServices
 from chats.embedding import embed_one
+from chats.import_reader import ImportedFolder
 from chats.models import Chat, ChatInfo, Folder, FolderFilter, chat_title
 from chats.search import ChatMatch
 from chats.transfer import ChatState, ExportedChat, ImportedChat
@@ -29,8 +30,11 @@ class ReembedReport:
 
 
 class ChatController:
-    def __init__(self, services: ChatServices) -> None:
+    def __init__(self, services: ChatServices, clock: StampClock | None = None) -> None:
+        """`clock`: the one the stores were built with (`open_chat_services(clock=...)`), for imported chats
+        to keep their times, as `parley chats import` does; without it they take the time of the import."""
         self._s = services
+        self._clock = clock
 
     async def new_chat(self, title: str | None = None, folder_id: str | None = None) -> Chat:
         return await self._s.store.create(title=None if title is None else chat_title(title), project_id=folder_id)
@@ -102,12 +106,17 @@ class ChatController:
 
     def importer(self, clock: StampClock | None = None, *, as_new: bool = False) -> ChatImporter:
         """Imports chats one at a time (`app.chat_import`); one importer per import. `clock`: the store's, for
-        exported chats to keep their times; `as_new`: an export's chats become copies with new ids."""
-        return ChatImporter(self._s, clock, as_new=as_new)
+        exported chats to keep their times (default: the controller's); `as_new`: an export's chats become
+        copies with new ids."""
+        return ChatImporter(self._s, clock or self._clock, as_new=as_new)
 
-    async def import_chats(self, chats: Iterable[ImportedChat]) -> list[ImportReport]:
-        """Each chat whole in one transaction, then compacted as the rules say."""
+    async def import_chats(
+        self, chats: Iterable[ImportedChat], folders: Sequence[ImportedFolder] = ()
+    ) -> list[ImportReport]:
+        """The `folders` of an export (made first, empty ones too), then each chat whole in one transaction,
+        compacted as the rules say; with their ids and times, as `parley chats import` keeps them."""
         importer = self.importer()
+        await importer.import_folders(folders)
         return [await importer.import_chat(imported) for imported in chats]
 
     async def reembed(self) -> ReembedReport:

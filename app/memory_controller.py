@@ -6,17 +6,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
-from uuid import UUID
+from uuid import UUID, uuid5
 
-from app.account.sync import StampClock, copy_memories
-from app.chat_import import ChatImporter
+from app.account.sync import StampClock, copy_folders, copy_memories
+from app.chat_import import IMPORT_NAMESPACE, imported_folder_name
 from app.wiring import ChatServices
 from chats.errors import ChatNotFound
 from chats.memory.export import MemoriesFile, export_json, export_markdown, working_notes
 from chats.memory.models import Memory, MemoryHit, category_of
 from chats.memory.service import Duplicate, Saved
 from chats.memory.store import SEARCH_LIMIT_MAX
-from chats.models import EmbeddedText
+from chats.models import EmbeddedText, Folder, utc_now
 
 ExportFormat = Literal["json", "markdown"]
 PAGE = 500
@@ -30,7 +30,8 @@ class MemoryImportReport:
     memories: int
     """Memories in the file, replaced ones included."""
     added: int
-    """Memories added; the others were here already (the same id, or the same content, category and folder)."""
+    """Memories added; the others were here already (the same id, or the same content, category and folder;
+    with `as_new`, the same copy's id)."""
     notes_restored: int
     """Chats here that got the working memory the file gives them (a chat that has notes keeps its own)."""
     notes_skipped: int
@@ -84,19 +85,22 @@ class MemoryController:
         return export_json(memories, notes, await self._chats.list_folders()), memories
 
     async def import_memories(self, exported: MemoriesFile, *, as_new: bool = False) -> MemoryImportReport:
-        """Keep the memories of an export this store lacks, with their times, folders (by name) and what
-        replaced what, and give each chat here that has no working memory the one the file has for it.
-        Importing the same file again adds nothing; `as_new` adds every memory, as copies."""
+        """Keep the memories of an export this store lacks, with their ids, times, folders and what replaced
+        what, and give each chat here that has no working memory the one the file has for it. A folder is
+        found by its name, else made with the file's id for it. Importing the same file again adds nothing;
+        `as_new` adds every memory as a copy, under an id derived from its own, so that importing again as
+        new finds the copies."""
         memories = await self._embedded(exported.memories)
-        importer = ChatImporter(self._s)
-        folders = {
-            project_id: await importer.folder(exported.folders.get(project_id), project_id)
-            for project_id in {memory.project_id for memory in memories if memory.project_id}
-        }
+        folders = await self._folders(exported, memories)
         said_in = {memory.source_chat_id for memory in memories if memory.source_chat_id is not None}
         chats = {chat_id for chat_id in said_in if await self._holds(chat_id)}
         added = await copy_memories(
-            self._memory.store, self._clock, memories, lambda p: folders[p] or p, chats, as_new=as_new
+            self._memory.store,
+            self._clock,
+            memories,
+            lambda project_id: folders.get(project_id, project_id),
+            chats,
+            copy_id=self._copy_id if as_new else None,
         )
         restored = skipped = 0
         for notes in exported.notes:
@@ -109,6 +113,22 @@ class MemoryController:
                 await self._chats.put_working_memory(notes.chat_id, notes.notes, expected_version=record.version)
                 restored += 1
         return MemoryImportReport(len(memories), len(added), restored, skipped)
+
+    async def _folders(self, exported: MemoriesFile, memories: Sequence[Memory]) -> dict[str, str]:
+        """The folder here of each folder id the memories name (see `copy_folders`), made when missing: named
+        as the file names it, else after its id (a first-version export)."""
+        now = utc_now()
+        wanted = []
+        for project_id in sorted({memory.project_id for memory in memories if memory.project_id}):
+            name = exported.folders.get(project_id) or imported_folder_name(project_id)
+            if name:
+                wanted.append(Folder(project_id, name, now, 0))
+        found, _ = await copy_folders(self._chats, self._clock, wanted)
+        return found
+
+    def _copy_id(self, memory_id: UUID) -> UUID:
+        """The id of an `--as-new` copy of a memory: the same for the same data folder, user and memory."""
+        return uuid5(IMPORT_NAMESPACE, f"memory {self._s.installation} {self._chats.user_id} {memory_id}")
 
     async def _embedded(self, memories: Sequence[Memory]) -> list[Memory]:
         """`memories` with their content embedded by this embedder (an export holds no vectors)."""

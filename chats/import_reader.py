@@ -77,6 +77,8 @@ class ImportedFolder:
 
     name: str
     created_at: datetime | None
+    id: str | None = None
+    """The folder's id in the store it was exported from (none before folders' ids were exported)."""
 
 
 def read_import(file: IO[bytes], folders: list[ImportedFolder] | None = None) -> Iterator[ImportedChat]:
@@ -139,8 +141,11 @@ def _folders(items: list[Any]) -> list[ImportedFolder]:
             name = folder_name(storable_text(item["name"]))
         except InvalidFolderName as error:
             raise InvalidTurn(f"{where}{error}") from None
-        made = item.get("created_at")
-        found.append(ImportedFolder(name, None if made is None else _time(made, f"{where}'created_at' must be a time")))
+        made, folder_id = item.get("created_at"), item.get("id")
+        if folder_id is not None and (not isinstance(folder_id, str) or not folder_id.strip()):
+            raise InvalidTurn(f"{where}'id' must be a non-empty string")
+        moment = None if made is None else _time(made, f"{where}'created_at' must be a time")
+        found.append(ImportedFolder(name, moment, folder_id))
     return found
 
 

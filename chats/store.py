@@ -222,9 +222,11 @@ class Chats(Protocol):
 class Folders(Protocol):
     """Folders (projects) that chats are kept in."""
 
-    async def create_folder(self, name: str) -> Folder:
+    async def create_folder(self, name: str, folder_id: str | None = None) -> Folder:
         """A new empty folder. The name is stripped; raises `InvalidFolderName` when it is blank or too
-        long and `DuplicateFolderName` when another folder of the user has it, ignoring case."""
+        long and `DuplicateFolderName` when another folder of the user has it, ignoring case. Its id is
+        `folder_id` when given (a copy of a folder from another store keeps its id, so that the chats and
+        memories naming it find it), which no folder of the user may have yet; else a new one."""
         ...
 
     async def list_folders(self) -> list[Folder]:

@@ -1,11 +1,11 @@
 """Chats to and from files: the JSON export (which `import` reads back, `chats.import_reader`) and a Markdown
 transcript.
 
-The export is versioned. `parley.chats/2` lists the folders (name and creation time, empty ones too), then
-holds each chat whole, as `import` needs it to give the same chat back: its id, times, title, the *name* of
-its folder (a folder's id is its store's own), both histories, the summary and topic with their vectors, the
-memory switch and the working memory. It leaves out what is the
-store's own bookkeeping (the version, the folder id), so that export, import, export gives the same file.
+The export is versioned. `parley.chats/2` lists the folders (id, name and creation time, empty ones too),
+then holds each chat whole, as `import` needs it to give the same chat back: its id, times, title, the *name*
+of its folder (an import finds a folder by name; one it makes keeps its id, which memories name it by), both
+histories, the summary and topic with their vectors, the memory switch and the working memory. It leaves out
+what is the store's own bookkeeping (the version), so that export, import, export gives the same file.
 `parley.chats/1` (a `project_id` and a `version` instead of `folder`; no topic, switch or working memory)
 still imports.
 """
@@ -80,7 +80,9 @@ def export_json(chats: Sequence[ExportedChat], folders: Sequence[Folder] = ()) -
     """The export of `chats`, listing `folders` (empty ones too) before them, so an import makes them first."""
     return {
         "format": EXPORT_FORMAT,
-        "folders": [{"name": folder.name, "created_at": folder.created_at.isoformat()} for folder in folders],
+        "folders": [
+            {"id": folder.id, "name": folder.name, "created_at": folder.created_at.isoformat()} for folder in folders
+        ],
         "chats": [exported_chat_to_json(chat) for chat in chats],
     }
 

@@ -3,8 +3,9 @@ into Supabase, or back.
 
 Running it again copies nothing twice. A chat keeps its id in the copy, so the next run finds it and
 appends only the turns it lacks (turns are known by their ids, or by position for turns without one);
-a folder is known by its name; a memory by its id or by its content, category and folder. Copies keep
-their times: the target stores write with a clock set to the moment each row had in the source.
+a folder is known by its name (or, renamed since, by its id); a memory by its id or by its content,
+category and folder. Copies keep their ids and their times: the target stores write with a clock set to
+the moment each row had in the source.
 `parley chats import` and `parley memories import` copy from an export file with the same functions.
 
 What is copied of a chat: title, folder, every turn, the compacted assistant history with its summary
@@ -51,17 +52,25 @@ class StampClock:
 
 
 async def copy_folders(target: ChatStore, clock: StampClock, folders: Sequence[Folder]) -> tuple[dict[str, str], int]:
-    """Make in `target` the `folders` it lacks (a folder is known by its name), each at its creation time:
-    each folder's id -> the target's folder of its name, and how many were made."""
-    theirs = {folder_name_key(folder.name): folder.id for folder in await target.list_folders()}
+    """Make in `target` the `folders` it lacks, each with its id and creation time: each folder's id -> the
+    target's folder for it, and how many were made.
+
+    A folder is known by its name first, as a person knows it: when the target has a folder of that name
+    under another id (made there on its own), that one is kept and what names the source's id is mapped to
+    it. Else by its id: a folder renamed in one store since the last copy is the same folder, kept under the
+    target's name rather than doubled."""
+    held = await target.list_folders()
+    by_name = {folder_name_key(folder.name): folder.id for folder in held}
+    ids = {folder.id for folder in held}
     found, made = {}, 0
     for folder in folders:
         key = folder_name_key(folder.name)
-        if key not in theirs:
+        if key not in by_name and folder.id not in ids:
             with clock.at(folder.created_at):
-                theirs[key] = (await target.create_folder(folder.name)).id
+                by_name[key] = (await target.create_folder(folder.name, folder_id=folder.id)).id
+            ids.add(folder.id)
             made += 1
-        found[folder.id] = theirs[key]
+        found[folder.id] = by_name.get(key, folder.id)
     return found, made
 
 
@@ -159,6 +168,31 @@ async def extend_copy(target: ChatStore, clock: StampClock, chat: Chat, copy: Ch
     return len(new)
 
 
+def supersession_order(memories: Sequence[Memory]) -> list[Memory]:
+    """`memories` oldest first, except that a memory always comes after those it superseded: a copy can
+    then mark them superseded by it as it is made (their times alone may say otherwise)."""
+    by_time = sorted(memories, key=lambda m: m.created_at)
+    ids = {memory.id for memory in memories}
+    older: dict[UUID, list[Memory]] = {}
+    for memory in by_time:
+        if memory.superseded_by in ids and memory.superseded_by != memory.id:
+            older.setdefault(memory.superseded_by, []).append(memory)
+    ordered: list[Memory] = []
+    placed: set[UUID] = set()
+    for first in by_time:
+        # Depth first, without recursion: a fact restated every week for years is a chain of thousands.
+        stack = [(first, False)]
+        while stack:
+            memory, expanded = stack.pop()
+            if expanded:
+                ordered.append(memory)
+            elif memory.id not in placed:  # placed before its older versions: a (corrupt) cycle ends here
+                placed.add(memory.id)
+                stack.append((memory, True))
+                stack += [(old, False) for old in reversed(older.get(memory.id, ()))]
+    return ordered
+
+
 async def copy_memories(
     target: MemoryStore,
     clock: StampClock,
@@ -166,27 +200,36 @@ async def copy_memories(
     folder: Callable[[str], str],
     chats: Container[UUID],
     *,
-    as_new: bool = False,
+    copy_id: Callable[[UUID], UUID] | None = None,
 ) -> dict[UUID, Memory]:
-    """Add to `target` the `memories` (oldest first: a superseded one before its successor) it lacks, each
-    with its times, tags and importance, and marked superseded as it was. A memory the target holds is known
-    by its id, or by its content, category and folder; with `as_new` every memory is added. `folder` gives
-    the target's folder for a memory's `project_id`; `chats` are the chats the target holds (a memory keeps
-    its source chat only when that chat is there). The copies made, by source id."""
+    """Add to `target` the `memories` it lacks, each with its id, times, tags and importance, and marked
+    superseded by the same memory as it was. A memory the target holds is known by its id, or by its
+    content, category and folder (then the target's is kept, under its own id). With `copy_id` every memory
+    is a copy under `copy_id(its id)`, known by that id alone: copying again finds the copies. `folder`
+    gives the target's folder for a memory's `project_id`; `chats` are the chats the target holds (a
+    memory keeps its source chat only when that chat is there). The memories made, by source id."""
     held: dict[object, UUID] = {}
-    for memory in [] if as_new else await target.export():
-        held[memory.id] = held[memory_key(memory, memory.project_id)] = memory.id
+    for memory in await target.export():
+        held[memory.id] = memory.id
+        if copy_id is None:
+            held[memory_key(memory, memory.project_id)] = memory.id
     copies: dict[UUID, UUID] = {}
     """Source memory id -> its copy's id (made now or found)."""
-    made: dict[UUID, Memory] = {}
+    older: dict[UUID, list[UUID]] = {}
+    """Source memory id -> the source memories it superseded."""
     for memory in memories:
+        if memory.superseded_by is not None:
+            older.setdefault(memory.superseded_by, []).append(memory.id)
+    made: dict[UUID, Memory] = {}
+    for memory in supersession_order(memories):
         project_id = folder(memory.project_id) if memory.project_id else None
         key = memory_key(memory, project_id)
-        found = held.get(memory.id, held.get(key))
+        wanted = memory.id if copy_id is None else copy_id(memory.id)
+        found = held.get(wanted) if copy_id is not None else held.get(wanted, held.get(key))
         if found is not None:
             copies[memory.id] = found
             continue
-        replaced = [copies[old.id] for old in memories if old.superseded_by == memory.id and old.id in copies]
+        replaced = [copies[old] for old in older.get(memory.id, ()) if old in copies]
         with clock.at(memory.created_at):
             copy = await target.add(
                 content=memory.embedding,
@@ -197,12 +240,13 @@ async def copy_memories(
                 project_id=project_id,
                 source_chat_id=memory.source_chat_id if memory.source_chat_id in chats else None,
                 supersedes=replaced,
+                memory_id=wanted,
             )
         if memory.updated_at != memory.created_at:  # edited in the source: an update with no change stamps it
             with clock.at(memory.updated_at):
                 copy = await target.update(copy.id)
-        copies[memory.id] = copy.id
-        if not as_new:
+        copies[memory.id] = held[wanted] = copy.id
+        if copy_id is None:
             held[key] = copy.id
         made[memory.id] = copy
     return made

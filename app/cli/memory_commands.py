@@ -57,7 +57,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument("--out", help="file to write (default: standard output)")
     importing = sub.add_parser("import", help="import a JSON export of memories (again: no change)")
     importing.add_argument("file")
-    importing.add_argument("--as-new", action="store_true", help="add every memory, even those already here")
+    importing.add_argument(
+        "--as-new", action="store_true", help="add every memory as a copy with a new id (again: no second copy)"
+    )
     importing.add_argument("--json", action="store_true", help="print JSON instead of text")
     importing.set_defaults(handler=_import_command)
 

@@ -1,9 +1,10 @@
 """Memories as a file the user keeps: JSON (every field but the vectors) or Markdown by category, each
 followed by the working memory of the chats that have one (spec 002's per-chat notes).
 
-The JSON is versioned: `parley.memories/2` adds the names of the folders memories were saved in (a folder's
-id is its store's own; `parley memories import` finds or makes the folder by name). A file without a
-`format` (the first exports) still imports, its folders named after their ids.
+The JSON is versioned: `parley.memories/2` adds the names of the folders memories were saved in
+(`parley memories import` finds the folder by name, or makes it with the file's id for it). A memory keeps
+its id, which is its key: importing the file again finds it. A file without a `format` (the first exports)
+still imports, its folders named after their ids.
 """
 
 from __future__ import annotations
@@ -13,18 +14,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
-from uuid import UUID, uuid4
+from uuid import UUID, uuid5
 
 import numpy as np
 
-from chats.errors import ChatNotFound, InvalidMemory, InvalidWorkingMemory
+from chats.errors import ChatNotFound, InvalidFolderName, InvalidMemory, InvalidWorkingMemory
 from chats.memory.importance import checked_importance
 from chats.memory.models import CATEGORIES, Memory, category_of, clean_content, clean_tags, clean_title
-from chats.models import EmbeddedText, Folder
+from chats.models import EmbeddedText, Folder, folder_name
 from chats.store import ChatStore
 from chats.working_memory import apply_update
 
 MEMORIES_FORMAT = "parley.memories/2"
+_NO_ID = UUID("0c5d5e0e-8f43-4c1e-9a57-2f0f3f6b7f43")
+"""Of the ids given to the memories of a file that has none (UUID version 5 of what the memory says)."""
 
 _HEADINGS = {
     "identity": "Who you are",
@@ -100,12 +103,19 @@ def read_export(data: object, user_id: str) -> MemoriesFile:
         raise InvalidMemory(f"the export's format is {data['format']}, newer than this Parley reads: update Parley")
     memories = [_memory(item, user_id, f"memory {number}: ") for number, item in enumerate(data["memories"], 1)]
     folders = {
-        str(folder.get("id")): str(folder.get("name"))
-        for folder in _list(data.get("folders"), "'folders'")
+        str(folder.get("id")): _folder_name(folder.get("name"), f"folder {number}: ")
+        for number, folder in enumerate(_list(data.get("folders"), "'folders'"), 1)
         if isinstance(folder, Mapping)
     }
     notes = [_notes(item, f"working memory {n}: ") for n, item in enumerate(_list(data.get("workingMemory"), ""), 1)]
     return MemoriesFile(tuple(sorted(memories, key=lambda m: m.created_at)), folders, tuple(notes))
+
+
+def _folder_name(value: object, where: str) -> str:
+    try:
+        return folder_name(str(value))
+    except InvalidFolderName as error:
+        raise InvalidMemory(f"{where}{error}") from None
 
 
 def _list(value: object, name: str) -> list[Any]:
@@ -136,8 +146,11 @@ def _memory(item: object, user_id: str, where: str) -> Memory:
     except InvalidMemory as error:
         raise InvalidMemory(f"{where}{error}") from None
     created = _time(item.get("createdAt"), where + "'createdAt'")
+    # A memory of a file that gives it no id gets one derived from what it says: importing the file again
+    # finds it by that id, as it would find a memory of a file that gives ids.
+    made_id = uuid5(_NO_ID, json.dumps([item["content"], category, item.get("projectId"), created.isoformat()]))
     return Memory(
-        id=_id(item.get("id"), where + "'id'") or uuid4(),  # an id, so that supersedes can name it
+        id=_id(item.get("id"), where + "'id'") or made_id,
         user_id=user_id,
         content=item["content"],
         title=_text(item.get("title"), where + "'title'"),

@@ -60,10 +60,13 @@ class MemoryStore(Protocol):
         project_id: str | None = None,
         source_chat_id: UUID | None = None,
         supersedes: Sequence[UUID] = (),
+        memory_id: UUID | None = None,
     ) -> Memory:
         """Keep a new memory whose content is `content.text` (validated: `InvalidMemory`), and in the
         same transaction mark the memories in `supersedes` (of this user; others are ignored) as
-        superseded by it."""
+        superseded by it. Its id is `memory_id` when given (a copy of a memory from another store or an
+        export keeps its id, so that copying it again finds it), which no memory may have yet; else a
+        new one."""
         ...
 
     async def get(self, memory_id: UUID, *, scope: FolderFilter = None) -> Memory:

@@ -33,10 +33,13 @@ def require_folder(db: sqlite3.Connection, user_id: str, folder_id: str) -> None
         raise FolderNotFound(folder_id)
 
 
-def insert_folder(db: sqlite3.Connection, user_id: str, name: str, created_at: str) -> str:
-    """Add a folder with a valid `name`; raise `DuplicateFolderName` if the user already has it."""
+def insert_folder(
+    db: sqlite3.Connection, user_id: str, name: str, created_at: str, folder_id: str | None = None
+) -> str:
+    """Add a folder with a valid `name`, under `folder_id` or a new id; raise `DuplicateFolderName` if the
+    user already has the name."""
     _refuse_taken_name(db, user_id, name, None)
-    folder_id = str(uuid.uuid4())
+    folder_id = folder_id or str(uuid.uuid4())
     db.execute(
         "INSERT INTO folders (id, user_id, name, created_at) VALUES (?, ?, ?, ?)",
         (folder_id, user_id, name, created_at),

@@ -82,15 +82,16 @@ class SqliteMemoryStore(ThreadedStore):
         project_id: str | None = None,
         source_chat_id: UUID | None = None,
         supersedes: Sequence[UUID] = (),
+        memory_id: UUID | None = None,
     ) -> Memory:
         text = clean_content(content)
-        memory_id = str(uuid.uuid4())
+        kept_id = str(memory_id or uuid.uuid4())
         now = self._now()
         with write_transaction(self._db) as db:
             db.execute(
                 f"INSERT INTO memories ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
                 (
-                    memory_id,
+                    kept_id,
                     self._user_id,
                     project_id,
                     text,
@@ -108,9 +109,9 @@ class SqliteMemoryStore(ThreadedStore):
             db.execute(
                 "UPDATE memories SET superseded_by = ? WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))"
                 " AND id != ? AND superseded_by IS NULL",
-                (memory_id, self._user_id, json.dumps([str(i) for i in supersedes]), memory_id),
+                (kept_id, self._user_id, json.dumps([str(i) for i in supersedes]), kept_id),
             )
-        return self._get(UUID(memory_id))
+        return self._get(UUID(kept_id))
 
     @on_thread
     def get(self, memory_id: UUID, *, scope: FolderFilter = None) -> Memory:

@@ -33,10 +33,10 @@ class SqliteFolders(ChatTables):
     """`chats.store.Folders` on SQLite."""
 
     @on_thread
-    def create_folder(self, name: str) -> Folder:
+    def create_folder(self, name: str, folder_id: str | None = None) -> Folder:
         name = folder_name(name)
         with write_transaction(self._db) as db:
-            folder_id = folders.insert_folder(db, self._user_id, name, self._now())
+            folder_id = folders.insert_folder(db, self._user_id, name, self._now(), folder_id)
             return folders.select_folder(db, self._user_id, folder_id)
 
     @on_thread

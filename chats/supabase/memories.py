@@ -84,6 +84,7 @@ class SupabaseMemoryStore(SupabaseStore):
         project_id: str | None = None,
         source_chat_id: UUID | None = None,
         supersedes: Sequence[UUID] = (),
+        memory_id: UUID | None = None,
     ) -> Memory:
         text = clean_content(content)
         title = clean_title(title)
@@ -92,7 +93,7 @@ class SupabaseMemoryStore(SupabaseStore):
         row = await self._call(
             "add_memory",
             {
-                "p_id": str(uuid.uuid4()),
+                "p_id": str(memory_id or uuid.uuid4()),
                 "p_content": text,
                 "p_category": category,
                 "p_importance": checked_importance(importance),

@@ -148,11 +148,16 @@ class SupabaseChatStore(SupabaseStore):
     async def delete(self, chat_id: UUID) -> None:
         await self._call("delete_chat", {"p_chat_id": str(chat_id)})
 
-    async def create_folder(self, name: str) -> Folder:
+    async def create_folder(self, name: str, folder_id: str | None = None) -> Folder:
         name = folder_name(name)
         row = await self._call(
             "create_chat_folder",
-            {"p_id": str(uuid.uuid4()), "p_name": name, "p_name_key": folder_name_key(name), "p_now": self._now()},
+            {
+                "p_id": folder_id or str(uuid.uuid4()),
+                "p_name": name,
+                "p_name_key": folder_name_key(name),
+                "p_now": self._now(),
+            },
         )
         return rows.folder(row)
 

@@ -5,6 +5,7 @@ memory switch, working memory, memories), again they change nothing, and `--as-n
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 from contextlib import AsyncExitStack
 from datetime import datetime, timedelta
@@ -14,11 +15,14 @@ from uuid import uuid4
 
 import pytest
 
+from app.account.sync import StampClock
 from app.controller import ChatController
-from app.wiring import STORE_FILE, compose_services
+from app.wiring import STORE_FILE, ChatServices, compose_services
 from chats.embedding import embed_one
+from chats.import_reader import ImportedFolder, read_import
 from chats.minilm import MiniLMEmbedder
 from chats.models import Turn, utc_now
+from chats.transfer import export_json
 from tests.app.conftest import Parley
 from tests.app.test_sync import START, Ticking, open_sqlite, said, snapshot
 from tests.fakes.text_models import ScriptedTextModel
@@ -75,18 +79,8 @@ async def stores_snapshot(data_dir: Path) -> dict[str, object]:
         return await snapshot(await open_sqlite(data_dir / STORE_FILE, closing, utc_now))
 
 
-def memories_without_ids(path: Path) -> list[dict[str, Any]]:
-    """A memories export as a user reads it: every field but the store-made ids of memories and folders."""
-    document = json.loads(path.read_text(encoding="utf-8"))
-    folders = {folder["id"]: folder["name"] for folder in document["folders"]}
-    kept = []
-    for given in document["memories"]:
-        memory = {key: value for key, value in given.items() if key not in ("id", "projectId", "supersededBy")}
-        memory["replaced"] = given["supersededBy"] is not None
-        memory["folder"] = folders.get(given["projectId"])
-        memory["containerTags"] = [tag for tag in given["containerTags"] if not tag.startswith("tag:project:")]
-        kept.append(memory)
-    return sorted(kept, key=lambda memory: memory["content"])
+def memories_of(path: Path) -> dict[str, Any]:
+    return dict(json.loads(path.with_suffix(".memories.json").read_text(encoding="utf-8")))
 
 
 def export(parley: Parley, path: Path) -> Path:
@@ -120,10 +114,69 @@ def test_export_then_import_into_an_empty_data_folder_gives_the_same_history(
     assert tiles["summary_text"] and datetime.fromisoformat(tiles["created_at"]) < START + timedelta(days=1)  # not now
 
     again = export(elsewhere, tmp_path / "again.json")
-    assert again.read_bytes() == first.read_bytes()
-    assert memories_without_ids(again.with_suffix(".memories.json")) == memories_without_ids(
-        first.with_suffix(".memories.json")
-    )
+    assert again.read_bytes() == first.read_bytes()  # folders keep their ids: memories name them by id
+    assert again.with_suffix(".memories.json").read_bytes() == first.with_suffix(".memories.json").read_bytes()
+    milan = next(m for m in memories_of(again)["memories"] if m["content"] == "User lives in Milan.")
+    assert [m["content"] for m in memories_of(again)["memories"] if m["supersededBy"] == milan["id"]] == [
+        "User lives in Turin."
+    ]
+
+
+def test_memories_alone_come_back_with_their_ids_and_folders(
+    parley: Parley, tmp_path: Path, capsys: pytest.CaptureFixture[str], minilm: MiniLMEmbedder
+) -> None:
+    """Without the chats, a memory loses only the chat it was said in (and the notes of chats not here)."""
+    ids = asyncio.run(a_history(parley.data_dir, minilm))
+    first = export(parley, tmp_path / "first.json")
+    elsewhere = Parley(tmp_path / "elsewhere", capsys)
+    report = elsewhere.json("memories", "import", str(first.with_suffix(".memories.json")))
+    assert (report["added"], report["notes_restored"], report["notes_skipped"]) == (4, 0, 1)
+    assert [(f["id"], f["name"]) for f in elsewhere.json("chats", "folders")] == [(str(ids["folder"]), "Kitchen")]
+    given, kept = memories_of(first), memories_of(export(elsewhere, tmp_path / "again.json"))
+    assert kept["folders"] == given["folders"]
+    for memory in given["memories"]:
+        memory["sourceChatId"] = None
+    assert kept["memories"] == given["memories"]
+
+
+def test_memories_go_to_the_folder_of_the_same_name_here(
+    parley: Parley, tmp_path: Path, capsys: pytest.CaptureFixture[str], minilm: MiniLMEmbedder
+) -> None:
+    """A folder is known by its name: one made here on its own keeps its id, and the memories that name the
+    exported folder name it instead."""
+    asyncio.run(a_history(parley.data_dir, minilm))
+    first = export(parley, tmp_path / "first.json")
+    elsewhere = Parley(tmp_path / "elsewhere", capsys)
+    kitchen = elsewhere.json("chats", "folder-new", "KITCHEN")
+    elsewhere.json("chats", "import", str(first))
+    assert elsewhere.json("memories", "import", str(first.with_suffix(".memories.json")))["added"] == 4
+    [renovating] = [m for m in elsewhere.json("memories", "list") if m["category"] == "project"]
+    assert (renovating["projectId"], renovating["containerTags"][1]) == (kitchen["id"], f"tag:project:{kitchen['id']}")
+    assert sorted(f["name"] for f in elsewhere.json("chats", "folders")) == ["KITCHEN", "Travel"]
+
+
+async def chats_export(services: ChatServices) -> str:
+    return json.dumps(export_json(*await ChatController(services).export_chats()), indent=2, ensure_ascii=False)
+
+
+def test_the_window_import_keeps_the_times_as_the_command_line_does(tmp_path: Path, minilm: MiniLMEmbedder) -> None:
+    """`ChatController.import_chats` (what the window imports with) given the clock its stores stamp with."""
+
+    async def scenario() -> None:
+        await a_history(tmp_path / "source", minilm)
+        async with AsyncExitStack() as closing:
+            source = await open_sqlite(tmp_path / "source" / STORE_FILE, closing, utc_now)
+            first = await chats_export(compose_services(source.chats, source.memories, minilm, ScriptedTextModel()))
+            clock = StampClock()
+            stores = await open_sqlite(tmp_path / "target.sqlite3", closing, clock)
+            target = compose_services(stores.chats, stores.memories, minilm, ScriptedTextModel())
+            folders: list[ImportedFolder] = []
+            chats = list(read_import(io.BytesIO(first.encode()), folders))
+            reports = await ChatController(target, clock).import_chats(chats, folders)
+            assert all(report.new for report in reports)
+            assert await chats_export(target) == first  # times, folders and all
+
+    asyncio.run(scenario())
 
 
 def shown(parley: Parley) -> list[Any]:
@@ -146,6 +199,7 @@ def test_importing_the_same_files_again_changes_nothing(
         assert elsewhere.json("memories", "import", str(first.with_suffix(".memories.json")))["added"] == 0
     assert shown(elsewhere) == before
     assert elsewhere.json("memories", "list", "--all") == memories_before
+    assert memories_of(export(elsewhere, tmp_path / "again.json")) == memories_of(first)
     # Into the data folder it came from: every chat and memory is its own, found by id.
     assert [r["new"] for r in parley.json("chats", "import", str(first))] == [False] * len(reports)
     assert parley.json("memories", "import", str(first.with_suffix(".memories.json")))["added"] == 0
@@ -198,6 +252,14 @@ def test_as_new_copies_with_new_ids_once(parley: Parley, tmp_path: Path, minilm:
     assert [r["new"] for r in parley.json("chats", "import", str(first), "--as-new")] == [False] * len(reports)
     memories = parley.json("memories", "import", str(first.with_suffix(".memories.json")), "--as-new")
     assert (memories["added"], len(parley.json("memories", "list", "--all"))) == (4, 8)
+    exported_ids = {m["id"] for m in memories_of(first)["memories"]}
+    held = parley.json("memories", "list", "--all")
+    copied = {m["id"]: m for m in held if m["id"] not in exported_ids}
+    assert len(copied) == 4
+    [turin] = [m for m in copied.values() if m["content"] == "User lives in Turin."]
+    assert copied[turin["supersededBy"]]["content"] == "User lives in Milan."  # the copy replaces the copy
+    again = parley.json("memories", "import", str(first.with_suffix(".memories.json")), "--as-new")
+    assert (again["added"], parley.json("memories", "list", "--all")) == (0, held)  # it finds its copies
 
 
 def test_an_older_export_still_imports_with_its_ids_and_times(parley: Parley) -> None:

@@ -7,6 +7,7 @@ import asyncio
 import io
 from collections.abc import Callable
 from contextlib import AsyncExitStack
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from uuid import UUID, uuid4
@@ -14,9 +15,10 @@ from uuid import UUID, uuid4
 import numpy as np
 import pytest
 
-from app.account.sync import StampClock, Stores, missing_turns, sync
+from app.account.sync import StampClock, Stores, missing_turns, supersession_order, sync
 from app.voice_loop import JOURNAL_FILE
 from chats.journal import TurnJournal
+from chats.memory.models import Memory
 from chats.models import EmbeddedText, Turn
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
@@ -137,6 +139,78 @@ async def snapshot(stores: Stores) -> dict[str, object]:
     return {"folders": sorted(folders.values()), "chats": chats, "memories": memories}
 
 
+async def identities(stores: Stores) -> tuple[object, ...]:
+    """The ids a copy keeps: each folder's, and each memory's with its folder and the memory replacing it."""
+    folders = sorted((folder.id, folder.name) for folder in await stores.chats.list_folders())
+    memories = sorted((str(m.id), m.project_id, str(m.superseded_by)) for m in await stores.memories.export())
+    return folders, memories
+
+
+def memory(content: str, created_at: datetime, superseded_by: UUID | None = None) -> Memory:
+    return Memory(
+        id=uuid4(),
+        user_id="local",
+        content=content,
+        title=None,
+        category="identity",
+        tags=(),
+        importance=10,
+        project_id=None,
+        embedding=EmbeddedText(content, vector(1), "m"),
+        source_chat_id=None,
+        created_at=created_at,
+        updated_at=created_at,
+        superseded_by=superseded_by,
+    )
+
+
+def test_a_memory_comes_after_those_it_replaced_whatever_their_times() -> None:
+    milan = memory("User lives in Milan.", START)
+    turin = memory("User lives in Turin.", START + timedelta(days=1), superseded_by=milan.id)  # a clock set back
+    rome = memory("User visited Rome.", START - timedelta(days=1))
+    assert [m.content for m in supersession_order([milan, turin, rome])] == [
+        "User visited Rome.",
+        "User lives in Turin.",
+        "User lives in Milan.",
+    ]
+    chain = [memory("User weighs 70 kg.", START)]
+    for week in range(1, 3000):  # restated every week, each time stamped a little earlier
+        chain.append(memory(f"User weighs {70 + week % 5} kg.", START - timedelta(minutes=week)))
+        chain[-2] = replace(chain[-2], superseded_by=chain[-1].id)
+    assert supersession_order(chain) == chain
+
+
+async def test_copies_keep_their_ids_and_a_folder_of_the_same_name_here_is_kept(tmp_path: Path) -> None:
+    """Between two SQLite files: folders and memories are made with the source's ids, replacement links
+    follow them; a folder the target made on its own under the same name keeps its id and gets the memories
+    of the source's; a folder renamed since the last copy is found by its id, not doubled."""
+    async with AsyncExitStack() as closing:
+        local = await open_sqlite(tmp_path / "local.sqlite3", closing, Ticking())
+        await a_local_history(local)
+        clock = StampClock()
+        other = await open_sqlite(tmp_path / "other.sqlite3", closing, clock)
+        travel = await other.chats.create_folder("TRAVEL")
+        await sync(local, other, clock)
+        theirs = {f.name: f.id for f in await other.chats.list_folders()}
+        ours = {f.name: f.id for f in await local.chats.list_folders()}
+        assert theirs == {"Kitchen": ours["Kitchen"], "TRAVEL": travel.id}
+        assert {m.id for m in await other.memories.export()} == {m.id for m in await local.memories.export()}
+        _, memories = await identities(local)
+        assert (await identities(other))[1] == memories
+
+        await other.chats.rename_folder(ours["Kitchen"], "Our kitchen")
+        travel_memory = await local.memories.add(
+            content=EmbeddedText("User is planning a trip to Lisbon.", vector(0, 0, 0, 1), "m"),
+            category="project",
+            importance=7,
+            project_id=ours["Travel"],
+        )
+        again = await sync(local, other, clock)
+        assert (again.folders_created, again.memories_copied) == (0, 1)
+        assert sorted(f.name for f in await other.chats.list_folders()) == ["Our kitchen", "TRAVEL"]
+        assert (await other.memories.get(travel_memory.id)).project_id == travel.id
+
+
 def test_missing_turns_are_known_by_id_or_else_by_position() -> None:
     held = said("a", "b")
     loose = [Turn(role="user", text="x"), Turn(role="model", text="y"), Turn(role="user", text="z")]
@@ -160,6 +234,7 @@ async def test_a_local_history_moves_into_supabase_and_back_and_twice_copies_not
         assert (first.chats, first.chats_created, first.chats_extended, first.turns_copied) == (3, 3, 0, 6)
         assert (first.folders_created, first.memories, first.memories_copied) == (2, 3, 3)
         assert await snapshot(cloud) == await snapshot(local)
+        assert await identities(cloud) == await identities(local)  # folders and memories keep their ids
 
         again = await sync(local, cloud, clock)
         assert (again.chats_created, again.chats_extended, again.turns_copied) == (0, 0, 0)
@@ -177,6 +252,7 @@ async def test_a_local_history_moves_into_supabase_and_back_and_twice_copies_not
         home = await sync(cloud, back, back_clock)
         assert (home.chats_created, home.turns_copied, home.memories_copied) == (3, 8, 3)
         assert await snapshot(back) == await snapshot(cloud)
+        assert await identities(back) == await identities(cloud)
     rows = supabase_stack.query("SELECT count(*), count(DISTINCT turn_id) FROM chat_turns WHERE user_id = %s", user.id)
     assert rows == [(8, 6)]  # the two imported turns have no id; the six others are there once each
 

@@ -188,6 +188,25 @@ async def test_a_superseded_memory_leaves_every_read_but_stays_listed_on_request
     assert [m.id for m in await memories.export()] == [old.id, new.id]
 
 
+async def test_a_memory_keeps_the_id_it_is_given_and_is_superseded_by_it(memories: MemoryStore) -> None:
+    """A copy from another store or an export keeps its id (so copying again finds it), and what it
+    replaces points at that id."""
+    old_id, new_id = uuid4(), uuid4()
+    old = await memories.add(
+        content=fact("User lives in Rome", 1), category="identity", importance=10, memory_id=old_id
+    )
+    new = await memories.add(
+        content=fact("User lives in Paris", 1, 0.2),
+        category="identity",
+        importance=10,
+        supersedes=[old_id],
+        memory_id=new_id,
+    )
+    assert (old.id, new.id) == (old_id, new_id)
+    assert (await memories.get(old_id)).superseded_by == new_id
+    assert [m.id for m in await memories.export()] == [old_id, new_id]
+
+
 async def test_forgetting_a_fact_forgets_the_versions_it_replaced(memories: MemoryStore) -> None:
     first = await add(memories, fact("User works at Google", 1), "identity")
     second = await add(memories, fact("User works at Meta", 1), "identity", supersedes=[first.id])
