@@ -1,4 +1,5 @@
-"""Barge-in in a room: `python -m bench.voice --only barge_in`.
+"""Barge-in in a room: `python -m bench.barge_in [--out FILE] [--traces FILE]` (also `python -m bench.voice
+--only barge_in`).
 
 Parley's microphone chain (the product's echo canceller and barge-in detector) on a laptop in the simulated
 rooms of tests/voice/rooms.py, run in lockstep (tests/voice/laptop_room.py), with fixed seeds:
@@ -21,15 +22,25 @@ rooms of tests/voice/rooms.py, run in lockstep (tests/voice/laptop_room.py), wit
    the moments are not split by it; the session's handling of both sides is tested in
    tests/voice/test_session.py.
 3. Coughs and doors over an answer, from a warmed canceller and from a new one (goal: no barge-in).
+
+Each run is recorded once (`Recorder`: what the product's detector heard, window by window), and the
+product's decision replayed on it (`fired_ms`); bench/barge_in_sweep.py replays other settings on the
+same runs. `--traces FILE` keeps the runs (about 10 minutes of recording on 2 loaded cores) for that.
 """
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import json
+import pickle
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import onnxruntime
 
 from tests.voice.fixtures import read_pcm, stream, utterances
 from tests.voice.laptop_room import (
@@ -43,7 +54,9 @@ from tests.voice.laptop_room import (
     warmed_canceller,
 )
 from tests.voice.rooms import GOAL_CONDITION, RoomCondition, SimulatedRoom, condition, cough, door
-from voice.barge_in import BargeInConfig, SpeechOverPlaybackFactory, speech_over_playback
+from voice.audio import AudioChunk
+from voice.barge_in import BargeInConfig, HeardWindow, OverlapDetector, SpeechOverPlayback
+from voice.vad import load_session
 from voice.wake import OpenWakeWordDetector
 
 SELF_MINUTES = 10.0
@@ -69,69 +82,169 @@ ROOMS: tuple[RoomCondition, ...] = (
 which a barge-in detector is right to hear."""
 USER_SAYS = ("speech_hello", "speech_hey_travis", "wake_weather", "wake_goodbye", "wake_remember", "wake_recall")
 SPEAKER_BLOCK_MS = float(BLOCK_MS)
+RESULTS = Path(__file__).resolve().parent / "results"
 DETECTED_GOAL = 0.95
 DELAY_P95_GOAL_MS = 300.0
 
 
-async def self_heard(
-    room: SimulatedRoom, barge_in: SpeechOverPlaybackFactory, minutes: float, first_answers: int
-) -> dict[str, Any]:
-    heard = await hear(room, parley_voice(60.0 * minutes, seed=room.seed), [], barge_in)
+class Recorder:
+    """A factory of the product's detectors (`SpeechOverPlayback`) that keep, chunk by chunk, what they
+    heard (`SpeechOverPlayback.windows`) and decide nothing: the decision (`OverlapDetector`, pure) is
+    replayed on what they kept, for the product's settings (`score_*`) and for others
+    (bench/barge_in_sweep.py). Neither the cancellers nor the voice detectors depend on the decision, so
+    the replay gives what the product would have done, chunk for chunk."""
+
+    def __init__(self) -> None:
+        self._session = load_session()
+        self.last: RecordingDetector | None = None
+
+    def __call__(self) -> SpeechOverPlayback:
+        self.last = RecordingDetector(self._session)
+        return self.last
+
+    def take(self) -> Trace:
+        assert self.last is not None
+        trace, self.last = self.last.trace, None
+        return trace
+
+
+class RecordingDetector(SpeechOverPlayback):
+    def __init__(self, session: onnxruntime.InferenceSession) -> None:
+        super().__init__(session)
+        self.trace: Trace = []
+
+    async def heard(self, chunk: AudioChunk, playing: bool) -> bool:
+        self.trace.append((chunk.end_ms, await self.windows(chunk, playing)))
+        return False
+
+
+Trace = list[tuple[float, list[HeardWindow]]]
+"""What a detector heard: each microphone chunk's end (milliseconds) and its windows."""
+
+
+def fired_ms(trace: Trace, config: BargeInConfig) -> list[float]:
+    """The ends of the chunks in which a detector with `config` says the user spoke over the voice."""
+    detector = OverlapDetector(config)
+    fired = []
+    for end_ms, windows in trace:
+        if any([detector.push(window) for window in windows]):
+            fired.append(end_ms)
+    return fired
+
+
+@dataclass(frozen=True, slots=True)
+class Moment:
+    """The user speaking over the voice once."""
+
+    trace: Trace
+    onset_ms: float
+    """The first sound of the user's speech at the microphone (run time, milliseconds)."""
+    processing_ms: float
+    """CPU time per microphone chunk of the whole chain in this run (milliseconds)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoomTraces:
+    minutes: float
+    own_voice: Trace
+    self_wakes: int
+    """Wakes on what AEC3 left of `own_voice`."""
+    first_answers: list[Trace]
+    moments: list[Moment]
+    first_answer_moments: list[Moment]
+    bangs: list[Trace]
+    first_answer_bangs: list[Trace]
+
+
+async def record_room(
+    room: SimulatedRoom, recorder: Recorder, minutes: float, first_answers: int, moments: int
+) -> RoomTraces:
+    """Every run of the room, kept."""
+    heard = await hear(room, parley_voice(60.0 * minutes, seed=room.seed), [], recorder)
+    own_voice = recorder.take()
     async with OpenWakeWordDetector() as wake:
         await wake.warm_up()
-        wakes = [event async for event in wake.detections(stream(heard.cleaned))]
-    first = 0
+        wakes = len([event async for event in wake.detections(stream(heard.cleaned))])
+    firsts = []
     for answer in range(first_answers):
-        voice = parley_voice(FIRST_ANSWER_S, seed=4000 * room.seed + answer)
-        first += len((await hear(room, voice, [], barge_in)).barge_ins_ms)
-    return {
-        "minutes": minutes,
-        "self_interruptions": len(heard.barge_ins_ms),
-        "self_wakes": len(wakes),
-        "first_answers": first_answers,
-        "first_answer_s": FIRST_ANSWER_S,
-        "first_answer_self_interruptions": first,
-    }
+        await hear(room, parley_voice(FIRST_ANSWER_S, seed=4000 * room.seed + answer), [], recorder)
+        firsts.append(recorder.take())
+    return RoomTraces(
+        minutes,
+        own_voice,
+        wakes,
+        firsts,
+        await _moments(room, recorder, moments, warm=True),
+        await _moments(room, recorder, moments, warm=False),
+        await _bangs(room, recorder, warm=True),
+        await _bangs(room, recorder, warm=False),
+    )
 
 
-async def barge_ins(
-    room: SimulatedRoom, barge_in: SpeechOverPlaybackFactory, moments: int, warm: bool
-) -> dict[str, Any]:
+async def _moments(room: SimulatedRoom, recorder: Recorder, moments: int, warm: bool) -> list[Moment]:
     rng = np.random.default_rng([room.seed, 50])
-    delays: list[float] = []
-    missed = early = 0
-    processing: list[float] = []
+    kept = []
     for moment in range(moments):
         pcm = read_pcm(USER_SAYS[int(rng.integers(len(USER_SAYS)))])
         at_ms = float(rng.uniform(500.0, 6000.0))
-        onset_ms = at_ms + speech_onset_ms(pcm)
         ends_ms = at_ms + utterances(pcm)[-1][1]
-        canceller = await warmed_canceller(room, barge_in, WARM_S, 3000 * room.seed + moment) if warm else None
+        canceller = await warmed_canceller(room, recorder, WARM_S, 3000 * room.seed + moment) if warm else None
         started = time.process_time()
-        heard = await hear(
+        await hear(
             room,
             parley_voice(10.0, seed=1000 * room.seed + moment),
             [talker_says(room, at_ms, pcm)],
-            barge_in,
+            recorder,
             duration_ms=ends_ms + 200.0,
-            stop_at_barge_in=True,
             canceller=canceller,
         )
-        processing.append(1000.0 * (time.process_time() - started) / max(1, len(heard.cleaned)))
-        if not heard.barge_ins_ms:
+        trace = recorder.take()
+        processing_ms = 1000.0 * (time.process_time() - started) / max(1, len(trace))
+        kept.append(Moment(trace, at_ms + speech_onset_ms(pcm), processing_ms))
+    return kept
+
+
+async def _bangs(room: SimulatedRoom, recorder: Recorder, warm: bool) -> list[Trace]:
+    kept = []
+    for index in range(BANGS):
+        sound = cough(1000 * room.seed + index) if index % 2 else door(1000 * room.seed + index)
+        voice = parley_voice(5.0, seed=2000 * room.seed + index)
+        canceller = await warmed_canceller(room, recorder, WARM_S, 5000 * room.seed + index) if warm else None
+        await hear(room, voice, [sounds_at(room, 1500.0, sound)], recorder, canceller=canceller)
+        kept.append(recorder.take())
+    return kept
+
+
+def score_self(traces: RoomTraces, config: BargeInConfig) -> dict[str, Any]:
+    return {
+        "minutes": traces.minutes,
+        "self_interruptions": len(fired_ms(traces.own_voice, config)),
+        "self_wakes": traces.self_wakes,
+        "first_answers": len(traces.first_answers),
+        "first_answer_s": FIRST_ANSWER_S,
+        "first_answer_self_interruptions": sum(len(fired_ms(trace, config)) for trace in traces.first_answers),
+    }
+
+
+def score_moments(moments: list[Moment], config: BargeInConfig) -> dict[str, Any]:
+    delays: list[float] = []
+    missed = early = 0
+    for moment in moments:
+        fired = fired_ms(moment.trace, config)
+        if not fired:
             missed += 1
-        elif heard.barge_ins_ms[0] < onset_ms:
+        elif fired[0] < moment.onset_ms:
             early += 1  # fired before the user spoke: Parley's own voice or the noise
         else:
-            delays.append(heard.barge_ins_ms[0] - onset_ms)
-    chunk_ms = float(np.percentile(processing, 95))
+            delays.append(fired[0] - moment.onset_ms)
+    chunk_ms = float(np.percentile([moment.processing_ms for moment in moments], 95))
     to_silence = [delay + chunk_ms + SPEAKER_BLOCK_MS + OUTPUT_LATENCY_MS for delay in delays]
     return {
-        "moments": moments,
+        "moments": len(moments),
         "noticed": len(delays),
         "missed": missed,
         "before_the_user_spoke": early,
-        "detected_share": round(len(delays) / moments, 3),
+        "detected_share": round(len(delays) / len(moments), 3),
         "detection_ms": _spread(delays),
         "chunk_processing_ms_p95": round(chunk_ms, 2),
         "to_silence_ms": _spread(to_silence),
@@ -139,18 +252,66 @@ async def barge_ins(
     }
 
 
-async def bangs(room: SimulatedRoom, barge_in: SpeechOverPlaybackFactory, count: int) -> dict[str, Any]:
-    fired = {"warm": 0, "first_answer": 0}
-    for index in range(count):
-        sound = cough(1000 * room.seed + index) if index % 2 else door(1000 * room.seed + index)
-        voice = parley_voice(5.0, seed=2000 * room.seed + index)
-        for kind in fired:
-            canceller = (
-                await warmed_canceller(room, barge_in, WARM_S, 5000 * room.seed + index) if kind == "warm" else None
-            )
-            heard = await hear(room, voice, [sounds_at(room, 1500.0, sound)], barge_in, canceller=canceller)
-            fired[kind] += len(heard.barge_ins_ms)
-    return {"coughs_and_doors": count, "barge_ins": fired["warm"], "barge_ins_first_answer": fired["first_answer"]}
+def score_bangs(traces: RoomTraces, config: BargeInConfig) -> dict[str, Any]:
+    return {
+        "coughs_and_doors": len(traces.bangs),
+        "barge_ins": sum(len(fired_ms(trace, config)) for trace in traces.bangs),
+        "barge_ins_first_answer": sum(len(fired_ms(trace, config)) for trace in traces.first_answer_bangs),
+    }
+
+
+def score_room(traces: RoomTraces, config: BargeInConfig) -> dict[str, Any]:
+    return {
+        "self": score_self(traces, config),
+        "barge_in": score_moments(traces.moments, config),
+        "barge_in_first_answer": score_moments(traces.first_answer_moments, config),
+        "bangs": score_bangs(traces, config),
+    }
+
+
+async def record() -> dict[str, RoomTraces]:
+    """Every room's runs (about N minutes on 2 cores)."""
+    recorder = Recorder()
+    rooms = {}
+    for seed, room_condition in enumerate(ROOMS, start=1):
+        room = SimulatedRoom(room_condition, seed=seed)
+        goal_room = room_condition == GOAL_CONDITION
+        rooms[room_condition.name] = await record_room(
+            room,
+            recorder,
+            SELF_MINUTES if goal_room else SELF_MINUTES / 5,
+            FIRST_ANSWERS if goal_room else FIRST_ANSWERS // 3,
+            MOMENTS if goal_room else OTHER_MOMENTS,
+        )
+    return rooms
+
+
+async def measure(config: BargeInConfig | None = None, traces: dict[str, RoomTraces] | None = None) -> dict[str, Any]:
+    """The product's figures (`config`: its defaults), from `traces` or runs recorded now."""
+    config = config or BargeInConfig()
+    traces = traces or await record()
+    return summary(config, {name: score_room(room, config) for name, room in traces.items()})
+
+
+def kept_or_recorded(traces_file: Path | None) -> dict[str, RoomTraces]:
+    """The runs kept in `traces_file` when it exists (written there by this module on this machine: never
+    load one from elsewhere), else recorded now, and kept there when given."""
+    if traces_file is not None and traces_file.exists():
+        kept: dict[str, RoomTraces] = pickle.loads(traces_file.read_bytes())
+        return kept
+    started = time.perf_counter()
+    traces = asyncio.run(record())
+    print(f"(recorded in {time.perf_counter() - started:.0f} s, load average {_load()})", flush=True)
+    if traces_file is not None:
+        traces_file.write_bytes(pickle.dumps(traces))
+    return traces
+
+
+def _load() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text(encoding="utf-8").split()[:3])
+    except OSError:
+        return "unknown"
 
 
 def _spread(values: list[float]) -> dict[str, float]:
@@ -163,30 +324,13 @@ def _spread(values: list[float]) -> dict[str, float]:
     }
 
 
-async def measure() -> dict[str, Any]:
-    config = BargeInConfig()
-    barge_in = speech_over_playback(config)
-    rooms: dict[str, Any] = {}
-    for seed, room_condition in enumerate(ROOMS, start=1):
-        room = SimulatedRoom(room_condition, seed=seed)
-        goal_room = room_condition == GOAL_CONDITION
-        moments = MOMENTS if goal_room else OTHER_MOMENTS
-        rooms[room_condition.name] = {
-            "self": await self_heard(
-                room,
-                barge_in,
-                SELF_MINUTES if goal_room else SELF_MINUTES / 5,
-                FIRST_ANSWERS if goal_room else FIRST_ANSWERS // 3,
-            ),
-            "barge_in": await barge_ins(room, barge_in, moments, warm=True),
-            "barge_in_first_answer": await barge_ins(room, barge_in, moments, warm=False),
-            "bangs": await bangs(room, barge_in, BANGS),
-        }
+def summary(config: BargeInConfig, rooms: dict[str, Any]) -> dict[str, Any]:
     goal = rooms[GOAL_CONDITION.name]
     to_silence = goal["barge_in"]["to_silence_ms"]
     return {
         "config": asdict(config),
         "output_latency_ms_assumed": OUTPUT_LATENCY_MS,
+        "load_average": _load(),
         "warm_s": WARM_S,
         "rooms": rooms,
         "goals": {
@@ -210,7 +354,8 @@ def report(results: dict[str, Any]) -> None:
     print(
         f"Barge-in (AEC3's output: threshold {config['threshold']}, floor {config['min_level_dbfs']} dBFS; the "
         f"linear canceller's: {config['linear_threshold']}, {config['linear_min_level_dbfs']} dBFS and "
-        f"{config['over_echo_db']} dB against the echo predicted; {config['min_speech_ms']:.0f} ms of speech; "
+        f"{config['over_echo_db']} dB against the echo predicted; {config['min_speech_ms']:.0f} ms of speech, "
+        f"voiced to {config['min_voicing']}; armed after {config['armed_after_ms']:.0f} ms of Parley's voice; "
         f"answers after {results['warm_s']:g} s of Parley's voice, and first answers):"
     )
     for name, room in results["rooms"].items():
@@ -231,9 +376,30 @@ def report(results: dict[str, Any]) -> None:
             )
     goals = results["goals"]
     print(
+        f"  load average {results['load_average']} (the room runs in lockstep: load moves only the chunk's "
+        "processing time)"
+    )
+    print(
         f"  goals: self-interruptions {goals['self_interruptions']} and self-wakes {goals['self_wakes']} "
         f"(goal 0 and 0); detected {goals['detected_share_goal_room']:.0%} in the goal room "
         f"({'met' if goals['detected_share_met'] else 'MISSED'}, goal >= 95 %); to silence p95 "
         f"{goals['to_silence_p95_ms_goal_room']} ms ({'met' if goals['to_silence_p95_met'] else 'MISSED'}, "
         f"goal <= 300 ms)"
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=RESULTS / "barge_in.json")
+    parser.add_argument("--traces", type=Path, help="keep the runs here, or take them from here when it exists")
+    arguments = parser.parse_args()
+    # Through the module by its name, not `__main__`: the kept runs are then read back by the sweep.
+    from bench import barge_in  # noqa: PLW0406
+
+    results = asyncio.run(barge_in.measure(traces=barge_in.kept_or_recorded(arguments.traces)))
+    arguments.out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    report(results)
+
+
+if __name__ == "__main__":
+    main()
