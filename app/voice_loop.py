@@ -198,7 +198,9 @@ class VoiceLoop:
             outbox = await stack.enter_async_context(
                 Outbox(self._journal, self._services.store, on_retry_delivered=saved)
             )
-            await outbox.deliver()  # turns a crash (or an outage) left behind, first
+            left_behind = await outbox.deliver()  # turns a crash (or an outage) left behind, first
+            if left_behind.delivered:
+                await saved(left_behind)  # their chats are compacted, titled and listed as after any conversation
             maintenance.request_backfill()  # recall vectors for chats that have none yet, while idle
             wake = await self._wake_detector(stack)
             opening, live_model = await self._live_model(stack)
@@ -268,7 +270,8 @@ class VoiceLoop:
         self._on_device_lost("speaker", str(error))
 
     async def _saved(self, maintenance: MaintenanceWorker, delivery: Delivery) -> None:
-        """Turns the store could not take before reached it on a retry: maintain their chats, and say so."""
+        """Turns the store could not take before reached it (at start, or on a retry): maintain their chats,
+        and say so."""
         for chat_id, turns in delivery.to_chats:
             maintenance.request(chat_id)
             await self._observer.conversation(Saved(chat_id, turns))

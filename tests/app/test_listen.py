@@ -176,8 +176,9 @@ async def test_switching_chats_by_voice(
 
 
 async def test_turns_a_crash_left_in_the_journal_are_saved_at_the_next_start(
-    environment: Path, capsys: pytest.CaptureFixture[str]
+    environment: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("PARLEY_TEXT_MODEL", "offline")  # the Live fake writes no titles
     capsys.readouterr()
     assert await asyncio.to_thread(main, ["chats", "new", "--json"]) == 0
     chat_id = json.loads(capsys.readouterr().out)["id"]
@@ -189,9 +190,11 @@ async def test_turns_a_crash_left_in_the_journal_are_saved_at_the_next_start(
     await journal.record(UUID(chat_id), Turn(role="model", text="Noted: the plumber, Tuesday."))
     code, _ = await listen("--audio-in", str(ASSETS / "silence.wav"), capsys=capsys)
     assert code == 0
-    texts = [t["parts"][0]["text"] for t in (await chat(capsys, chat_id))["full_history"]]
+    recovered = await chat(capsys, chat_id)
+    texts = [t["parts"][0]["text"] for t in recovered["full_history"]]
     assert texts == ["Remember the plumber on Tuesday.", "Noted: the plumber, Tuesday."]
     assert not journal.path.exists()
+    assert recovered["title"], "a chat recovered from the journal is maintained (titled) as after a conversation"
 
 
 @asynccontextmanager
