@@ -50,7 +50,7 @@ _CONTRAST_WORDS = frozenset(
 )
 """Words that change who a fact is about when one text has them and the other does not."""
 
-Reason = Literal["same text", "same details", "details differ", "not similar"]
+Reason = Literal["same text", "same details", "same fact", "details differ", "not similar"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from chats.memory.models import Category
 from chats.memory.text import comparison_key, names
 
+_JOB_EDGES = re.compile(r"^\s*an?\s+|\s+(?:at|for|in|with|on|by)\s.*$", re.IGNORECASE)
+"""Around a job's name: its article, and where or how it is done ("a nurse at the clinic", "by trade")."""
 _NEGATION = re.compile(r"\b(?:not|no longer|never|n['\u2019]t|used to|formerly|anymore)\b", re.IGNORECASE)
 _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (attribute, re.compile(pattern, re.IGNORECASE))
@@ -33,7 +35,11 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "employer",
             r"\b(?:works|is working|now works|is employed|started working|got a job|has a job)\s+(?:at|for)\b",
         ),
-        ("job", r"\b(?:works as|is employed as|job is|role is|job title is)\b"),
+        (
+            "job",
+            r"\b(?:works as|is employed as|job is|role is|job title is)\b"
+            r"|\bis(?=\s+an?\s+(?:\w+\s+){1,3}by\s+(?:trade|profession)\b)",
+        ),
         ("name", r"\b(?:name is|is named|is called|goes by)\b"),
         ("partner", r"\b(?:is married to|got married to|is engaged to|is dating)\b"),
         ("favourite", r"\bfavou?rite\s+([a-z]+(?:\s[a-z]+)?)\s+is\b"),
@@ -65,6 +71,8 @@ def frame(content: str) -> Frame | None:
             return Frame(subject, "age", match.group(1))
         name = f"favourite {match.group(1).lower()}" if attribute == "favourite" else attribute
         rest = content[match.end() :]
+        if attribute == "job":  # "works as a nurse at the clinic", "is a nurse by trade": "nurse"
+            rest = _JOB_EDGES.sub("", rest)
         value_names = names(rest)
         value = value_names[0].lstrip("^") if value_names else " ".join(comparison_key(rest).split()[:3])
         return Frame(subject, name, value) if value else None
@@ -84,3 +92,10 @@ def contradicts(new: str, new_category: Category, old: str, old_category: Catego
         and new_frame.attribute == old_frame.attribute
         and new_frame.value != old_frame.value
     )
+
+
+def restates(new: str, new_category: Category, old: str, old_category: Category) -> bool:
+    """Whether `new` states the same value of the same attribute as `old`, in other words ("User moved to
+    Porto" after "User lives in Porto now")."""
+    new_frame = frame(new)
+    return new_category == old_category and new_frame is not None and new_frame == frame(old)

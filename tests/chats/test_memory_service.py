@@ -74,6 +74,18 @@ async def test_a_move_supersedes_the_old_home(service: MemoryService) -> None:
     assert await service.store.count(include_superseded=True) == 0
 
 
+async def test_a_new_employer_supersedes_the_old_one_however_far_apart_their_words(service: MemoryService) -> None:
+    hooli = await saved(await service.save("User started working at Hooli", "identity", REASON, project_id=None))
+    stark = await saved(await service.save("User has a job at Stark", "identity", REASON, project_id=None))
+    assert [m.id for m in stark.superseded] == [hooli.memory.id]  # their cosine is 0.37
+
+
+async def test_the_same_move_said_otherwise_is_a_duplicate(service: MemoryService) -> None:
+    porto = await saved(await service.save("User lives in Porto now", "identity", REASON, project_id=None))
+    again = await service.save("User moved to Porto last month", "identity", REASON, project_id=None)
+    assert isinstance(again, Duplicate) and again.existing.id == porto.memory.id and again.reason == "same fact"
+
+
 @pytest.mark.parametrize(
     ("content", "category", "reasoning", "message"),
     [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chats.memory.supersede import Frame, contradicts, frame
+from chats.memory.supersede import Frame, contradicts, frame, restates
 
 
 def test_frames_name_subject_attribute_and_value() -> None:
@@ -14,7 +14,10 @@ def test_frames_name_subject_attribute_and_value() -> None:
     assert frame("User's favourite colour is deep blue") == Frame("", "favourite colour", "deep blue")
     assert frame("User is 34 years old") == Frame("", "age", "34")
     assert frame("User works at Google as a designer") == Frame("", "employer", "google")
+    assert frame("User works as a nurse at the clinic") == Frame("", "job", "nurse")
+    assert frame("User is a software engineer by trade") == Frame("", "job", "software engineer")
     assert frame("User likes hiking") is None
+    assert frame("User is a vegetarian") is None
     assert frame("User no longer lives in Paris") is None
 
 
@@ -27,6 +30,8 @@ def test_frames_name_subject_attribute_and_value() -> None:
         ("User's favourite colour is blue", "User's favourite colour is green"),
         ("User is 34 years old", "User is 35 years old"),
         ("User's wife is named Jane", "User's wife is named Anna"),
+        ("User works as a translator", "User is a nurse by trade"),
+        ("User started working at Hooli", "User has a job at Stark"),
     ],
 )
 def test_a_new_value_of_the_same_attribute_contradicts(older: str, newer: str) -> None:
@@ -49,3 +54,10 @@ def test_other_pairs_do_not(older: str, newer: str) -> None:
 
 def test_only_the_same_category_is_superseded() -> None:
     assert not contradicts("User lives in Berlin", "identity", "User lives in Paris", "context")
+
+
+def test_the_same_value_said_otherwise_restates() -> None:
+    assert restates("User moved to Porto last month", "identity", "User lives in Porto now", "identity")
+    assert restates("User is a nurse by trade", "identity", "User works as a nurse at the clinic", "identity")
+    assert not restates("User moved to Porto", "identity", "User lives in Lisbon", "identity")
+    assert not restates("User likes hiking", "identity", "User likes hiking", "identity")  # no frame: duplicates.py
