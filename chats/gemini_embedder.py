@@ -13,19 +13,21 @@ with a one-line message that never holds the key, nor the server's own text.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 import httpx
 import httpx2
 import numpy as np
-from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
 from chats.embedding import Matrix, normalise_rows
 from chats.errors import EmbeddingError
-from chats.remote_embedding import RequestLimits, embed_in_batches
+from chats.gemini_text import gemini_client
+from chats.remote_embedding import MAX_RETRIES, TIMEOUT_SECONDS, RemoteEmbedder, RequestLimits
+
+__all__ = ["DEFAULT_MODEL", "DIMENSIONS", "LIMITS", "MAX_RETRIES", "TIMEOUT_SECONDS", "GeminiEmbedder"]
+"""`MAX_RETRIES` and `TIMEOUT_SECONDS` are `chats.remote_embedding`'s, named here too for callers."""
 
 DEFAULT_MODEL = "gemini-embedding-2"
 """Google's current GA embedding model (April 2026); gemini-embedding-001 is still served, text only."""
@@ -34,82 +36,47 @@ LIMITS = RequestLimits(max_inputs=100, max_chars=200_000)
 """`batchEmbedContents` refuses more than 100 requests in one batch ("at most 100 requests can be in one
 batch") and a body over 4 MiB. The SDK writes JSON with non-ASCII characters escaped, up to 12 bytes a
 character, so 200,000 characters stay under that size whatever the script."""
-TIMEOUT_SECONDS = 30.0
-MAX_RETRIES = 2
-"""Retries of 408, 429, 5xx and failed connections, after about 0.5 s then 1 s: a search waits on them."""
 DEFAULT_HOST = "generativelanguage.googleapis.com"
 
 
-class GeminiEmbedder:
-    """Embeds with the Gemini API. Close it with `aclose` (or `async with`) to free its connections."""
+class GeminiEmbedder(RemoteEmbedder[types.EmbedContentResponse]):
+    """Embeds with the Gemini API. Close it with `aclose` (or `async with`) to free its connections.
 
-    def __init__(
-        self,
-        api_key: str,
-        *,
-        model: str = DEFAULT_MODEL,
-        base_url: str | None = None,
-        timeout_seconds: float = TIMEOUT_SECONDS,
-        max_retries: int = MAX_RETRIES,
-    ) -> None:
-        """`base_url` None means Google's endpoint; a URL points the client elsewhere (a proxy, a fake)."""
-        if not api_key.strip():
-            raise EmbeddingError("no Gemini API key is set")
-        self._model = model
-        self._timeout_seconds = timeout_seconds
+    No task type or task prefix is sent: this one call embeds queries and stored texts alike (and memories
+    against memories for the duplicate rule), so both sides must land in the same space."""
+
+    DEFAULT_MODEL = DEFAULT_MODEL
+    DIMENSIONS = DIMENSIONS
+    LIMITS = LIMITS
+    SDK_ERRORS = (Exception,)
+    """The SDK raises its own errors, httpx's, and pydantic's on a bad answer."""
+
+    def _open(self, api_key: str, base_url: str | None, max_retries: int) -> None:
         self._host = _host(base_url)
         # Without retry options the SDK makes one attempt; jitter kept small so a search is not held long.
         retry = types.HttpRetryOptions(attempts=1 + max_retries, initial_delay=0.5, max_delay=2.0, jitter=0.2)
-        try:
-            self._client = genai.Client(
-                api_key=api_key,
-                vertexai=False,
-                http_options=types.HttpOptions(
-                    base_url=base_url, timeout=round(timeout_seconds * 1000), retry_options=retry
-                ),
-            )
-        except ValueError:
-            raise EmbeddingError("the Gemini client could not be configured") from None
-
-    @property
-    def model_name(self) -> str:
-        return f"{self._model}@{DIMENSIONS}"
-
-    @property
-    def dimensions(self) -> int:
-        return DIMENSIONS
-
-    async def embed(self, texts: Sequence[str]) -> Matrix:
-        """Embed in as few requests as the limits allow (`chats.remote_embedding`); an empty text is a zero
-        row and is not sent.
-
-        No task type or task prefix is sent: this one call embeds queries and stored texts alike (and
-        memories against memories for the duplicate rule), so both sides must land in the same space."""
-        return await embed_in_batches(texts, DIMENSIONS, LIMITS, self._request)
+        self._client = gemini_client(
+            api_key, base_url=base_url, timeout_seconds=self._timeout_seconds, error=EmbeddingError, retry=retry
+        )
 
     async def aclose(self) -> None:
         await self._client.aio.aclose()
 
-    async def __aenter__(self) -> GeminiEmbedder:
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        await self.aclose()
-
-    async def _request(self, texts: list[str]) -> Matrix:
+    async def _send(self, texts: list[str]) -> types.EmbedContentResponse:
         # One Content per text: the SDK reads a list of strings for gemini-embedding-2 as the parts of a
         # single content and the service answers one aggregated vector for all of them
         # (googleapis/python-genai#2523).
         contents = [types.Content(role="user", parts=[types.Part(text=text)]) for text in texts]
         config = types.EmbedContentConfig(output_dimensionality=DIMENSIONS)
-        try:
-            response = await self._client.aio.models.embed_content(model=self._model, contents=contents, config=config)
-        except Exception as error:  # the SDK raises its own errors, httpx's, and pydantic's on a bad answer
-            failure = self._describe(error)
-        else:
-            return _matrix(response, len(texts))
-        # Raised outside the handler so the SDK error, whose text quotes the server's, is not even chained.
-        raise EmbeddingError(failure)
+        return await self._client.aio.models.embed_content(model=self._model, contents=contents, config=config)
+
+    def _matrix(self, response: types.EmbedContentResponse, count: int) -> Matrix:
+        rows = [embedding.values or [] for embedding in response.embeddings or []]
+        if len(rows) != count or any(len(row) != DIMENSIONS for row in rows):
+            sizes = sorted({len(row) for row in rows})
+            raise EmbeddingError(f"the Gemini API sent {len(rows)} vectors of sizes {sizes} for {count} texts")
+        # gemini-embedding-001 scales only its full 3,072-d vector to unit length; a truncated one is not.
+        return normalise_rows(np.array(rows, dtype=np.float32))
 
     def _describe(self, error: Exception) -> str:
         """One line for a user, built only from our settings, the status and the error's status name."""
@@ -147,12 +114,3 @@ def _host(base_url: str | None) -> str:
 def _is_key_error(error: genai_errors.APIError) -> bool:
     # A wrong key is answered 400 INVALID_ARGUMENT with an ErrorInfo whose reason is API_KEY_INVALID.
     return "API_KEY_INVALID" in repr(error.details)
-
-
-def _matrix(response: types.EmbedContentResponse, count: int) -> Matrix:
-    rows = [embedding.values or [] for embedding in response.embeddings or []]
-    if len(rows) != count or any(len(row) != DIMENSIONS for row in rows):
-        sizes = sorted({len(row) for row in rows})
-        raise EmbeddingError(f"the Gemini API sent {len(rows)} vectors of sizes {sizes} for {count} texts")
-    # gemini-embedding-001 scales only its full 3,072-d vector to unit length; a truncated one is not.
-    return normalise_rows(np.array(rows, dtype=np.float32))

@@ -1,7 +1,9 @@
 """`GeminiTextModel`: summaries and titles written by a Gemini model through `google-genai`.
 
 The only module that talks to the Gemini REST API for text. SDK errors become `TextModelError` here, with
-one line that never holds the key, the transcript or the server's own text.
+one line that never holds the key, the transcript or the server's own text. `gemini_client` opens the SDK's
+client for the Gemini embedder too: the key checked, the Gemini API (never Vertex AI) at Google's endpoint
+or at `base_url`, a timeout in milliseconds.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from chats.errors import TextModelError
+from chats.errors import ChatsError, TextModelError
 from chats.models import Turn
 from chats.text_budget import cut_at_sentence
 
@@ -65,19 +67,10 @@ class GeminiTextModel:
         timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> None:
         """`base_url` None is Google's endpoint; a URL points the client elsewhere (a proxy, a fake)."""
-        if not api_key.strip():
-            raise TextModelError("no Gemini API key is set")
         self._model = model
-        try:
-            # No retries: compaction runs again on the chat's next change, so a failed summary costs
-            # nothing, whereas the SDK's retry waits would hold the maintenance worker for seconds.
-            self._client = genai.Client(
-                api_key=api_key,
-                vertexai=False,
-                http_options=types.HttpOptions(base_url=base_url, timeout=round(timeout_s * 1000)),
-            )
-        except ValueError as error:
-            raise TextModelError("the Gemini client could not be configured") from error
+        # No retries: compaction runs again on the chat's next change, so a failed summary costs nothing,
+        # whereas the SDK's retry waits would hold the maintenance worker for seconds.
+        self._client = gemini_client(api_key, base_url=base_url, timeout_seconds=timeout_s, error=TextModelError)
 
     @property
     def name(self) -> str:
@@ -180,3 +173,23 @@ def error_for(error: Exception, model: str) -> TextModelError:
 def _is_key_error(error: genai_errors.APIError) -> bool:
     # The API answers a wrong key with 400 INVALID_ARGUMENT and an ErrorInfo reason API_KEY_INVALID.
     return "API_KEY_INVALID" in repr(error.details) or "api key" in (error.message or "").lower()
+
+
+def gemini_client(
+    api_key: str,
+    *,
+    base_url: str | None,
+    timeout_seconds: float,
+    error: type[ChatsError],
+    retry: types.HttpRetryOptions | None = None,
+) -> genai.Client:
+    """A client for the Gemini API; `error` (the caller's own kind) when the key is blank or the SDK refuses
+    the options. `retry` None means one attempt: the SDK retries only when told to."""
+    if not api_key.strip():
+        raise error("no Gemini API key is set")
+    options = types.HttpOptions(base_url=base_url, timeout=round(timeout_seconds * 1000), retry_options=retry)
+    try:
+        return genai.Client(api_key=api_key, vertexai=False, http_options=options)
+    except ValueError:
+        # Not chained: the SDK's message may quote the options it was given.
+        raise error("the Gemini client could not be configured") from None

@@ -118,12 +118,8 @@ class ProcessEmbedder:
         return np.concatenate(chunks) if chunks else np.empty((0, DIMENSIONS), dtype=np.float32)
 
     async def _embed_chunk(self, texts: list[str]) -> Matrix:
-        try:
-            answer, data = await self._child.call({"op": "embed", "texts": texts}, len(texts) * VECTOR_BYTES)
-        except ChildFailed as error:
-            raise EmbeddingError(str(error)) from error
-        if "error" in answer:
-            raise EmbeddingError(str(answer["error"]))
+        request = {"op": "embed", "texts": texts}
+        _, data = await _ask(self._child, request, EmbeddingError, len(texts) * VECTOR_BYTES)
         return np.frombuffer(data, dtype="<f4").reshape(len(texts), DIMENSIONS).astype(np.float32)
 
 
@@ -144,13 +140,22 @@ class ProcessTextModel:
         return await self._text({"op": "title", "text": text})
 
     async def _text(self, request: dict[str, Any]) -> str:
-        try:
-            answer, _ = await self._child.call(request)
-        except ChildFailed as error:
-            raise TextModelError(str(error)) from error
-        if "error" in answer:
-            raise TextModelError(str(answer["error"]))
+        answer, _ = await _ask(self._child, request, TextModelError)
         return str(answer["text"])
+
+
+async def _ask(
+    child: LocalModelsProcess, request: dict[str, Any], error: type[ChatsError], payload_bytes: int = 0
+) -> tuple[dict[str, Any], bytes]:
+    """The child's answer and payload (`LocalModelsProcess.call`); `error` (the caller's kind) with one line
+    when the child failed or answered an error."""
+    try:
+        answer, data = await child.call(request, payload_bytes)
+    except ChildFailed as failed:
+        raise error(str(failed)) from failed
+    if "error" in answer:
+        raise error(str(answer["error"]))
+    return answer, data
 
 
 async def _exchange(

@@ -18,7 +18,7 @@ from uuid import UUID
 import numpy as np
 import numpy.typing as npt
 
-from chats.errors import InvalidFolderName, InvalidTitle, InvalidTurn
+from chats.errors import ChatsError, InvalidFolderName, InvalidTitle, InvalidTurn
 
 Role = Literal["user", "model"]
 Vector = npt.NDArray[np.float32]
@@ -183,22 +183,20 @@ FolderFilter: TypeAlias = str | NoFolder | None
 
 def folder_name(text: str) -> str:
     """`text` as a folder name: stripped; raise `InvalidFolderName` if blank or too long."""
-    name = text.strip()
-    if not name:
-        raise InvalidFolderName("a folder name cannot be blank")
-    if len(name) > FOLDER_NAME_MAX:
-        raise InvalidFolderName(f"a folder name is at most {FOLDER_NAME_MAX} characters, not {len(name)}")
-    return name
+    return _bounded(text.strip(), "a folder name", FOLDER_NAME_MAX, InvalidFolderName)
 
 
 def chat_title(text: str) -> str:
     """`text` as a chat title a user gives: on one line, stripped; raise `InvalidTitle` if blank or too long."""
-    title = " ".join(text.split())
-    if not title:
-        raise InvalidTitle("a chat title cannot be blank")
-    if len(title) > TITLE_MAX:
-        raise InvalidTitle(f"a chat title is at most {TITLE_MAX} characters, not {len(title)}")
-    return title
+    return _bounded(" ".join(text.split()), "a chat title", TITLE_MAX, InvalidTitle)
+
+
+def _bounded(text: str, what: str, most: int, error: type[ChatsError]) -> str:
+    if not text:
+        raise error(f"{what} cannot be blank")
+    if len(text) > most:
+        raise error(f"{what} is at most {most} characters, not {len(text)}")
+    return text
 
 
 def folder_name_key(name: str) -> str:

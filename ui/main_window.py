@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QListView,
     QMainWindow,
     QMessageBox,
-    QPushButton,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -40,6 +39,7 @@ from ui.memory_page import MemoryPage
 from ui.transcript import TranscriptView
 from ui.tray import state_icon
 from ui.voice_controls import VoiceControls
+from ui.widgets import push_button, text_line
 
 # Dark red on a light fill: readable (above 7:1) and named "Error" in words for screen readers.
 _BANNER_STYLE = "QLabel { background: #fde2e1; color: #7f1d1d; padding: 6px; }"
@@ -116,8 +116,7 @@ class MainWindow(QMainWindow):
         self.banner.setStyleSheet(_BANNER_STYLE)
         self.banner.setWordWrap(True)
         self.banner.setAccessibleName("Error")
-        self.dismiss_button = QPushButton("&Dismiss")
-        self.dismiss_button.setAccessibleName("Dismiss the error")
+        self.dismiss_button = push_button("&Dismiss", "Dismiss the error")
         self.banner_row = QWidget()
         row = QHBoxLayout(self.banner_row)
         row.setContentsMargins(0, 0, 0, 0)
@@ -131,10 +130,7 @@ class MainWindow(QMainWindow):
         self.search_box.setAccessibleName("Search chats")
         self.search_box.setAccessibleDescription("Describe a chat in your own words and press Enter")
         self.search_box.setClearButtonEnabled(True)
-        self.search_status = QLabel()
-        self.search_status.setAccessibleName("Search result")
-        self.search_status.setWordWrap(True)
-        self.search_status.hide()
+        self.search_status = text_line("Search result", hidden=True)
         self.chats = ChatListModel(bridge, self)
         self.chat_list = QListView()
         self.chat_list.setModel(self.chats)
@@ -155,21 +151,13 @@ class MainWindow(QMainWindow):
         """The list's scroll position before a refresh replaced its rows."""
 
     def _make_buttons(self) -> None:
-        self.new_chat_button = QPushButton("&New chat")
-        self.new_chat_button.setAccessibleName("New chat")
-        self.new_chat_button.setToolTip("Start a new chat (Ctrl+N)")
-        self.rename_button = QPushButton("&Rename")
-        self.rename_button.setAccessibleName("Rename chat")
-        self.rename_button.setToolTip("Rename the selected chat (F2)")
-        self.move_button = QPushButton("&Move to")
-        self.move_button.setAccessibleName("Move chat to a folder")
-        self.move_button.setToolTip("Put the selected chat in a folder, or take it out")
-        self.delete_button = QPushButton("De&lete")
-        self.delete_button.setAccessibleName("Delete chat")
-        self.delete_button.setToolTip("Delete the selected chat (Delete)")
-        self.settings_button = QPushButton("Se&ttings…")
-        self.settings_button.setAccessibleName("Settings")
-        self.settings_button.setToolTip("Keys, wake word, audio devices (Ctrl+,)")
+        self.new_chat_button = push_button("&New chat", "New chat", "Start a new chat (Ctrl+N)")
+        self.rename_button = push_button("&Rename", "Rename chat", "Rename the selected chat (F2)")
+        self.move_button = push_button(
+            "&Move to", "Move chat to a folder", "Put the selected chat in a folder, or take it out"
+        )
+        self.delete_button = push_button("De&lete", "Delete chat", "Delete the selected chat (Delete)")
+        self.settings_button = push_button("Se&ttings…", "Settings", "Keys, wake word, audio devices (Ctrl+,)")
         if self._make_settings_dialog is None:
             self.settings_button.hide()  # not setVisible(True): on a widget without a parent yet, that opens a window
         self._enable_chat_buttons(None)

@@ -19,9 +19,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QLineEdit,
-    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -31,6 +29,7 @@ from PySide6.QtWidgets import (
 from app.memory_controller import ExportFormat
 from chats.memory.models import CATEGORIES, Memory
 from ui.memory_bridge import MemoryBridge, MemoryList, MemoryQuery
+from ui.widgets import push_button, text_line
 
 CATEGORY_NAMES = {
     "identity": "Who you are",
@@ -130,15 +129,10 @@ class MemoryPage(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        self.status = QLabel()
-        self.status.setAccessibleName("Memory status")
-        self.status.setWordWrap(True)
-        self.edit_button = QPushButton("Ed&it…")
-        self.edit_button.setAccessibleName("Edit memory")
-        self.forget_button = QPushButton("&Forget")
-        self.forget_button.setAccessibleName("Forget memory")
-        self.export_button = QPushButton("E&xport…")
-        self.export_button.setAccessibleName("Export memories")
+        self.status = text_line("Memory status")
+        self.edit_button = push_button("Ed&it…", "Edit memory")
+        self.forget_button = push_button("&Forget", "Forget memory")
+        self.export_button = push_button("E&xport…", "Export memories")
 
     def _lay_out(self) -> None:
         filters = QHBoxLayout()

@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -40,17 +39,18 @@ from app.front.device_checks import (
     WAKE_WORDS,
     DeviceLister,
     MicrophoneFactory,
-    MicrophoneTest,
     microphone_level,
     open_microphone,
     survey_devices,
     wake_model_problem,
 )
-from app.runtime import Runtime, RuntimeClosed
+from app.runtime import Runtime
 from app.wake_enrolment import ENROLMENT_UTTERANCES, enrol_by_voice, spoken
-from ui.settings_keys import KeysBox, form_label, stacked
+from ui.runtime_answers import submit_for_answer
+from ui.settings_keys import KeysBox
 from ui.settings_startup import StartAtLogin
 from ui.settings_storage import StorageBox
+from ui.widgets import form_label, push_button, stacked, text_line
 
 RESTART_NOTE = "Saved settings and keys apply when Parley next starts: restart Parley to apply them."
 SYSTEM_DEFAULT = "System default"
@@ -82,7 +82,7 @@ class SettingsDialog(QDialog):
         self._runtime = runtime
         self._env = env
         self._microphone = microphone
-        self._level_check: concurrent.futures.Future[MicrophoneTest] | None = None
+        self._level_check: concurrent.futures.Future[str] | None = None
         self._enrolment: concurrent.futures.Future[str] | None = None
         self.setWindowTitle("Parley settings")
         self.setAccessibleName("Parley settings")
@@ -107,15 +107,12 @@ class SettingsDialog(QDialog):
         self.wake_word.setCurrentText(settings.wake_word)
         self.wake_word.setAccessibleName("Wake word")
         self.wake_word.setAccessibleDescription("A built-in wake word, or the path of a custom .onnx model")
-        self.enrol_button = QPushButton("E&nrol my voice")  # Alt+E is the Supabase email's
-        self.enrol_button.setAccessibleName("Enrol my voice for the wake word")
+        # Alt+N: Alt+E is the Supabase email's.
+        self.enrol_button = push_button("E&nrol my voice", "Enrol my voice for the wake word")
         self.enrol_button.setToolTip(
             f'Say "{spoken(settings.wake_word)}" {ENROLMENT_UTTERANCES} times: the wake word learns your voice and room'
         )
-        self.enrol_result = QLabel()
-        self.enrol_result.setAccessibleName("Wake word enrolment")
-        self.enrol_result.setWordWrap(True)
-        self.enrol_result.hide()  # until an enrolment says something
+        self.enrol_result = text_line("Wake word enrolment", hidden=True)  # until an enrolment says something
         self.threshold = QDoubleSpinBox()
         self.threshold.setRange(0.05, 0.95)
         self.threshold.setSingleStep(0.05)
@@ -141,17 +138,13 @@ class SettingsDialog(QDialog):
         self.input_device.setAccessibleName("Microphone")
         self.output_device = QComboBox()
         self.output_device.setAccessibleName("Speaker")
-        self.level_button = QPushButton("Test le&vel")
-        self.level_button.setAccessibleName("Test the microphone level")
-        self.level_button.setToolTip(f"Listen to the chosen microphone for {LEVEL_TEST_S:g} s and show how loud it was")
-        self.level_result = QLabel()
-        self.level_result.setAccessibleName("Microphone level")
-        self.level_result.setWordWrap(True)
-        self.level_result.hide()  # until a test says something
-        self.device_message = QLabel()
-        self.device_message.setAccessibleName("Audio devices message")
-        self.device_message.setWordWrap(True)
-        self.device_message.hide()
+        self.level_button = push_button(
+            "Test le&vel",
+            "Test the microphone level",
+            f"Listen to the chosen microphone for {LEVEL_TEST_S:g} s and show how loud it was",
+        )
+        self.level_result = text_line("Microphone level", hidden=True)  # until a test says something
+        self.device_message = text_line("Audio devices message", hidden=True)
         found = survey_devices(devices)
         _fill_devices(self.input_device, found.inputs, self._settings.input_device)
         _fill_devices(self.output_device, found.outputs, self._settings.output_device)
@@ -282,51 +275,32 @@ class SettingsDialog(QDialog):
         self.level_result.setText(f"Listening for {LEVEL_TEST_S:g} s: say something…")
         self.level_result.show()
         self.level_button.setEnabled(False)
-        try:
-            future = self._runtime.submit(microphone_level(self._microphone, device))
-        except RuntimeClosed as closed:
-            self._show_level(f"Not tested: {closed}")
-            return
-        self._level_check = future
-        future.add_done_callback(self._deliver_level)
+        self._level_check = submit_for_answer(
+            self._runtime,
+            _level_line(self._microphone, device),
+            self._level_measured.emit,
+            refused="Not tested",
+        )
 
     @Slot()
     def enrol_voice(self) -> None:
         """Record the wake word from the chosen microphone on the runtime and train the user's verifier."""
         device: str | None = self.input_device.currentData()
         self.enrol_button.setEnabled(False)
-        try:
-            enrolment = enrol_by_voice(partial(self._microphone, device), self._settings, self._say_enrolment)
-            future = self._runtime.submit(enrolment)
-        except RuntimeClosed as closed:
-            self._show_enrolment(f"Not enrolled: {closed}", True)
-            return
-        self._enrolment = future
-        future.add_done_callback(self._deliver_enrolment)
+        self._enrolment = submit_for_answer(
+            self._runtime,
+            enrol_by_voice(partial(self._microphone, device), self._settings, self._say_enrolment),
+            lambda answer: self._enrolment_said.emit(answer, True),
+            refused="Not enrolled",
+            failed="Not enrolled",
+        )
 
     # -- answers -----------------------------------------------------------------------------------
-
-    def _deliver_level(self, future: concurrent.futures.Future[MicrophoneTest]) -> None:
-        # The runtime thread: the signal queues the answer to the GUI thread.
-        if future.cancelled():
-            return
-        failure = future.exception()
-        answer = future.result().line if failure is None else f"Failed: {type(failure).__name__}"
-        with contextlib.suppress(RuntimeError):  # the dialog was deleted while the test ran
-            self._level_measured.emit(answer)
 
     def _say_enrolment(self, prompt: str) -> None:
         # The runtime thread, between recordings.
         with contextlib.suppress(RuntimeError):  # the dialog was deleted meanwhile
             self._enrolment_said.emit(prompt, False)
-
-    def _deliver_enrolment(self, future: concurrent.futures.Future[str]) -> None:
-        if future.cancelled():
-            return
-        failure = future.exception()
-        answer = future.result() if failure is None else f"Not enrolled: {type(failure).__name__}"
-        with contextlib.suppress(RuntimeError):
-            self._enrolment_said.emit(answer, True)
 
     @Slot(str, bool)
     def _show_enrolment(self, message: str, over: bool) -> None:
@@ -357,6 +331,10 @@ class SettingsDialog(QDialog):
     def _show_error(self, message: str) -> None:
         self.error.setText(f"Error: {message}")
         self.error.show()
+
+
+async def _level_line(microphone: MicrophoneFactory, device: str | None) -> str:
+    return (await microphone_level(microphone, device)).line
 
 
 def _fill_devices(combo: QComboBox, names: tuple[str, ...], current: str | None) -> None:

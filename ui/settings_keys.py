@@ -7,8 +7,6 @@ runtime thread, and its one-line answer comes back as a signal to a bound slot h
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
-import functools
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,14 +19,15 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
 from app.config.key_checks import KeyCheckFailed, check_gemini_key, check_openai_key
 from app.config.secrets import SecretsError, delete_secret, get_secret, secret_source, secret_spec, set_secret
 from app.config.settings import Settings
-from app.runtime import Runtime, RuntimeClosed
+from app.runtime import Runtime
+from ui.runtime_answers import submit_for_answer
+from ui.widgets import form_label, push_button, stacked, text_line
 
 KeyCheck = Callable[[Settings, str], Coroutine[Any, Any, str]]
 
@@ -108,13 +107,14 @@ class KeysBox(QGroupBox):
         row.result.setText("Testing…")
         row.result.show()
         row.test_button.setEnabled(False)
-        try:
-            future = self._runtime.submit(_answer(_CHECKS[name](self._settings, key)))
-        except RuntimeClosed as closed:
-            self._show_check(name, f"Not tested: {closed}")
-            return
-        self._checks[name] = future
-        future.add_done_callback(functools.partial(self._deliver, name))
+        future = submit_for_answer(
+            self._runtime,
+            _answer(_CHECKS[name](self._settings, key)),
+            lambda answer: self._checked.emit(name, answer),
+            refused="Not tested",
+        )
+        if future is not None:
+            self._checks[name] = future
 
     @Slot(str)
     def clear_key(self, name: str) -> None:
@@ -134,16 +134,6 @@ class KeysBox(QGroupBox):
             future.cancel()
 
     # -- answers -----------------------------------------------------------------------------------
-
-    def _deliver(self, name: str, future: concurrent.futures.Future[str]) -> None:
-        # The runtime thread: the signal queues the answer to the GUI thread.
-        if future.cancelled():
-            return
-        failure = future.exception()
-        # An unexpected failure shows by its type only: its text could quote what the service said.
-        answer = future.result() if failure is None else f"Failed: {type(failure).__name__}"
-        with contextlib.suppress(RuntimeError):  # the dialog was deleted while the check ran
-            self._checked.emit(name, answer)
 
     @Slot(str, str)
     def _show_check(self, name: str, message: str) -> None:
@@ -175,15 +165,11 @@ def _make_row(name: str) -> KeyRow:
     field.setAccessibleDescription("Hidden as you type; stored in the OS keyring when you press OK")
     status = QLabel()
     status.setAccessibleName(f"{label} key status")
-    test_button = QPushButton("Test")
-    test_button.setAccessibleName(f"Test the {label} key")
-    test_button.setToolTip("Check the typed key, or else the current one, with the service")
-    clear_button = QPushButton("Clear")
-    clear_button.setAccessibleName(f"Remove the {label} key from the keyring")
-    result = QLabel()
-    result.setAccessibleName(f"{label} key test result")
-    result.setWordWrap(True)
-    result.hide()  # until a test says something
+    test_button = push_button(
+        "Test", f"Test the {label} key", "Check the typed key, or else the current one, with the service"
+    )
+    clear_button = push_button("Clear", f"Remove the {label} key from the keyring")
+    result = text_line(f"{label} key test result", hidden=True)  # until a test says something
     return KeyRow(name, field, status, test_button, clear_button, result)
 
 
@@ -193,25 +179,3 @@ async def _answer(check: Coroutine[Any, Any, str]) -> str:
         return await check
     except KeyCheckFailed as failed:
         return f"Failed: {failed}"
-
-
-# The form helpers below lay out the rest of the settings dialog too, which imports them from here.
-
-
-def form_label(text: str, buddy: QWidget) -> QLabel:
-    """A form label whose Alt+letter reaches `buddy` (a form row holding a layout gets no buddy itself)."""
-    label = QLabel(text)
-    label.setBuddy(buddy)
-    return label
-
-
-def stacked(*parts: QWidget | QHBoxLayout) -> QVBoxLayout:
-    """One form row of several lines: a control (or a row of them), then the notes under it."""
-    column = QVBoxLayout()
-    column.setSpacing(2)
-    for part in parts:
-        if isinstance(part, QWidget):
-            column.addWidget(part)
-        else:
-            column.addLayout(part)
-    return column

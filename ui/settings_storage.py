@@ -8,7 +8,6 @@ the session goes to the OS keyring), and its one-line answer comes back as a sig
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
@@ -16,17 +15,16 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from app.config.config_writer import ConfigValue
 from app.config.settings import Settings, SettingsError
-from app.runtime import Runtime, RuntimeClosed
-from ui.settings_keys import form_label, stacked
+from app.runtime import Runtime
+from ui.runtime_answers import submit_for_answer
+from ui.widgets import form_label, push_button, stacked, text_line
 
 SQLITE_NOTE = "Chats and memories are kept in a file on this computer."
 SUPABASE_NOTE = (
@@ -57,9 +55,7 @@ class StorageBox(QGroupBox):
         self.storage.addItem("My Supabase project", "supabase")
         self.storage.setCurrentIndex(self.storage.findData(settings.storage))
         self.storage.setAccessibleName("Storage backend")
-        self.note = QLabel()
-        self.note.setWordWrap(True)
-        self.note.setAccessibleName("Storage note")
+        self.note = text_line("Storage note")
         self.url = QLineEdit(settings.supabase_url or "")
         self.url.setPlaceholderText("https://<project>.supabase.co")
         self.url.setAccessibleName("Supabase project URL")
@@ -72,12 +68,8 @@ class StorageBox(QGroupBox):
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
         self.password.setAccessibleName("Supabase password")
         self.password.setAccessibleDescription("Hidden as you type; used to sign in, never stored")
-        self.sign_in_button = QPushButton("Sign &in")
-        self.sign_in_button.setAccessibleName("Sign in to Supabase")
-        self.sign_in_result = QLabel()
-        self.sign_in_result.setWordWrap(True)
-        self.sign_in_result.setAccessibleName("Supabase sign-in result")
-        self.sign_in_result.hide()  # until a sign-in says something
+        self.sign_in_button = push_button("Sign &in", "Sign in to Supabase")
+        self.sign_in_result = text_line("Supabase sign-in result", hidden=True)  # until a sign-in says something
 
     def _lay_out(self) -> None:
         self.project = QWidget()
@@ -130,29 +122,12 @@ class StorageBox(QGroupBox):
         self.sign_in_button.setEnabled(False)
         attempt = sign_in_line(self.url.text(), self.anon_key.text(), self.email.text(), self.password.text())
         self.password.clear()
-        try:
-            future = self._runtime.submit(attempt)
-        except RuntimeClosed as closed:
-            attempt.close()
-            self._show_sign_in(f"Not signed in: {closed}")
-            return
-        self._sign_in = future
-        future.add_done_callback(self._deliver)
+        self._sign_in = submit_for_answer(self._runtime, attempt, self._signed_in.emit, refused="Not signed in")
 
     @Slot()
     def cancel_checks(self) -> None:
         if self._sign_in is not None:
             self._sign_in.cancel()
-
-    def _deliver(self, future: concurrent.futures.Future[str]) -> None:
-        # The runtime thread: the signal queues the answer to the GUI thread.
-        if future.cancelled():
-            return
-        failure = future.exception()
-        # An unexpected failure shows by its type only: its text could quote what the service said.
-        answer = future.result() if failure is None else f"Failed: {type(failure).__name__}"
-        with contextlib.suppress(RuntimeError):  # the dialog was deleted while signing in
-            self._signed_in.emit(answer)
 
     @Slot(str)
     def _show_sign_in(self, message: str) -> None:

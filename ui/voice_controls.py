@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QProgressBar,
-    QPushButton,
     QStatusBar,
     QToolButton,
     QWidget,
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from app.front.status import VoiceStatus
 from ui.status import meter_percent, state_words
+from ui.widgets import push_button, text_line
 
 
 class VoiceControls(QObject):
@@ -30,16 +30,13 @@ class VoiceControls(QObject):
     def __init__(self, window: QWidget) -> None:
         """Shortcuts (Ctrl+K talk, Ctrl+M mute) work anywhere in `window`."""
         super().__init__(window)
-        self.talk_button = QPushButton("Tal&k")
-        self.talk_button.setAccessibleName("Talk to Parley")
-        self.talk_button.setToolTip("Start talking without the wake word (Ctrl+K)")
+        self.talk_button = push_button("Tal&k", "Talk to Parley", "Start talking without the wake word (Ctrl+K)")
         self.talk_shortcut = QShortcut(QKeySequence("Ctrl+K"), window)
         self.text_box = QLineEdit()
         self.text_box.setPlaceholderText("Type to Parley instead of speaking, then press Enter")
         self.text_box.setAccessibleName("Message to Parley")
         self.text_box.setAccessibleDescription("Sent to the assistant in the selected chat when you press Enter")
-        self.send_button = QPushButton("S&end")
-        self.send_button.setAccessibleName("Send the message")
+        self.send_button = push_button("S&end", "Send the message")
         self.mute_action = QAction("M&ute microphone", window)
         self.mute_action.setCheckable(True)
         self.mute_action.setShortcut(QKeySequence("Ctrl+M"))
@@ -48,10 +45,7 @@ class VoiceControls(QObject):
 
         self.state_label = QLabel()
         self.state_label.setAccessibleName("Assistant state")
-        self.notice = QLabel()
-        self.notice.setAccessibleName("Voice model")
-        self.notice.setWordWrap(True)
-        self.notice.hide()  # until there is something to say
+        self.notice = text_line("Voice model", hidden=True)  # until there is something to say
         self.level_meter = QProgressBar()
         self.level_meter.setRange(0, 100)
         self.level_meter.setTextVisible(False)

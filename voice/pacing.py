@@ -1,14 +1,17 @@
 """Pacing: make a recording arrive as a microphone would, one chunk per chunk length of wall time.
 
-The clock and the sleep are injected, so a test drives time by hand and never sleeps.
+The clock and the sleep are injected, so a test drives time by hand and never sleeps. `paced` is the
+stream loop that the recorded sources (a WAV file, synthetic chunks) share.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable, Iterable
 from typing import Protocol
+
+from voice.audio import AudioChunk
 
 
 class Pacer(Protocol):
@@ -56,3 +59,26 @@ class NoPacer:
 
     async def wait_until(self, stream_ms: float) -> None:
         await asyncio.sleep(0)
+
+
+async def paced(
+    chunks: Iterable[AudioChunk] | AsyncIterable[AudioChunk], pacer: Pacer, closed: Callable[[], bool]
+) -> AsyncGenerator[AudioChunk, None]:
+    """`chunks`, each handed out once `pacer` says a microphone would have finished recording it (its
+    `end_ms` after the stream's start); once `closed()` is true the stream ends before its next chunk."""
+    pacer.start()
+    async for chunk in as_async(chunks):
+        await pacer.wait_until(chunk.end_ms)
+        if closed():
+            return
+        yield chunk
+
+
+async def as_async(chunks: Iterable[AudioChunk] | AsyncIterable[AudioChunk]) -> AsyncGenerator[AudioChunk, None]:
+    """The chunks of a list or a generator, sync or async, as one async stream."""
+    if isinstance(chunks, AsyncIterable):
+        async for chunk in chunks:
+            yield chunk
+    else:
+        for chunk in chunks:
+            yield chunk

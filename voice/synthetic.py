@@ -4,12 +4,12 @@ silence, tones and noise as chunks of the right length and timing.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, AsyncIterable, Iterable
 
 import numpy as np
 
 from voice.audio import MIC_FORMAT, AudioChunk, AudioFormat
-from voice.pacing import NoPacer, Pacer
+from voice.pacing import NoPacer, Pacer, as_async, paced
 from voice.pcm import float_to_pcm16, split
 
 
@@ -43,26 +43,17 @@ class SyntheticSource:
         return self._format
 
     async def chunks(self) -> AsyncGenerator[AudioChunk, None]:
-        self._pacer.start()
-        async for chunk in _aiter(self._source):
-            if chunk.format != self._format:
-                raise ValueError(f"chunk format {chunk.format} does not match the source's {self._format}")
-            await self._pacer.wait_until(chunk.end_ms)
-            if self._closed:
-                return
+        async for chunk in paced(self._checked(), self._pacer, lambda: self._closed):
             yield chunk
 
     async def aclose(self) -> None:
         """End the stream: an iteration in progress stops before its next chunk."""
         self._closed = True
 
-
-async def _aiter(chunks: Iterable[AudioChunk] | AsyncIterable[AudioChunk]) -> AsyncIterator[AudioChunk]:
-    if isinstance(chunks, AsyncIterable):
-        async for chunk in chunks:
-            yield chunk
-    else:
-        for chunk in chunks:
+    async def _checked(self) -> AsyncGenerator[AudioChunk, None]:
+        async for chunk in as_async(self._source):
+            if chunk.format != self._format:
+                raise ValueError(f"chunk format {chunk.format} does not match the source's {self._format}")
             yield chunk
 
 

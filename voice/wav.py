@@ -18,7 +18,7 @@ import soundfile
 
 from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
 from voice.errors import AudioError, UnreadableAudio
-from voice.pacing import NoPacer, Pacer, RealTimePacer
+from voice.pacing import NoPacer, Pacer, RealTimePacer, paced
 from voice.pcm import convert, frame_samples, split
 from voice.playback import PlaybackTimeline
 
@@ -129,11 +129,7 @@ class WavFileSource:
 
     async def chunks(self) -> AsyncGenerator[AudioChunk, None]:
         pcm = await asyncio.to_thread(read_recording, self._path, MIC_FORMAT)
-        self._pacer.start()
-        for chunk in split(pcm, MIC_FORMAT, self._frame_ms):
-            await self._pacer.wait_until(chunk.end_ms)
-            if self._closed:
-                return
+        async for chunk in paced(split(pcm, MIC_FORMAT, self._frame_ms), self._pacer, lambda: self._closed):
             yield chunk
 
     async def aclose(self) -> None:

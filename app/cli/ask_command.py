@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from app.cli.chat_commands import UsageError
+from app.cli.command_runner import UsageError
 from app.cli.listen_command import chat_to_talk_in
 from app.config.settings import Settings
 from app.conversation import ConversationEvent

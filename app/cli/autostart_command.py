@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from app.cli.chat_commands import UsageError
+from app.cli.command_runner import UsageError
 from app.config.desktop_entry import (
     ENTRY_NAME,
     DesktopPaths,

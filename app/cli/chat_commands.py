@@ -6,50 +6,34 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 from uuid import UUID
 
-from tqdm import tqdm
-
-from app.account.sync import StampClock
-from app.chat_import import ChatImporter, ImportReport
-from app.cli.command_runner import command
+from app.cli.chat_file_commands import import_command, repair_command
+from app.cli.command_runner import Subcommands, UsageError, json_action, listing
 from app.config.settings import Settings
 from app.controller import ChatController
-from app.listening_lock import listening_lock
-from app.wiring import ChatServices, open_chat_services, store_location, store_path
-from chats.errors import InvalidTurn
-from chats.import_reader import ImportedFolder, InvalidJSON, read_import
-from chats.models import NO_FOLDER, ChatInfo, Folder, FolderFilter, utc_now
+from app.wiring import open_chat_services, store_location
+from chats.models import NO_FOLDER, ChatInfo, Folder, FolderFilter
 from chats.search import ChatMatch
-from chats.sqlite.repair import RepairReport, needs_repair, repair
 from chats.transfer import chat_to_json, export_json, export_markdown
-
-
-class UsageError(Exception):
-    """Input the command cannot use; the message is one line for the user."""
-
 
 Handler = Callable[[ChatController, argparse.Namespace], Awaitable[Any]]
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(commands: Subcommands) -> None:
     chats = commands.add_parser("chats", help="browse, search and manage chats")
     sub = chats.add_subparsers(dest="chats_command", metavar="ACTION", required=True)
 
     def action(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
-        parser = sub.add_parser(name, help=help_text)
-        parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-        parser.set_defaults(handler=command(ChatController, handler))
-        return parser
+        return json_action(sub, name, ChatController, handler, help_text)
 
-    listing = action("list", _list, "chats by recent activity")
-    listing.add_argument("--limit", type=int, default=50)
-    listing.add_argument("--offset", type=int, default=0)
-    only = listing.add_mutually_exclusive_group()
+    list_action = action("list", _list, "chats by recent activity")
+    list_action.add_argument("--limit", type=int, default=50)
+    list_action.add_argument("--offset", type=int, default=0)
+    only = list_action.add_mutually_exclusive_group()
     only.add_argument("--folder", metavar="ID", help="only the chats of this folder")
     only.add_argument("--no-folder", action="store_true", help="only the chats in no folder")
     action("show", _show, "one whole chat").add_argument("id")
@@ -77,7 +61,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     importing.add_argument("file")
     importing.add_argument("--as-new", action="store_true", help="import an export's chats as copies with new ids")
     importing.add_argument("--json", action="store_true", help="print JSON instead of text")
-    importing.set_defaults(handler=_import_command)
+    importing.set_defaults(handler=import_command)
     export = action("export", _export, "write every chat as JSON or Markdown")
     export.add_argument("--format", choices=["json", "markdown"], default="json")
     export.add_argument("--out", help="file to write (default: standard output)")
@@ -94,37 +78,6 @@ async def welcome(settings: Settings) -> int:
     print(f"Parley keeps {count} chat{'s' * (count != 1)} in {store_location(settings)}.")
     print("Try: parley chats list | parley chats search 'the kitchen renovation' | parley --help")
     return 0
-
-
-def repair_command(settings: Settings, args: argparse.Namespace) -> int:
-    """`parley chats repair`: outside the services, which refuse a damaged file. The listening lock keeps
-    a voice loop from writing into the file while it is replaced."""
-    if settings.storage != "sqlite":
-        raise UsageError("`parley chats repair` rebuilds the SQLite file; Supabase keeps its own backups")
-    path = store_path(settings)
-    with listening_lock(settings.data_dir):
-        problem = needs_repair(path)
-        report = None if problem is None else repair(path, utc_now())
-    if args.json:
-        print(json.dumps(_repair_json(path, problem, report), indent=2))
-    elif report is None:
-        print(f"The chat database {path} is healthy: nothing to repair.")
-    else:
-        saved = ", ".join(f"{count} {table.replace('_', ' ')}" for table, count in report.saved.items())
-        lost = sum(report.lost.values())
-        print(f"Rebuilt {path} with {saved}; {lost} unreadable read(s) skipped.")
-        print(f"The damaged file is kept as {report.damaged_copy}.")
-    return 0
-
-
-def _repair_json(path: Path, problem: str | None, report: RepairReport | None) -> dict[str, Any]:
-    return {
-        "database": str(path),
-        "damage": problem,
-        "damaged_copy": None if report is None else str(report.damaged_copy),
-        "saved": {} if report is None else report.saved,
-        "lost": {} if report is None else report.lost,
-    }
 
 
 def _chat_id(text: str) -> UUID:
@@ -156,14 +109,13 @@ def _folder_filter(args: argparse.Namespace) -> FolderFilter:
 
 async def _list(controller: ChatController, args: argparse.Namespace) -> Any:
     chats = await controller.list_chats(limit=args.limit, offset=args.offset, folder=_folder_filter(args))
-    if args.json:
-        return [_info_json(info) for info in chats]
-    for info in chats:
-        title = info.title or "(untitled)"
-        print(f"{info.id}  {info.last_activity_at:%Y-%m-%d %H:%M}  {info.turn_count:4d} turns  {title}")
-    if not chats:
-        print("No chats yet.")
-    return None
+    return listing(chats, args, _info_json, _info_line, "No chats yet.")
+
+
+def _info_line(info: ChatInfo) -> str:
+    return (
+        f"{info.id}  {info.last_activity_at:%Y-%m-%d %H:%M}  {info.turn_count:4d} turns  {info.title or '(untitled)'}"
+    )
 
 
 async def _show(controller: ChatController, args: argparse.Namespace) -> Any:
@@ -247,14 +199,11 @@ async def _memory(controller: ChatController, args: argparse.Namespace) -> Any:
 
 
 async def _folders(controller: ChatController, args: argparse.Namespace) -> Any:
-    folders = await controller.folders()
-    if args.json:
-        return [_folder_json(folder) for folder in folders]
-    for folder in folders:
-        print(f"{folder.id}  {folder.chats:4d} chat{'s' * (folder.chats != 1)}  {folder.name}")
-    if not folders:
-        print("No folders yet.")
-    return None
+    return listing(await controller.folders(), args, _folder_json, _folder_line, "No folders yet.")
+
+
+def _folder_line(folder: Folder) -> str:
+    return f"{folder.id}  {folder.chats:4d} chat{'s' * (folder.chats != 1)}  {folder.name}"
 
 
 async def _folder_new(controller: ChatController, args: argparse.Namespace) -> Any:
@@ -278,99 +227,6 @@ async def _folder_delete(controller: ChatController, args: argparse.Namespace) -
     if not args.json:
         print(f"Deleted folder {args.id}; its chats are now in no folder.")
     return {"id": args.id, "deleted": True}
-
-
-def _import_command(settings: Settings, args: argparse.Namespace) -> int:
-    """With the stores stamping what they write by a `StampClock`, so that exported chats keep their times."""
-    clock = StampClock()
-
-    def use(services: ChatServices) -> ChatImporter:
-        return ChatController(services).importer(clock, as_new=args.as_new)
-
-    return command(use, _import, clock)(settings, args)
-
-
-async def _import(importer: ChatImporter, args: argparse.Namespace) -> Any:
-    """Read the file twice, as a stream: once to refuse it whole if any of it is wrong, once to write it,
-    its folders first, then one chat at a time, with a progress bar on a terminal."""
-    path = Path(args.file)
-    chats, turns, repaired, folders = await asyncio.to_thread(_check_import, path)
-    folders_made = await importer.import_folders(folders)
-    reports: list[ImportReport] = []
-    with (
-        _open_import(path) as file,
-        tqdm(total=turns, unit="turn", desc="importing", disable=not sys.stderr.isatty(), file=sys.stderr) as bar,
-    ):
-        chat_stream = read_import(file)
-        while imported := await asyncio.to_thread(next, chat_stream, None):
-            number = len(reports) + 1
-
-            def saving(number: int = number) -> None:
-                bar.set_description(f"saving chat {number}/{chats}")
-
-            reports.append(await importer.import_chat(imported, saving))
-            bar.set_description("importing")
-            bar.update(len(imported.turns))
-    if repaired:
-        print(
-            f"parley: {path}: {repaired} text(s) held lone surrogates, which are not Unicode text;"
-            " each was imported with U+FFFD in its place",
-            file=sys.stderr,
-        )
-    unmaintained = [r.unmaintained for r in reports if r.unmaintained is not None]
-    if unmaintained:
-        print(
-            f"parley: {len(unmaintained)} chat(s) imported without their summary or title ({unmaintained[0]}):"
-            " they are made when each chat is next used",
-            file=sys.stderr,
-        )
-    if args.json:
-        return [
-            {"id": str(r.chat_id), "turns": r.turns, "added": r.added, "compactions": r.compactions, "new": r.new}
-            for r in reports
-        ]
-    for report in reports:
-        print(f"{report.chat_id}  {_import_line(report)}")
-    if folders_made:
-        print(f"{folders_made} folder(s) made.")
-    return None
-
-
-def _import_line(report: ImportReport) -> str:
-    if report.new:
-        return f"{report.turns} turns imported, {report.compactions} compaction(s)"
-    if report.added:
-        return f"already here: {report.added} missing turn(s) added"
-    return "already here: unchanged"
-
-
-def _check_import(path: Path) -> tuple[int, int, int, list[ImportedFolder]]:
-    """Chats, turns, repaired texts and folders of the import file; `UsageError` saying what is wrong with it."""
-    chats = turns = repaired = 0
-    folders: list[ImportedFolder] = []
-    with _open_import(path) as file:
-        for imported in read_import(file, folders):
-            chats += 1
-            turns += len(imported.turns)
-            repaired += imported.repaired
-    return chats, turns, repaired, folders
-
-
-@contextmanager
-def _open_import(path: Path) -> Iterator[IO[bytes]]:
-    try:
-        file = path.open("rb")
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror}") from None
-    try:
-        with file:
-            yield file
-    except InvalidJSON as error:
-        raise UsageError(
-            f"{path} is not UTF-8 text" if "UTF-8" in str(error) else f"{path} is not valid JSON ({error})"
-        ) from None
-    except InvalidTurn as error:
-        raise UsageError(f"{path}: {error}") from None
 
 
 async def _export(controller: ChatController, args: argparse.Namespace) -> Any:

@@ -1,21 +1,29 @@
-"""Running one `parley` subcommand: open the services, call the handler, print its JSON when asked."""
+"""Running one `parley` subcommand: open the services, call the handler, print its JSON when asked; and
+`UsageError`, what every command raises for input it cannot use."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 from app.config.settings import Settings
 from app.wiring import ChatServices, open_chat_services
 from chats.models import utc_now
 
 S = TypeVar("S")
+Item = TypeVar("Item")
 
 Command = Callable[[Settings, argparse.Namespace], int]
+Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+"""What `add_subparsers` returns; a string because argparse's class cannot be subscripted at run time."""
+
+
+class UsageError(Exception):
+    """Input the command cannot use; the message is one line for the user."""
 
 
 def command(
@@ -37,3 +45,35 @@ def command(
         return asyncio.run(with_services())
 
     return run
+
+
+def json_action(
+    sub: Subcommands,
+    name: str,
+    use: Callable[[ChatServices], S],
+    handler: Callable[[S, argparse.Namespace], Awaitable[Any]],
+    help_text: str,
+) -> argparse.ArgumentParser:
+    """The subcommand `name`, run by `command(use, handler)`, with the `--json` switch it prints by."""
+    parser = sub.add_parser(name, help=help_text)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.set_defaults(handler=command(use, handler))
+    return parser
+
+
+def listing(
+    items: Sequence[Item],
+    args: argparse.Namespace,
+    to_json: Callable[[Item], Any],
+    line: Callable[[Item], str],
+    empty: str,
+) -> list[Any] | None:
+    """What a listing handler answers: with `--json` the items as JSON, for `command` to print; else None,
+    having printed a line per item, or `empty` when there are none."""
+    if args.json:
+        return [to_json(item) for item in items]
+    for item in items:
+        print(line(item))
+    if not items:
+        print(empty)
+    return None

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID, uuid4
 
-from app.cli.chat_commands import UsageError
+from app.cli.command_runner import UsageError
 from app.config.settings import Settings
 from app.conversation import ChatSwitched, ConversationEvent, Saved
 from app.voice_loop import VoiceLoop, microphone_and_speaker

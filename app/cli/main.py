@@ -22,6 +22,7 @@ from app.cli import (
     sync_command,
     wake_command,
 )
+from app.cli.command_runner import UsageError
 from app.cli.logs import configure_logging
 from app.config.desktop_entry import HIDDEN_FLAG
 from app.config.private_files import keep_private
@@ -119,7 +120,7 @@ def _command(argv: Sequence[str] | None, default: Opening) -> int:
             return default(settings, hidden=args.hidden)
         result: int = handler(settings, args)
         return result
-    except (ChatsError, VoiceError, SettingsError, SecretsError, chat_commands.UsageError) as error:
+    except (ChatsError, VoiceError, SettingsError, SecretsError, UsageError) as error:
         print(f"parley: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -12,8 +12,7 @@ from typing import Any
 from uuid import UUID
 
 from app.account.sync import StampClock
-from app.cli.chat_commands import UsageError
-from app.cli.command_runner import command
+from app.cli.command_runner import UsageError, command
 from app.config.settings import Settings
 from app.memory_controller import MemoryController
 from app.wiring import ChatServices

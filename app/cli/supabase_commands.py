@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from app.account.supabase_account import SIGN_IN, SupabaseProject, resume, sign_in_and_check, supabase_project
-from app.cli.chat_commands import UsageError
+from app.cli.command_runner import UsageError
 from app.config.config_writer import save_config
 from app.config.settings import Settings, SettingsError
 from chats.errors import StoreUnavailable

@@ -14,7 +14,7 @@ import time
 from functools import partial
 from pathlib import Path
 
-from app.cli.chat_commands import UsageError
+from app.cli.command_runner import UsageError
 from app.config.settings import Settings
 from app.wake_enrolment import (
     ENROLMENT_UTTERANCES,
