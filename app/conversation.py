@@ -74,6 +74,10 @@ class VoiceSettings:
     live_model: str
     idle_after_s: float = 10.0
     voice: str | None = None
+    language: str = "en"
+    """The language the user speaks (a supported code, or "auto"): the system prompt says it."""
+    language_code: str | None = None
+    """What Gemini Live is asked to speak (`LiveConfig.language_code`); None for "auto"."""
 
 
 class ChatConversation:
@@ -214,13 +218,21 @@ class ChatConversation:
         notes = "" if opening else working_memory_block(await self._s.working_memory.get(self.chat_id))
         long_term = (*MEMORY_TOOLS, RECALL_CONVERSATIONS) if context.memory_enabled else ()
         tools = (*TOOLS, *long_term, UPDATE_WORKING_MEMORY, END_CONVERSATION)
-        prompt = system_prompt(tools=tools, chat_title=context.title, now=self._clock(), memories=memories, notes=notes)
+        prompt = system_prompt(
+            tools=tools,
+            chat_title=context.title,
+            now=self._clock(),
+            memories=memories,
+            notes=notes,
+            language=self._settings.language,
+        )
         config = LiveConfig(
             model=self._settings.live_model,
             system_prompt=prompt,
             tools=tools,
             history=history,
             voice=self._settings.voice,
+            language_code=self._settings.language_code,
         )
         return config, user_said
 

@@ -22,7 +22,7 @@ from app.conversation import ChatConversation, ConversationEvent, Saved, VoiceSe
 from app.listening_lock import listening_lock
 from app.outbox import Outbox
 from app.wake_enrolment import wake_detector
-from app.wiring import ChatServices
+from app.wiring import ChatServices, language_of, live_language_code, spoken_language
 from chats.journal import Delivery, TurnJournal
 from chats.maintenance import MaintenanceWorker
 from voice.assistant import Assistant
@@ -213,7 +213,12 @@ class VoiceLoop:
                 maintenance=maintenance,
                 connect=opening,
                 sink=self._sink,
-                settings=VoiceSettings(live_model=live_model, idle_after_s=settings.idle_seconds),
+                settings=VoiceSettings(
+                    live_model=live_model,
+                    idle_after_s=settings.idle_seconds,
+                    language=settings.language or "auto",
+                    language_code=live_language_code(settings),
+                ),
                 chat_id=self._chat_id,
                 on_event=self._observer.conversation,
                 barge_in=None if self._source is None else await asyncio.to_thread(speech_over_playback),
@@ -298,9 +303,9 @@ class VoiceLoop:
         from voice.offline.engine import OfflineVoice
         from voice.offline.text import wake_phrase_of
 
-        voice = await OfflineVoice.load(model_cache())
+        voice = await OfflineVoice.load(model_cache(), language=spoken_language(settings), language_of=language_of)
         stack.push_async_callback(voice.aclose)
-        intents = OfflineIntents(self._services.embedder)
+        intents = OfflineIntents(self._services.embedder, language=spoken_language(settings))
         await intents.prepare()
         factory: LiveConnectionFactory = functools.partial(
             offline.connect,

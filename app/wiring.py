@@ -12,10 +12,12 @@ from uuid import UUID, uuid4
 
 from app.config.settings import Settings, SettingsError, StorageChoice
 from chats.embedding import Embedder
+from chats.local_models import local_embedder_for, local_model_for, memory_ranking_for
 from chats.local_process import LocalModelsProcess, ProcessEmbedder, ProcessTextModel
 from chats.maintenance import ChatMaintainer
 from chats.memory.service import MemoryService
 from chats.memory.store import MemoryStore
+from chats.minilm import MODEL_NAME as MINILM_MODEL_NAME
 from chats.minilm import MiniLMEmbedder
 from chats.models import utc_now
 from chats.recall import Recaller
@@ -44,11 +46,39 @@ def store_location(settings: Settings) -> str:
     return str(store_path(settings))
 
 
+def spoken_language(settings: Settings) -> str | None:
+    """The language the user speaks, for the models told one (Whisper, the offline intents, Gemini Live's
+    speech config); None for "auto": each finds it in what is said."""
+    return None if settings.language in (None, "auto") else settings.language
+
+
+LIVE_LANGUAGE_CODES = {"en": "en-US", "it": "it-IT", "es": "es-US", "fr": "fr-FR", "de": "de-DE"}
+"""BCP-47 codes Gemini Live lists for the supported languages (Spanish as es-US, the one it lists)."""
+
+
+def live_language_code(settings: Settings) -> str | None:
+    """The `speech_config.language_code` for Gemini Live, None for "auto". Native-audio models take the
+    language from the system prompt (`app.tools.prompt.language_line`), which always says it; the code
+    matters to the half-cascade models."""
+    language = spoken_language(settings)
+    return None if language is None else LIVE_LANGUAGE_CODES.get(language)
+
+
+def language_of(text: str, hint: str) -> str:
+    """The language of `text` (`chats.language.detect`), `hint` when it is too short to tell: what the offline
+    voice speaks each sentence in."""
+    from chats.language import detect
+
+    return detect(text, hint=hint)
+
+
 def make_embedder(settings: Settings, closing: AsyncExitStack, child: LocalModelsProcess | None = None) -> Embedder:
     """The embedder the settings choose; network clients are closed with `closing`. `child`: the local
     model runs there (see `open_chat_services`)."""
     choice = settings.effective_embedder
     if choice == "local":
+        if local_model_for(settings.language) != MINILM_MODEL_NAME:
+            return local_embedder_for(settings.language)  # cheap enough to run here, even beside the window
         return MiniLMEmbedder() if child is None else ProcessEmbedder(child)
     embedder: OpenAIEmbedder | GeminiEmbedder
     if choice == "gemini":
@@ -81,7 +111,7 @@ def make_text_model(settings: Settings, closing: AsyncExitStack, child: LocalMod
         # Imported when chosen, like the Gemini one: yake brings networkx, 0.2 s of the window's first paint.
         from chats.offline_text import OfflineTextModel
 
-        return OfflineTextModel()
+        return OfflineTextModel(spoken_language(settings))
     if settings.gemini_api_key is None:
         raise SettingsError("the Gemini text model is chosen but no key is set: set GEMINI_API_KEY")
     from chats.gemini_text import GeminiTextModel
@@ -152,17 +182,19 @@ async def open_stores(
     *,
     storage: StorageChoice | None = None,
     clock: Callable[[], datetime] = utc_now,
+    embedder_model: str | None = None,
 ) -> tuple[ChatStore, MemoryStore]:
     """The chat and memory stores of `storage` (None: the one the settings choose), closed with `closing`;
-    `clock` stamps what they write."""
+    `clock` stamps what they write; memory search reads cosines as `embedder_model`'s (None: MiniLM's)."""
+    ranking = memory_ranking_for(embedder_model or MINILM_MODEL_NAME)
     if (storage or settings.storage) == "supabase":
         # Imported when chosen: the supabase client takes a while to import, and most runs use SQLite.
         from app.account.supabase_account import open_supabase_stores
 
-        return await open_supabase_stores(settings, closing, clock)
+        return await open_supabase_stores(settings, closing, clock, ranking)
     store = await SqliteChatStore.open(store_path(settings), settings.user_id, clock=clock)
     closing.push_async_callback(store.close)
-    memories = await SqliteMemoryStore.open(store_path(settings), settings.user_id, clock=clock)
+    memories = await SqliteMemoryStore.open(store_path(settings), settings.user_id, clock=clock, ranking=ranking)
     closing.push_async_callback(memories.close)
     return store, memories
 
@@ -182,5 +214,5 @@ async def open_chat_services(
             closing.push_async_callback(child.aclose)
         embedder = make_embedder(settings, closing, child)
         text_model = make_text_model(settings, closing, child)
-        store, memories = await open_stores(settings, closing, clock=clock)
+        store, memories = await open_stores(settings, closing, clock=clock, embedder_model=embedder.model_name)
         yield compose_services(store, memories, embedder, text_model, installation_id(settings.data_dir))

@@ -13,8 +13,15 @@ Does a title say what the chat is about? Two sets of chats, each titled by the o
    uses most (the speakers' names aside). Many sessions open with small talk ("Hey Mel! Good to see
    you!"): their first-exchange titles are expected to miss.
 
-Words are compared by a crude stem (lower case, a plural "s" dropped), not by the title maker's own
-lemmatiser, so the check does not share its mistakes. Every title is also checked for its shape: 2 to 5
+3. Other languages (issue 17): bench/language_set.json's six chats (kitchen, trip, dog, job, guitar,
+   garden; written by hand in English, Italian, Spanish, French and German), each with the title a
+   person would give it in that language (`LANGUAGE_TITLES`). Titled from the first exchange and from the
+   whole chat; "names the subject" and "subject words" as in 1, the words compared by their Snowball stems
+   (PyStemmer, through `chats.language.stems`, with that language's stop words), not by simplemma, the
+   title maker's lemmatiser.
+
+English words are compared by a crude stem (lower case, a plural "s" dropped), not by the title maker's
+own lemmatiser, so the check does not share its mistakes. Every title is also checked for its shape: 2 to 5
 words, sentence case (a capital only on the first word and on words the chat itself capitalises inside
 a sentence). The figures go under `--label` in the JSON, so the same script measures an older title
 maker put first on PYTHONPATH ("before") and the current one ("after").
@@ -38,12 +45,57 @@ from typing import Any
 import yake
 
 from bench import locomo
+from chats import language as languages
 from chats.compaction import SUMMARY_SHARE
 from chats.models import Turn
 from chats.offline_text import OfflineTextModel, summarize_extractively
 
 RESULTS = Path(__file__).resolve().parent / "results"
 FIXTURES = Path(__file__).resolve().parent / "title_chats.json"
+LANGUAGE_SET = Path(__file__).resolve().parent / "language_set.json"
+LANGUAGE_TITLES: dict[str, dict[str, str]] = {
+    "en": {
+        "kitchen": "Kitchen renovation",
+        "trip": "Trip to Japan",
+        "dog": "Rocky's itchy ears",
+        "job": "Project manager interview",
+        "guitar": "Learning the guitar",
+        "garden": "Yellow tomato leaves",
+    },
+    "it": {
+        "kitchen": "Rifacimento della cucina",
+        "trip": "Viaggio in Giappone",
+        "dog": "Orecchie del cane Rocky",
+        "job": "Colloquio da project manager",
+        "guitar": "Imparare la chitarra",
+        "garden": "Foglie gialle dei pomodori",
+    },
+    "es": {
+        "kitchen": "Reforma de la cocina",
+        "trip": "Viaje a Japón",
+        "dog": "Orejas del perro Rocky",
+        "job": "Entrevista de jefe de proyecto",
+        "guitar": "Aprender guitarra",
+        "garden": "Hojas amarillas de las tomateras",
+    },
+    "fr": {
+        "kitchen": "Rénovation de la cuisine",
+        "trip": "Voyage au Japon",
+        "dog": "Oreilles du chien Rocky",
+        "job": "Entretien de chef de projet",
+        "guitar": "Apprendre la guitare",
+        "garden": "Feuilles jaunes des tomates",
+    },
+    "de": {
+        "kitchen": "Neue Küche",
+        "trip": "Reise nach Japan",
+        "dog": "Ohren von Hund Rocky",
+        "job": "Vorstellungsgespräch als Projektleiter",
+        "guitar": "Gitarre lernen",
+        "garden": "Gelbe Blätter der Tomaten",
+    },
+}
+"""Written by hand: the title a person would give each chat of bench/language_set.json, in its language."""
 SUMMARY_WORDS = 5
 """How many of the LoCoMo summary's most used content words count as its subject."""
 SUMMARY_BOILERPLATE = frozenset(
@@ -144,6 +196,8 @@ async def measure() -> dict[str, Any]:
             "titles": {person: title for (person, _), title in zip(own, titles, strict=True)},
         }
 
+    results |= await languages_measured(model)
+
     sessions = [(conversation, session) for conversation in locomo.load() for session in conversation.sessions]
     subjects = [_summary_subject(session) for _, session in sessions]
     for name, texts in (
@@ -161,6 +215,49 @@ async def measure() -> dict[str, Any]:
                 for (conversation, session), title in list(zip(sessions, titles, strict=True))[:8]
             },
         }
+    return results
+
+
+def language_stems(text: str, language: str) -> frozenset[str]:
+    """The subject words of `text` in `language`: English's crude stems, the others' Snowball stems."""
+    return frozenset(stems(text)) if language == "en" else frozenset(languages.stems(text, language))
+
+
+def language_chats() -> dict[str, dict[str, tuple[Turn, ...]]]:
+    """bench/language_set.json's chats: language -> topic -> turns."""
+    data = json.loads(LANGUAGE_SET.read_text(encoding="utf-8"))["languages"]
+    return {
+        language: {
+            topic: tuple(Turn(role="user" if role == "user" else "model", text=text) for role, text in turns)
+            for topic, turns in data[language]["chats"].items()
+        }
+        for language in LANGUAGE_TITLES
+    }
+
+
+async def languages_measured(model: OfflineTextModel) -> dict[str, Any]:
+    """Per language, its six chats titled from the first exchange and whole."""
+    results: dict[str, Any] = {}
+    for language, chats in language_chats().items():
+        person = LANGUAGE_TITLES[language]
+        for name, texts in (
+            ("first_exchange", {topic: transcript(turns[:2]) for topic, turns in chats.items()}),
+            ("whole_chat", {topic: transcript(turns) for topic, turns in chats.items()}),
+        ):
+            titles, ms = await title_all(model, list(texts.values()))
+            cases = [
+                Titled(title, language_stems(person[topic], language), text)
+                for (topic, text), title in zip(texts.items(), titles, strict=True)
+            ]
+            named = [bool(language_stems(case.title, language) & case.subject) for case in cases]
+            share = [len(language_stems(case.title, language) & case.subject) / len(case.subject) for case in cases]
+            results[f"{language}_{name}"] = {
+                **figures(cases),
+                "names_the_subject": round(sum(named) / len(cases), 3),
+                "subject_words_held": round(statistics.fmean(share), 3),
+                "ms_per_title": round(ms, 2),
+                "titles": {person[topic]: title for topic, title in zip(texts, titles, strict=True)},
+            }
     return results
 
 
@@ -197,8 +294,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--label", default="after", help="the key the figures go under (before, after)")
     parser.add_argument("--out", type=Path, default=RESULTS / "titles.json")
+    parser.add_argument("--languages-only", action="store_true", help="only the five languages' chats (seconds)")
     arguments = parser.parse_args()
-    measured = asyncio.run(measure())
+    measured = asyncio.run(languages_measured(OfflineTextModel()) if arguments.languages_only else measure())
     saved = json.loads(arguments.out.read_text(encoding="utf-8")) if arguments.out.exists() else {}
     saved[arguments.label] = measured
     arguments.out.write_text(json.dumps(saved, indent=2) + "\n", encoding="utf-8")

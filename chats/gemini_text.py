@@ -34,7 +34,7 @@ You write the memory of a conversation between a user and a voice assistant. The
 replaces the turns it covers: the assistant will only ever see your summary, never those turns again.
 
 Rules:
-- Write in the third person ("The user ...", "The assistant ...").
+- Write in the third person ("The user ...", "The assistant ..."), in the language of the conversation.
 - Keep every name, number, amount, date and time, decision, commitment or promise (who will do what \
 and when), preference, and every question that is still open. Keep the exact figures and spellings.
 - A part marked as an earlier summary is consolidated truth: carry all of its facts forward, merged \

@@ -8,7 +8,9 @@ fit the budget are kept in their original order, each under the label of who sai
 earlier summary turn are consolidated truth: they score highest and are kept as written.
 
 Everything here is deterministic and pure except `OfflineTextModel`, which runs the work off the event
-loop. The cue words are English; other languages still get numbers, names, dates and keyphrases.
+loop. The cue words, YAKE's stop words and the keyphrases are the conversation's language's
+(`chats.offline_cues`; English, Italian, Spanish, French, German), found by `chats.language.detect`. In
+German every noun has a capital, so capitals tell no names there: its sentences score no name bonus.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from itertools import pairwise
 import yake
 from segtok.segmenter import split_single
 
+from chats import language as languages
 from chats.errors import TextModelError
 from chats.models import Role, Turn
+from chats.offline_cues import CUES, ENGLISH, Cues
 from chats.offline_title import subject_title
 from chats.offline_words import (
     ASSISTANT_LABEL,
@@ -51,55 +55,10 @@ DUPLICATE_OVERLAP = 0.8
 RESTATEMENT_OVERLAP = 0.5
 """The same, for a sentence that brings no new number, name or date (an assistant's "So, ...")."""
 
-_MONTH = re.compile(
-    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December"
-    r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\b"
-)
-"""Case-sensitive: "may" and "march" are also verbs."""
-_DATE_OR_TIME = re.compile(
-    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|o'clock|noon|midnight)\b"
-    r"|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.)"
-    r"|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b",
-    re.IGNORECASE,
-)
-_RELATIVE_DAY = re.compile(
-    r"\b(?:today|tonight|tomorrow|yesterday|weekend|(?:next|this|last) (?:week|month|year))\b",
-    re.IGNORECASE,
-)
-_MONEY_OR_UNIT = re.compile(
-    r"[€$£¥]|\b(?:euros?|eur|dollars?|usd|pounds?|gbp|cents?|percent|budget|price|cost|costs|quote[ds]?)\b"
-    r"|\d\s?(?:%|k\b|kg\b|g\b|km\b|m\b|cm\b|mm\b|m2\b|m²|sqm\b|ft\b|hours?\b|hrs?\b|minutes?\b"
-    r"|mins?\b|days?\b|weeks?\b|months?\b|years?\b|litres?\b|liters?\b)",
-    re.IGNORECASE,
-)
-_DECISION = re.compile(
-    r"\b(?:decided|decide|decision|agreed|agree|settled on|chose|chosen|go(?:ing)? with|final|confirmed)\b",
-    re.IGNORECASE,
-)
-_COMMITMENT = re.compile(
-    r"\b(?:will|won't|shall|going to|let's|let us|promise[ds]?|plan(?:ning)? to|need to|have to|must"
-    r"|remind(?:er)?|deadline|due|schedule[ds]?|book(?:ed)?|appointment)\b|\w'll\b",
-    re.IGNORECASE,
-)
-_PREFERENCE = re.compile(
-    r"\b(?:prefer(?:s|red)?|i (?:really )?(?:like|love|hate|want|need)|i'd (?:like|rather|love)"
-    r"|(?:don't|do not) (?:like|want)|dislike|favou?rite|rather|allergic|can't stand)\b",
-    re.IGNORECASE,
-)
-_FILLER = re.compile(
-    r"^(?:hi|hello|hey|thanks|thank you|ok|okay|sure|great|cool|nice|perfect|bye|yes|no|yeah|right"
-    r"|good (?:morning|evening|night)|you're welcome|sounds good)\b",
-    re.IGNORECASE,
-)
-_DEFERRAL = re.compile(
-    r"\b(?:not sure|don't know|do not know|no idea|can't tell|find out|look into|get back to you"
-    r"|let me check|i'll check|depends on)\b",
-    re.IGNORECASE,
-)
 _NUMBER = re.compile(r"\d")
+_FRENCH_SPACE = re.compile(r"\s+([!?;:»])")
 _WORD = re.compile(r"\w+")
 _NAME_WORD = re.compile(r"^(?:[A-Z][a-z]+(?:['\u2019-][A-Za-z]+)*|[A-Z]{2,})$")
-_NOT_NAMES = frozenset({"I", "I'm", "I'll", "I've", "I'd", "OK", "AM", "PM"})
 _QUOTES = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb`"
 
 
@@ -135,6 +94,10 @@ class Sentence:
 class OfflineTextModel:
     """A `TextModel` that never leaves the machine and always answers the same way."""
 
+    def __init__(self, language: str | None = None) -> None:
+        """`language`: the user's (a code; None or "auto" for none), assumed for a text too short to tell."""
+        self._language = language if languages.is_supported(language) else None
+
     @property
     def name(self) -> str:
         return NAME
@@ -142,44 +105,49 @@ class OfflineTextModel:
     async def summarize(self, turns: Sequence[Turn], max_chars: int) -> str:
         # YAKE takes tens of milliseconds on a 30-turn window: too long to hold the event loop.
         try:
-            return await asyncio.to_thread(summarize_extractively, tuple(turns), max_chars)
+            return await asyncio.to_thread(summarize_extractively, tuple(turns), max_chars, self._language)
         except Exception as error:
             raise TextModelError("the offline summariser failed") from error
 
     async def title(self, text: str) -> str:
         try:
-            return await asyncio.to_thread(subject_title, text)
+            return await asyncio.to_thread(subject_title, text, self._language)
         except Exception as error:
             raise TextModelError("the offline title maker failed") from error
 
 
-def summarize_extractively(turns: Sequence[Turn], max_chars: int) -> str:
-    """The most salient sentences of `turns` that fit in `max_chars`, labelled, in original order."""
+def summarize_extractively(turns: Sequence[Turn], max_chars: int, language: str | None = None) -> str:
+    """The most salient sentences of `turns` that fit in `max_chars`, labelled, in original order. The
+    turns' language is detected (`language`, the user's, when the text is too short to tell)."""
     if max_chars <= 0:
         return ""
-    sentences = split_turns(turns)
+    written_in = languages.detect(" ".join(turn.text for turn in turns), hint=language)
+    cues = CUES[written_in]
+    sentences = split_turns(turns, cues)
     if not sentences:
         return ""
-    phrases = keyphrases("\n".join(sentence.text for sentence in sentences))
-    scores = [salience(sentence, phrases) for sentence in sentences]
-    chosen = choose(sentences, scores, max_chars)
+    phrases = keyphrases("\n".join(sentence.text for sentence in sentences), language=written_in)
+    scores = [salience(sentence, phrases, cues) for sentence in sentences]
+    chosen = choose(sentences, scores, max_chars, cues)
     if chosen:
         return render(chosen)
     best = max(range(len(sentences)), key=lambda i: (scores[i], -i))
     return cut_at_word(render([sentences[best]]), max_chars)
 
 
-def split_turns(turns: Sequence[Turn]) -> list[Sentence]:
+def split_turns(turns: Sequence[Turn], cues: Cues = ENGLISH) -> list[Sentence]:
     """Every sentence of `turns`, labelled; user and model questions nobody answered are marked open."""
     sentences: list[Sentence] = []
     for index, turn in enumerate(turns):
-        unanswered = not turn.summary and _unanswered(turns, index)
+        unanswered = not turn.summary and _unanswered(turns, index, cues)
         open_label = OPEN_USER_LABEL if turn.role == "user" else OPEN_ASSISTANT_LABEL
         for line in turn.text.splitlines():
             label, body = _default_label(turn), line
             if turn.summary and (match := LABEL_AT_START.match(line)):
                 # An earlier offline summary: its sentences keep the speaker they were filed under.
                 label, body = canonical_label(match.group(1)), line[match.end() :]
+            if cues.language == "fr":
+                body = _FRENCH_SPACE.sub(r"\1", body)  # "Bonjour ! Ça va ?": segtok ends no sentence there
             for piece in split_single(body):
                 text = " ".join(piece.split())
                 if not _WORD.search(text):
@@ -198,31 +166,32 @@ def split_turns(turns: Sequence[Turn]) -> list[Sentence]:
     return sentences
 
 
-def salience(sentence: Sentence, phrases: Sequence[str]) -> float:
-    """How much a later conversation would miss `sentence`; `phrases` are keyphrases, best first."""
+def salience(sentence: Sentence, phrases: Sequence[str], cues: Cues = ENGLISH) -> float:
+    """How much a later conversation would miss `sentence`; `phrases` are keyphrases, best first; `cues`:
+    the cue words of its language."""
     text = sentence.text
     words = _WORD.findall(text)
     score = min(len(words), 15) * 0.1
     if _NUMBER.search(text):
         score += 2.0
-    if _MONTH.search(text) or _DATE_OR_TIME.search(text):
+    if cues.month.search(text) or cues.date_or_time.search(text):
         score += 2.0
-    elif _RELATIVE_DAY.search(text):
+    elif cues.relative_day.search(text):
         score += 1.0
-    if _MONEY_OR_UNIT.search(text):
+    if cues.money_or_unit.search(text):
         score += 1.5
-    score += 1.5 * min(len(_names(text)), 2)
-    if _DECISION.search(text):
+    score += 1.5 * min(len(_names(text, cues)), 2)
+    if cues.decision.search(text):
         score += 2.5
-    if _COMMITMENT.search(text):
+    if cues.commitment.search(text):
         score += 2.0
-    if _PREFERENCE.search(text):
+    if cues.preference.search(text):
         score += 2.0
     if sentence.open_question:
         score += OPEN_QUESTION_BONUS
     elif text.endswith("?"):
         score += 0.5
-    if _FILLER.match(text) and len(words) <= 4:
+    if cues.filler.match(text) and len(words) <= 4:
         score -= 2.0
     score += _centrality(text, phrases)
     if sentence.from_summary:
@@ -230,19 +199,21 @@ def salience(sentence: Sentence, phrases: Sequence[str]) -> float:
     return score
 
 
-def choose(sentences: Sequence[Sentence], scores: Sequence[float], max_chars: int) -> list[Sentence]:
+def choose(
+    sentences: Sequence[Sentence], scores: Sequence[float], max_chars: int, cues: Cues = ENGLISH
+) -> list[Sentence]:
     """Greedily, best first: every sentence that is no repeat and still fits; in original order."""
     ranked = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
     eligible = [i for i in ranked if scores[i] >= MIN_SALIENCE] or ranked
     chosen: list[int] = []
     facts: set[str] = set()
     for i in eligible:
-        if any(_repeats(sentences[i].text, sentences[j].text, facts) for j in chosen):
+        if any(_repeats(sentences[i].text, sentences[j].text, facts, cues) for j in chosen):
             continue
         trial = sorted([*chosen, i])
         if len(render([sentences[j] for j in trial])) <= max_chars:
             chosen = trial
-            facts |= _facts(sentences[i].text)
+            facts |= _facts(sentences[i].text, cues)
     return [sentences[j] for j in chosen]
 
 
@@ -259,11 +230,11 @@ def render(sentences: Sequence[Sentence]) -> str:
     return "\n".join(lines)
 
 
-def keyphrases(text: str, top: int = KEYPHRASES) -> list[str]:
-    """YAKE keyphrases (1 to 3 words) of `text`, best first, role labels ignored."""
+def keyphrases(text: str, top: int = KEYPHRASES, *, language: str = "en") -> list[str]:
+    """YAKE keyphrases (1 to 3 words) of `text` in `language`, best first, role labels ignored."""
     if not _WORD.search(text):
         return []
-    extractor = yake.KeywordExtractor(lan="en", n=3, top=top, stopwords=stopwords())
+    extractor = yake.KeywordExtractor(lan=language, n=3, top=top, stopwords=stopwords(language))
     return [str(phrase) for phrase, _score in extractor.extract_keywords(text)]
 
 
@@ -276,22 +247,25 @@ def _centrality(text: str, phrases: Sequence[str]) -> float:
     return min(bonus, 4.0)
 
 
-def _names(text: str) -> list[str]:
-    """Capitalised words that do not start the sentence (or a clause after ":"), months aside."""
+def _names(text: str, cues: Cues = ENGLISH) -> list[str]:
+    """Capitalised words that do not start the sentence (or a clause after ":"), months aside; none in
+    German, where every noun has a capital."""
     names: list[str] = []
+    if cues.language == "de":
+        return names
     tokens = text.split()
     for previous, token in pairwise(tokens):
         word = token.strip(_QUOTES + ".,;:!?()[]{}")
-        if previous.endswith((":", ".", "!", "?")) or word in _NOT_NAMES or _MONTH.fullmatch(word):
+        if previous.endswith((":", ".", "!", "?")) or word in cues.not_names or cues.month.fullmatch(word):
             continue
         if _NAME_WORD.match(word):
             names.append(word)
     return names
 
 
-def _repeats(candidate: str, kept: str, kept_facts: set[str]) -> bool:
+def _repeats(candidate: str, kept: str, kept_facts: set[str], cues: Cues = ENGLISH) -> bool:
     """True when `candidate` says nothing that `kept` (and the facts kept so far) do not already say."""
-    a, b = _content_words(candidate), _content_words(kept)
+    a, b = _content_words(candidate, cues), _content_words(kept, cues)
     if not a or not b:
         return candidate.lower() == kept.lower()
     if min(len(a), len(b)) < 3:
@@ -299,27 +273,28 @@ def _repeats(candidate: str, kept: str, kept_facts: set[str]) -> bool:
     overlap = len(a & b) / min(len(a), len(b))
     if overlap >= DUPLICATE_OVERLAP:
         return True
-    return overlap >= RESTATEMENT_OVERLAP and _facts(candidate) <= kept_facts
+    return overlap >= RESTATEMENT_OVERLAP and _facts(candidate, cues) <= kept_facts
 
 
-def _facts(text: str) -> frozenset[str]:
+def _facts(text: str, cues: Cues = ENGLISH) -> frozenset[str]:
     """The numbers, names and months of `text`: what a restatement repeats and a new fact adds."""
     found = {match.rstrip(".,").lower() for match in re.findall(r"\d[\d.,]*\w*", text)}
-    found |= {word.lower() for word in _names(text)}
-    found |= {month.lower() for month in _MONTH.findall(text)}
+    found |= {word.lower() for word in _names(text, cues)}
+    found |= {month.lower() for month in cues.month.findall(text)}
     return frozenset(found)
 
 
-def _content_words(text: str) -> frozenset[str]:
-    return frozenset(word for word in _WORD.findall(text.lower()) if word not in stopwords())
+def _content_words(text: str, cues: Cues = ENGLISH) -> frozenset[str]:
+    stop = stopwords(cues.language)
+    return frozenset(word for word in _WORD.findall(text.lower()) if word not in stop)
 
 
-def _unanswered(turns: Sequence[Turn], index: int) -> bool:
+def _unanswered(turns: Sequence[Turn], index: int, cues: Cues = ENGLISH) -> bool:
     """No later turn of the other side answers turn `index`, or the answer only put it off."""
     turn = turns[index]
     for later in turns[index + 1 :]:
         if later.role != turn.role and not later.summary:
-            return turn.role == "user" and bool(_DEFERRAL.search(later.text))
+            return turn.role == "user" and bool(cues.deferral.search(later.text))
     return True
 
 

@@ -20,8 +20,10 @@ not the keyphrase "Day Trip". So the title is the chat's best noun phrase, in se
 5. People are not subjects: a name said as company ("with Ana", "Ana and I") is added to the title
    ("Lisbon trip with Ana"); a name spoken to ("Hey Mel!") is left out.
 
-Everything here is pure and deterministic. The cue words are English; other languages still get their
-names and the words they repeat.
+Italian, Spanish, French and German (the text's language, `chats.language.detect`) read their words with
+simplemma's lemmatiser and their own small words (`chats.offline_grammar`); their phrases keep what a
+thing is for or of after it ("Piastrelle per la cucina", "Viaje a Lisboa con Ana"), and a German capital
+marks a noun. Everything here is pure and deterministic.
 """
 
 from __future__ import annotations
@@ -30,13 +32,13 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from functools import cache
 from itertools import chain, pairwise
 
-import lemminflect
 from segtok.segmenter import split_single
 
-from chats.offline_words import ASSISTANT_LABEL, LABEL_AT_START, OPEN_ASSISTANT_LABEL, canonical_label, stopwords
+from chats import language as languages
+from chats.offline_grammar import ADJ, NOUN, POSSESSIVES, VERB, Grammar, grammar, lexicon
+from chats.offline_words import ASSISTANT_LABEL, LABEL_AT_START, OPEN_ASSISTANT_LABEL, canonical_label
 
 MAX_WORDS = 5
 MAX_PHRASE_WORDS = 4
@@ -54,43 +56,15 @@ NAME_BONUS = 0.5
 _CLAUSE_BREAK = re.compile(r"[,;:!?()\[\]{}\"\u201c\u201d\u00ab\u00bb\u2026\u2013\u2014/]|\s-\s|\.(?=\s|$)")
 _WORD = re.compile(r"[^\W_](?:[\w'\u2019+#&.-]*[\w+#])?")
 _POSSESSIVE = re.compile(r"['\u2019]s$", re.IGNORECASE)
-_NOT_NAMES = frozenset(
-    """i i'm i'll i've i'd ok okay hi hey hello thanks yes no yeah user assistant monday tuesday wednesday
-    thursday friday saturday sunday january february march april may june july august september october
-    november december mon tue tues wed thu thur thurs fri sat sun congrats congratulations bye""".split()
-)
-_WEAK = frozenset(
-    """again already also actually basically currently definitely eventually finally honestly hopefully
-    just maybe probably quickly really recently soon still today tonight tomorrow yesterday now here there
-    back lot lots bit thing things stuff kind sort idea ideas question questions advice tip tips help way
-    ways time times long day days week weeks month months year years minute minutes hour hours morning evening
-    night weekend people person guys everyone good great nice fine bad big small little new old best
-    better worse awesome amazing wonderful hard easy sure glad happy pleased fun love ok okay yeah hey
-    hi hello thanks thank please sorry wow cool percent euro euros dollar dollars pound pounds make made
-    take took give gave feel felt find found sounds hope congrats congratulations super""".split()
-)
-"""Words that never say what a chat is about ("lots", "ideas", "good"): they end a noun phrase."""
-_VERB_CUES = frozenset(
-    """i you we they he she it i'm you're we're they're he's she's it's i'd you'd we'd they'd i'll you'll
-    we'll they'll i've you've we've they've to can could would will should must might may shall don't
-    doesn't didn't can't cannot won't wouldn't shouldn't couldn't let's lets please not also just
-    never always still""".split()
-)
-"""After these a word that can be a verb is one: "we want to *migrate*", "I *plan*"."""
-_GREETINGS = frozenset("hi hey hello thanks thank bye oh wow yeah yes congrats congratulations sorry dear".split())
-"""Before a name, these make it the one spoken to ("Hey Mel"), not what the chat is about."""
-_COMPOUND_LINKS = frozenset({"for", "of", "on", "about", "in"})
-"""Phrase A + link + phrase B reads as the compound "B A": "tiles for the kitchen wall"."""
-_PLACE_LINKS = frozenset({"to", "at", "around"})
-"""The same when B is a name: "trip to Lisbon" is the "Lisbon trip"."""
-_DETERMINERS = frozenset("the a an my our your his her their its this that these those some".split())
 _LINKING = frozenset(
     """is are was were be been being keep keeps kept coming come comes came out turning turn turns turned
     getting get gets got looking look looks looked seem seems seemed stay stays stayed go goes going went
     becoming become became too so very really always still all quite a bit""".split()
 )
 """Between a phrase and its adjective: "loaves keep coming out *flat*" give "flat loaves"."""
-_NOUN, _ADJ, _VERB = "NOUN", "ADJ", "VERB"
+_NOUN, _ADJ, _VERB = NOUN, ADJ, VERB
+_ELIDED = re.compile(r"^((?:[a-z]|[a-z]{2,4}[lt]|qu|un)['\u2019])(\w.*)$", re.IGNORECASE)
+"""Italian and French elided articles and prepositions glued to the next word ("dell'isola", "l'été")."""
 
 Phrase = tuple["_Word", ...]
 
@@ -126,13 +100,15 @@ class _Chat:
     """Weighted count of each lemma in the noun phrases."""
     first_turn: frozenset[str]
     """Lemmas of the user's first turn."""
+    grammar: Grammar
 
 
-def subject_title(text: str) -> str:
+def subject_title(text: str, language: str | None = None) -> str:
     """A 2 to 5 word title in sentence case that names the subject of `text` (a transcript whose lines
-    may start with "User:"/"Assistant:", or a summary). "" when it names nothing yet ("Hi!"): the chat
-    then keeps no title, and maintenance asks again after its next exchange."""
-    chat = _read(text)
+    may start with "User:"/"Assistant:", or a summary), in its language (`language`, the user's, for a
+    text too short to tell). "" when it names nothing yet ("Hi!"): the chat then keeps no title, and
+    maintenance asks again after its next exchange."""
+    chat = _read(text, grammar(languages.detect(_without_labels(text), hint=language)))
     people = chat.persons | chat.addressed
     phrases = [phrase for phrase in _phrases(chat) if not {word.lower for word in phrase} <= people]
     if not phrases:
@@ -144,11 +120,15 @@ def subject_title(text: str) -> str:
         words = _widen(best[0], [phrases[i] for i in ranked[1:]], chat)
     companion = _companion(chat, {word.lower() for word in words})
     if companion and len(words) <= MAX_WORDS - 2:
-        words += ["with", companion]
-    return _sentence_case(words, chat.names)
+        words += [chat.grammar.with_word, companion]
+    return _sentence_case(words, chat.names, nouns_capitalised=chat.grammar.capital_nouns)
 
 
-def _read(text: str) -> _Chat:
+def _without_labels(text: str) -> str:
+    return "\n".join(LABEL_AT_START.sub("", line) for line in text.splitlines())
+
+
+def _read(text: str, g: Grammar) -> _Chat:
     clauses: list[tuple[_Word, ...]] = []
     user_turns = 0
     for line in text.splitlines():
@@ -159,72 +139,87 @@ def _read(text: str) -> _Chat:
         )
         body = line[label.end() :] if label else line
         weight = ASSISTANT_WEIGHT if from_assistant else USER_WEIGHT
-        found = [clause for sentence in split_single(body) for clause in _clauses(sentence, weight)]
-        if not from_assistant and (label or not user_turns) and any(map(_says_something, chain(*found))):
+        found = [clause for sentence in split_single(body) for clause in _clauses(sentence, weight, g)]
+        if not from_assistant and (label or not user_turns) and any(_says_something(w, g) for w in chain(*found)):
             user_turns += 1  # "Hi!" is no turn here; unlabelled text: its first line stands for the first turn
             if user_turns == 1:
                 found = [tuple(replace(word, first_turn=True) for word in clause) for clause in found]
         clauses += found
-    names = _names(clauses)
-    persons, addressed = _people(clauses, names)
+    names = _names(clauses, g)
+    persons, addressed = _people(clauses, names, g)
     counts: dict[str, float] = defaultdict(float)
     for clause in clauses:
-        for run in _runs(clause, names, persons):
+        for run in _runs(clause, names, persons, g):
             for word in run:
                 counts[word.lemma] += word.weight
     first_turn = frozenset(word.lemma for clause in clauses for word in clause if word.first_turn)
-    return _Chat(tuple(clauses), names, persons, addressed, counts, first_turn)
+    return _Chat(tuple(clauses), names, persons, addressed, counts, first_turn, g)
 
 
-def _clauses(sentence: str, weight: float) -> list[tuple[_Word, ...]]:
+def _clauses(sentence: str, weight: float, g: Grammar) -> list[tuple[_Word, ...]]:
     found: list[tuple[_Word, ...]] = []
     previous = ""
     for piece in _CLAUSE_BREAK.split(sentence):
         clause: list[_Word] = []
-        for match in _WORD.finditer(piece):
-            raw = match.group()
-            possessive = bool(_POSSESSIVE.search(raw)) and raw.lower() not in _VERB_CUES
+        for raw in _raw_words(piece, g):
+            possessive = g.language == "en" and bool(_POSSESSIVE.search(raw)) and raw.lower() not in g.verb_cues
             text = _POSSESSIVE.sub("", raw) if possessive else raw
             lower = text.lower()
-            lemma, readings = _lexicon(lower)
+            lemma, readings = lexicon(text if g.capital_nouns else lower, g.language)
+            if g.capital_nouns and previous and text[:1].isupper() and lower not in g.not_names:
+                readings = frozenset({_NOUN})  # German: a capital inside a sentence is a noun's (or a name's)
+            elif g.capital_nouns and text[:1].islower() and _NOUN in readings:
+                readings = frozenset({_ADJ})  # German: a word without a capital is no noun
             clause.append(_Word(text, lower, lemma, readings, not previous, weight, previous, possessive))
             previous = lower
         found.append(tuple(clause))
     return found
 
 
-def _says_something(word: _Word) -> bool:
-    return word.lower not in stopwords() and word.lemma not in _WEAK and word.lower not in _GREETINGS
+def _raw_words(piece: str, g: Grammar) -> Iterator[str]:
+    """The words of a clause as written; in Italian and French an elided article or preposition is a
+    word of its own ("dell'isola" -> "dell'", "isola")."""
+    for match in _WORD.finditer(piece):
+        raw = match.group()
+        elided = _ELIDED.match(raw) if g.language in ("it", "fr") else None
+        if elided:
+            yield elided.group(1).replace("\u2019", "'")
+            yield elided.group(2)
+        else:
+            yield raw
 
 
-@cache
-def _lexicon(lower: str) -> tuple[str, frozenset[str]]:
-    readings = lemminflect.getAllLemmas(lower)
-    lemma = next(iter(readings.get(_NOUN, ())), lower)
-    return str(lemma).lower(), frozenset(readings)
+def _says_something(word: _Word, g: Grammar) -> bool:
+    return word.lower not in g.stopwords and word.lemma not in g.weak and word.lower not in g.greetings
 
 
-def _names(clauses: Sequence[tuple[_Word, ...]]) -> dict[str, str]:
+def _names(clauses: Sequence[tuple[_Word, ...]], g: Grammar) -> dict[str, str]:
     """Words the chat writes with a capital where no sentence starts, and never without one; mixed
     case words; capitalised sentence openers the lexicon does not know ("Ana and I ...")."""
     capitalised: dict[str, Counter[str]] = defaultdict(Counter)
     lowercase: set[str] = set()
     for clause in clauses:
         for word in clause:
-            if word.lower in _NOT_NAMES or not word.text[:1].isalpha():
+            if word.lower in g.not_names or not word.text[:1].isalpha():
                 continue
             if not word.text[:1].isupper():
                 lowercase.add(word.lower)
+            elif g.capital_nouns:
+                # German: every noun has a capital; a name is a capitalised word its lexicon does not know.
+                if not lexicon(word.text, g.language)[1] or any(c.isupper() for c in word.text[1:]):
+                    capitalised[word.lower][word.text] += 1
             elif not word.initial or any(c.isupper() for c in word.text[1:]) or not word.readings:
                 capitalised[word.lower][word.text] += 1
     return {
         lower: forms.most_common(1)[0][0]
         for lower, forms in capitalised.items()
-        if lower not in lowercase and lower not in stopwords() and lower not in _VERB_CUES
+        if lower not in lowercase and lower not in g.stopwords and lower not in g.verb_cues
     }
 
 
-def _people(clauses: Sequence[tuple[_Word, ...]], names: dict[str, str]) -> tuple[frozenset[str], frozenset[str]]:
+def _people(
+    clauses: Sequence[tuple[_Word, ...]], names: dict[str, str], g: Grammar
+) -> tuple[frozenset[str], frozenset[str]]:
     """The names said as company, and the names spoken to (a name that is a clause on its own, or
     follows a greeting); someone spoken to is no company, even when also said "with"."""
     company: set[str] = set()
@@ -234,14 +229,14 @@ def _people(clauses: Sequence[tuple[_Word, ...]], names: dict[str, str]) -> tupl
             if word.lower not in names:
                 continue
             after = " ".join(w.lower for w in clause[i + 1 : i + 3])
-            if len(clause) == 1 or word.previous in _GREETINGS:
+            if len(clause) == 1 or word.previous in g.greetings:
                 addressed.add(word.lower)
-            elif word.previous == "with" or after in ("and i", "and me"):
+            elif word.previous == g.with_word or after in {f"{g.and_word} {me}" for me in g.me_words}:
                 company.add(word.lower)
     return frozenset(company - addressed), frozenset(addressed)
 
 
-def _runs(clause: Sequence[_Word], names: dict[str, str], persons: frozenset[str]) -> Iterator[list[_Word]]:
+def _runs(clause: Sequence[_Word], names: dict[str, str], persons: frozenset[str], g: Grammar) -> Iterator[list[_Word]]:
     """The noun phrases of one clause, in order."""
     run: list[_Word] = []
     for word in clause:
@@ -250,7 +245,7 @@ def _runs(clause: Sequence[_Word], names: dict[str, str], persons: frozenset[str
             if trimmed := _trim(run, names):
                 yield trimmed
             run = []
-        if _nominal(word, names, persons):
+        if _nominal(word, names, persons, g):
             run.append(word)
             if not word.possessive:
                 continue
@@ -261,16 +256,25 @@ def _runs(clause: Sequence[_Word], names: dict[str, str], persons: frozenset[str
         yield trimmed
 
 
-def _nominal(word: _Word, names: dict[str, str], persons: frozenset[str]) -> bool:
+def _nominal(word: _Word, names: dict[str, str], persons: frozenset[str], g: Grammar) -> bool:
     if word.lower in names:
         return True
-    if word.lower in stopwords() or {word.lower, word.lemma} & _WEAK or any(c.isdigit() for c in word.lower):
+    if word.lower in g.stopwords or {word.lower, word.lemma} & g.weak or any(c.isdigit() for c in word.lower):
         return False
+    if (
+        g.language != "en"
+        and word.lower.endswith(("mente", "ísimo", "ísima", "issimo", "issima"))
+        and len(word.lower) > 7
+    ):
+        return False  # an Italian or Spanish adverb or superlative: "finalmente", "muchísimo"
+    if g.language != "en" and word.previous in names and word.text.islower() and word.lemma != word.lower:
+        return False  # an inflected word after a name is its verb: "Rocky *continua* a grattarsi"
     if not word.readings:
         return len(word.lower) > 2  # unknown to the lexicon: a rare noun or a name, rarely a verb
-    if _VERB in word.readings and (word.previous in _VERB_CUES or word.previous in persons):
+    if _VERB in word.readings and (word.previous in g.verb_cues or word.previous in persons):
         return False
-    return bool(word.readings & {_NOUN, _ADJ}) or (word.lower.endswith("ing") and _VERB in word.readings)
+    english_gerund = g.language == "en" and word.lower.endswith("ing") and _VERB in word.readings
+    return bool(word.readings & {_NOUN, _ADJ}) or english_gerund
 
 
 def _trim(run: list[_Word], names: dict[str, str]) -> list[_Word]:
@@ -289,9 +293,11 @@ def _phrases(chat: _Chat) -> list[Phrase]:
     """Every noun phrase of the chat with its shorter endings, the compounds its prepositions and
     adjectives make, and the chains of overlapping ones; each once (by lemmas), in text order."""
     found: dict[tuple[str, ...], Phrase] = {}
+    g = chat.grammar
     for clause in chat.clauses:
-        runs = list(_runs(clause, chat.names, chat.persons))
-        for phrase in (*map(tuple, runs), *_compounds(clause, runs, chat.names), *_predicates(clause, runs)):
+        runs = list(_runs(clause, chat.names, chat.persons, g))
+        predicates = _predicates(clause, runs, g) if g.language == "en" else ()
+        for phrase in (*map(tuple, runs), *_compounds(clause, runs, chat.names, g), *predicates):
             for start in range(len(phrase)):
                 found.setdefault(_lemmas(phrase[start:]), phrase[start:])
     # "kitchen wall" and "wall tiles" make "kitchen wall tiles".
@@ -300,28 +306,41 @@ def _phrases(chat: _Chat) -> list[Phrase]:
             if len(right) > 1 and left[-1].lemma == right[0].lemma and len(left) + len(right) - 1 <= MAX_PHRASE_WORDS:
                 chain = (*left, *right[1:])
                 found.setdefault(_lemmas(chain), chain)
-    return [phrase for phrase in found.values() if len(set(_lemmas(phrase))) == len(phrase)]
+    return [
+        phrase
+        for phrase in found.values()
+        if len(set(_lemmas(phrase))) == len(phrase)
+        and phrase[0].lower not in g.stopwords
+        and phrase[-1].lower not in g.stopwords
+    ]
 
 
 def _lemmas(phrase: Phrase) -> tuple[str, ...]:
     return tuple(word.lemma for word in phrase)
 
 
-def _compounds(clause: Sequence[_Word], runs: Sequence[list[_Word]], names: dict[str, str]) -> Iterator[Phrase]:
-    """Phrase A, a link, maybe a determiner, phrase B: the compound "B A"."""
+def _compounds(
+    clause: Sequence[_Word], runs: Sequence[list[_Word]], names: dict[str, str], g: Grammar
+) -> Iterator[Phrase]:
+    """Phrase A, a link, maybe a determiner, phrase B: the compound "B A" in English, "A link B" in the
+    others ("piastrelle per la cucina")."""
     positions = {id(word): i for i, word in enumerate(clause)}
     for head, tail in pairwise(runs):
         between = clause[positions[id(head[-1])] + 1 : positions[id(tail[0])]]
-        if not between or len(between) > 2 or any(word.lower not in _DETERMINERS for word in between[1:]):
+        if not between or len(between) > 2 or any(word.lower not in g.determiners for word in between[1:]):
             continue
         link = between[0].lower
         # A place names a common noun: "trip to Lisbon", not "from JavaScript to TypeScript".
         is_place = all(w.lower in names for w in tail) and not all(w.lower in names for w in head)
-        if link in _COMPOUND_LINKS or (link in _PLACE_LINKS and is_place):
+        if not (link in g.links or (link in g.place_links and is_place)):
+            continue
+        if g.compounds_reversed:
             yield (*tail, *head)[-MAX_PHRASE_WORDS:]
+        elif len(head) + len(between) + len(tail) <= MAX_WORDS:
+            yield (*head, *(word for word in between if word.lower not in POSSESSIVES), *tail)
 
 
-def _predicates(clause: Sequence[_Word], runs: Sequence[list[_Word]]) -> Iterator[Phrase]:
+def _predicates(clause: Sequence[_Word], runs: Sequence[list[_Word]], g: Grammar) -> Iterator[Phrase]:
     """A phrase and the adjective said of it: "the loaves keep coming out flat" gives "flat loaves"."""
     positions = {id(word): i for i, word in enumerate(clause)}
     for run in runs:
@@ -331,13 +350,15 @@ def _predicates(clause: Sequence[_Word], runs: Sequence[list[_Word]]) -> Iterato
         if after == positions[id(run[-1])] + 1 or after >= len(clause):
             continue
         word = clause[after]
-        if _ADJ in word.readings and word.lemma not in _WEAK and word.lower not in stopwords():
+        if _ADJ in word.readings and word.lemma not in g.weak and word.lower not in g.stopwords:
             yield (word, *run[-(MAX_PHRASE_WORDS - 1) :])
 
 
 def _score(phrase: Phrase, chat: _Chat) -> float:
     score = 0.0
     for word in phrase:
+        if word.lower in chat.grammar.stopwords:
+            continue  # a link of "piastrelle per la cucina": neither the subject nor a cost
         count = chat.counts.get(word.lemma, 0.0)
         score += count - SAID_ONCE
         if word.lemma in chat.first_turn and count > 1:
@@ -363,21 +384,30 @@ def _widen(word: _Word, others: Sequence[Phrase], chat: _Chat) -> list[str]:
             or _NOUN not in noun.readings
         ):
             continue
-        if _ADJ in noun.readings or (_VERB in noun.readings and chat.counts.get(noun.lemma, 0.0) <= USER_WEIGHT):
-            continue  # "red", "makes": rather an adjective or a verb here
-        if word.lower in chat.names and noun.lower not in chat.names:
+        # "red", "makes": rather an adjective or a verb here. (The other languages' lexicon gives every
+        # noun an adjective's reading too, and no verb one: nothing to tell there.)
+        one_of_many = _ADJ in noun.readings or (
+            _VERB in noun.readings and chat.counts.get(noun.lemma, 0.0) <= USER_WEIGHT
+        )
+        if chat.grammar.language == "en" and one_of_many:
+            continue
+        if word.lower in chat.names and noun.lower not in chat.names and chat.grammar.compounds_reversed:
             return [word.text, noun.text]
-        return [word.text, "and", noun.text]
-    return [word.text, "chat"]
+        return [word.text, chat.grammar.and_word, noun.text]
+    before, after = chat.grammar.about_chat
+    return [*before.split(), word.text, *after.split()]
 
 
 def _companion(chat: _Chat, taken: set[str]) -> str | None:
     """The person the chat names most often, if the title does not hold them yet."""
-    ranked = sorted(chat.persons - taken, key=lambda lower: (-chat.counts.get(_lexicon(lower)[0], 0.0), lower))
+    ranked = sorted(
+        chat.persons - taken, key=lambda lower: (-chat.counts.get(lexicon(lower, chat.grammar.language)[0], 0.0), lower)
+    )
     return chat.names[ranked[0]] if ranked else None
 
 
-def _sentence_case(words: Sequence[str], names: dict[str, str]) -> str:
-    cased = [names.get(word.lower(), word.lower()) for word in words]
+def _sentence_case(words: Sequence[str], names: dict[str, str], *, nouns_capitalised: bool = False) -> str:
+    """Sentence case; German keeps its nouns' capitals (`nouns_capitalised`: the words as written)."""
+    cased = [names.get(word.lower(), word if nouns_capitalised else word.lower()) for word in words]
     cased[0] = cased[0][:1].upper() + cased[0][1:]
-    return " ".join(cased)
+    return " ".join(cased).replace("' ", "'")  # an elided word joins the next: "dell'isola"

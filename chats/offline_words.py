@@ -1,12 +1,15 @@
 """What the offline summariser and the offline title maker both read: the speaker labels an offline
-summary files its sentences under, and the English stop-words."""
+summary files its sentences under, and the stop-words of each language."""
 
 from __future__ import annotations
 
 import re
 from functools import cache
+from typing import cast
 
 import yake
+
+from chats.language import Language, is_supported, stop_words
 
 USER_LABEL = "User:"
 ASSISTANT_LABEL = "Assistant:"
@@ -23,6 +26,11 @@ def canonical_label(found: str) -> str:
 
 
 @cache
-def stopwords() -> frozenset[str]:
-    # YAKE's own English list, plus the role labels that transcripts and summaries carry on every line.
-    return frozenset(yake.KeywordExtractor(lan="en").stopword_set) | {"user", "assistant"}
+def stopwords(language: str = "en") -> frozenset[str]:
+    """YAKE's own list for `language` (a code), plus the role labels that transcripts and summaries carry on
+    every line; in other languages than English, also `chats.language`'s function words and the ways
+    people ask for a chat."""
+    words = frozenset(yake.KeywordExtractor(lan=language).stopword_set) | {"user", "assistant"}
+    if language != "en" and is_supported(language):
+        words |= stop_words(cast(Language, language))
+    return words

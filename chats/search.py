@@ -4,7 +4,8 @@ Semantic first: the query's embedding against each chat's summary (or, before it
 its topic text). Fused with BM25 over the chat's own words, because a question about a detail the
 summary dropped still names words the chat holds; on LoCoMo that fusion lifts hit@3 from 0.56
 (summary similarity alone) to above 0.8 (see bench/chats.py). No keyword rules decide anything:
-both signals only rank.
+both signals only rank. The words are read in the query's language (`query_terms`, `chats.language`),
+and what counts as similar enough depends on the embedding model (`floors_for`): bench/languages.py.
 
 `rank` and `decide` are pure; `ChatFinder` is the thin async shell around the store and embedder.
 """
@@ -20,8 +21,10 @@ from typing import Literal
 from uuid import UUID
 
 from chats.embedding import Embedder
+from chats.language import MIN_STEM_CHARS, resolve, split_elisions, stem, stop_words, words
 from chats.models import utc_now
 from chats.store import ChatStore, SearchCandidate, SearchQuery
+from chats.use_multilingual import MODEL_NAME as USE_MODEL_NAME
 
 LEXICAL_WEIGHT = 0.5
 """Weight of BM25 relative to the best BM25 of the search (0..1), added to the cosine similarity."""
@@ -32,25 +35,65 @@ MIN_SIMILARITY = 0.30
 """all-MiniLM-L6-v2 cosine below which a chat is not about the query, whatever its words."""
 MIN_SIMILARITY_WITH_WORDS = 0.15
 """A chat that shares words with the query may be a little less similar and still count."""
+
+
+@dataclass(frozen=True, slots=True)
+class Floors:
+    """The cosines below which a chat is not about the query: each model spreads its cosines its own way."""
+
+    alone: float
+    """For a chat that shares no word with the query."""
+    with_words: float
+    """For a chat that shares words with the query."""
+
+
+MINILM_FLOORS = Floors(MIN_SIMILARITY, MIN_SIMILARITY_WITH_WORDS)
+FLOORS_BY_MODEL: dict[str, Floors] = {
+    # The cosines that as large a share of LoCoMo's question-summary pairs reach as reach MiniLM's floors
+    # (54% reach 0.30 with MiniLM, 0.153 with USE; 89% reach 0.15 and 0.047).
+    USE_MODEL_NAME: Floors(alone=0.15, with_words=0.05),
+}
+"""Other models (MiniLM, the Gemini and OpenAI embeddings) use `MINILM_FLOORS`, as before."""
+
+
+def floors_for(model_name: str) -> Floors:
+    return FLOORS_BY_MODEL.get(model_name, MINILM_FLOORS)
+
+
 CLOSE_RATIO = 0.8
 """A relevant chat scoring at least this share of the best one's score is a real alternative: ask."""
 MAX_OPTIONS = 3
 
-# Words that carry no topic: function words, and the ways people ask for a chat.
-_STOP_WORDS = frozenset(
-    (
-        "a about again all an and any are as at back be been before but by can chat chats conversation "
-        "could did do does earlier for from go going had has have he her him his how i if in into is it "
-        "its last let lets me my of on one or our please previous she so some switch talk talked talking "
-        "that the their them then there these they this those time to us was we were what when where "
-        "which who why will with would you your"
-    ).split()
-)
+# Words that carry no topic: function words, and the ways people ask for a chat (`chats.language`).
+_STOP_WORDS = stop_words("en")
 _WORD = re.compile(r"\w+", re.UNICODE)
+PREFIX = "*"
+"""Ends a query term that stands for every word beginning with it (a Snowball stem). Stores that cannot
+match prefixes read the stem as a word: Postgres's `plainto_tsquery` drops the mark."""
 
 
-def query_terms(text: str) -> list[str]:
-    """The words of a query worth matching, lower-cased, in order, without repeats."""
+def query_terms(text: str, language: str | None = None, *, prefixes: bool = True) -> list[str]:
+    """The words of a query worth matching, lower-cased, in order, without repeats.
+
+    `language` is an ISO 639-1 code (`chats.language.SUPPORTED`); None, "auto" or another code: detected
+    from the text. English words are matched as said (the index stems them with Porter). In the other
+    languages a word becomes its Snowball stem marked as a prefix (`stem*`, see `PREFIX`), so that
+    "ristrutturazione" finds "ristrutturare" in an index that Porter cannot stem for Italian. Without
+    `prefixes` (for a store that cannot match them), the words as said, less the language's stop words."""
+    lang = resolve(text, language)
+    if lang == "en":
+        return _english_terms(text)
+    stop = stop_words(lang)
+    seen: dict[str, None] = {}
+    for word in words(split_elisions(text)):
+        if word in stop or word in seen or (len(word) <= 1 and not word.isdigit()):
+            continue
+        root = stem(word, lang) if prefixes else word
+        seen[root + PREFIX if prefixes and len(root) >= MIN_STEM_CHARS else word] = None
+    return list(seen)
+
+
+def _english_terms(text: str) -> list[str]:
     seen: dict[str, None] = {}
     for word in _WORD.findall(text.lower()):
         # Lone letters are left over from contractions ("let's", "I'm"); lone digits still count.
@@ -60,7 +103,10 @@ def query_terms(text: str) -> list[str]:
 
 
 def fts_phrase(term: str) -> str:
-    """A term quoted for an SQLite FTS5 MATCH expression, so that no word is query syntax."""
+    """A term quoted for an SQLite FTS5 MATCH expression, so that no word is query syntax; a term ending in
+    `PREFIX` matches every word that begins with it."""
+    if term.endswith(PREFIX) and len(term) > len(PREFIX):
+        return '"' + term[: -len(PREFIX)].replace('"', '""') + '" *'
     return '"' + term.replace('"', '""') + '"'
 
 
@@ -105,10 +151,10 @@ def rank(candidates: Sequence[SearchCandidate], now: datetime) -> list[RankedCha
     return sorted(ranked, key=lambda r: (-r.score, str(r.chat_id)))
 
 
-def decide(ranked: Sequence[RankedChat], *, current: UUID | None = None) -> ChatMatch:
-    """The outcome of a search ranked best first. The `current` chat is the answer only as the best match
-    ("here"); it is never offered beside others nor switched to."""
-    relevant = [r for r in ranked if _is_relevant(r)]
+def decide(ranked: Sequence[RankedChat], *, current: UUID | None = None, floors: Floors = MINILM_FLOORS) -> ChatMatch:
+    """The outcome of a search ranked best first, by the embedding model's `floors`. The `current` chat is
+    the answer only as the best match ("here"); it is never offered beside others nor switched to."""
+    relevant = [r for r in ranked if _is_relevant(r, floors)]
     if relevant and relevant[0].chat_id == current:
         return ChatMatch("here", (relevant[0],))
     relevant = [r for r in relevant if r.chat_id != current]
@@ -121,11 +167,11 @@ def decide(ranked: Sequence[RankedChat], *, current: UUID | None = None) -> Chat
     return ChatMatch("ask", (best, *close))
 
 
-def _is_relevant(chat: RankedChat) -> bool:
+def _is_relevant(chat: RankedChat, floors: Floors) -> bool:
     similarity = chat.similarity if chat.similarity is not None else 0.0
     if chat.lexical > 0:
-        return similarity >= MIN_SIMILARITY_WITH_WORDS or chat.similarity is None
-    return similarity >= MIN_SIMILARITY
+        return similarity >= floors.with_words or chat.similarity is None
+    return similarity >= floors.alone
 
 
 class ChatFinder:
@@ -143,4 +189,5 @@ class ChatFinder:
     async def find_chats(self, query: str, *, now: datetime | None = None, current: UUID | None = None) -> ChatMatch:
         """Which chat the user means: one clear match, several to choose from, none, or `current` (the chat
         the request is said in) when it is the best match."""
-        return decide(await self.ranked(query, now=now), current=current)
+        ranked = await self.ranked(query, now=now)
+        return decide(ranked, current=current, floors=floors_for(self._embedder.model_name))

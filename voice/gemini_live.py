@@ -81,10 +81,9 @@ def build_connect_config(config: LiveConfig) -> types.LiveConnectConfig:
     """The `LiveConnectConfig` for `config`: audio out, both transcriptions, resumption and compression
     on, tools as function declarations, and history seeding when a fresh session has history."""
     speech = None
-    if config.voice:
-        speech = types.SpeechConfig(
-            voice_config=types.VoiceConfig(prebuilt_voice_config=types.PrebuiltVoiceConfig(voice_name=config.voice))
-        )
+    if config.voice or config.language_code:
+        voice = types.VoiceConfig(prebuilt_voice_config=types.PrebuiltVoiceConfig(voice_name=config.voice))
+        speech = types.SpeechConfig(voice_config=voice if config.voice else None, language_code=config.language_code)
     tools: types.ToolListUnion | None = None
     if config.tools:
         tools = [types.Tool(function_declarations=[_function_declaration(tool) for tool in config.tools])]

@@ -64,6 +64,9 @@ class LiveConfig:
     """Resume the server-side session this handle names (valid about two hours) instead of starting one."""
     voice: str | None = None
     """A prebuilt voice name; None lets the service choose."""
+    language_code: str | None = None
+    """The BCP-47 code the service speaks in ("it-IT"); None lets it choose. Native-audio models take the
+    language from the system prompt instead, which says it too."""
 
     def resumed(self, handle: str | None) -> LiveConfig:
         """The config to reconnect with: same model, prompt and tools, resuming `handle` (None: fresh)."""

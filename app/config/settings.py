@@ -13,7 +13,7 @@ from the config file, and a config file that holds one is refused.
 
 Each setting is declared once, as a `Settings` field; `SETTINGS` (its variable, config key, description and
 choices) is derived from the fields, the loader reads it, and `settings_table()` renders it for the README
-and `parley config`, so they cannot drift.
+and `parley config` (`app.config.settings_table`), so they cannot drift.
 """
 
 from __future__ import annotations
@@ -28,24 +28,24 @@ from typing import Any, Literal, cast, get_args, get_origin, get_type_hints
 import platformdirs
 
 from app.config.config_file import SettingsError, read_config
+from app.config.desktop_language import desktop_language
 from app.config.secrets import SECRETS, Secret, SecretSpec, get_secret
 from app.config.setting_values import LOG_LEVELS, Kind, SettingSpec, convert_value, typed_value
+from chats.language import Language
 
 __all__ = [
     "APP_NAME",
     "CONFIG_KEYS",
     "SETTINGS",
     "Override",
-    "SettingRow",
     "SettingSpec",
     "Settings",
     "SettingsError",
     "check_config_values",
     "default_config_file",
     "default_data_dir",
+    "desktop_language",
     "load_settings",
-    "settings_markdown",
-    "settings_table",
 ]
 
 APP_NAME = "parley"
@@ -54,6 +54,7 @@ EmbedderChoice = Literal["auto", "local", "openai", "gemini"]
 TextModelChoice = Literal["auto", "offline", "gemini"]
 VoiceModelChoice = Literal["auto", "gemini", "offline"]
 StorageChoice = Literal["sqlite", "supabase"]
+LanguageChoice = Literal["auto", Language]
 
 Override = str | os.PathLike[str] | None
 """A command-line value: None means the option was not given."""
@@ -177,6 +178,15 @@ class Settings:
             "project, signed in with `parley supabase signin`)."
         ),
     )
+    # None until loaded: `load_settings` puts the desktop's language in its place, as it does the data folder.
+    language: LanguageChoice | None = field(
+        default=None,
+        metadata=_about(
+            "The language you speak to Parley: en, it, es, fr, de, or auto (found in what you say, per "
+            "conversation, where the models can). Gemini Live is asked to speak it; the offline voice hears, "
+            "speaks and recognises requests in it. The window and `parley` messages stay in English."
+        ),
+    )
     supabase_url: str | None = field(
         default=None, metadata=_about("Your Supabase project's URL (`parley supabase setup`).", kind="url")
     )
@@ -217,17 +227,6 @@ class Settings:
         return self.voice_model
 
 
-@dataclass(frozen=True)
-class SettingRow:
-    """One row of the settings reference, every cell printable ("-" for "none")."""
-
-    setting: str
-    env_var: str
-    config_key: str
-    default: str
-    description: str
-
-
 _KEYS = {secret.setting: secret for secret in SECRETS}
 """`Settings` field -> the API key it carries."""
 
@@ -250,10 +249,18 @@ def _specs() -> tuple[SettingSpec, ...]:
                 default=_default_text(setting.default),
                 description=meta["description"],
                 kind=meta["kind"],
-                choices=get_args(hint) if get_origin(hint) is Literal else (),
+                choices=_choices(hint),
             )
         )
     return tuple(specs)
+
+
+def _choices(hint: object) -> tuple[str, ...]:
+    """The values a `Literal` type allows, also when the field may be None until loaded (`language`)."""
+    if get_origin(hint) is Literal:
+        return get_args(hint)
+    given = [arg for arg in get_args(hint) if arg is not type(None)]
+    return get_args(given[0]) if len(given) == 1 and get_origin(given[0]) is Literal else ()
 
 
 def _default_text(default: object) -> str | None:
@@ -284,43 +291,6 @@ def default_config_file() -> Path:
 
 def default_data_dir() -> Path:
     return platformdirs.user_data_path(APP_NAME)
-
-
-def settings_table(*, for_docs: bool = False) -> list[SettingRow]:
-    """The settings reference, one row per setting, in `SETTINGS` order.
-
-    The default folders are this machine's (for `parley config`), or platform-neutral text when
-    `for_docs` is set (for the README).
-    """
-    if for_docs:
-        computed = {
-            "config_file": "config.toml in the platform config folder (~/.config/parley on Linux)",
-            "data_dir": "the platform data folder (~/.local/share/parley on Linux)",
-        }
-    else:
-        computed = {"config_file": str(default_config_file()), "data_dir": str(default_data_dir())}
-    return [
-        SettingRow(
-            setting=spec.name,
-            env_var=" or ".join(spec.env_vars) or "-",
-            config_key=spec.config_key or "-",
-            default=computed.get(spec.name, spec.default if spec.default is not None else "-"),
-            description=spec.description,
-        )
-        for spec in SETTINGS
-    ]
-
-
-def settings_markdown() -> str:
-    """`settings_table()` as a Markdown table, for the README."""
-    lines = [
-        "| setting | environment variable | config key | default | description |",
-        "| --- | --- | --- | --- | --- |",
-    ]
-    for row in settings_table(for_docs=True):
-        cells = (row.setting, row.env_var, row.config_key, row.default, row.description)
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    return "\n".join(lines)
 
 
 def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[str, str] | None = None) -> Settings:
@@ -355,7 +325,12 @@ def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[
             values[spec.name] = get_secret(_KEYS[spec.name].name, env)
         elif spec.name != "config_file":
             values[spec.name] = typed_value(spec, resolve(spec.name))
-    return Settings(**(values | {"config_file": config_file, "data_dir": values["data_dir"] or default_data_dir()}))
+    computed = {
+        "config_file": config_file,
+        "data_dir": values["data_dir"] or default_data_dir(),
+        "language": values["language"] or desktop_language(env),
+    }
+    return Settings(**(values | computed))
 
 
 def check_config_values(path: Path, table: Mapping[str, object]) -> None:

@@ -12,6 +12,9 @@ How a match is made (pure parts: `candidates`, `best_intent`, `arguments`):
 - The words after the matched leading words are the argument: the chat to switch to, the fact to save or
   the note to add (in the third person, `chats.memory.text.third_person`), the memory to look up or
   forget, what to look for in earlier chats.
+- In Italian, Spanish, French and German (the user's `language`, or each utterance's own with "auto"), a
+  request said as `app.tools.intent_phrases` writes it is recognised word for word first; other wordings
+  go to the embedder, which compares them with the English examples and that language's.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from app.tools.intent_phrases import PHRASES, leading_phrase
 from app.tools.offline_replies import supported, tool_answer
+from chats import language as languages
 from chats.embedding import Embedder
 from chats.errors import ChatsError, InvalidMemory
 from chats.memory.text import third_person
@@ -72,10 +77,33 @@ EXAMPLES: Mapping[str, tuple[str, ...]] = {
 
 _WORD = re.compile(r"[\w']+")
 _CATEGORY_WORDS = (
-    ("identity", re.compile(r"\b(name|i am|i'm|years old|born|live|from)\b", re.IGNORECASE)),
-    ("relationship", re.compile(r"\b(wife|husband|partner|son|daughter|mother|father|friend|sister|brother)\b", re.I)),
-    ("preference", re.compile(r"\b(prefer|like|love|hate|favou?rite|enjoy|dislike)\b", re.IGNORECASE)),
-    ("project", re.compile(r"\b(project|working on|building|writing)\b", re.IGNORECASE)),
+    (
+        "identity",
+        re.compile(
+            r"\b(name|i am|i'm|years old|born|live|from|chiamo|sono|abito|vivo|anni|llamo|soy|appelle|suis|habite"
+            r"|heiße|bin|wohne|jahre)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "relationship",
+        re.compile(
+            r"\b(wife|husband|partner|son|daughter|mother|father|friend|sister|brother|moglie|marito|figlio|figlia"
+            r"|madre|padre|amico|amica|sorella|fratello|esposa|esposo|hijo|hija|hermano|hermana|amigo|amiga|femme"
+            r"|mari|fils|fille|mère|père|ami|amie|sœur|frère|frau|mann|sohn|tochter|mutter|vater|freund|freundin"
+            r"|schwester|bruder)\b",
+            re.I,
+        ),
+    ),
+    (
+        "preference",
+        re.compile(
+            r"\b(prefer|like|love|hate|favou?rite|enjoy|dislike|preferisc\w*|piace|piacciono|odio|adoro|prefiero"
+            r"|gusta|gustan|encanta|préfère|aime|adore|déteste|mag|liebe|hasse|lieber|gern)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    ("project", re.compile(r"\b(project|working on|building|writing|progetto|proyecto|projet|projekt)\b", re.I)),
 )
 
 
@@ -124,8 +152,9 @@ def best_intent(
     return Intent(tool, score, options[row].rest)
 
 
-def arguments(intent: Intent, utterance: str) -> dict[str, Any] | None:
-    """The tool's arguments from the words after the intent; None when the tool cannot be called."""
+def arguments(intent: Intent, utterance: str, language: str | None = None) -> dict[str, Any] | None:
+    """The tool's arguments from the words after the intent; None when the tool cannot be called.
+    `language`: the user's, for a memory put in the third person."""
     rest = intent.rest.strip()
     if intent.tool == "switch_chat":
         return {"query": rest or utterance.strip()}
@@ -135,15 +164,15 @@ def arguments(intent: Intent, utterance: str) -> dict[str, Any] | None:
     if intent.tool == "recall_conversations":
         return {"query": rest or utterance.strip()}
     if intent.tool in ("save_memory", "add_memory"):
-        return _memory(intent.tool, rest)
+        return _memory(intent.tool, rest, language)
     return {}
 
 
-def _memory(tool: str, rest: str) -> dict[str, Any] | None:
-    if rest.lower().startswith("to "):
+def _memory(tool: str, rest: str, language: str | None) -> dict[str, Any] | None:
+    if rest.lower().startswith("to ") and language in (None, "en"):
         rest = f"User wants to remember {rest}"
     try:
-        content = third_person(rest)
+        content = third_person(rest, language)
     except InvalidMemory:
         return None
     category = next((name for name, words in _CATEGORY_WORDS if words.search(rest)), "context")
@@ -155,17 +184,43 @@ def _memory(tool: str, rest: str) -> dict[str, Any] | None:
 class OfflineIntents:
     """The offline connection's intent router (`voice.offline.router.IntentRouter`)."""
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: Embedder, *, language: str | None = "en") -> None:
+        """`language`: the code of the language the user speaks; None ("auto") to take each utterance's."""
         self._embedder = embedder
-        self._tools = [tool for tool, phrases in EXAMPLES.items() for _ in phrases]
+        self._language = language
+        self.heard_in: str = language or languages.DEFAULT
+        """The language of the last request: what its answer is said in."""
+        examples = [(tool, phrase) for tool, phrases in EXAMPLES.items() for phrase in phrases]
+        for language_phrases in PHRASES.values() if language is None else [PHRASES.get(language, {})]:
+            examples += [(tool, phrase) for tool, phrases in language_phrases.items() for phrase in phrases]
+        self._tools = [tool for tool, _ in examples]
+        self._phrases = [phrase for _, phrase in examples]
         self._examples: npt.NDArray[np.float32] | None = None
 
     async def prepare(self) -> None:
         """Embed the examples now (about 1.5 s with the local model), not in the first conversation."""
         if self._examples is None:
-            self._examples = await self._embedder.embed([p for phrases in EXAMPLES.values() for p in phrases])
+            self._examples = await self._embedder.embed(self._phrases)
 
     async def match(self, text: str, tools: Collection[str]) -> ToolCall | None:
+        self.heard_in = self._language or languages.detect(text, hint=self.heard_in)
+        intent = self._said_as_written(text, tools)
+        if intent is None:
+            intent = await self._by_similarity(text, tools)
+        if intent is None:
+            return None
+        args = arguments(intent, text, self.heard_in)
+        if args is None:
+            return None
+        return ToolCall(id=f"intent-{uuid.uuid4().hex[:8]}", name=intent.tool, args=args)
+
+    def _said_as_written(self, text: str, tools: Collection[str]) -> Intent | None:
+        found = leading_phrase(text, self.heard_in)
+        if found is None or found[0] not in tools:
+            return None
+        return Intent(found[0], 1.0, found[1])
+
+    async def _by_similarity(self, text: str, tools: Collection[str]) -> Intent | None:
         options = candidates(text)
         try:
             await self.prepare()
@@ -175,16 +230,10 @@ class OfflineIntents:
         assert self._examples is not None
         declared = [column for column, tool in enumerate(self._tools) if tool in tools]
         similarity = vectors @ self._examples[declared].T
-        intent = best_intent(similarity, [self._tools[column] for column in declared], options)
-        if intent is None:
-            return None
-        args = arguments(intent, text)
-        if args is None:
-            return None
-        return ToolCall(id=f"intent-{uuid.uuid4().hex[:8]}", name=intent.tool, args=args)
+        return best_intent(similarity, [self._tools[column] for column in declared], options)
 
     def reply(self, call: ToolCall, result: Mapping[str, Any]) -> ToolAnswer:
-        return tool_answer(call.name, result)
+        return tool_answer(call.name, result, self.heard_in)
 
     def supported(self, sentence: str, findings: Sequence[str], question: str) -> bool:
         return supported(sentence, findings, question)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from voice.live import ToolDeclaration
@@ -28,6 +28,26 @@ older one. Save a new fact only from what the user says about themselves in this
 from these notes, from a recalled memory or from your own words, and say briefly that you will remember \
 it. When the user asks you to forget something, forget it and say so."""
 
+LANGUAGE_NAMES: Mapping[str, str] = {
+    # Keyed by `chats.language.Language` codes.
+    "en": "English",
+    "it": "Italian",
+    "es": "Spanish",
+    "fr": "French",
+    "de": "German",
+}
+
+
+def language_line(language: str) -> str:
+    """What the prompt says of the user's language: the `language` setting, a code or "auto"."""
+    name = LANGUAGE_NAMES.get(language)
+    if name is None:
+        return "Answer in the language the user speaks to you, and keep to it until they change it."
+    return (
+        f"The user speaks {name}: speak {name} with them, and save what you remember of them in {name}, "
+        "unless they speak to you in another language."
+    )
+
 
 def system_prompt(
     *,
@@ -36,11 +56,12 @@ def system_prompt(
     now: datetime,
     memories: str | None = None,
     notes: str = "",
+    language: str = "en",
 ) -> str:
-    """What the model is, how to treat the history, what it remembers of the user (`memories`, the
-    pre-loaded block; None when memory is off in this chat), its notes for this chat (`notes`, the working
-    memory block) and when to use each tool."""
-    lines = [IDENTITY, "", HISTORY, ""]
+    """What the model is, the user's language (`language`: a supported code, or "auto"), how to treat the
+    history, what it remembers of the user (`memories`, the pre-loaded block; None when memory is off in
+    this chat), its notes for this chat (`notes`, the working memory block) and when to use each tool."""
+    lines = [IDENTITY, language_line(language), "", HISTORY, ""]
     if memories is not None:
         lines += [MEMORY, ""]
         if memories:

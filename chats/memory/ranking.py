@@ -74,10 +74,10 @@ FUSED = Ranking(chat_weight=0.0, date_weight=0.0, diversity=0.0)
 _MEMORY_STOP_WORDS = frozenset("user users remember remembered memory memories know knows saved".split())
 
 
-def memory_terms(text: str) -> list[str]:
-    """The words of a memory query worth matching: `chats.search.query_terms` without the words every
-    memory or every question about memories holds ("User ...", "do you remember ...")."""
-    return [term for term in query_terms(text) if term not in _MEMORY_STOP_WORDS]
+def memory_terms(text: str, *, prefixes: bool = True) -> list[str]:
+    """The words of a memory query worth matching: `chats.search.query_terms` (`prefixes` as there) without
+    the words every memory or every question about memories holds ("User ...", "do you remember ...")."""
+    return [term for term in query_terms(text, prefixes=prefixes) if term not in _MEMORY_STOP_WORDS]
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,13 @@ sentence ("I am"/"I'm" -> "User is", "I have"/"I've" -> "User has", "I prefer" -
 ("their/them/themselves/theirs"). First-person words it cannot rewrite safely (an "I" in the middle of
 a sentence, "we", "our", "us") raise `InvalidMemory` with a message the tool passes back, so the model
 rephrases. Quoted text ("..." or “...”) is never touched nor checked.
+
+Other languages (Italian, Spanish, French, German; the text's own, found by `chats.language.detect`, with
+the caller's language as the hint for a text too short to tell): their simple forms are rewritten
+(`chats.memory.person_forms`: "mi chiamo Marco" -> "L'utente si chiama Marco"), and a text that still
+speaks in the first person keeps the user's words with a clear subject ('L'utente ha detto: “...”')
+rather than being refused: the offline voice has no model to rephrase it, and Gemini writes its memories
+in the third person already.
 """
 
 from __future__ import annotations
@@ -16,7 +23,9 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from chats import language as languages
 from chats.errors import InvalidMemory
+from chats.memory import person_forms, said_to_user
 from chats.memory.instructions import refuse_instructions
 from chats.memory.models import CONTENT_MAX, CONTENT_MIN
 
@@ -63,10 +72,10 @@ _IRREGULAR_PAST = frozenset(
 _UNCHANGED = frozenset("can could should would might must may will shall".split())
 
 
-def third_person(content: str) -> str:
+def third_person(content: str, language: str | None = None) -> str:
     """`content` as a third-person memory, stripped and on one line; raise `InvalidMemory` when it
-    is too short, too long, speaks to the assistant (`chats.memory.instructions`), or still speaks in
-    the first person after the simple rewrites."""
+    is too short, too long, speaks to the assistant (`chats.memory.instructions`), or, in English, still
+    speaks in the first person after the simple rewrites. `language`: the user's (a hint for short texts)."""
     text = " ".join(content.split())
     if len(text) < CONTENT_MIN:
         raise InvalidMemory(f"Content too short (minimum {CONTENT_MIN} characters)")
@@ -74,6 +83,12 @@ def third_person(content: str) -> str:
     # how to rephrase what would then still be refused.
     _not_too_long(text)
     refuse_instructions(text)
+    # A memory about "User" is English whatever its names make the detector think ("User's nonna Pina").
+    written_in = "en" if _USER_ELSEWHERE.match(text) else languages.detect(text, hint=language)
+    if written_in != "en":
+        result = _outside_quotes(text, lambda unquoted: _other_third_person(unquoted, text, written_in))
+        _not_too_long(result)
+        return result
 
     def rewrite(unquoted: str) -> str:
         rewritten = " ".join(_rewrite_sentence(sentence) for sentence in _SENTENCE.split(unquoted))
@@ -87,6 +102,17 @@ def third_person(content: str) -> str:
     result = _outside_quotes(text, rewrite)
     _not_too_long(result)  # "I" becomes "User": the rewrite can lengthen it
     return result
+
+
+def _other_third_person(unquoted: str, whole: str, language: languages.Language) -> str:
+    """`third_person` in a language other than English; the user's words, whole, with a subject when a
+    sentence still speaks in the first person."""
+    rewritten = " ".join(
+        person_forms.third_person_sentence(sentence, language) for sentence in _SENTENCE.split(unquoted)
+    )
+    if person_forms.first_person_left(rewritten, language) is None:
+        return rewritten
+    return person_forms.said(whole, language)
 
 
 def _not_too_long(text: str) -> None:
@@ -160,11 +186,17 @@ _PLURAL_FORMS = {
 }
 
 
-def second_person(content: str) -> str:
+def second_person(content: str, language: str | None = None) -> str:
     """A third-person memory said to the user: "User's daughter Mia loves horses" -> "Your daughter Mia
     loves horses", "User works at a bakery" -> "You work at a bakery". The inverse of `third_person`'s
     simple forms: a sentence's (or clause's) subject "User" takes the verb after it, and in a sentence
-    that starts with it "their" is the user's (`_THEIR_WORDS`); elsewhere "User" becomes "you"."""
+    that starts with it "their" is the user's (`_THEIR_WORDS`); elsewhere "User" becomes "you". In
+    another language (detected, `language` the hint), its simple forms (`chats.memory.person_forms`)."""
+    written_in = "en" if _USER_ELSEWHERE.match(content) else languages.detect(content, hint=language)
+    if written_in != "en":
+        return " ".join(
+            said_to_user.second_person_sentence(sentence, written_in) for sentence in _SENTENCE.split(content)
+        )
     return _outside_quotes(content, lambda unquoted: " ".join(map(_to_user, _SENTENCE.split(unquoted))))
 
 

@@ -176,7 +176,7 @@ class SupabaseMemoryStore(SupabaseStore):
         params: dict[str, object] = {
             "query_embedding": vector_text(query.vector),
             "model_name": query.model,
-            "query_terms": memory_terms(query.text),
+            "query_terms": memory_terms(query.text, prefixes=False),  # Postgres drops FTS prefix marks
             "match_count": max(self._candidates, query.limit),
             "p_tag_keys": rows.tag_keys(query.tags),
             **rows.scope_params(query.scope),

@@ -183,7 +183,7 @@ class SupabaseChatStore(SupabaseStore):
                 "query_embedding": rows.vector_text(query.vector),
                 "match_count": query.limit,
                 "model_name": query.model,
-                "query_terms": query_terms(query.text),
+                "query_terms": query_terms(query.text, prefixes=False),  # Postgres drops FTS prefix marks
             },
         )
         return [rows.search_candidate(row) for row in found]
@@ -209,7 +209,7 @@ class SupabaseChatStore(SupabaseStore):
         params: dict[str, object] = {
             "query_embedding": rows.vector_text(query.vector),
             "model_name": query.model,
-            "query_terms": query_terms(query.text),
+            "query_terms": query_terms(query.text, prefixes=False),  # Postgres drops FTS prefix marks
             "match_count": query.limit,
             "context": query.context,
         }

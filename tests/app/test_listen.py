@@ -327,3 +327,19 @@ async def test_a_transcript_with_half_an_emoji_is_saved_repaired(
     assert code == 0
     texts = [t["parts"][0]["text"] for t in (await chat(capsys, saved["chat_id"]))["full_history"]]
     assert texts == ["Will it rain \ufffd?", "Sunny \U0001f600 and warm."]
+
+
+async def test_gemini_live_is_asked_to_speak_the_users_language(
+    environment: Path,
+    gemini_live_server: FakeGeminiLiveServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PARLEY_LANGUAGE", "it")
+    answer = (InputTranscript("Che tempo fa?"), OutputTranscript("C'è il sole."), CompleteTurn())
+    gemini_live_server.script(script((AfterAudio(16_000), answer)))
+    code, _ = await listen("--audio-in", str(ASSETS / "wake_weather.wav"), capsys=capsys)
+    assert code == 0
+    setup = json.dumps((await gemini_live_server.connection(0)).setup)
+    assert '"it-IT"' in setup  # speechConfig's language code, as the SDK spells it
+    assert "The user speaks Italian" in setup

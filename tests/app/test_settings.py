@@ -16,10 +16,10 @@ from app.config.settings import (
     SettingSpec,
     default_config_file,
     default_data_dir,
+    desktop_language,
     load_settings,
-    settings_markdown,
-    settings_table,
 )
+from app.config.settings_table import settings_markdown, settings_table
 from tests.app import MemoryKeyring, using_keyring
 
 GEMINI_KEY = "AIzaSyTest-gemini-key-0123456789abcdef"
@@ -52,7 +52,8 @@ def load(config: Path, env: dict[str, str] | None = None, overrides: dict[str, O
 
 def test_defaults(config: Path) -> None:
     settings = load(config)
-    assert settings == Settings(data_dir=default_data_dir(), config_file=config)
+    # The desktop's language, from the process's locale here: the test's environment names none.
+    assert settings == Settings(data_dir=default_data_dir(), config_file=config, language=desktop_language({}))
     assert settings.data_dir == platformdirs.user_data_path("parley")
     assert settings.user_id == "local"
     assert settings.embedder == "auto"

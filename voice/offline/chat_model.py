@@ -6,7 +6,9 @@ question once the system prompt is cached (a 700-token system prompt costs 0.7 s
 One thread, because Whisper and espeak-ng need the other core while it writes.
 
 It is a very small model: fluent, short answers, weak facts, no reliable tool use (the app routes
-tools by embedding similarity instead).
+tools by embedding similarity instead), and English only: its model card says SmolLM2 "primarily
+understand[s] and generate[s] content in English", and asked in Italian it answers in broken Italian or
+in English (`LANGUAGES`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from voice.offline.errors import OfflineVoiceError
 from voice.offline.prompt import END, ChatMessage, fit, system_block, turns_block
 
 MODEL_NAME = "SmolLM2-135M-Instruct"
+LANGUAGES = frozenset({"en"})
+"""The languages it writes well enough to answer in (ISO 639-1 codes)."""
 CONTEXT_TOKENS = 2048
 """The window used here (the model takes 8192): prompt + answer. Longer prompts cost time, not quality."""
 HISTORY_TOKENS = 768

@@ -5,6 +5,12 @@ they run on. Every blocking call goes through here, off the event loop:
   the two cores, and an abandoned answer stops within a token (about 20 ms) before the next job starts;
 - one "offline-vad" thread scores the microphone, in order, like the wake word detector's own thread.
 
+Language: Whisper is told the user's language, or finds it per utterance ("auto": `language` None), and
+espeak-ng speaks each sentence in its own language's voice (`language_of`, the app's detector: the chat
+model's English and a template in the user's language differ). The chat model writes English only
+(`chat_model.LANGUAGES`): with another language it is asked for English, and its first answer starts with
+one sentence in the user's language that says so (`ENGLISH_ONLY_NOTICE`), once per run.
+
 Generated text reaches the loop only through `call_soon_threadsafe`, and a sentinel closes the stream.
 """
 
@@ -21,15 +27,30 @@ from typing import Any, TypeVar
 import onnxruntime
 
 from voice.offline import files
-from voice.offline.chat_model import MODEL_NAME, ChatModel
+from voice.offline.chat_model import LANGUAGES, MODEL_NAME, ChatModel
 from voice.offline.convert import convert_gguf
 from voice.offline.prompt import ChatMessage
-from voice.offline.speech import EspeakSynthesizer, espeak_path
+from voice.offline.speech import VOICES, EspeakSynthesizer, espeak_path, voice_for
 from voice.offline.transcriber import WhisperTranscriber
 from voice.vad import SileroVad, load_session, silero_model_path
 
 _T = TypeVar("_T")
 _DONE = object()
+
+LanguageOf = Callable[[str, str], str]
+"""(text, the language to assume when the text is too short to tell) -> the text's language code."""
+FOUND_LANGUAGE_PROBABILITY = 0.5
+"""With "auto", a language found with less than this share of Whisper's probability among the supported
+ones does not change the one spoken: a cough or a two-word answer is a guess. (espeak-ng's Italian, said
+whole, scored 0.51; its Spanish and German 0.98.)"""
+ENGLISH_ONLY_NOTICE = {
+    "it": "Il mio piccolo modello offline parla solo inglese, quindi rispondo in inglese. ",
+    "es": "Mi pequeño modelo sin conexión solo habla inglés, así que respondo en inglés. ",
+    "fr": "Mon petit modèle hors ligne ne parle qu'anglais, alors je réponds en anglais. ",
+    "de": "Mein kleines Offline-Modell spricht nur Englisch, deshalb antworte ich auf Englisch. ",
+}
+"""Said once, before the chat model's first answer, to a user who speaks another language."""
+IN_ENGLISH = "Always answer in English, whatever language the user writes in."
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,26 +82,51 @@ class OfflineVoice:
 
     model_name = f"{MODEL_NAME} (offline)"
 
-    def __init__(self, *, transcriber: WhisperTranscriber, chat: ChatModel, vad: onnxruntime.InferenceSession) -> None:
+    def __init__(
+        self,
+        *,
+        transcriber: WhisperTranscriber,
+        chat: ChatModel,
+        vad: onnxruntime.InferenceSession,
+        language: str | None = "en",
+        language_of: LanguageOf | None = None,
+    ) -> None:
+        """`language`: the code of the language the user speaks, None to find it in each utterance;
+        `language_of`: tells the language of a sentence to speak (None: every sentence in `language`)."""
         self._transcriber = transcriber
         self._chat = chat
         self._vad_session = vad
+        self._told_language = language
+        self.language = language or "en"
+        """The language spoken now: the one told, or the one last found."""
+        self._language_of = language_of
+        self._said_english_only = False
         self._synthesizer = EspeakSynthesizer()
         self._models = ThreadPoolExecutor(1, thread_name_prefix="offline-models")
         self._vad = ThreadPoolExecutor(1, thread_name_prefix="offline-vad")
 
     @classmethod
-    async def load(cls, cache: Path) -> OfflineVoice:
+    async def load(
+        cls, cache: Path, *, language: str | None = "en", language_of: LanguageOf | None = None
+    ) -> OfflineVoice:
         """Prepare the files (first run: about 5 s) and load every model (about 1.5 s), off the loop.
-        Raises `OfflineVoiceError` naming what is missing."""
+        Raises `OfflineVoiceError` naming what is missing. `language`, `language_of`: see `__init__`."""
 
-        return await asyncio.to_thread(cls.load_sync, cache)
+        return await asyncio.to_thread(cls.load_sync, cache, language=language, language_of=language_of)
 
     @classmethod
-    def load_sync(cls, cache: Path) -> OfflineVoice:
+    def load_sync(
+        cls, cache: Path, *, language: str | None = "en", language_of: LanguageOf | None = None
+    ) -> OfflineVoice:
         """`load`, on the calling thread."""
         folders = prepare_files(cache)
-        return cls(transcriber=WhisperTranscriber(folders.whisper), chat=ChatModel(folders.chat), vad=load_session())
+        return cls(
+            transcriber=WhisperTranscriber(folders.whisper),
+            chat=ChatModel(folders.chat),
+            vad=load_session(),
+            language=language,
+            language_of=language_of,
+        )
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self.close)
@@ -97,17 +143,33 @@ class OfflineVoice:
         return await self._run(self._vad, vad.push, pcm)
 
     async def transcribe(self, pcm: bytes, prompt: str | None = None) -> str:
-        return await self._run(self._models, self._transcriber.transcribe, pcm, prompt)
+        heard = await self._run(
+            self._models, self._transcriber.transcribe, pcm, prompt, self._told_language, tuple(VOICES)
+        )
+        found = self._told_language is None and heard.text and heard.language in VOICES
+        if found and heard.language_probability >= FOUND_LANGUAGE_PROBABILITY:
+            self.language = heard.language
+        return heard.text
 
     async def warm(self, system: str) -> None:
-        await self._run(self._models, self._chat.warm, system)
+        await self._run(self._models, self._chat.warm, self._system(system))
 
     async def speak(self, text: str) -> bytes:
-        return await self._synthesizer.synthesize(text)
+        language = self._language_of(text, self.language) if self._language_of is not None else self.language
+        return await self._synthesizer.synthesize(text, voice=voice_for(language))
 
     def answer(self, system: str, messages: Sequence[ChatMessage]) -> Answer:
-        """Start the chat model's answer now, on the models thread; read it with `Answer.pieces`."""
-        return Answer(self._models, self._chat, system, list(messages))
+        """Start the chat model's answer now, on the models thread; read it with `Answer.pieces`. In a
+        language the model does not write, the first answer of the run starts by saying so."""
+        notice = ""
+        if self.language not in LANGUAGES and not self._said_english_only:
+            notice, self._said_english_only = ENGLISH_ONLY_NOTICE.get(self.language, ""), True
+        return Answer(self._models, self._chat, self._system(system), list(messages), notice)
+
+    def _system(self, system: str) -> str:
+        # The same text for `warm` and `answer`: the model keeps the system prompt's state only for the
+        # exact prompt it was warmed with. The app's prompt asks for the user's language; this one cannot.
+        return system if self.language in LANGUAGES else f"{system}\n\n{IN_ENGLISH}"
 
     async def _run(self, executor: ThreadPoolExecutor, function: Callable[..., _T], *args: Any) -> _T:
         return await asyncio.get_running_loop().run_in_executor(executor, function, *args)
@@ -118,9 +180,14 @@ class Answer:
     came before, or decides it wants a tool instead). Pieces reach the loop through
     `call_soon_threadsafe`; a sentinel ends them. `cancel()` stops the writing within a token."""
 
-    def __init__(self, executor: ThreadPoolExecutor, chat: ChatModel, system: str, messages: list[ChatMessage]) -> None:
+    def __init__(
+        self, executor: ThreadPoolExecutor, chat: ChatModel, system: str, messages: list[ChatMessage], first: str = ""
+    ) -> None:
+        """`first`: text to hand out before the model's own (a sentence of the app's)."""
         loop = asyncio.get_running_loop()
         self._pieces: asyncio.Queue[object] = asyncio.Queue()
+        if first:
+            self._pieces.put_nowait(first)
         self._cancel = threading.Event()
 
         def write() -> None:

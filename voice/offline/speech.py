@@ -24,7 +24,14 @@ from voice.wav import read_recording
 
 ESPEAK = "espeak-ng"
 VOICE = "en-us"
+VOICES = {"en": "en-us", "it": "it", "es": "es", "fr": "fr-fr", "de": "de"}
+"""espeak-ng's voice for each language Parley speaks (ISO 639-1 code -> voice name; `espeak-ng --voices`)."""
 WORDS_PER_MINUTE = 175
+
+
+def voice_for(language: str) -> str:
+    """The espeak-ng voice of `language` (a code, e.g. "it"); English's for a language it has none of here."""
+    return VOICES.get(language, VOICE)
 
 
 def espeak_path() -> str:
@@ -44,8 +51,9 @@ class EspeakSynthesizer:
         self._speed = words_per_minute
         self.format = MODEL_VOICE_FORMAT
 
-    async def synthesize(self, text: str) -> bytes:
-        """`text` spoken, as PCM16 in `self.format`; b"" for nothing to say."""
+    async def synthesize(self, text: str, *, voice: str | None = None) -> bytes:
+        """`text` spoken, as PCM16 in `self.format`, in `voice` (an espeak-ng voice name; None: the one this
+        synthesizer was made with); b"" for nothing to say."""
         if not text.strip():
             return b""
         with tempfile.NamedTemporaryFile(prefix="parley-speech-", suffix=".wav") as speech:
@@ -54,7 +62,7 @@ class EspeakSynthesizer:
                 "-w",
                 speech.name,
                 "-v",
-                self._voice,
+                voice or self._voice,
                 "-s",
                 str(self._speed),
                 "--",

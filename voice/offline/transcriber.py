@@ -11,12 +11,17 @@ Facts that shape it (measured on a 2-core machine, bench/offline.py):
   sampling, which makes transcripts differ from run to run and, on a short utterance, can triple its cost.
 - A prompt naming the assistant (`voice.offline.text.whisper_prompt`) stands in for earlier text: it
   makes the wake word's name likelier without naming anything the user might ask.
-- English, no timestamps, no conditioning on earlier windows; the pre-trimmed utterance needs no VAD
-  filter of its own.
+- Whisper base is multilingual: it is told the user's language, or, with none given ("auto"), finds it
+  in the first 30 s window and says which it found (`Heard.language`), among the languages the caller
+  speaks (`among`): on espeak-ng's Italian and French, Whisper base named Czech and Japanese (at 0.55),
+  and transcribed gibberish in them; told its best guess among the supported ones, it hears the words.
+  No timestamps, no conditioning on earlier windows; the pre-trimmed utterance needs no VAD filter.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +34,17 @@ LANGUAGE = "en"
 BEAM_SIZE = 5
 
 
+@dataclass(frozen=True, slots=True)
+class Heard:
+    """What Whisper made of one utterance."""
+
+    text: str
+    language: str
+    """The language it transcribed in (ISO 639-1): the one it was told, or the one it found."""
+    language_probability: float
+    """How sure it was of a language it found (0 to 1); 1.0 for a language it was told."""
+
+
 class WhisperTranscriber:
     """Blocking: call from a worker thread, one call at a time."""
 
@@ -38,15 +54,32 @@ class WhisperTranscriber:
         except (RuntimeError, OSError, ValueError) as error:
             raise OfflineVoiceError(f"cannot load the Whisper model from {model_folder}: {error}") from error
 
-    def transcribe(self, pcm: bytes, prompt: str | None = None) -> str:
+    def transcribe(
+        self, pcm: bytes, prompt: str | None = None, language: str | None = LANGUAGE, among: Collection[str] = ()
+    ) -> Heard:
         """16 kHz mono PCM16 in; what was said, as plain text ("" for nothing). `prompt` reads as text
-        said before the utterance (see `voice.offline.text.whisper_prompt`)."""
+        said before the utterance (see `voice.offline.text.whisper_prompt`); `language`: the code of the
+        language spoken, None to let Whisper find it, among the codes `among` when given (then
+        `language_probability` is the share of its probability among them)."""
         if not pcm:
-            return ""
+            return Heard("", language or LANGUAGE, 1.0 if language else 0.0)
         samples = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
-        segments, _ = self._model.transcribe(
+        heard = self._decode(samples, prompt, language)
+        if language is not None or not among or not heard.probabilities:
+            return heard.heard
+        chances = {code: p for code, p in heard.probabilities if code in among}
+        best = max(chances, key=lambda code: chances[code], default=None)
+        if best is None:
+            return heard.heard
+        share = chances[best] / sum(chances.values())
+        if best == heard.heard.language:
+            return Heard(heard.heard.text, best, share)
+        return Heard(self._decode(samples, prompt, best).heard.text, best, share)
+
+    def _decode(self, samples: np.ndarray, prompt: str | None, language: str | None) -> _Decoded:
+        segments, info = self._model.transcribe(
             samples,
-            language=LANGUAGE,
+            language=language,
             beam_size=BEAM_SIZE,
             temperature=0.0,
             initial_prompt=prompt,
@@ -54,4 +87,13 @@ class WhisperTranscriber:
             without_timestamps=True,
             vad_filter=False,
         )
-        return " ".join(segment.text.strip() for segment in segments).strip()
+        text = " ".join(segment.text.strip() for segment in segments).strip()
+        heard = Heard(text, info.language, 1.0 if language else info.language_probability)
+        return _Decoded(heard, tuple(info.all_language_probs or ()))
+
+
+@dataclass(frozen=True, slots=True)
+class _Decoded:
+    heard: Heard
+    probabilities: tuple[tuple[str, float], ...]
+    """Every language's probability, when Whisper found the language itself."""

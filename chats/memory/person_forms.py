@@ -1,0 +1,357 @@
+"""First person to third and third to second in Italian, Spanish, French and German: what
+`chats.memory.text` does for English, for the simple forms of each language.
+
+Rewritten at the start of a sentence, with or without the subject pronoun (Italian and Spanish leave it
+out: "lavoro in banca" is "I work at a bank"):
+- the subject and its verb: "mi chiamo Marco" -> "L'utente si chiama Marco", "je suis" -> "L'utilisateur
+  est", "ich wohne" -> "Der Nutzer wohnt", "tengo dos hijos" -> "El usuario tiene dos hijos";
+- a possessive: "mia moglie" -> "La moglie dell'utente", "mon frère" -> "Le frère de l'utilisateur";
+- "mi piace" / "me gusta" -> "All'utente piace" / "Al usuario le gusta".
+Inside a sentence the possessives become the third person's ("mio" -> "suo", "mes" -> "ses").
+
+A verb's third person comes from a table of the irregular ones, else from its ending: Italian and Spanish
+"-o" becomes "-a" for the verbs whose infinitive ends in "-are"/"-ar", "-e" for the others, the infinitive
+found by simplemma's lemmatiser; French "-s"/"-x" becomes "-t"; German "-e" becomes "-t" ("-et" after
+"t"/"d"). A sentence-opening word is taken for a verb without its pronoun only when simplemma knows it
+as one: names ("Marco") and nouns ("Domani") are left alone.
+
+When a sentence still speaks in the first person after that, `third_person` keeps the user's words with
+a clear subject: 'L'utente ha detto: “...”' (`said`). The way back, a memory said to the user, is
+`chats.memory.said_to_user`. Pure apart from loading simplemma's tables once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+
+import simplemma
+
+from chats.language import Language
+
+Other = Language
+"""A code of `chats.language` other than English."""
+
+
+@dataclass(frozen=True, slots=True)
+class Forms:
+    subject: str
+    """How a memory names the user, at a sentence start."""
+    said: str
+    """The subject's "said:", before the user's own words in quotes."""
+    pronoun: str
+    """The first person subject pronoun, as a regex (optional before the verb)."""
+    irregular: Mapping[str, str]
+    """First person singular present -> third person."""
+    possessive_inner: Mapping[str, str]
+    first_person: re.Pattern[str]
+    """What still speaks in the first person after the rewrites."""
+    to_second: Mapping[str, str]
+    """Third person -> second, for the irregular verbs; possessives too."""
+
+
+def _words(pairs: str) -> dict[str, str]:
+    return dict(pair.split(">") for pair in pairs.split())
+
+
+FORMS: dict[str, Forms] = {
+    "it": Forms(
+        subject="L'utente",
+        said="L'utente ha detto:",
+        pronoun=r"io",
+        irregular=_words(
+            "sono>è ho>ha vado>va faccio>fa posso>può voglio>vuole devo>deve so>sa sto>sta do>dà vengo>viene "
+            "tengo>tiene rimango>rimane salgo>sale scelgo>sceglie esco>esce bevo>beve dico>dice"
+        ),
+        possessive_inner=_words("mio>suo mia>sua miei>suoi mie>sue"),
+        first_person=re.compile(r"\b(?:io|me|mi|mio|mia|miei|mie|noi|nostro|nostra|nostri|nostre|\w+iamo)\b", re.I),
+        to_second=_words(
+            "è>sei ha>hai va>vai fa>fai può>puoi vuole>vuoi deve>devi sa>sai sta>stai suo>tuo sua>tua suoi>tuoi sue>tue"
+        ),
+    ),
+    "es": Forms(
+        subject="El usuario",
+        said="El usuario dijo:",
+        pronoun=r"yo",
+        irregular=_words(
+            "soy>es estoy>está tengo>tiene voy>va hago>hace sé>sabe digo>dice vengo>viene pongo>pone salgo>sale "
+            "conozco>conoce doy>da veo>ve oigo>oye traigo>trae quepo>cabe"
+        ),
+        possessive_inner=_words("mi>su mis>sus mío>suyo mía>suya míos>suyos mías>suyas"),
+        first_person=re.compile(
+            r"\b(?:yo|me|mí|mi|mis|conmigo|nosotros|nosotras|nos|nuestro|nuestra|nuestros|nuestras|somos|estamos"
+            r"|hemos|vamos)\b",
+            re.I,
+        ),
+        to_second=_words("es>eres está>estás va>vas ha>has su>tu sus>tus"),
+    ),
+    "fr": Forms(
+        subject="L'utilisateur",
+        said="L'utilisateur a dit :",
+        pronoun=r"je|j['\u2019]",
+        irregular=_words(
+            "suis>est ai>a vais>va fais>fait peux>peut veux>veut dois>doit sais>sait vis>vit bois>boit crois>croit "
+            "vois>voit connais>connaît"
+        ),
+        possessive_inner=_words("mon>son ma>sa mes>ses"),
+        first_person=re.compile(
+            r"\b(?:je|j['\u2019]|me|m['\u2019]|moi|mon|ma|mes|nous|notre|nos)(?:\b|(?<=['\u2019]))", re.I
+        ),
+        to_second=_words("est>es a>as va>vas fait>fais peut>peux veut>veux son>ton sa>ta ses>tes"),
+    ),
+    "de": Forms(
+        subject="Der Nutzer",
+        said="Der Nutzer sagte:",
+        pronoun=r"ich",
+        irregular=_words(
+            "bin>ist habe>hat werde>wird kann>kann will>will muss>muss mag>mag darf>darf soll>soll weiß>weiß "
+            "möchte>möchte fahre>fährt lese>liest esse>isst spreche>spricht sehe>sieht gebe>gibt nehme>nimmt "
+            "laufe>läuft schlafe>schläft trage>trägt treffe>trifft helfe>hilft vergesse>vergisst"
+        ),
+        possessive_inner={
+            "mein": "sein",
+            "meine": "seine",
+            "meinen": "seinen",
+            "meinem": "seinem",
+            "meiner": "seiner",
+            "meines": "seines",
+            "mich": "sich",
+        },
+        first_person=re.compile(r"\b(?:ich|mich|mir|mein|meine|meinen|meinem|meiner|meines|wir|uns|unser\w*)\b", re.I),
+        to_second=_words(
+            "ist>bist hat>hast wird>wirst kann>kannst will>willst muss>musst mag>magst darf>darfst soll>sollst "
+            "weiß>weißt möchte>möchtest sein>dein seine>deine seinen>deinen seinem>deinem seiner>deiner sich>dich"
+        ),
+    ),
+}
+
+_QUOTE_OPEN, _QUOTE_CLOSE = "\u201c", "\u201d"
+
+
+def supported(language: str) -> bool:
+    return language in FORMS
+
+
+_AND = {"it": "e|ma|però", "es": "y|pero", "fr": "et|mais", "de": "und|aber"}
+"""Conjunctions after which the same subject goes on ("mi chiamo Marco *e lavoro* in banca")."""
+
+
+def third_person_sentence(sentence: str, language: Other) -> str:
+    """One sentence rewritten in the third person where its form is a simple one (see the module)."""
+    forms = FORMS[language]
+    rewritten = _opening(sentence, language, forms)
+    subject_first = rewritten != sentence
+    if subject_first:
+        rewritten = re.sub(
+            rf"(,? (?:{_AND[language]}) )(\w['\u2019]?[\w ]*)",
+            lambda m: m.group(1) + _same_subject(m.group(2), language, forms),
+            rewritten,
+        )
+    if subject_first:
+        for mine, theirs in forms.possessive_inner.items():
+            rewritten = re.sub(rf"\b{mine}\b", theirs, rewritten)
+            rewritten = re.sub(rf"\b{mine.capitalize()}\b", theirs.capitalize(), rewritten)
+    return rewritten
+
+
+def first_person_left(text: str, language: Other) -> str | None:
+    """The first first-person word of `text` in `language`, or None."""
+    found = FORMS[language].first_person.search(text)
+    return found.group(0) if found else None
+
+
+def said(text: str, language: Other) -> str:
+    """The user's own words with a clear subject: 'L'utente ha detto: “Ci siamo sposati a maggio”'."""
+    return f"{FORMS[language].said} {_QUOTE_OPEN}{text}{_QUOTE_CLOSE}"
+
+
+# -- the opening of a sentence -------------------------------------------------------------------------
+
+
+def _same_subject(clause: str, language: Other, forms: Forms) -> str:
+    """A clause after "and" whose subject is still the user: its verb in the third person, without the
+    subject ("e lavoro in banca" -> "e lavora in banca", "und ich wohne" -> "und wohnt")."""
+    rewritten = _subject_opening(clause, language, forms)
+    if rewritten == clause:
+        return clause
+    return rewritten.removeprefix(forms.subject + " ")
+
+
+def _opening(sentence: str, language: Other, forms: Forms) -> str:
+    if language == "it" and (m := re.match(r"^(?:a me )?mi (piace|piacciono)\b", sentence, re.I)):
+        return f"All'utente {m.group(1).lower()}{sentence[m.end() :]}"
+    if language == "es" and (m := re.match(r"^(?:a mí )?me (gusta|gustan|encanta|encantan)\b", sentence, re.I)):
+        return f"Al usuario le {m.group(1).lower()}{sentence[m.end() :]}"
+    if possessive := _possessive_opening(sentence, language):
+        return possessive
+    return _subject_opening(sentence, language, forms)
+
+
+def _subject_opening(sentence: str, language: Other, forms: Forms) -> str:
+    if language == "de":
+        m = re.match(r"^ich (\w+)\b", sentence, re.I)
+        if m is None:
+            return sentence
+        # After "dass" the verb comes last: "(dass) ich Vegetarier bin" -> "Der Nutzer ist Vegetarier".
+        last = re.search(r"\s(\w+)([.!]?)$", sentence)
+        if last and m.end() <= last.start() and _is_german_verb(last.group(1), forms):
+            middle = sentence[len("ich ") : last.start()].strip()
+            return f"{forms.subject} {_third(last.group(1).lower(), language, forms)} {middle}{last.group(2)}"
+        return f"{forms.subject} {_third(m.group(1).lower(), language, forms)}{sentence[m.end() :]}"
+    if language == "fr":
+        m = re.match(r"^(?:je |j['\u2019])(?:(ne |n['\u2019]))?(?:(me |m['\u2019]))?(\w+)\b", sentence, re.I)
+        if m is None:
+            return sentence
+        verb = _third(m.group(3).lower(), language, forms)
+        negation = ("n'" if verb[:1] in "aeéèêiouh" else "ne ") if m.group(1) else ""
+        reflexive = ("s'" if verb[:1] in "aeéèêiouh" else "se ") if m.group(2) else ""
+        return f"{forms.subject} {negation}{reflexive}{verb}{sentence[m.end() :]}"
+    # Italian and Spanish: the pronoun is usually left out; "non"/"no" and a reflexive may come first.
+    negation_word = "non" if language == "it" else "no"
+    reflexive_word = ("mi", "si") if language == "it" else ("me", "se")
+    m = re.match(rf"^(?:(?:{forms.pronoun}) )?({negation_word} )?({reflexive_word[0]} )?(\w+)\b", sentence, re.I)
+    if m is None:
+        return sentence
+    word = m.group(3)
+    pronoun_said = sentence[: m.start(3)].lower().startswith(forms.pronoun)
+    if pronoun_said or m.group(2):
+        third: str | None = _third(word.lower(), language, forms)
+    else:
+        third = _pro_drop(word, sentence[m.end() :], language, forms)
+    if third is None or (third == word.lower() and not pronoun_said):
+        return sentence
+    negation = f"{negation_word} " if m.group(1) else ""
+    reflexive = f"{reflexive_word[1]} " if m.group(2) else ""
+    return f"{forms.subject} {negation}{reflexive}{third}{sentence[m.end() :]}"
+
+
+def _pro_drop(word: str, after: str, language: Other, forms: Forms) -> str | None:
+    """The third person of a sentence-opening verb said without its pronoun ("lavoro in banca"), or None
+    when `word` is no verb, or a capitalised word followed by a verb: a name ("Marco lavora...")."""
+    lower = word.lower()
+    if lower in forms.irregular:
+        return forms.irregular[lower]
+    third = _regular(lower, language)
+    if third == lower:
+        return None
+    following = re.match(r"\s*(\w+)", after)
+    if word[:1].isupper() and following and _is_verb_form(following.group(1).lower(), language):
+        return None
+    return third
+
+
+def _is_german_verb(word: str, forms: Forms) -> bool:
+    """A first person present that can end a German clause: "bin", "habe", "wohne" (lower case: a
+    capitalised word is a noun)."""
+    return word in forms.irregular or (word.islower() and word.endswith("e") and _is_verb_form(word, "de"))
+
+
+def _is_verb_form(lower: str, language: Other) -> bool:
+    """A conjugated verb: simplemma takes it to an infinitive other than itself."""
+    lemma = _lemma(lower, language)
+    return lemma != lower and lemma.endswith(_INFINITIVES[language])
+
+
+_INFINITIVES: dict[str, tuple[str, ...]] = {
+    "it": ("are", "ere", "ire", "rre"),
+    "es": ("ar", "er", "ir"),
+    "fr": ("er", "ir", "re"),
+    "de": ("en", "ern", "eln"),
+}
+
+
+def _third(verb: str, language: Other, forms: Forms) -> str:
+    if verb in forms.irregular:
+        return forms.irregular[verb]
+    if language in ("it", "es"):
+        return _regular(verb, language)
+    if language == "fr":
+        if verb.endswith("ds"):
+            return verb[:-1]
+        if verb.endswith(("s", "x")):
+            return verb[:-1] + "t"
+        return verb
+    # German
+    if not verb.endswith("e"):
+        return verb
+    stem = verb[:-1]
+    if stem.endswith(("t", "d")) or re.search(r"[^aeiouäöühlmnr][mn]$", stem):
+        return stem + "et"
+    return stem + "t"
+
+
+def _regular(verb: str, language: Other) -> str:
+    """Italian or Spanish "-o": "-a" for the first conjugation, "-e" for the others, by the lemma of
+    `verb` or of the candidate third person; `verb` itself when neither is a verb."""
+    if not verb.endswith("o"):
+        return verb
+    first, other = ("are", ("ere", "ire", "rre")) if language == "it" else ("ar", ("er", "ir"))
+    lemma = _lemma(verb, language)
+    if lemma.endswith(first) and lemma != verb:
+        return verb[:-1] + "a"
+    if lemma.endswith(other) and lemma != verb:
+        return verb[:-1] + "e"
+    # The "-e" form first: a rare first-conjugation verb may share the stem ("vivar" beside "vivir").
+    for candidate, ending in ((verb[:-1] + "e", other), (verb[:-1] + "a", (first,))):
+        if _lemma(candidate, language).endswith(ending):
+            return candidate
+    return verb
+
+
+# -- a possessive opening ---------------------------------------------------------------------------
+
+_ES_FEMININE = frozenset("madre mujer mano foto moto radio noche gente clase llave calle leche carne".split())
+_ES_MASCULINE = frozenset("día mapa problema tema idioma programa sistema clima planeta".split())
+_DE_NEUTER = frozenset(
+    "kind haus auto büro zimmer fahrrad handy pferd baby projekt buch team unternehmen geschäft hobby boot".split()
+)
+
+
+def _possessive_opening(sentence: str, language: Other) -> str | None:
+    if language == "it":
+        m = re.match(r"^(il |la |i |le |lo |gli )?(mio|mia|miei|mie) (\w+)", sentence, re.I)
+        if m is None:
+            return None
+        article = m.group(1) or {"mio": "il ", "mia": "la ", "miei": "i ", "mie": "le "}[m.group(2).lower()]
+        noun = m.group(3)
+        if article.strip().lower() in ("il", "la") and noun[:1].lower() in "aeiou":
+            article = "l'"
+        elif article.strip().lower() == "il" and re.match(r"(?:z|gn|ps|s[^aeiou])", noun.lower()):
+            article = "lo "
+        return f"{article.capitalize()}{noun} dell'utente{sentence[m.end() :]}"
+    if language == "es":
+        m = re.match(r"^(mi|mis) (\w+)", sentence, re.I)
+        if m is None:
+            return None
+        noun = m.group(2)
+        feminine = noun.lower() in _ES_FEMININE or (
+            noun.lower().rstrip("s").endswith("a") and noun.lower() not in _ES_MASCULINE
+        )
+        plural = m.group(1).lower() == "mis"
+        article = ("Las" if feminine else "Los") if plural else ("La" if feminine else "El")
+        return f"{article} {noun} del usuario{sentence[m.end() :]}"
+    if language == "fr":
+        m = re.match(r"^(mon|ma|mes) (\w+)", sentence, re.I)
+        if m is None:
+            return None
+        noun = m.group(2)
+        owner = m.group(1).lower()
+        article = (
+            "Les "
+            if owner == "mes"
+            else ("L'" if noun[:1].lower() in "aeéèêiouh" else ("Le " if owner == "mon" else "La "))
+        )
+        return f"{article}{noun} de l'utilisateur{sentence[m.end() :]}"
+    m = re.match(r"^(mein|meine) (\w+)", sentence, re.I)
+    if m is None:
+        return None
+    noun = m.group(2)
+    article = "Die" if m.group(1).lower() == "meine" else ("Das" if noun.lower() in _DE_NEUTER else "Der")
+    return f"{article} {noun} des Nutzers{sentence[m.end() :]}"
+
+
+@cache
+def _lemma(word: str, language: Other) -> str:
+    return str(simplemma.lemmatize(word, lang=language))

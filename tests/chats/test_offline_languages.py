@@ -1,0 +1,109 @@
+"""Offline titles and summaries in Italian, Spanish, French and German (issue 17), on small chats written
+for these tests: the title names the subject in the chat's own language, and the summary keeps the
+decisions, dates, amounts and commitments and leaves the greetings out, as it does in English."""
+
+from __future__ import annotations
+
+import pytest
+
+from chats.maintenance import transcript
+from chats.models import Turn
+from chats.offline_text import OfflineTextModel, summarize_extractively
+from chats.offline_title import subject_title
+from tests.chats.test_offline_text import model, user
+
+TILES = (
+    user("Quiero cambiar los azulejos de la pared de la cocina. ¿Blancos o verdes?"),
+    model("Los azulejos blancos agrandan una cocina pequeña; los verdes dan carácter pero cuestan el triple."),
+    user("La cocina es pequeña y los muebles son de roble oscuro. ¿Qué azulejos quedan mejor en esa pared?"),
+    model("Con roble oscuro, azulejos blancos en la pared y una junta gris clara."),
+)
+BREAD = (
+    user("Mon pain au levain reste tout plat, la pâte s'étale dans le four."),
+    model("Un pain plat vient souvent d'un levain trop faible ou d'une pâte trop hydratée."),
+    user("Mon levain double en six heures. La pâte est à 80 pour cent d'eau."),
+    model("Descends à 70 pour cent d'eau et façonne plus serré : le pain montera mieux."),
+)
+TOMATOES = (
+    user("Le foglie delle mie piante di pomodoro stanno ingiallendo a partire dal basso."),
+    model("Le foglie basse che ingialliscono sono spesso carenza di azoto o troppa acqua."),
+    user("Le innaffio ogni giorno e le piante di pomodoro sono in vaso sul balcone."),
+    model("Ogni giorno è troppo per un vaso: innaffia le piante di pomodoro quando il terriccio è asciutto."),
+)
+BIKE_TOUR = (
+    user("Ich möchte im Sommer eine Radtour an der Donau machen. Wie weit kommt man am Tag?"),
+    model("Für Genussradler sind fünfzig bis siebzig Kilometer am Tag gut machbar, der Donauradweg ist flach."),
+    user("Welche Etappen passen für die Radtour an der Donau?"),
+    model("Passau bis Linz, dann Linz bis Grein: je etwa sechzig Kilometer, mit Pausen an der Donau."),
+)
+
+
+@pytest.mark.parametrize(
+    ("turns", "subject", "title"),
+    [
+        (TILES, "azulejos", "Azulejos blancos en la pared"),
+        (BREAD, "pain", "Pain plat"),
+        (TOMATOES, "pomodoro", "Piante di pomodoro"),
+        (BIKE_TOUR, "Radtour", "Radtour an der Donau"),
+    ],
+)
+def test_a_title_names_the_subject_in_the_chats_language(turns: tuple[Turn, ...], subject: str, title: str) -> None:
+    made = subject_title(transcript(turns))
+    assert made == title
+    assert subject.lower() in made.lower() and 2 <= len(made.split()) <= 5
+
+
+def test_a_german_title_keeps_its_nouns_capitals_and_an_italian_one_its_elisions() -> None:
+    assert subject_title("User: Wir planen die Renovierung der Küche.\nUser: Die Küche bekommt neue Fliesen.") == (
+        "Renovierung der Küche"
+    )
+    assert subject_title(
+        "User: Stiamo pensando alla ristrutturazione dell'appartamento.\n"
+        "User: Per la ristrutturazione dell'appartamento servono tre mesi."
+    ) == ("Ristrutturazione dell'appartamento")
+
+
+def test_a_short_text_is_titled_in_the_users_language() -> None:
+    # Too short to detect: the user's language is the hint, and a one-word subject gets its words.
+    assert subject_title("User: Chitarra!\nUser: Chitarra.", "it") == "Chat su chitarra"
+
+
+BATHROOM = {
+    "it": (
+        ("Ciao!", "Ciao! Come posso aiutarti?"),
+        "Abbiamo deciso di rifare il bagno a marzo, il preventivo è di 6.000 euro.",
+        "Devo ricordarti di chiamare l'idraulico giovedì?",
+        ("Sì, grazie.", "Va bene."),
+    ),
+    "es": (
+        ("¡Hola!", "¡Hola! ¿En qué puedo ayudarte?"),
+        "Hemos decidido reformar el baño en marzo, el presupuesto es de 6.000 euros.",
+        "¿Te recuerdo llamar al fontanero el jueves?",
+        ("Sí, gracias.", "Vale."),
+    ),
+    "fr": (
+        ("Salut !", "Bonjour ! Comment puis-je t'aider ?"),
+        "On a décidé de refaire la salle de bain en mars, le devis est de 6 000 euros.",
+        "Je te rappelle d'appeler le plombier jeudi ?",
+        ("Oui, merci.", "D'accord."),
+    ),
+    "de": (
+        ("Hallo!", "Hallo! Wie kann ich helfen?"),
+        "Wir haben entschieden, im März das Bad zu renovieren, das Angebot liegt bei 6.000 Euro.",
+        "Soll ich dich am Donnerstag an den Klempner erinnern?",
+        ("Ja, danke.", "Alles klar."),
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(BATHROOM))
+def test_a_summary_keeps_the_decision_and_the_reminder_and_drops_the_greetings(language: str) -> None:
+    greeting, decision, reminder, thanks = BATHROOM[language]
+    turns = [user(greeting[0]), model(greeting[1]), user(decision), model(reminder), user(thanks[0]), model(thanks[1])]
+    summary = summarize_extractively(turns, max_chars=len(decision) + len(reminder) + 40)
+    # French puts a space before "?" and "!", which the sentence splitter needs without.
+    assert summary == f"User: {decision}\nAssistant: {reminder}".replace(" ?", "?")
+
+
+async def test_the_offline_model_reads_a_short_text_in_the_users_language() -> None:
+    assert await OfflineTextModel("es").title("User: ¡Guitarra!\nUser: Guitarra.") == "Chat sobre guitarra"
