@@ -3,7 +3,8 @@
 A memory tool call carries the model's third-person rephrasing ("User's daughter is named Mia"), and
 the user's own words are at hand ("my daughter Mia starts school"). The fact is grounded when its
 content words are found among the user's: names and numbers exactly, other words by their stem (the
-first `STEM` letters, so "prefers" matches "prefer" and "daughter's" matches "daughter"). Words the
+Snowball stem of the user's language cut to its first `STEM` letters, so "prefers" matches "prefer",
+"works" matches "work" and "daughter's" matches "daughter"). Words the
 rephrasing adds ("user", "is", "named") are not content words. The check refuses what the model read in
 its instructions, in a recalled memory or wrote itself, without judging the fact's wording.
 """
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+
+from chats.language import Language, detect, stem
 
 STEM = 5
 """Letters two words must share at the start to count as the same word."""
@@ -39,23 +42,24 @@ def _words(text: str) -> list[str]:
     return [word.replace("\u2019", "'") for word in _WORD.findall(text)]
 
 
-def _stem(word: str) -> str:
+def _stem(word: str, language: Language) -> str:
     word = word.lower().removesuffix("'s")
-    return word if word.isdigit() else word[:STEM]
+    return word if word.isdigit() else stem(word, language)[:STEM]
 
 
 def grounded(fact: str, user_said: Sequence[str]) -> bool:
     """Whether the user said what `fact` states: every name and number in it, and most of its other words."""
-    said = {_stem(word) for text in user_said for word in _words(text)}
+    language = detect(" ".join(user_said))
+    said = {_stem(word, language) for text in user_said for word in _words(text)}
     content = [word for word in _words(fact) if word.lower() not in _REPHRASING]
     if not content or not said:
         return False
     exact = [word for word in content[1:] if word[0].isupper() or word.isdigit()] + (
         [content[0]] if content[0].isdigit() else []
     )
-    if any(_stem(word) not in said for word in exact):
+    if any(_stem(word, language) not in said for word in exact):
         return False
-    found = sum(_stem(word) in said for word in content)
+    found = sum(_stem(word, language) in said for word in content)
     return found / len(content) >= (ANCHORED_COVERAGE if exact else MIN_COVERAGE)
 
 

@@ -15,6 +15,8 @@ from chats.memory.grounding import asked_to_remember, grounded
         ("User lives in Berlin", "I moved to Berlin last month"),
         ("User's budget is 18,500 euros", "our budget is about 18,500 euros"),
         ("User is a software engineer", "I'm a software engineer at a startup"),
+        ("User works as a chef", "I work as a chef."),  # short verbs in the third person (bench/month.py)
+        ("User loves cycling", "I love cycling at the weekend."),
     ],
 )
 def test_a_rephrasing_of_the_users_words_is_grounded(fact: str, said: str) -> None:
