@@ -28,7 +28,6 @@ marks a noun. Everything here is pure and deterministic.
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -39,6 +38,7 @@ from segtok.segmenter import split_single
 from chats import language as languages
 from chats.offline_grammar import ADJ, NOUN, POSSESSIVES, VERB, Grammar, grammar, lexicon
 from chats.offline_words import ASSISTANT_LABEL, LABEL_AT_START, OPEN_ASSISTANT_LABEL, canonical_label
+from chats.title_words import Word, read_clauses
 
 MAX_WORDS = 5
 MAX_PHRASE_WORDS = 4
@@ -53,43 +53,18 @@ FIRST_TURN_BONUS = 1.0
 NAME_BONUS = 0.5
 """Per name: the entities a chat names ("Lisbon", "TypeScript") are what a person looks for."""
 
-_CLAUSE_BREAK = re.compile(r"[,;:!?()\[\]{}\"\u201c\u201d\u00ab\u00bb\u2026\u2013\u2014/]|\s-\s|\.(?=\s|$)")
-_WORD = re.compile(r"[^\W_](?:[\w'\u2019+#&.-]*[\w+#])?")
-_POSSESSIVE = re.compile(r"['\u2019]s$", re.IGNORECASE)
 _LINKING = frozenset(
     """is are was were be been being keep keeps kept coming come comes came out turning turn turns turned
     getting get gets got looking look looks looked seem seems seemed stay stays stayed go goes going went
     becoming become became too so very really always still all quite a bit""".split()
 )
 """Between a phrase and its adjective: "loaves keep coming out *flat*" give "flat loaves"."""
-_NOUN, _ADJ, _VERB = NOUN, ADJ, VERB
-_ELIDED = re.compile(r"^((?:[a-z]|[a-z]{2,4}[lt]|qu|un)['\u2019])(\w.*)$", re.IGNORECASE)
-"""Italian and French elided articles and prepositions glued to the next word ("dell'isola", "l'été")."""
-
-Phrase = tuple["_Word", ...]
-
-
-@dataclass(frozen=True, slots=True)
-class _Word:
-    text: str
-    """As written, less a possessive "'s"."""
-    lower: str
-    lemma: str
-    readings: frozenset[str]
-    """The lexicon's parts of speech for the word; empty when it does not know it."""
-    initial: bool
-    """Opens its sentence, where any word has a capital."""
-    weight: float
-    previous: str
-    """The word before it in its sentence, lower case; "" at a sentence start."""
-    possessive: bool
-    first_turn: bool = False
-    """Said in the user's first turn that says something ("Hi!" aside)."""
+Phrase = tuple[Word, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class _Chat:
-    clauses: tuple[tuple[_Word, ...], ...]
+    clauses: tuple[tuple[Word, ...], ...]
     names: dict[str, str]
     """Lower-case name -> how the chat writes it most often."""
     persons: frozenset[str]
@@ -129,7 +104,7 @@ def _without_labels(text: str) -> str:
 
 
 def _read(text: str, g: Grammar) -> _Chat:
-    clauses: list[tuple[_Word, ...]] = []
+    clauses: list[tuple[Word, ...]] = []
     user_turns = 0
     for line in text.splitlines():
         label = LABEL_AT_START.match(line)
@@ -139,7 +114,7 @@ def _read(text: str, g: Grammar) -> _Chat:
         )
         body = line[label.end() :] if label else line
         weight = ASSISTANT_WEIGHT if from_assistant else USER_WEIGHT
-        found = [clause for sentence in split_single(body) for clause in _clauses(sentence, weight, g)]
+        found = [clause for sentence in split_single(body) for clause in read_clauses(sentence, weight, g)]
         if not from_assistant and (label or not user_turns) and any(_says_something(w, g) for w in chain(*found)):
             user_turns += 1  # "Hi!" is no turn here; unlabelled text: its first line stands for the first turn
             if user_turns == 1:
@@ -156,44 +131,11 @@ def _read(text: str, g: Grammar) -> _Chat:
     return _Chat(tuple(clauses), names, persons, addressed, counts, first_turn, g)
 
 
-def _clauses(sentence: str, weight: float, g: Grammar) -> list[tuple[_Word, ...]]:
-    found: list[tuple[_Word, ...]] = []
-    previous = ""
-    for piece in _CLAUSE_BREAK.split(sentence):
-        clause: list[_Word] = []
-        for raw in _raw_words(piece, g):
-            possessive = g.language == "en" and bool(_POSSESSIVE.search(raw)) and raw.lower() not in g.verb_cues
-            text = _POSSESSIVE.sub("", raw) if possessive else raw
-            lower = text.lower()
-            lemma, readings = lexicon(text if g.capital_nouns else lower, g.language)
-            if g.capital_nouns and previous and text[:1].isupper() and lower not in g.not_names:
-                readings = frozenset({_NOUN})  # German: a capital inside a sentence is a noun's (or a name's)
-            elif g.capital_nouns and text[:1].islower() and _NOUN in readings:
-                readings = frozenset({_ADJ})  # German: a word without a capital is no noun
-            clause.append(_Word(text, lower, lemma, readings, not previous, weight, previous, possessive))
-            previous = lower
-        found.append(tuple(clause))
-    return found
-
-
-def _raw_words(piece: str, g: Grammar) -> Iterator[str]:
-    """The words of a clause as written; in Italian and French an elided article or preposition is a
-    word of its own ("dell'isola" -> "dell'", "isola")."""
-    for match in _WORD.finditer(piece):
-        raw = match.group()
-        elided = _ELIDED.match(raw) if g.language in ("it", "fr") else None
-        if elided:
-            yield elided.group(1).replace("\u2019", "'")
-            yield elided.group(2)
-        else:
-            yield raw
-
-
-def _says_something(word: _Word, g: Grammar) -> bool:
+def _says_something(word: Word, g: Grammar) -> bool:
     return word.lower not in g.stopwords and word.lemma not in g.weak and word.lower not in g.greetings
 
 
-def _names(clauses: Sequence[tuple[_Word, ...]], g: Grammar) -> dict[str, str]:
+def _names(clauses: Sequence[tuple[Word, ...]], g: Grammar) -> dict[str, str]:
     """Words the chat writes with a capital where no sentence starts, and never without one; mixed
     case words; capitalised sentence openers the lexicon does not know ("Ana and I ...")."""
     capitalised: dict[str, Counter[str]] = defaultdict(Counter)
@@ -218,7 +160,7 @@ def _names(clauses: Sequence[tuple[_Word, ...]], g: Grammar) -> dict[str, str]:
 
 
 def _people(
-    clauses: Sequence[tuple[_Word, ...]], names: dict[str, str], g: Grammar
+    clauses: Sequence[tuple[Word, ...]], names: dict[str, str], g: Grammar
 ) -> tuple[frozenset[str], frozenset[str]]:
     """The names said as company, and the names spoken to (a name that is a clause on its own, or
     follows a greeting); someone spoken to is no company, even when also said "with"."""
@@ -236,11 +178,11 @@ def _people(
     return frozenset(company - addressed), frozenset(addressed)
 
 
-def _runs(clause: Sequence[_Word], names: dict[str, str], persons: frozenset[str], g: Grammar) -> Iterator[list[_Word]]:
+def _runs(clause: Sequence[Word], names: dict[str, str], persons: frozenset[str], g: Grammar) -> Iterator[list[Word]]:
     """The noun phrases of one clause, in order."""
-    run: list[_Word] = []
+    run: list[Word] = []
     for word in clause:
-        if run and _VERB in word.readings and not word.readings & {_NOUN, _ADJ}:
+        if run and VERB in word.readings and not word.readings & {NOUN, ADJ}:
             # A gerund modifies the noun after it ("billing service") but follows none: "kids *taking*".
             if trimmed := _trim(run, names):
                 yield trimmed
@@ -256,7 +198,7 @@ def _runs(clause: Sequence[_Word], names: dict[str, str], persons: frozenset[str
         yield trimmed
 
 
-def _nominal(word: _Word, names: dict[str, str], persons: frozenset[str], g: Grammar) -> bool:
+def _nominal(word: Word, names: dict[str, str], persons: frozenset[str], g: Grammar) -> bool:
     if word.lower in names:
         return True
     if word.lower in g.stopwords or {word.lower, word.lemma} & g.weak or any(c.isdigit() for c in word.lower):
@@ -271,13 +213,13 @@ def _nominal(word: _Word, names: dict[str, str], persons: frozenset[str], g: Gra
         return False  # an inflected word after a name is its verb: "Rocky *continua* a grattarsi"
     if not word.readings:
         return len(word.lower) > 2  # unknown to the lexicon: a rare noun or a name, rarely a verb
-    if _VERB in word.readings and (word.previous in g.verb_cues or word.previous in persons):
+    if VERB in word.readings and (word.previous in g.verb_cues or word.previous in persons):
         return False
-    english_gerund = g.language == "en" and word.lower.endswith("ing") and _VERB in word.readings
-    return bool(word.readings & {_NOUN, _ADJ}) or english_gerund
+    english_gerund = g.language == "en" and word.lower.endswith("ing") and VERB in word.readings
+    return bool(word.readings & {NOUN, ADJ}) or english_gerund
 
 
-def _trim(run: list[_Word], names: dict[str, str]) -> list[_Word]:
+def _trim(run: list[Word], names: dict[str, str]) -> list[Word]:
     """The run ended on a word that can be a noun, at most `MAX_PHRASE_WORDS` long."""
     end = len(run)
     while end and not _head(run[end - 1], names):
@@ -285,8 +227,8 @@ def _trim(run: list[_Word], names: dict[str, str]) -> list[_Word]:
     return run[max(0, end - MAX_PHRASE_WORDS) : end]
 
 
-def _head(word: _Word, names: dict[str, str]) -> bool:
-    return word.lower in names or not word.readings or _NOUN in word.readings
+def _head(word: Word, names: dict[str, str]) -> bool:
+    return word.lower in names or not word.readings or NOUN in word.readings
 
 
 def _phrases(chat: _Chat) -> list[Phrase]:
@@ -320,7 +262,7 @@ def _lemmas(phrase: Phrase) -> tuple[str, ...]:
 
 
 def _compounds(
-    clause: Sequence[_Word], runs: Sequence[list[_Word]], names: dict[str, str], g: Grammar
+    clause: Sequence[Word], runs: Sequence[list[Word]], names: dict[str, str], g: Grammar
 ) -> Iterator[Phrase]:
     """Phrase A, a link, maybe a determiner, phrase B: the compound "B A" in English, "A link B" in the
     others ("piastrelle per la cucina")."""
@@ -340,7 +282,7 @@ def _compounds(
             yield (*head, *(word for word in between if word.lower not in POSSESSIVES), *tail)
 
 
-def _predicates(clause: Sequence[_Word], runs: Sequence[list[_Word]], g: Grammar) -> Iterator[Phrase]:
+def _predicates(clause: Sequence[Word], runs: Sequence[list[Word]], g: Grammar) -> Iterator[Phrase]:
     """A phrase and the adjective said of it: "the loaves keep coming out flat" gives "flat loaves"."""
     positions = {id(word): i for i, word in enumerate(clause)}
     for run in runs:
@@ -350,7 +292,7 @@ def _predicates(clause: Sequence[_Word], runs: Sequence[list[_Word]], g: Grammar
         if after == positions[id(run[-1])] + 1 or after >= len(clause):
             continue
         word = clause[after]
-        if _ADJ in word.readings and word.lemma not in g.weak and word.lower not in g.stopwords:
+        if ADJ in word.readings and word.lemma not in g.weak and word.lower not in g.stopwords:
             yield (word, *run[-(MAX_PHRASE_WORDS - 1) :])
 
 
@@ -368,7 +310,7 @@ def _score(phrase: Phrase, chat: _Chat) -> float:
     return score
 
 
-def _widen(word: _Word, others: Sequence[Phrase], chat: _Chat) -> list[str]:
+def _widen(word: Word, others: Sequence[Phrase], chat: _Chat) -> list[str]:
     """A one-word subject made a title: the best phrase that holds it ("dog" in "dog itchy skin"), or
     with the next best noun, a name as its modifier ("Lisbon trip"), otherwise side by side ("Sleep and
     coffee")."""
@@ -381,13 +323,13 @@ def _widen(word: _Word, others: Sequence[Phrase], chat: _Chat) -> list[str]:
             len(other) > 1
             or noun.lemma == word.lemma
             or noun.lower in chat.persons | chat.addressed
-            or _NOUN not in noun.readings
+            or NOUN not in noun.readings
         ):
             continue
         # "red", "makes": rather an adjective or a verb here. (The other languages' lexicon gives every
         # noun an adjective's reading too, and no verb one: nothing to tell there.)
-        one_of_many = _ADJ in noun.readings or (
-            _VERB in noun.readings and chat.counts.get(noun.lemma, 0.0) <= USER_WEIGHT
+        one_of_many = ADJ in noun.readings or (
+            VERB in noun.readings and chat.counts.get(noun.lemma, 0.0) <= USER_WEIGHT
         )
         if chat.grammar.language == "en" and one_of_many:
             continue
