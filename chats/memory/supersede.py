@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from chats.memory.models import Category
 from chats.memory.text import comparison_key, names
 
-_JOB_EDGES = re.compile(r"^\s*an?\s+|\s+(?:at|for|in|with|on|by)\s.*$", re.IGNORECASE)
-"""Around a job's name: its article, and where or how it is done ("a nurse at the clinic", "by trade")."""
+_JOB_EDGES = re.compile(r"^\s*(?:being\s+)?(?:an?\s+)?|\s+(?:at|for|in|with|on|by)\s.*$", re.IGNORECASE)
+"""Around a job's name: its article, and where or how it is done ("being a nurse at the clinic", "by
+trade")."""
 _NEGATION = re.compile(r"\b(?:not|no longer|never|n['\u2019]t|used to|formerly|anymore)\b", re.IGNORECASE)
 _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (attribute, re.compile(pattern, re.IGNORECASE))

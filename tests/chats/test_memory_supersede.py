@@ -59,5 +59,6 @@ def test_only_the_same_category_is_superseded() -> None:
 def test_the_same_value_said_otherwise_restates() -> None:
     assert restates("User moved to Porto last month", "identity", "User lives in Porto now", "identity")
     assert restates("User is a nurse by trade", "identity", "User works as a nurse at the clinic", "identity")
+    assert restates("User's job is being a nurse", "identity", "User is a nurse by trade", "identity")
     assert not restates("User moved to Porto", "identity", "User lives in Lisbon", "identity")
     assert not restates("User likes hiking", "identity", "User likes hiking", "identity")  # no frame: duplicates.py
