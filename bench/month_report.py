@@ -4,12 +4,24 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
+from uuid import UUID
 
+from bench.month_checks import MemoryLedger
 from bench.month_plan import Conversation, Plan
 
-if TYPE_CHECKING:
-    from bench.month import Month
+
+class Month(Protocol):
+    """What the report reads of the month played (`bench.month.Month`)."""
+
+    chats: list[UUID]
+    crashes: list[dict[str, Any]]
+    export_import: dict[str, Any] | None
+    memory: MemoryLedger
+    restarts: int
+    rss_at_start: float
+    switches: list[dict[str, Any]]
+    weeks: list[dict[str, Any]]
 
 HIT3_GOAL = 0.85
 RSS_GROWTH_GOAL = 0.10

@@ -32,18 +32,17 @@ import argparse
 import asyncio
 import json
 import statistics
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bench import barge_in, voice_latency, wake_rooms
+from bench.wake_timing import TimedSource, run_stream
 from tests.voice.fixtures import WAKE_NEGATIVES, WAKE_POSITIVES, read_pcm, silence, split, wake_phrase_end_ms
-from voice.audio import MIC_FORMAT, AudioChunk
+from voice.audio import MIC_FORMAT
 from voice.wake import FRAME_MS, OpenWakeWordDetector
-from voice.wake_protocol import WakeEvent
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -63,36 +62,6 @@ def summarise(ms: Sequence[float]) -> dict[str, float]:
         "p95_ms": round(percentile(ms, 95), 3),
         "max_ms": round(max(ms), 3),
     }
-
-
-class TimedSource:
-    """Hands out chunks and notes when each was asked for: the gap between two asks is the time the
-    detector spent on the chunk in between. `pace` sends them at the microphone's rate."""
-
-    def __init__(self, chunks: Sequence[AudioChunk], pace: bool = False) -> None:
-        self.chunks = chunks
-        self.pace = pace
-        self.asked: list[float] = []
-
-    async def __aiter__(self) -> AsyncIterator[AudioChunk]:
-        started = time.perf_counter()
-        for chunk in self.chunks:
-            if self.pace:
-                # A microphone hands a chunk over once it has all of it.
-                await asyncio.sleep(max(0.0, started + chunk.end_ms / 1000 - time.perf_counter()))
-            self.asked.append(time.perf_counter())
-            yield chunk
-
-    def gaps_ms(self) -> list[float]:
-        return [(b - a) * 1000 for a, b in zip(self.asked, self.asked[1:], strict=False)]
-
-
-async def run_stream(detector: OpenWakeWordDetector, source: TimedSource) -> tuple[list[WakeEvent], float, float]:
-    """The events, and the CPU and wall seconds spent consuming `source` (the model loaded beforehand)."""
-    await detector.warm_up()
-    cpu, wall = time.process_time(), time.perf_counter()
-    events = [event async for event in detector.detections(source.__aiter__())]
-    return events, time.process_time() - cpu, time.perf_counter() - wall
 
 
 async def wake_cpu(vad_threshold: float) -> dict[str, Any]:

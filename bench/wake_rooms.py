@@ -208,7 +208,7 @@ async def sleeping_cpu(
     """CPU share (% of one core) of the wake detector, paced at the microphone's rate as it runs asleep:
     in a quiet room (noise at `QUIET_ROOM_DBFS`) and with speech around (the hour's streams), each
     `seconds` long, fed in 80 ms chunks through `lever` (the echo canceller's cost is counted too)."""
-    from bench.voice import TimedSource, run_stream
+    from bench.wake_timing import TimedSource, run_stream
     from tests.voice.fixtures import split
     from voice.wake import OpenWakeWordDetector
 
