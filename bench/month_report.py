@@ -23,6 +23,7 @@ class Month(Protocol):
     switches: list[dict[str, Any]]
     weeks: list[dict[str, Any]]
 
+
 HIT3_GOAL = 0.85
 RSS_GROWTH_GOAL = 0.10
 """The resident set after each later week may exceed the one after week 1 by this share at most."""
