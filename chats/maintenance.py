@@ -33,8 +33,8 @@ log = logging.getLogger(__name__)
 
 FOCUS_KEPT_SIMILARITY = 0.6
 """A new summary at least this similar to the previous one keeps the chat's title."""
-TOPIC_MAX_CHARS = 1000
-"""The topic text of a young chat: the user's words, as many as the embedding model reads."""
+TOPIC_MAX_CHARS = 6000
+"""The topic text of a young chat: what it says, its first twenty pieces of `chats.embedding.PIECE_CHARS`."""
 CAS_ATTEMPTS = 5
 TURN_BATCH = 32
 """Turns embedded per call. all-MiniLM-L6-v2 batches texts of like length (chats.minilm), so a batch
@@ -175,8 +175,9 @@ class ChatMaintainer:
 
 
 def topic_text(history: tuple[Turn, ...]) -> str:
-    """What a young chat is about, in the user's own words."""
-    words = " ".join(turn.text.strip() for turn in history if turn.role == "user" and not turn.summary)
+    """What a young chat is about, in its own words: the user's and the assistant's (the assistant names
+    what the user only hints at)."""
+    words = " ".join(turn.text.strip() for turn in history if not turn.summary)
     return words[:TOPIC_MAX_CHARS].strip()
 
 

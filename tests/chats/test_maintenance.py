@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from chats.compaction import SUMMARY_WINDOW_SIZE, TAIL_SIZE
+from chats.embedding import PIECE_CHARS, pieces
 from chats.maintenance import ChatMaintainer, MaintenanceWorker
 from chats.minilm import MiniLMEmbedder
 from chats.models import Turn
@@ -100,8 +101,24 @@ async def test_a_young_chat_is_titled_after_its_first_exchange(store: SqliteChat
     context = await store.load_assistant_context(chat.id)
     assert context.title == "Kitchen renovation"
     assert context.topic is not None
-    assert context.topic.text == question.text
+    assert context.topic.text == f"{question.text} {answer.text}"
     assert context.topic.model == minilm.model_name
+
+
+async def test_a_young_chats_topic_vector_covers_all_it_says(store: SqliteChatStore, minilm: MiniLMEmbedder) -> None:
+    # all-MiniLM-L6-v2 reads 256 word pieces: a subject raised after a long start still counts.
+    maintainer = ChatMaintainer(store, minilm, ScriptedTextModel(titles=["Kitchen and bread"]))
+    turns = [
+        *conversation(12),
+        Turn(role="user", text="Different subject: my sourdough loaves come out flat and dense."),
+        Turn(role="model", text="Sourdough that stays flat is often under-proofed; is your starter active?"),
+    ]
+    chat = await store.create(turns=turns)
+    await maintainer.maintain(chat.id)
+    topic = (await store.load_assistant_context(chat.id)).topic
+    assert topic is not None and len(topic.text) > 2 * PIECE_CHARS
+    [query, start] = await minilm.embed(["baking sourdough bread", pieces(topic.text)[0]])
+    assert float(topic.vector @ query) > float(start @ query) + 0.05
 
 
 async def test_the_worker_titles_a_chat_by_its_subject_after_one_exchange(
