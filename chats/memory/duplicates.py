@@ -88,11 +88,13 @@ different order of the names means they swapped roles rather than the sentence b
 
 
 def _masked_alike(new: str, old: str) -> bool:
-    def masked(text: str) -> list[str]:
-        named = {name.lstrip("^") for name in names(text)}
-        return ["<name>" if word in named else word for word in words(text)]
+    return SequenceMatcher(None, masked_words(new), masked_words(old), autojunk=False).ratio() >= SWAP_SIMILARITY
 
-    return SequenceMatcher(None, masked(new), masked(old), autojunk=False).ratio() >= SWAP_SIMILARITY
+
+def masked_words(text: str) -> list[str]:
+    """`words(text)` with each named thing as "<name>": what a fact says, whoever it says it of."""
+    named = {name.lstrip("^") for name in names(text)}
+    return ["<name>" if word in named else word for word in words(text)]
 
 
 def judge_duplicate(new: str, old: str, similarity: float) -> DuplicateVerdict:

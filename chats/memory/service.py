@@ -44,10 +44,8 @@ CANDIDATES = 10
 CANDIDATE_MIN_SIMILARITY = 0.25
 """Below this cosine, two MiniLM facts are about different things. Contradictions need a low line:
 "User lives in Berlin" and "User moved to Paris" score 0.52, "User started working at Hooli" and "User has
-a job at Stark" 0.37 (`bench/month.py` met it); duplicates start at 0.85, restatements at 0.7."""
-RESTATEMENT_SIMILARITY = 0.7
-"""From here up, a fact stating the same value of the same attribute as a current one repeats it ("User
-moved to Porto last month" after "User lives in Porto now": 0.83), though it words it otherwise."""
+a job at Stark" 0.37 (`bench/month.py` met it); duplicates start at 0.85, restatements at
+`supersede.RESTATEMENT_SIMILARITY` (0.7) or lower when the new fact says nothing more."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,10 +98,8 @@ def plan_save(content: str, category: Category, candidates: Sequence[MemoryHit])
         verdict = judge_duplicate(content, hit.memory.content, hit.similarity)
         if verdict.duplicate:
             return SavePlan(Duplicate(hit.memory, hit.similarity, verdict.reason), ())
-        if (
-            verdict.reason == "not similar"
-            and hit.similarity >= RESTATEMENT_SIMILARITY
-            and restates(content, category, hit.memory.content, hit.memory.category)
+        if verdict.reason == "not similar" and restates(
+            content, category, hit.memory.content, hit.memory.category, hit.similarity
         ):
             return SavePlan(Duplicate(hit.memory, hit.similarity, "same fact"), ())
     older = tuple(

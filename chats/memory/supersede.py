@@ -1,11 +1,20 @@
-"""When a new fact contradicts an older one: "User lives in Berlin" after "User lives in Paris".
+"""When a new fact contradicts an older one ("User lives in Berlin" after "User lives in Paris"), and when
+it only repeats it in other words ("User can get by in Japanese" after "User speaks Japanese fairly well").
 
 The rule is deliberately narrow, pure and explainable. A fact has a *frame* when it states one of a
 few single-valued attributes of one subject: where they live (lives in, moved to, is based in...),
-where or as what they work, a name, a favourite something, an age, a spouse or partner. Two facts of the
-same category contradict when their frames have the same subject and attribute but a different value
-(compared by its first name or, failing that, its first words). The newer one then supersedes the older:
-the store marks the older `superseded_by` the newer, and reads return only the newer.
+where or as what they work, a name, a favourite something, an age, a spouse or partner, how well they
+speak one language. Two facts of the same category contradict when their frames have the same subject
+and attribute but a different value (compared by its first name or, failing that, its first words). The
+newer one then supersedes the older: the store marks the older `superseded_by` the newer, and reads
+return only the newer.
+
+A name can also be given in passing: "User's dog Kofi needs a long walk every day" names the dog while
+saying something else. Only the one pet or person a user has one of is read so ("User's son Leo" may be
+one of several sons; "User's other dog", "User also has a dog called..." are a second one). A fact
+naming its value in passing is replaced only by the same fact with another name (a renamed or misheard
+dog), never by a fact about a dog of another name, which may be a second dog; and it never repeats a
+fact, since it says more than the name.
 
 Limits, on purpose: attributes outside the list are never superseded ("User likes hiking" does not
 replace "User likes painting": both stay), nor are negations ("User no longer lives in Paris" has no
@@ -17,14 +26,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
+from chats.memory.duplicates import masked_words
 from chats.memory.models import Category
-from chats.memory.text import comparison_key, names
+from chats.memory.text import comparison_key, names, words
+
+RESTATEMENT_SIMILARITY = 0.7
+"""From here up, a fact stating the same value of the same attribute as a current one repeats it ("User
+moved to Porto last month" after "User lives in Porto now": 0.83), though it words it otherwise."""
 
 _JOB_EDGES = re.compile(r"^\s*(?:being\s+)?(?:an?\s+)?|\s+(?:at|for|in|with|on|by)\s.*$", re.IGNORECASE)
 """Around a job's name: its article, and where or how it is done ("being a nurse at the clinic", "by
 trade")."""
-_NEGATION = re.compile(r"\b(?:not|no longer|never|n['\u2019]t|used to|formerly|anymore)\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|cannot|no longer|never|n['\u2019]t|used to|formerly|anymore)\b", re.IGNORECASE)
 _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (attribute, re.compile(pattern, re.IGNORECASE))
     for attribute, pattern in (
@@ -41,12 +56,42 @@ _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\b(?:works as|is employed as|job is|role is|job title is)\b"
             r"|\bis(?=\s+an?\s+(?:\w+\s+){1,3}by\s+(?:trade|profession)\b)",
         ),
-        ("name", r"\b(?:name is|is named|is called|goes by)\b"),
+        (
+            "name",
+            r"\b(?:name is|is named|is called|goes by)\b"
+            r"|\b(?:has|owns|adopted|got)\s+an?\s+(?P<named>[a-z]+)\s+(?:called|named)\b",
+        ),
         ("partner", r"\b(?:is married to|got married to|is engaged to|is dating)\b"),
         ("favourite", r"\bfavou?rite\s+([a-z]+(?:\s[a-z]+)?)\s+is\b"),
         ("age", r"\bis\s+(\d{1,3})\s+years?\s+old\b"),
     )
 )
+_ANOTHER = frozenset("also another other too second third new both two three several".split())
+"""Words that make a name one of several ("User's other dog is called...", "User also has a cat named..."):
+such a name neither replaces nor repeats the one named before."""
+_ONE_OF = frozenset(
+    (
+        # pets, partners, parents, a boss: "User's dog Kofi" is the user's dog, not one of several sons
+        "dog puppy cat kitten pet horse pony rabbit hamster parrot tortoise wife husband partner spouse"
+        " boyfriend girlfriend fiance fiancee fiancé fiancée mother mum mom father dad boss manager"
+    ).split()
+)
+_NAMED_IN_PASSING = re.compile(
+    r"^(?:[Tt]he\s+[Uu]ser|User)['\u2019]s\s+(?P<subject>[a-z]+)[\s,]+(?P<name>[A-Z][\w'\u2019-]*)"
+)
+""""User's dog Kofi needs a long walk every day", "User's wife, Jane, is a doctor"."""
+_SPEAKS = re.compile(
+    r"\b(?:speaks|can speak|(?:can\s+)?(?:gets?\s+by|manages?|copes?)\s+in"
+    r"|is\s+(?:fluent|conversational|bilingual|proficient)\s+in|is\s+a\s+native\s+speaker\s+of)\s+"
+    r"(?:(?:a\s+little|a\s+bit\s+of|some|basic|broken|decent|good|fluent|conversational|native)\s+)*"
+    r"(?P<language>[A-Z][\w'\u2019-]*)",
+    re.IGNORECASE,
+)
+"""Speaking a language: "speaks Japanese fairly well", "can get by in Japanese", "is fluent in Japanese"."""
+_FLUENT = frozenset("fluent fluently native natively bilingual".split())
+"""Words that make speaking a language a level of its own: fluent is not "can get by"."""
+_QUALIFIERS = frozenset("a an now currently these days fairly quite pretty very really well little bit of".split())
+"""Words after a value that add nothing to it ("User lives in Porto now", "speaks Japanese fairly well")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,49 +99,120 @@ class Frame:
     subject: str
     """The normalised words before the attribute ("" for the user, "wife" for "User's wife")."""
     attribute: str
-    """"home", "employer", "job", "name", "partner", "favourite colour", "age"."""
+    """"home", "employer", "job", "name", "partner", "favourite colour", "age", "speaks japanese"."""
     value: str
-    """The value's first name, else its first three words, normalised."""
+    """The value's first name, else its first three words, normalised; for a language, "fluent" or
+    "speaks"."""
+
+
+class _Reading(NamedTuple):
+    frame: Frame
+    in_passing: bool
+    """The value is named while the fact says something else ("User's dog Kofi needs a long walk")."""
+    only: bool
+    """The fact says its frame and nothing more ("User's dog is called Kofi")."""
 
 
 def frame(content: str) -> Frame | None:
     """The single-valued attribute `content` states, if it is one this module knows."""
+    reading = _read(content)
+    return None if reading is None else reading.frame
+
+
+def _read(content: str) -> _Reading | None:
     if _NEGATION.search(content):
         return None
+    reading = _stated(content) or _spoken(content) or _named_in_passing(content)
+    if reading is not None and reading.frame.attribute == "name" and _ANOTHER & set(words(content)):
+        return None
+    return reading
+
+
+def _stated(content: str) -> _Reading | None:
     for attribute, pattern in _ATTRIBUTES:
         match = pattern.search(content)
         if not match:
             continue
         subject = comparison_key(content[: match.start()])
         if attribute == "age":
-            return Frame(subject, "age", match.group(1))
+            return _Reading(Frame(subject, "age", match.group(1)), in_passing=False, only=False)
+        if attribute == "name" and match.group("named"):  # "User has a dog called Kofi": the dog's name
+            subject = " ".join(filter(None, (subject, match["named"])))
         name = f"favourite {match.group(1).lower()}" if attribute == "favourite" else attribute
         rest = content[match.end() :]
-        if attribute == "job":  # "works as a nurse at the clinic", "is a nurse by trade": "nurse"
-            rest = _JOB_EDGES.sub("", rest)
-        value_names = names(rest)
-        value = value_names[0].lstrip("^") if value_names else " ".join(comparison_key(rest).split()[:3])
-        return Frame(subject, name, value) if value else None
+        valued = _JOB_EDGES.sub("", rest) if attribute == "job" else rest  # "is a nurse by trade": "nurse"
+        value_names = names(valued)
+        value = value_names[0].lstrip("^") if value_names else " ".join(comparison_key(valued).split()[:3])
+        return _Reading(Frame(subject, name, value), in_passing=False, only=_says_only(rest, value)) if value else None
     return None
+
+
+def _spoken(content: str) -> _Reading | None:
+    match = _SPEAKS.search(content)
+    if not match or not names(match["language"]):
+        return None
+    rest = words(content[match.end() :])
+    beyond = _after_qualifiers(rest)
+    level = "fluent" if _FLUENT & set(words(match.group(0)) + rest[: len(rest) - len(beyond)]) else "speaks"
+    subject = comparison_key(content[: match.start()])
+    return _Reading(Frame(subject, f"speaks {comparison_key(match['language'])}", level), False, not beyond)
+
+
+def _named_in_passing(content: str) -> _Reading | None:
+    match = _NAMED_IN_PASSING.match(content)
+    if not match or match["subject"] not in _ONE_OF or not names(match["name"]):
+        return None
+    value = comparison_key(match["name"])
+    return _Reading(Frame(match["subject"], "name", value), True, _says_only(content[match.end() :], value))
+
+
+def _after_qualifiers(rest: list[str]) -> list[str]:
+    """`rest` from its first word that is not a qualifier ("fairly well", "fluently")."""
+    for i, word in enumerate(rest):
+        if word not in _QUALIFIERS and word not in _FLUENT:
+            return rest[i:]
+    return []
+
+
+def _says_only(rest: str, value: str) -> bool:
+    """Whether the words after an attribute are its value and nothing more: its name in full, its words,
+    qualifiers ("User's wife is named Jane Smith", "User lives in Porto now")."""
+    allowed = set(value.split()) | {name.lstrip("^") for name in names(rest)} | _QUALIFIERS
+    return all(word in allowed for word in words(rest))
 
 
 def contradicts(new: str, new_category: Category, old: str, old_category: Category) -> bool:
     """Whether the newer fact `new` replaces the older `old`: same category, subject and attribute,
-    another value."""
-    if new_category != old_category:
+    another value; and when `old` names its value only in passing, the same words around another name."""
+    readings = _both_read(new, new_category, old, old_category)
+    if readings is None:
         return False
-    new_frame, old_frame = frame(new), frame(old)
-    if new_frame is None or old_frame is None:
-        return False
+    (new_frame, _, _), (old_frame, old_in_passing, _) = readings
     return (
         new_frame.subject == old_frame.subject
         and new_frame.attribute == old_frame.attribute
         and new_frame.value != old_frame.value
+        and (not old_in_passing or masked_words(new) == masked_words(old))
     )
 
 
-def restates(new: str, new_category: Category, old: str, old_category: Category) -> bool:
-    """Whether `new` states the same value of the same attribute as `old`, in other words ("User moved to
-    Porto" after "User lives in Porto now")."""
-    new_frame = frame(new)
-    return new_category == old_category and new_frame is not None and new_frame == frame(old)
+def restates(new: str, new_category: Category, old: str, old_category: Category, similarity: float) -> bool:
+    """Whether `new` states the same value of the same attribute as `old` in other words ("User moved to
+    Porto" after "User lives in Porto now"): when `new` says nothing more than that ("User's dog is called
+    Kofi" after "User's dog Kofi needs a long walk"), or when the two are alike (`similarity`, their
+    cosine, from `RESTATEMENT_SIMILARITY` up) and neither names its value only in passing."""
+    readings = _both_read(new, new_category, old, old_category)
+    if readings is None:
+        return False
+    (new_frame, new_in_passing, new_only), (old_frame, old_in_passing, _) = readings
+    if new_frame != old_frame:
+        return False
+    return new_only or (similarity >= RESTATEMENT_SIMILARITY and not (new_in_passing or old_in_passing))
+
+
+def _both_read(new: str, new_category: Category, old: str, old_category: Category) -> tuple[_Reading, _Reading] | None:
+    """The frames of two facts of the same category, when both have one."""
+    if new_category != old_category:
+        return None
+    new_reading, old_reading = _read(new), _read(old)
+    return None if new_reading is None or old_reading is None else (new_reading, old_reading)

@@ -86,6 +86,29 @@ async def test_the_same_move_said_otherwise_is_a_duplicate(service: MemoryServic
     assert isinstance(again, Duplicate) and again.existing.id == porto.memory.id and again.reason == "same fact"
 
 
+async def test_a_dog_named_in_passing_is_repeated_and_renamed(service: MemoryService) -> None:
+    kofi = await saved(
+        await service.save("My dog Kofi needs a long walk every day", "relationship", REASON, project_id=None)
+    )
+    again = await service.save("My dog is called Kofi", "relationship", REASON, project_id=None)
+    assert isinstance(again, Duplicate) and again.existing.id == kofi.memory.id and again.reason == "same fact"
+    tomas = await saved(
+        await service.save("User's dog Tomás needs a long walk every day", "relationship", REASON, project_id=None)
+    )
+    assert [m.id for m in tomas.superseded] == [kofi.memory.id]
+    beach = await saved(await service.save("User's dog Tomás loves the beach", "relationship", REASON, project_id=None))
+    assert beach.superseded == ()
+
+
+async def test_a_language_said_otherwise_is_a_duplicate_and_another_is_not(service: MemoryService) -> None:
+    japanese = await saved(await service.save("I speak Japanese fairly well", "identity", REASON, project_id=None))
+    again = await service.save("I can get by in Japanese", "identity", REASON, project_id=None)
+    assert isinstance(again, Duplicate) and again.existing.id == japanese.memory.id
+    spanish = await saved(await service.save("I am learning Spanish", "identity", REASON, project_id=None))
+    german = await saved(await service.save("I can get by in German", "identity", REASON, project_id=None))
+    assert spanish.superseded == german.superseded == ()
+
+
 @pytest.mark.parametrize(
     ("content", "category", "reasoning", "message"),
     [
