@@ -15,7 +15,7 @@ from chats.errors import ChatNotFound
 from chats.memory.export import MemoriesFile, export_json, export_markdown, working_notes
 from chats.memory.models import Memory, MemoryHit, category_of
 from chats.memory.service import Duplicate, Saved
-from chats.memory.store import SEARCH_LIMIT_MAX
+from chats.memory.store import SEARCH_LIMIT_MAX, MemoryListing
 from chats.models import EmbeddedText, Folder, utc_now
 
 ExportFormat = Literal["json", "markdown"]
@@ -55,10 +55,12 @@ class MemoryController:
     ) -> list[Memory]:
         """Newest first; facts a newer one replaced only when asked."""
         return await self._memory.store.list_memories(
-            category=None if category is None else category_of(category),
-            include_superseded=include_replaced,
-            limit=limit,
-            offset=offset,
+            MemoryListing(
+                category=None if category is None else category_of(category),
+                include_superseded=include_replaced,
+                limit=limit,
+                offset=offset,
+            )
         )
 
     async def search(self, text: str, *, category: str | None = None, limit: int = SEARCH_LIMIT_MAX) -> list[MemoryHit]:

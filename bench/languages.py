@@ -42,6 +42,7 @@ from chats.embedding import Embedder
 from chats.local_models import local_model_for, memory_ranking_for
 from chats.maintenance import ChatMaintainer
 from chats.memory.service import MemoryService
+from chats.memory.store import NewMemory
 from chats.minilm import MODEL_NAME as MINILM_MODEL_NAME
 from chats.minilm import MiniLMEmbedder
 from chats.models import EmbeddedText, Turn
@@ -161,7 +162,11 @@ async def memory_search(memories: Language, questions: Language, embedder: Embed
     id_of = {}
     for key, vector in zip(keys, vectors, strict=True):
         memory = await store.add(
-            content=EmbeddedText(memories.memories[key], vector, embedder.model_name), category="context", importance=5
+            NewMemory(
+                content=EmbeddedText(memories.memories[key], vector, embedder.model_name),
+                category="context",
+                importance=5,
+            )
         )
         id_of[memory.id] = key
     service = MemoryService(store, embedder)

@@ -48,7 +48,7 @@ from chats.memory.duplicates import CERTAIN_SIMILARITY, judge_duplicate
 from chats.memory.importance import importance
 from chats.memory.models import CATEGORIES, Category
 from chats.memory.ranking import FUSED, VECTOR_ONLY, Ranking
-from chats.memory.store import MemoryQuery
+from chats.memory.store import MemoryQuery, NewMemory
 from chats.minilm import MiniLMEmbedder
 from chats.models import EmbeddedText
 from chats.sqlite.memories import SqliteMemoryStore
@@ -151,10 +151,12 @@ async def load_facts(bench: Bench, path: Path) -> dict[str, frozenset[str]]:
         for observation in conversation.observations:
             clock.now = dates.get(observation.session, clock.now)
             memory = await store.add(
-                content=EmbeddedText(observation.text.strip(), next(vectors), bench.embedder.model_name),
-                category="context",
-                importance=5,
-                source_chat_id=uuid.uuid5(uuid.NAMESPACE_URL, f"{conversation.sample_id}/{observation.session}"),
+                NewMemory(
+                    content=EmbeddedText(observation.text.strip(), next(vectors), bench.embedder.model_name),
+                    category="context",
+                    importance=5,
+                    source_chat_id=uuid.uuid5(uuid.NAMESPACE_URL, f"{conversation.sample_id}/{observation.session}"),
+                )
             )
             sources[str(memory.id)] = observation.sources
         await store.close()
@@ -364,9 +366,11 @@ async def preload(bench: Bench) -> dict[str, Any]:
                 stores[user] = await SqliteMemoryStore.open(path, user)
             category = personal_category(observation.text)
             await stores[user].add(
-                content=EmbeddedText(observation.text.strip(), vector, bench.embedder.model_name),
-                category=category,
-                importance=importance(category, observation.text),
+                NewMemory(
+                    content=EmbeddedText(observation.text.strip(), vector, bench.embedder.model_name),
+                    category=category,
+                    importance=importance(category, observation.text),
+                )
             )
         for store in stores.values():
             started = time.perf_counter()

@@ -12,7 +12,7 @@
    - with neighbours: among every turn shown by 5 hits with 2 neighbours each (windows never overlap);
    per ranking variant, plus the shipped `Recaller` itself (its relevance floor included) at 5 and at
    spec 003's 3 hits. The shipped weights are also scored on each half of the conversations.
-2. Latency of `Recaller.recall_embedded` (everything but embedding the query): p50/p95 at the LoCoMo
+2. Latency of `Recaller.recall` given the query's vector (everything but embedding the query): p50/p95 at the LoCoMo
    scale, and for one user with N chats (default 10,000) x 40 turns: texts drawn from LoCoMo, vectors
    random (the cost does not depend on what they mean); the first recall, which reads every vector
    into memory, is reported apart, with the memory it took (the growth of the process's resident
@@ -230,8 +230,8 @@ async def quality(folder: Path, embedder: MiniLMEmbedder, corpus: list[locomo.Co
             results[REWRITTEN].with_neighbours.append(share(windows(ranking), wanted))
             for limit in (K, 3):
                 started = time.perf_counter()
-                hits = await recaller.recall_embedded(
-                    question.text, vector, current_chat=None, seen_turns=0, limit=limit, neighbours=NEIGHBOURS
+                hits = await recaller.recall(
+                    question.text, vector=vector, current_chat=None, seen_turns=0, limit=limit, neighbours=NEIGHBOURS
                 )
                 if limit == K:
                     latency.append((time.perf_counter() - started) * 1000)
@@ -298,7 +298,7 @@ async def scale(chats: int, path: Path, embedder: MiniLMEmbedder, corpus: list[l
     spent = []
     for text, vector in zip(asked, vectors, strict=True):
         started = time.perf_counter()
-        await recaller.recall_embedded(text, vector, current_chat=recent, seen_turns=12)
+        await recaller.recall(text, vector=vector, current_chat=recent, seen_turns=12)
         spent.append((time.perf_counter() - started) * 1000)
         if len(spent) == 1:
             first_recall_mb = resident_mb() - resident_before

@@ -27,6 +27,7 @@ import numpy as np
 
 from chats.embedding import Matrix
 from chats.errors import ChatsError, EmbeddingError, TextModelError
+from chats.local_embedder import FixedModelEmbedder
 from chats.minilm import DIMENSIONS, MODEL_NAME, MiniLMEmbedder
 from chats.models import Turn, turns_from_json, turns_to_json
 
@@ -98,19 +99,14 @@ class LocalModelsProcess:
         return self._process
 
 
-class ProcessEmbedder:
+class ProcessEmbedder(FixedModelEmbedder):
     """`MiniLMEmbedder`, answered by the child: the same model and the same vectors."""
+
+    MODEL_NAME = MODEL_NAME
+    DIMENSIONS = DIMENSIONS
 
     def __init__(self, child: LocalModelsProcess) -> None:
         self._child = child
-
-    @property
-    def model_name(self) -> str:
-        return MODEL_NAME
-
-    @property
-    def dimensions(self) -> int:
-        return DIMENSIONS
 
     async def embed(self, texts: Sequence[str]) -> Matrix:
         texts = list(texts)

@@ -7,9 +7,7 @@ six encoder layers, mean pooling over real tokens, then L2 normalisation.
 
 from __future__ import annotations
 
-import asyncio
 import math
-import threading
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -21,6 +19,7 @@ from tokenizers import Tokenizer
 
 from chats.embedding import Matrix, normalise_rows
 from chats.errors import EmbeddingError
+from chats.local_embedder import InProcessEmbedder
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
@@ -48,39 +47,26 @@ def bundled_model_dir() -> Path:
     return Path(str(root)) / "model"
 
 
-class MiniLMEmbedder:
-    """The local embedder. Weights load on first use; `embed` runs in a worker thread."""
+class MiniLMEmbedder(InProcessEmbedder["_Encoder"]):
+    """The local embedder (`chats.local_embedder.InProcessEmbedder`)."""
+
+    MODEL_NAME = MODEL_NAME
+    DIMENSIONS = DIMENSIONS
 
     def __init__(self, model_dir: Path | None = None) -> None:
+        """`model_dir` None is the model of the installed wheel (`bundled_model_dir`)."""
+        super().__init__()
         self._model_dir = model_dir
-        self._lock = threading.Lock()
-        self._encoder: _Encoder | None = None
 
-    @property
-    def model_name(self) -> str:
-        return MODEL_NAME
+    def _load(self) -> _Encoder:
+        return _Encoder(self._model_dir or bundled_model_dir())
 
-    @property
-    def dimensions(self) -> int:
-        return DIMENSIONS
-
-    async def embed(self, texts: Sequence[str]) -> Matrix:
-        return await asyncio.to_thread(self.embed_sync, list(texts))
-
-    def embed_sync(self, texts: Sequence[str]) -> Matrix:
-        """Embed on the calling thread (benchmarks and batch jobs)."""
-        encoder = self._load()
+    def _embed(self, encoder: _Encoder, texts: Sequence[str]) -> Matrix:
         tokens = encoder.tokenize(texts)
         out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
         for batch in _batches_by_length([len(ids) for ids in tokens]):
             out[batch] = encoder.encode([tokens[i] for i in batch])
         return out
-
-    def _load(self) -> _Encoder:
-        with self._lock:
-            if self._encoder is None:
-                self._encoder = _Encoder(self._model_dir or bundled_model_dir())
-            return self._encoder
 
 
 class _Encoder:

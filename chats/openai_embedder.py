@@ -41,6 +41,14 @@ MAX_CHARS_PER_REQUEST = 200_000
 """The API also caps a request at 300,000 tokens. A token is rarely shorter than a character (English
 averages about four), so a batch of long texts stays under that cap."""
 LIMITS = RequestLimits(MAX_INPUTS_PER_REQUEST, MAX_CHARS_PER_REQUEST)
+_REFUSALS = {
+    401: "the OpenAI API key was refused",
+    403: "the OpenAI API key may not use {model}",
+    404: "the OpenAI API does not offer the model {model}",
+    429: "the OpenAI API is rate-limiting this key, or its quota is used up",
+}
+"""What a refusal of these HTTP statuses tells the user (the SDK raises `AuthenticationError`,
+`PermissionDeniedError`, `NotFoundError` and `RateLimitError` for them); `{model}` is the model asked for."""
 
 
 class OpenAIEmbedder(RemoteEmbedder[CreateEmbeddingResponse]):
@@ -83,14 +91,8 @@ class OpenAIEmbedder(RemoteEmbedder[CreateEmbeddingResponse]):
                 return f"the OpenAI API at {host} did not answer within {self._timeout_seconds:g} s"
             case openai.APIConnectionError():
                 return f"cannot reach the OpenAI API at {host}"
-            case openai.AuthenticationError():
-                return "the OpenAI API key was refused"
-            case openai.PermissionDeniedError():
-                return f"the OpenAI API key may not use {self._model}"
-            case openai.NotFoundError():
-                return f"the OpenAI API does not offer the model {self._model}"
-            case openai.RateLimitError():
-                return "the OpenAI API is rate-limiting this key, or its quota is used up"
+            case openai.APIStatusError(status_code=status) if status in _REFUSALS:
+                return _REFUSALS[status].format(model=self._model)
             case openai.APIStatusError(status_code=status, code=code):
                 # The code is the server's word, so only a short identifier gets through.
                 detail = f", {code}" if code and re.fullmatch(r"[\w.-]{1,40}", code) else ""

@@ -231,40 +231,20 @@ class Recaller:
         limit: int = DEFAULT_LIMIT,
         neighbours: int = DEFAULT_NEIGHBOURS,
         project_id: FolderFilter = None,
+        vector: Vector | None = None,
     ) -> list[RecallHit]:
         """The best `limit` turns of the user's chats for `query`, best first, each with up to
         `neighbours` turns on either side. The turns the model has verbatim are left out: the last
         `seen_turns` turns of `current_chat`, by default those its `assistant_history` holds now (see
         the module's docstring). With `project_id`, only that folder's chats (or with `NO_FOLDER` those
-        in none) are searched. Raises `InvalidRecallQuery` for a `limit` past 1..10 or `neighbours`
-        past 0..5."""
+        in none) are searched. `vector` is the query already embedded by this recaller's embedder (a
+        benchmark timing all but the embedding); None embeds it here, and a blank query finds nothing.
+        Raises `InvalidRecallQuery` for a `limit` past 1..10 or `neighbours` past 0..5."""
         _check(limit, neighbours)
-        if not query.strip():
-            return []
-        vector = (await self._embedder.embed([query]))[0]
-        return await self.recall_embedded(
-            query,
-            vector,
-            current_chat=current_chat,
-            seen_turns=seen_turns,
-            limit=limit,
-            neighbours=neighbours,
-            project_id=project_id,
-        )
-
-    async def recall_embedded(
-        self,
-        query: str,
-        vector: Vector,
-        *,
-        current_chat: UUID | None,
-        seen_turns: int | None = None,
-        limit: int = DEFAULT_LIMIT,
-        neighbours: int = DEFAULT_NEIGHBOURS,
-        project_id: FolderFilter = None,
-    ) -> list[RecallHit]:
-        """`recall` with the query already embedded by this recaller's embedder."""
-        _check(limit, neighbours)
+        if vector is None:
+            if not query.strip():
+                return []
+            vector = (await self._embedder.embed([query]))[0]
         hidden = await self._hidden(current_chat, seen_turns)
         candidates = await self._store.recall_candidates(
             RecallQuery(

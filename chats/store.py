@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypedDict, Unpack
 from uuid import UUID
 
 from chats.models import AssistantContext, Chat, ChatInfo, EmbeddedText, Folder, FolderFilter, Turn, Vector
@@ -28,6 +28,30 @@ class AppendResult:
     full_turns: int
     appended: int
     """Turns actually added: fewer than given when some ids were already there."""
+
+
+class NewChat(TypedDict, total=False):
+    """What `Chats.create` may be told of a new chat, as keyword arguments; what is left out is not there
+    (no title, no turns, no folder) or, for the id, a new one."""
+
+    title: str | None
+    turns: Sequence[Turn]
+    """What both `full_history` and `assistant_history` start as."""
+    project_id: str | None
+    """The folder to keep it in (which must exist), or None for none."""
+    chat_id: UUID | None
+    """The id to keep it under: a copy of a chat from another store keeps its id, so copying it again
+    finds it."""
+
+
+class HistorySwap(TypedDict):
+    """What `Chats.replace_assistant_history` is told, as keyword arguments: a compaction's result."""
+
+    expected_version: int
+    """The chat's version the new history was made from."""
+    assistant_history: Sequence[Turn]
+    summary: EmbeddedText | None
+    """The new summary, embedded; None keeps the chat's summary fields as they are."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,17 +167,9 @@ class WorkingMemoryRecord:
 class Chats(Protocol):
     """Chats and their two histories, their vectors for chat search, and chat search itself."""
 
-    async def create(
-        self,
-        *,
-        title: str | None = None,
-        turns: Sequence[Turn] = (),
-        project_id: str | None = None,
-        chat_id: UUID | None = None,
-    ) -> Chat:
-        """A new chat whose `full_history` and `assistant_history` both start as `turns`, in the folder
-        `project_id` (raises `FolderNotFound`) or in none. Its id is `chat_id` when given (a copy of a
-        chat from another store keeps its id, so copying it again finds it), else a new one."""
+    async def create(self, **chat: Unpack[NewChat]) -> Chat:
+        """A new chat as `chat` describes it (`NewChat`); raises `FolderNotFound` for a folder the user
+        does not have."""
         ...
 
     async def get(self, chat_id: UUID) -> Chat:
@@ -177,16 +193,10 @@ class Chats(Protocol):
         A turn whose `id` the chat already holds is skipped, so delivering a turn twice is harmless."""
         ...
 
-    async def replace_assistant_history(
-        self,
-        chat_id: UUID,
-        *,
-        expected_version: int,
-        assistant_history: Sequence[Turn],
-        summary: EmbeddedText | None,
-    ) -> int:
-        """Compare-and-swap: replace `assistant_history` (and the summary fields when given) only if the
-        chat is still at `expected_version`; return the new version or raise `VersionConflict`."""
+    async def replace_assistant_history(self, chat_id: UUID, **swap: Unpack[HistorySwap]) -> int:
+        """Compare-and-swap (`HistorySwap`): replace `assistant_history` (and the summary fields when
+        given) only if the chat is still at `expected_version`; return the new version or raise
+        `VersionConflict`."""
         ...
 
     async def set_embedding(self, chat_id: UUID, kind: EmbeddingKind, value: EmbeddedText) -> None:

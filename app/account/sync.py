@@ -24,7 +24,7 @@ from uuid import UUID
 
 from chats.errors import ChatNotFound
 from chats.memory.models import Memory
-from chats.memory.store import MemoryStore
+from chats.memory.store import MemoryChanges, MemoryStore, NewMemory
 from chats.models import Chat, EmbeddedText, Folder, Turn, folder_name_key, utc_now
 from chats.store import ChatStore
 from chats.transfer import ChatState
@@ -232,19 +232,21 @@ async def copy_memories(
         replaced = [copies[old] for old in older.get(memory.id, ()) if old in copies]
         with clock.at(memory.created_at):
             copy = await target.add(
-                content=memory.embedding,
-                category=memory.category,
-                importance=memory.importance,
-                title=memory.title,
-                tags=memory.tags,
-                project_id=project_id,
-                source_chat_id=memory.source_chat_id if memory.source_chat_id in chats else None,
-                supersedes=replaced,
-                memory_id=wanted,
+                NewMemory(
+                    content=memory.embedding,
+                    category=memory.category,
+                    importance=memory.importance,
+                    title=memory.title,
+                    tags=memory.tags,
+                    project_id=project_id,
+                    source_chat_id=memory.source_chat_id if memory.source_chat_id in chats else None,
+                    supersedes=replaced,
+                    memory_id=wanted,
+                )
             )
         if memory.updated_at != memory.created_at:  # edited in the source: an update with no change stamps it
             with clock.at(memory.updated_at):
-                copy = await target.update(copy.id)
+                copy = await target.update(copy.id, MemoryChanges())
         copies[memory.id] = held[wanted] = copy.id
         if copy_id is None:
             held[key] = copy.id

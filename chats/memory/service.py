@@ -30,7 +30,15 @@ from chats.memory.models import (
     scope_of,
     spec_category,
 )
-from chats.memory.store import SEARCH_LIMIT_MAX, UNCHANGED, MemoryQuery, MemoryStore, Unchanged
+from chats.memory.store import (
+    SEARCH_LIMIT_MAX,
+    UNCHANGED,
+    MemoryChanges,
+    MemoryQuery,
+    MemoryStore,
+    NewMemory,
+    Unchanged,
+)
 from chats.memory.supersede import contradicts, restates
 from chats.memory.text import third_person
 from chats.models import FolderFilter
@@ -207,14 +215,16 @@ class MemoryService:
         if plan.duplicate is not None:
             return plan.duplicate
         memory = await self._store.add(
-            content=embedded,
-            category=category,
-            importance=importance(category, content, reasoning, explicit_request),
-            title=title,
-            tags=tags,
-            project_id=project_id,
-            source_chat_id=source_chat_id,
-            supersedes=[older.id for older in plan.supersedes],
+            NewMemory(
+                content=embedded,
+                category=category,
+                importance=importance(category, content, reasoning, explicit_request),
+                title=title,
+                tags=tags,
+                project_id=project_id,
+                source_chat_id=source_chat_id,
+                supersedes=[older.id for older in plan.supersedes],
+            )
         )
         return Saved(memory, plan.supersedes)
 
@@ -263,15 +273,14 @@ class MemoryService:
         rescored = None
         if text is not None or new_category != current.category:
             rescored = importance(new_category, text or current.content)
-        return await self._store.update(
-            memory_id,
+        changes = MemoryChanges(
             content=embedded,
             category=None if category is None else new_category,
             importance=rescored,
             title=title,
             tags=tags,
-            scope=scope,
         )
+        return await self._store.update(memory_id, changes, scope=scope)
 
     async def find_to_forget(self, query: str, *, scope: FolderFilter) -> ForgetChoice:
         """The memory a spoken "forget ..." means (nothing is deleted here: the tool deletes the one

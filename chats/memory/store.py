@@ -9,11 +9,21 @@ everywhere. A store never embeds: the caller (`chats.memory.service`) hands it `
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 from uuid import UUID
 
-from chats.memory.models import Category, Memory, MemoryHit, Preload
+from chats.memory.importance import checked_importance
+from chats.memory.models import (
+    Category,
+    Memory,
+    MemoryHit,
+    Preload,
+    category_of,
+    clean_content,
+    clean_tags,
+    clean_title,
+)
 from chats.memory.preload import DEFAULT_MAX_TOKENS
 from chats.models import EmbeddedText, FolderFilter, Vector
 
@@ -45,28 +55,91 @@ class Unchanged:
 UNCHANGED = Unchanged()
 
 
+@dataclass(frozen=True, slots=True)
+class MemoryListing:
+    """Which memories `MemoryStore.list_memories` lists (newest first), and which page of them."""
+
+    category: Category | None = None
+    scope: FolderFilter = None
+    """As `MemoryQuery.scope`; None here is every folder."""
+    include_superseded: bool = False
+    limit: int = 50
+    offset: int = 0
+
+
+FIRST_PAGE = MemoryListing()
+"""The newest current memories of every folder."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewMemory:
+    """A memory for `MemoryStore.add` to keep: what the caller knows of it (the store stamps the times)."""
+
+    content: EmbeddedText = field(repr=False)
+    """The fact (`content.text`) with its embedding."""
+    category: Category
+    importance: int
+    title: str | None = None
+    tags: Sequence[str] = ()
+    project_id: str | None = None
+    """The folder it is said in; None outside folders."""
+    source_chat_id: UUID | None = None
+    supersedes: Sequence[UUID] = ()
+    """Older memories of the same user that this one replaces (others are ignored)."""
+    memory_id: UUID | None = None
+    """The id to keep it under (a copy from another store or an export keeps its id, so that copying it
+    again finds it); None for a new one."""
+
+    def checked(self) -> NewMemory:
+        """The same memory as a store keeps it: validated (`InvalidMemory`), the title, category, tags
+        and importance in their stored form. Every store checks the same way, before writing anything."""
+        clean_content(self.content)
+        return replace(
+            self,
+            title=clean_title(self.title),
+            category=category_of(self.category),
+            tags=clean_tags(self.tags),
+            importance=checked_importance(self.importance),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryChanges:
+    """What `MemoryStore.update` changes: None leaves a field as it is (`UNCHANGED` for the title, whose
+    None clears it). No change at all still moves `updated_at` on."""
+
+    content: EmbeddedText | None = field(default=None, repr=False)
+    """New content, already embedded."""
+    category: Category | None = None
+    importance: int | None = None
+    title: str | Unchanged | None = UNCHANGED
+    tags: Sequence[str] | None = None
+
+    @property
+    def sets_title(self) -> bool:
+        """Whether the title changes: to a new one, or to none."""
+        return not isinstance(self.title, Unchanged)
+
+    def checked(self) -> MemoryChanges:
+        """The same changes as a store writes them: validated (`InvalidMemory`) and in their stored form."""
+        if self.content is not None:
+            clean_content(self.content)
+        return replace(
+            self,
+            category=None if self.category is None else category_of(self.category),
+            importance=None if self.importance is None else checked_importance(self.importance),
+            title=self.title if isinstance(self.title, Unchanged) else clean_title(self.title),
+            tags=None if self.tags is None else clean_tags(self.tags),
+        )
+
+
 class MemoryStore(Protocol):
     @property
     def user_id(self) -> str: ...
 
-    async def add(
-        self,
-        *,
-        content: EmbeddedText,
-        category: Category,
-        importance: int,
-        title: str | None = None,
-        tags: Sequence[str] = (),
-        project_id: str | None = None,
-        source_chat_id: UUID | None = None,
-        supersedes: Sequence[UUID] = (),
-        memory_id: UUID | None = None,
-    ) -> Memory:
-        """Keep a new memory whose content is `content.text` (validated: `InvalidMemory`), and in the
-        same transaction mark the memories in `supersedes` (of this user; others are ignored) as
-        superseded by it. Its id is `memory_id` when given (a copy of a memory from another store or an
-        export keeps its id, so that copying it again finds it), which no memory may have yet; else a
-        new one."""
+    async def add(self, memory: NewMemory) -> Memory:
+        """Keep `memory` (validated: `InvalidMemory`), and in the same transaction mark the memories it
+        supersedes as superseded by it. An id it is given must not be taken yet."""
         ...
 
     async def get(self, memory_id: UUID, *, scope: FolderFilter = None) -> Memory:
@@ -74,19 +147,9 @@ class MemoryStore(Protocol):
         visible from `scope`."""
         ...
 
-    async def update(
-        self,
-        memory_id: UUID,
-        *,
-        content: EmbeddedText | None = None,
-        category: Category | None = None,
-        importance: int | None = None,
-        title: str | Unchanged | None = UNCHANGED,
-        tags: Sequence[str] | None = None,
-        scope: FolderFilter = None,
-    ) -> Memory:
-        """Change what is given (a new content comes re-embedded) and bump `updated_at`; raises
-        `MemoryNotFound` like `get`."""
+    async def update(self, memory_id: UUID, changes: MemoryChanges, *, scope: FolderFilter = None) -> Memory:
+        """Make the `changes` (validated: `InvalidMemory`) and move `updated_at` on; raises `MemoryNotFound`
+        like `get`."""
         ...
 
     async def delete(self, memory_id: UUID, *, scope: FolderFilter = None) -> int:
@@ -95,15 +158,7 @@ class MemoryStore(Protocol):
         memories went; raises `MemoryNotFound` like `get`."""
         ...
 
-    async def list_memories(
-        self,
-        *,
-        category: Category | None = None,
-        scope: FolderFilter = None,
-        include_superseded: bool = False,
-        limit: int = 50,
-        offset: int = 0,
-    ) -> list[Memory]:
+    async def list_memories(self, listing: MemoryListing = FIRST_PAGE) -> list[Memory]:
         """Newest first."""
         ...
 

@@ -7,6 +7,7 @@ import json
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Unpack
 from uuid import UUID
 
 from chats.errors import ChatNotFound, VersionConflict
@@ -29,7 +30,7 @@ from chats.sqlite.turn_rows import history_json, insert_turns, storable_turns, t
 from chats.sqlite.vectors import VectorCache, decode_vector, encode_vector
 from chats.sqlite.worker import ConnectionWorker, ThreadedStore, on_thread
 from chats.storable_text import storable_text
-from chats.store import AppendResult, EmbeddingKind, SearchCandidate, SearchQuery
+from chats.store import AppendResult, EmbeddingKind, HistorySwap, NewChat, SearchCandidate, SearchQuery
 
 _CHAT_COLUMNS = (
     "id, user_id, project_id, title, assistant_history, summary_text, summary_embedding, summary_model,"
@@ -60,17 +61,11 @@ class SqliteChats(ChatTables):
     """`chats.store.Chats` on SQLite."""
 
     @on_thread
-    def create(
-        self,
-        *,
-        title: str | None = None,
-        turns: Sequence[Turn] = (),
-        project_id: str | None = None,
-        chat_id: UUID | None = None,
-    ) -> Chat:
-        chat_id = chat_id or uuid.uuid4()
+    def create(self, **chat: Unpack[NewChat]) -> Chat:
+        chat_id = chat.get("chat_id") or uuid.uuid4()
+        title, project_id = chat.get("title"), chat.get("project_id")
         title = None if title is None else storable_text(title)
-        turns = storable_turns(chat_id, turns)
+        turns = storable_turns(chat_id, chat.get("turns", ()))
         bodies = turn_bodies(turns)
         now = self._now()
         with write_transaction(self._db) as db:
@@ -199,17 +194,11 @@ class SqliteChats(ChatTables):
         return AppendResult(version=version, assistant_turns=len(history), full_turns=count, appended=len(new))
 
     @on_thread
-    def replace_assistant_history(
-        self,
-        chat_id: UUID,
-        *,
-        expected_version: int,
-        assistant_history: Sequence[Turn],
-        summary: EmbeddedText | None,
-    ) -> int:
+    def replace_assistant_history(self, chat_id: UUID, **swap: Unpack[HistorySwap]) -> int:
+        expected_version, summary = swap["expected_version"], swap["summary"]
         with write_transaction(self._db) as db:
             sql = "UPDATE chats SET assistant_history = ?, version = version + 1"
-            params: list[object] = [json.dumps(turns_to_json(assistant_history))]
+            params: list[object] = [json.dumps(turns_to_json(swap["assistant_history"]))]
             if summary is not None:
                 sql += ", summary_text = ?, summary_embedding = ?, summary_model = ?"
                 params += [summary.text, encode_vector(summary.vector), summary.model]

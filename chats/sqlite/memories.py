@@ -18,22 +18,11 @@ from uuid import UUID
 import numpy as np
 
 from chats.errors import InvalidMemory, MemoryNotFound
-from chats.memory.importance import checked_importance
 from chats.memory.index import IndexRow, MemoryIndex
-from chats.memory.models import (
-    PERSONAL_CATEGORIES,
-    Category,
-    Memory,
-    MemoryHit,
-    Preload,
-    category_of,
-    clean_content,
-    clean_tags,
-    clean_title,
-)
+from chats.memory.models import PERSONAL_CATEGORIES, Category, Memory, MemoryHit, Preload, category_of
 from chats.memory.preload import DEFAULT_MAX_TOKENS, build_preload
 from chats.memory.ranking import Floats, Ranking, date_window, diversify, fuse, memory_terms, relevant, top
-from chats.memory.store import SEARCH_LIMIT_MAX, UNCHANGED, MemoryQuery, Unchanged
+from chats.memory.store import FIRST_PAGE, SEARCH_LIMIT_MAX, MemoryChanges, MemoryListing, MemoryQuery, NewMemory
 from chats.models import NO_FOLDER, EmbeddedText, FolderFilter, Vector
 from chats.sqlite.connection import write_transaction
 from chats.sqlite.fts import SEARCH_ROWS, SEARCH_TERMS, telling_match
@@ -64,28 +53,16 @@ class SqliteMemoryStore(ThreadedStore):
         """Open it with `open` (`chats.sqlite.worker.ThreadedStore.open`); `ranking` weighs search."""
         super().__init__(worker, user_id, clock)
         self._ranking = ranking
-        self._indexes: DerivedCache[MemoryIndex] = DerivedCache(self._change_counter)
+        self._indexes = DerivedCache(self._change_counter, self._load_index)
 
     def _change_counter(self) -> object:
         row = self._db.execute("SELECT version FROM memory_changes WHERE user_id = ?", (self._user_id,)).fetchone()
         return 0 if row is None else row[0]
 
     @on_thread
-    def add(
-        self,
-        *,
-        content: EmbeddedText,
-        category: Category,
-        importance: int,
-        title: str | None = None,
-        tags: Sequence[str] = (),
-        project_id: str | None = None,
-        source_chat_id: UUID | None = None,
-        supersedes: Sequence[UUID] = (),
-        memory_id: UUID | None = None,
-    ) -> Memory:
-        text = clean_content(content)
-        kept_id = str(memory_id or uuid.uuid4())
+    def add(self, memory: NewMemory) -> Memory:
+        memory = memory.checked()
+        kept_id = str(memory.memory_id or uuid.uuid4())
         now = self._now()
         with write_transaction(self._db) as db:
             db.execute(
@@ -93,15 +70,15 @@ class SqliteMemoryStore(ThreadedStore):
                 (
                     kept_id,
                     self._user_id,
-                    project_id,
-                    text,
-                    clean_title(title),
-                    category_of(category),
-                    json.dumps(clean_tags(tags)),
-                    checked_importance(importance),
-                    encode_vector(content.vector),
-                    content.model,
-                    None if source_chat_id is None else str(source_chat_id),
+                    memory.project_id,
+                    memory.content.text,
+                    memory.title,
+                    memory.category,
+                    json.dumps(memory.tags),
+                    memory.importance,
+                    encode_vector(memory.content.vector),
+                    memory.content.model,
+                    None if memory.source_chat_id is None else str(memory.source_chat_id),
                     now,
                     now,
                 ),
@@ -109,7 +86,7 @@ class SqliteMemoryStore(ThreadedStore):
             db.execute(
                 "UPDATE memories SET superseded_by = ? WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))"
                 " AND id != ? AND superseded_by IS NULL",
-                (kept_id, self._user_id, json.dumps([str(i) for i in supersedes]), kept_id),
+                (kept_id, self._user_id, json.dumps([str(i) for i in memory.supersedes]), kept_id),
             )
         return self._get(UUID(kept_id))
 
@@ -128,37 +105,28 @@ class SqliteMemoryStore(ThreadedStore):
         return _memory(row)
 
     @on_thread
-    def update(
-        self,
-        memory_id: UUID,
-        *,
-        content: EmbeddedText | None = None,
-        category: Category | None = None,
-        importance: int | None = None,
-        title: str | Unchanged | None = UNCHANGED,
-        tags: Sequence[str] | None = None,
-        scope: FolderFilter = None,
-    ) -> Memory:
-        changes: dict[str, object] = {}
-        if content is not None:
-            changes |= {"content": clean_content(content), "embedding": encode_vector(content.vector)}
-            changes["embedding_model"] = content.model
-        if category is not None:
-            changes["category"] = category_of(category)
-        if importance is not None:
-            changes["importance"] = checked_importance(importance)
-        if not isinstance(title, Unchanged):
-            changes["title"] = clean_title(title)
-        if tags is not None:
-            changes["tags"] = json.dumps(clean_tags(tags))
-        changes["updated_at"] = self._now()
+    def update(self, memory_id: UUID, changes: MemoryChanges, *, scope: FolderFilter = None) -> Memory:
+        changes = changes.checked()
+        columns: dict[str, object] = {}
+        if changes.content is not None:
+            columns |= {"content": changes.content.text, "embedding": encode_vector(changes.content.vector)}
+            columns["embedding_model"] = changes.content.model
+        if changes.category is not None:
+            columns["category"] = changes.category
+        if changes.importance is not None:
+            columns["importance"] = changes.importance
+        if changes.sets_title:
+            columns["title"] = changes.title
+        if changes.tags is not None:
+            columns["tags"] = json.dumps(changes.tags)
+        columns["updated_at"] = self._now()
         with write_transaction(self._db) as db:
             self._get(memory_id, scope)  # raises MemoryNotFound, before anything changes
             # Column names come from the fixed keys above, never from input.
-            assignments = ", ".join(f"{column} = ?" for column in changes)
+            assignments = ", ".join(f"{column} = ?" for column in columns)
             db.execute(
                 f"UPDATE memories SET {assignments} WHERE id = ? AND user_id = ?",
-                (*changes.values(), str(memory_id), self._user_id),
+                (*columns.values(), str(memory_id), self._user_id),
             )
         return self._get(memory_id)
 
@@ -181,19 +149,11 @@ class SqliteMemoryStore(ThreadedStore):
             return len(chain)
 
     @on_thread
-    def list_memories(
-        self,
-        *,
-        category: Category | None = None,
-        scope: FolderFilter = None,
-        include_superseded: bool = False,
-        limit: int = 50,
-        offset: int = 0,
-    ) -> list[Memory]:
-        sql, params = self._filtered(category, scope, include_superseded)
+    def list_memories(self, listing: MemoryListing = FIRST_PAGE) -> list[Memory]:
+        sql, params = self._filtered(listing.category, listing.scope, listing.include_superseded)
         rows = self._db.execute(
             f"SELECT {_COLUMNS} FROM memories WHERE {sql} ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?",
-            (*params, limit, offset),
+            (*params, listing.limit, listing.offset),
         )
         return [_memory(row) for row in rows]
 
@@ -218,7 +178,7 @@ class SqliteMemoryStore(ThreadedStore):
     def search(self, query: MemoryQuery) -> list[MemoryHit]:
         if not 1 <= query.limit <= SEARCH_LIMIT_MAX:
             raise InvalidMemory(f"limit must be between 1 and {SEARCH_LIMIT_MAX}, not {query.limit}")
-        index = self._index(query.model)
+        index = self._indexes.get(query.model)
         similarity = index.similarities(query.vector)
         if not similarity.size:
             return []
@@ -250,7 +210,7 @@ class SqliteMemoryStore(ThreadedStore):
     def find_similar(
         self, vector: Vector, model: str, *, scope: FolderFilter, limit: int = 10, min_similarity: float = 0.0
     ) -> list[MemoryHit]:
-        index = self._index(model)
+        index = self._indexes.get(model)
         similarity = index.similarities(vector)
         if not similarity.size:
             return []
@@ -276,9 +236,6 @@ class SqliteMemoryStore(ThreadedStore):
             for key, score, p in zip(keys, scores, positions, strict=True)
             if key in by_key
         ]
-
-    def _index(self, model: str) -> MemoryIndex:
-        return self._indexes.get(model, lambda: self._load_index(model))
 
     def _load_index(self, model: str) -> MemoryIndex:
         rows = self._db.execute(

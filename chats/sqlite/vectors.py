@@ -58,26 +58,27 @@ class _Matrix:
 
 
 class DerivedCache(Generic[T]):
-    """Values built from the database (one per key, e.g. per embedding model), kept until `probe`
-    answers something else or `invalidate` is called. The probe must be cheap: it runs before every
-    read. `PRAGMA data_version` sees other connections' commits; a counter a trigger bumps sees every
-    change to the rows the values come from."""
+    """Values `build` makes from the database (one per key, e.g. per embedding model), kept until
+    `probe` answers something else or `invalidate` is called. The probe must be cheap: it runs before
+    every read. `PRAGMA data_version` sees other connections' commits; a counter a trigger bumps sees
+    every change to the rows the values come from."""
 
-    def __init__(self, probe: Callable[[], object]) -> None:
+    def __init__(self, probe: Callable[[], object], build: Callable[[str], T]) -> None:
         self._probe = probe
+        self._build = build
         self._values: dict[str, T] = {}
         self._seen: object = None
 
     def invalidate(self) -> None:
         self._values.clear()
 
-    def get(self, key: str, build: Callable[[], T]) -> T:
+    def get(self, key: str) -> T:
         seen = self._probe()
         if seen != self._seen:
             self._values.clear()
             self._seen = seen
         if key not in self._values:
-            self._values[key] = build()
+            self._values[key] = self._build(key)
         return self._values[key]
 
 
@@ -87,22 +88,17 @@ class VectorCache:
         self._user_id = user_id
         # data_version moves when another connection commits; this connection's own writes call
         # `invalidate`.
-        self._matrices: DerivedCache[_Matrix] = DerivedCache(
-            lambda: connection.execute("PRAGMA data_version").fetchone()[0]
-        )
+        self._matrices = DerivedCache(lambda: connection.execute("PRAGMA data_version").fetchone()[0], self._load)
 
     def invalidate(self) -> None:
         self._matrices.invalidate()
 
     def similarities(self, model: str, query: Vector) -> Similarities:
         """Cosine similarity of `query` to each chat's vector of `model`: its summary, else its topic."""
-        matrix = self._matrix(model)
+        matrix = self._matrices.get(model)
         if not matrix.chat_ids or matrix.rows.shape[1] != query.shape[0]:
             return Similarities([], np.zeros(0, dtype=np.float32), {})
         return Similarities(matrix.chat_ids, matrix.rows @ query.astype(np.float32), matrix.position)
-
-    def _matrix(self, model: str) -> _Matrix:
-        return self._matrices.get(model, lambda: self._load(model))
 
     def _load(self, model: str) -> _Matrix:
         rows = self._db.execute(

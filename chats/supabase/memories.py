@@ -26,20 +26,10 @@ from uuid import UUID
 import numpy as np
 
 from chats.errors import InvalidMemory, MemoryNotFound
-from chats.memory.importance import checked_importance
-from chats.memory.models import (
-    Category,
-    Memory,
-    MemoryHit,
-    Preload,
-    category_of,
-    clean_content,
-    clean_tags,
-    clean_title,
-)
+from chats.memory.models import Memory, MemoryHit, Preload, category_of
 from chats.memory.preload import DEFAULT_MAX_TOKENS, build_preload
 from chats.memory.ranking import Ranking, date_window, diversify, memory_terms
-from chats.memory.store import SEARCH_LIMIT_MAX, UNCHANGED, MemoryQuery, Unchanged
+from chats.memory.store import FIRST_PAGE, SEARCH_LIMIT_MAX, MemoryChanges, MemoryListing, MemoryQuery, NewMemory
 from chats.models import EmbeddedText, FolderFilter, Vector, utc_now
 from chats.supabase import memory_rows as rows
 from chats.supabase.calls import SupabaseStore
@@ -73,38 +63,23 @@ class SupabaseMemoryStore(SupabaseStore):
         self._ranking = ranking
         self._candidates = candidates
 
-    async def add(
-        self,
-        *,
-        content: EmbeddedText,
-        category: Category,
-        importance: int,
-        title: str | None = None,
-        tags: Sequence[str] = (),
-        project_id: str | None = None,
-        source_chat_id: UUID | None = None,
-        supersedes: Sequence[UUID] = (),
-        memory_id: UUID | None = None,
-    ) -> Memory:
-        text = clean_content(content)
-        title = clean_title(title)
-        category = category_of(category)
-        kept_tags = clean_tags(tags)
+    async def add(self, memory: NewMemory) -> Memory:
+        memory = memory.checked()
         row = await self._call(
             "add_memory",
             {
-                "p_id": str(memory_id or uuid.uuid4()),
-                "p_content": text,
-                "p_category": category,
-                "p_importance": checked_importance(importance),
-                "p_embedding": vector_text(content.vector),
-                "p_model": content.model,
-                "p_title": title,
-                "p_tags": list(kept_tags),
-                "p_tag_keys": rows.tag_keys(kept_tags),
-                "p_project_id": project_id,
-                "p_source_chat_id": None if source_chat_id is None else str(source_chat_id),
-                "p_supersedes": [str(memory_id) for memory_id in supersedes],
+                "p_id": str(memory.memory_id or uuid.uuid4()),
+                "p_content": memory.content.text,
+                "p_category": memory.category,
+                "p_importance": memory.importance,
+                "p_embedding": vector_text(memory.content.vector),
+                "p_model": memory.content.model,
+                "p_title": memory.title,
+                "p_tags": list(memory.tags),
+                "p_tag_keys": rows.tag_keys(memory.tags),
+                "p_project_id": memory.project_id,
+                "p_source_chat_id": None if memory.source_chat_id is None else str(memory.source_chat_id),
+                "p_supersedes": [str(older) for older in memory.supersedes],
                 "p_now": self._now(),
             },
         )
@@ -113,56 +88,38 @@ class SupabaseMemoryStore(SupabaseStore):
     async def get(self, memory_id: UUID, *, scope: FolderFilter = None) -> Memory:
         return rows.memory(await self._call("get_memory", {"p_id": str(memory_id), **rows.scope_params(scope)}))
 
-    async def update(
-        self,
-        memory_id: UUID,
-        *,
-        content: EmbeddedText | None = None,
-        category: Category | None = None,
-        importance: int | None = None,
-        title: str | Unchanged | None = UNCHANGED,
-        tags: Sequence[str] | None = None,
-        scope: FolderFilter = None,
-    ) -> Memory:
+    async def update(self, memory_id: UUID, changes: MemoryChanges, *, scope: FolderFilter = None) -> Memory:
+        changes = changes.checked()
         params: dict[str, object] = {"p_id": str(memory_id), **rows.scope_params(scope)}
-        if content is not None:
+        if changes.content is not None:
             params |= {
-                "p_content": clean_content(content),
-                "p_embedding": vector_text(content.vector),
-                "p_model": content.model,
+                "p_content": changes.content.text,
+                "p_embedding": vector_text(changes.content.vector),
+                "p_model": changes.content.model,
             }
-        if category is not None:
-            params["p_category"] = category_of(category)
-        if importance is not None:
-            params["p_importance"] = checked_importance(importance)
-        if not isinstance(title, Unchanged):
-            params |= {"p_set_title": True, "p_title": clean_title(title)}
-        if tags is not None:
-            kept_tags = clean_tags(tags)
-            params |= {"p_tags": list(kept_tags), "p_tag_keys": rows.tag_keys(kept_tags)}
+        if changes.category is not None:
+            params["p_category"] = changes.category
+        if changes.importance is not None:
+            params["p_importance"] = changes.importance
+        if changes.sets_title:
+            params |= {"p_set_title": True, "p_title": changes.title}
+        if changes.tags is not None:
+            params |= {"p_tags": list(changes.tags), "p_tag_keys": rows.tag_keys(changes.tags)}
         params["p_now"] = self._now()
         return rows.memory(await self._call("update_memory", params))
 
     async def delete(self, memory_id: UUID, *, scope: FolderFilter = None) -> int:
         return int(await self._call("delete_memory", {"p_id": str(memory_id), **rows.scope_params(scope)}))
 
-    async def list_memories(
-        self,
-        *,
-        category: Category | None = None,
-        scope: FolderFilter = None,
-        include_superseded: bool = False,
-        limit: int = 50,
-        offset: int = 0,
-    ) -> list[Memory]:
+    async def list_memories(self, listing: MemoryListing = FIRST_PAGE) -> list[Memory]:
         params: dict[str, object] = {
-            "p_limit": limit,
-            "p_offset": offset,
-            "p_include_superseded": include_superseded,
-            **rows.scope_params(scope),
+            "p_limit": listing.limit,
+            "p_offset": listing.offset,
+            "p_include_superseded": listing.include_superseded,
+            **rows.scope_params(listing.scope),
         }
-        if category is not None:
-            params["p_category"] = category_of(category)
+        if listing.category is not None:
+            params["p_category"] = category_of(listing.category)
         return [rows.memory(row) for row in await self._call("list_memories", params)]
 
     async def count(self, *, include_superseded: bool = False) -> int:

@@ -16,11 +16,12 @@ import logging
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Unpack
 from uuid import UUID
 
 from chats.errors import ChatNotFound, FolderNotFound
 from chats.models import NO_FOLDER, AssistantContext, Chat, ChatInfo, FolderFilter, Turn, utc_now
-from chats.store import AppendResult, WorkingMemoryRecord
+from chats.store import AppendResult, NewChat, WorkingMemoryRecord
 from chats.supabase.connection import SupabaseConnection
 from chats.supabase.errors import SupabaseUnreachable
 from chats.supabase.started_chats import StartedChat, StartedChats
@@ -42,22 +43,17 @@ class OutageTolerantChatStore(SupabaseChatStore):
         """See `SupabaseConnection.watch_reachability`: what the window's banner shows."""
         self._connection.watch_reachability(listener)
 
-    async def create(
-        self,
-        *,
-        title: str | None = None,
-        turns: Sequence[Turn] = (),
-        project_id: str | None = None,
-        chat_id: UUID | None = None,
-    ) -> Chat:
+    async def create(self, **chat: Unpack[NewChat]) -> Chat:
         """As the Supabase store; while it is unreachable, a chat with no turns is begun locally."""
         try:
-            return await super().create(title=title, turns=turns, project_id=project_id, chat_id=chat_id)
+            return await super().create(**chat)
         except SupabaseUnreachable as unreachable:
-            if turns:
+            if chat.get("turns"):
                 raise
             log.warning("Supabase is unreachable (%s): the new chat is kept here until it is back", unreachable)
-        started = StartedChat(chat_id or uuid.uuid4(), title, project_id, self._clock())
+        started = StartedChat(
+            chat.get("chat_id") or uuid.uuid4(), chat.get("title"), chat.get("project_id"), self._clock()
+        )
         await self._started.add(started)
         return started.chat(self.user_id)
 

@@ -102,11 +102,10 @@ def append_result(row: Row) -> AppendResult:
 
 
 def search_candidate(row: Row) -> SearchCandidate:
-    similarity = row["similarity"]
     return SearchCandidate(
         chat_id=UUID(row["chat_id"]),
         title=row["title"],
-        similarity=None if similarity is None else float(similarity),
+        similarity=similarity(row),
         lexical=float(row["lexical"]),
         last_activity_at=moment(row["last_activity_at"]),
     )
@@ -132,13 +131,15 @@ def pending_turn(chat_id: UUID, row: Row) -> PendingTurn:
 
 
 def turn_candidate(row: Row) -> TurnCandidate:
-    similarity = row["similarity"]
     return TurnCandidate(
-        chat_id=UUID(row["chat_id"]),
-        index=row["seq"],
-        similarity=None if similarity is None else float(similarity),
-        lexical=float(row["lexical"]),
+        chat_id=UUID(row["chat_id"]), index=row["seq"], similarity=similarity(row), lexical=float(row["lexical"])
     )
+
+
+def similarity(row: Row) -> float | None:
+    """A candidate's cosine similarity to the query: None when it has no vector of the query's model."""
+    value = row["similarity"]
+    return None if value is None else float(value)
 
 
 def chat_excerpt(row: Row) -> ChatExcerpt:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 from uuid import UUID
 
 from chats.errors import ChatNotFound, DuplicateFolderName, FolderNotFound, InvalidTurn, VersionConflict
@@ -32,6 +32,8 @@ from chats.store import (
     ChatExcerpt,
     EmbeddingKind,
     HiddenTurns,
+    HistorySwap,
+    NewChat,
     PendingTurn,
     RecallQuery,
     SearchCandidate,
@@ -54,21 +56,14 @@ NO_SUCH_TURN = "PCH22"
 class SupabaseChatStore(SupabaseStore):
     what = "chat"
 
-    async def create(
-        self,
-        *,
-        title: str | None = None,
-        turns: Sequence[Turn] = (),
-        project_id: str | None = None,
-        chat_id: UUID | None = None,
-    ) -> Chat:
+    async def create(self, **chat: Unpack[NewChat]) -> Chat:
         row = await self._call(
             "create_chat",
             {
-                "p_id": str(chat_id or uuid.uuid4()),
-                "p_title": title,
-                "p_turns": turns_to_json(turns),
-                "p_project_id": project_id,
+                "p_id": str(chat.get("chat_id") or uuid.uuid4()),
+                "p_title": chat.get("title"),
+                "p_turns": turns_to_json(chat.get("turns", ())),
+                "p_project_id": chat.get("project_id"),
                 "p_now": self._now(),
             },
         )
@@ -98,20 +93,13 @@ class SupabaseChatStore(SupabaseStore):
         )
         return rows.append_result(row)
 
-    async def replace_assistant_history(
-        self,
-        chat_id: UUID,
-        *,
-        expected_version: int,
-        assistant_history: Sequence[Turn],
-        summary: EmbeddedText | None,
-    ) -> int:
+    async def replace_assistant_history(self, chat_id: UUID, **swap: Unpack[HistorySwap]) -> int:
         params: dict[str, object] = {
             "p_chat_id": str(chat_id),
-            "p_expected_version": expected_version,
-            "p_assistant_history": turns_to_json(assistant_history),
+            "p_expected_version": swap["expected_version"],
+            "p_assistant_history": turns_to_json(swap["assistant_history"]),
         }
-        if summary is not None:
+        if (summary := swap["summary"]) is not None:
             params |= {
                 "p_summary_text": summary.text,
                 "p_summary_embedding": rows.vector_text(summary.vector),
@@ -119,7 +107,7 @@ class SupabaseChatStore(SupabaseStore):
             }
         answer = await self._call("replace_chat_assistant_history", params)
         if not answer["applied"]:
-            raise VersionConflict(chat_id, expected_version, answer["version"])
+            raise VersionConflict(chat_id, swap["expected_version"], answer["version"])
         return int(answer["version"])
 
     async def set_embedding(self, chat_id: UUID, kind: EmbeddingKind, value: EmbeddedText) -> None:

@@ -20,6 +20,7 @@ from app.controller import ChatController
 from app.wiring import STORE_FILE, ChatServices, compose_services
 from chats.embedding import embed_one
 from chats.import_reader import ImportedFolder, read_import
+from chats.memory.store import MemoryChanges, NewMemory
 from chats.minilm import MiniLMEmbedder
 from chats.models import Turn, utc_now
 from chats.transfer import export_json
@@ -63,14 +64,14 @@ async def a_history(data_dir: Path, embedder: MiniLMEmbedder) -> dict[str, Any]:
         await chats.new_chat("Nothing said yet")
 
         async def remember(text: str, **fields: Any) -> Any:
-            return await stores.memories.add(content=await embed_one(embedder, text), **fields)
+            return await stores.memories.add(NewMemory(content=await embed_one(embedder, text), **fields))
 
         await remember("User is renovating the kitchen.", category="project", importance=7, project_id=folder.id,
                        source_chat_id=tiles.id, tags=["house"])  # fmt: skip
         turin = await remember("User lives in Turin.", category="identity", importance=10)
         await remember("User lives in Milan.", category="identity", importance=10, supersedes=[turin.id])
         tea = await remember("User prefers green tea.", category="preference", importance=9)
-        await stores.memories.update(tea.id, importance=8)  # edited: its updated_at moves on
+        await stores.memories.update(tea.id, MemoryChanges(importance=8))  # edited: its updated_at moves on
         return {"tiles": tiles.id, "lisbon": lisbon.id, "loose": loose.id, "folder": folder.id}
 
 

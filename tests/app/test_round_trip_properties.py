@@ -27,6 +27,7 @@ from app.wiring import ChatServices, compose_services
 from chats.import_reader import ImportedFolder, read_import
 from chats.memory.export import read_export
 from chats.memory.models import CATEGORIES, Category
+from chats.memory.store import MemoryChanges, NewMemory
 from chats.minilm import MiniLMEmbedder
 from chats.models import ROLES, EmbeddedText, Turn
 from chats.sqlite import SqliteChatStore
@@ -182,19 +183,21 @@ async def make(
     for number, memory in enumerate(said):
         with clock.at(memory.created_at):
             kept = await services.memory.store.add(
-                content=EmbeddedText(memory.content, vector(number, embedder.dimensions), embedder.model_name),
-                category=memory.category,
-                importance=memory.importance,
-                title=memory.title,
-                tags=memory.tags,
-                project_id=folders.get(memory.folder or ""),
-                source_chat_id=None if memory.said_in is None else dict(enumerate(chat_ids)).get(memory.said_in),
-                supersedes=[] if memory.supersedes is None else [memory_ids[memory.supersedes]],
+                NewMemory(
+                    content=EmbeddedText(memory.content, vector(number, embedder.dimensions), embedder.model_name),
+                    category=memory.category,
+                    importance=memory.importance,
+                    title=memory.title,
+                    tags=memory.tags,
+                    project_id=folders.get(memory.folder or ""),
+                    source_chat_id=None if memory.said_in is None else dict(enumerate(chat_ids)).get(memory.said_in),
+                    supersedes=[] if memory.supersedes is None else [memory_ids[memory.supersedes]],
+                )
             )
         memory_ids.append(kept.id)
         if memory.updated_at != memory.created_at:
             with clock.at(memory.updated_at):
-                await services.memory.store.update(kept.id, importance=memory.importance)
+                await services.memory.store.update(kept.id, MemoryChanges(importance=memory.importance))
 
 
 async def exported(services: ChatServices) -> str:

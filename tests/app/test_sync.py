@@ -19,6 +19,7 @@ from app.account.sync import StampClock, Stores, missing_turns, supersession_ord
 from app.voice_loop import JOURNAL_FILE
 from chats.journal import TurnJournal
 from chats.memory.models import Memory
+from chats.memory.store import NewMemory
 from chats.models import EmbeddedText, Turn
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
@@ -86,20 +87,26 @@ async def a_local_history(local: Stores) -> None:
     await local.chats.put_working_memory(quiet.id, {"goal": "plan"}, expected_version=0)
     await local.chats.create(turns=[Turn(role="user", text="imported, no id"), Turn(role="model", text="ok")])
     await local.memories.add(
-        content=EmbeddedText("User is renovating the kitchen.", vector(0, 1), "m"),
-        category="project",
-        importance=7,
-        project_id=kitchen.id,
-        source_chat_id=compacted.id,
+        NewMemory(
+            content=EmbeddedText("User is renovating the kitchen.", vector(0, 1), "m"),
+            category="project",
+            importance=7,
+            project_id=kitchen.id,
+            source_chat_id=compacted.id,
+        )
     )
     old = await local.memories.add(
-        content=EmbeddedText("User lives in Turin.", vector(0, 0, 1), "m"), category="identity", importance=10
+        NewMemory(
+            content=EmbeddedText("User lives in Turin.", vector(0, 0, 1), "m"), category="identity", importance=10
+        )
     )
     await local.memories.add(
-        content=EmbeddedText("User lives in Milan.", vector(0, 0, 1, 1), "m"),
-        category="identity",
-        importance=10,
-        supersedes=[old.id],
+        NewMemory(
+            content=EmbeddedText("User lives in Milan.", vector(0, 0, 1, 1), "m"),
+            category="identity",
+            importance=10,
+            supersedes=[old.id],
+        )
     )
 
 
@@ -200,10 +207,12 @@ async def test_copies_keep_their_ids_and_a_folder_of_the_same_name_here_is_kept(
 
         await other.chats.rename_folder(ours["Kitchen"], "Our kitchen")
         travel_memory = await local.memories.add(
-            content=EmbeddedText("User is planning a trip to Lisbon.", vector(0, 0, 0, 1), "m"),
-            category="project",
-            importance=7,
-            project_id=ours["Travel"],
+            NewMemory(
+                content=EmbeddedText("User is planning a trip to Lisbon.", vector(0, 0, 0, 1), "m"),
+                category="project",
+                importance=7,
+                project_id=ours["Travel"],
+            )
         )
         again = await sync(local, other, clock)
         assert (again.folders_created, again.memories_copied) == (0, 1)

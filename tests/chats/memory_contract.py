@@ -12,7 +12,7 @@ import pytest
 
 from chats.errors import InvalidMemory, MemoryNotFound
 from chats.memory.models import Category, Memory
-from chats.memory.store import MemoryQuery, MemoryStore
+from chats.memory.store import MemoryChanges, MemoryListing, MemoryQuery, MemoryStore, NewMemory
 from chats.minilm import MiniLMEmbedder
 from chats.models import NO_FOLDER, EmbeddedText, FolderFilter
 from tests.chats.store_contract import Clock, unit
@@ -40,12 +40,14 @@ async def add(
     supersedes: Sequence[UUID] = (),
 ) -> Memory:
     return await store.add(
-        content=content,
-        category=category,
-        importance=importance,
-        project_id=project_id,
-        tags=tags,
-        supersedes=supersedes,
+        NewMemory(
+            content=content,
+            category=category,
+            importance=importance,
+            project_id=project_id,
+            tags=tags,
+            supersedes=supersedes,
+        )
     )
 
 
@@ -73,13 +75,15 @@ async def test_a_memory_round_trips(make_memory_store: MemoryStoreFactory) -> No
     store = await with_clock(make_memory_store, clock)
     chat_id = uuid4()
     kept = await store.add(
-        content=fact("User prefers dark mode", 1, 2),
-        category="preference",
-        importance=9,
-        title="  Dark   mode ",
-        tags=["ui", " UI ", "settings", ""],
-        project_id="folder-1",
-        source_chat_id=chat_id,
+        NewMemory(
+            content=fact("User prefers dark mode", 1, 2),
+            category="preference",
+            importance=9,
+            title="  Dark   mode ",
+            tags=["ui", " UI ", "settings", ""],
+            project_id="folder-1",
+            source_chat_id=chat_id,
+        )
     )
     assert (kept.user_id, kept.content, kept.title, kept.category) == (
         store.user_id,  # "alice" here; a Supabase store's user is the signed-in one's id
@@ -118,7 +122,7 @@ async def test_invalid_memories_are_refused_and_nothing_is_kept(
     memories: MemoryStore, content: str, category: str, importance: int
 ) -> None:
     with pytest.raises(InvalidMemory) as refused:
-        await memories.add(content=fact(content), category=category, importance=importance)  # type: ignore[arg-type]
+        await memories.add(NewMemory(content=fact(content), category=category, importance=importance))  # type: ignore[arg-type]
     assert isinstance(refused.value, ValueError)
     assert await memories.count(include_superseded=True) == 0
 
@@ -128,7 +132,9 @@ async def test_update_changes_what_is_given_and_the_time(make_memory_store: Memo
     store = await with_clock(make_memory_store, clock)
     kept = await add(store, fact("User works on a garden shed", 1), "project", tags=["garden"])
     clock.advance(hours=1)
-    changed = await store.update(kept.id, content=fact("User works on a garden shed roof", 0, 1), tags=["roof"])
+    changed = await store.update(
+        kept.id, MemoryChanges(content=fact("User works on a garden shed roof", 0, 1), tags=["roof"])
+    )
     assert (changed.content, changed.tags, changed.category, changed.title) == (
         "User works on a garden shed roof",
         ("roof",),
@@ -137,7 +143,7 @@ async def test_update_changes_what_is_given_and_the_time(make_memory_store: Memo
     )
     assert (changed.created_at, changed.updated_at) == (kept.created_at, clock.now)
     np.testing.assert_allclose(changed.embedding.vector, unit(0, 1), rtol=1e-6)
-    retitled = await store.update(kept.id, title="Shed", category="context", importance=3)
+    retitled = await store.update(kept.id, MemoryChanges(title="Shed", category="context", importance=3))
     assert (retitled.title, retitled.category, retitled.importance, retitled.content) == (
         "Shed",
         "context",
@@ -152,7 +158,7 @@ async def test_unknown_memories_are_not_found_everywhere(memories: MemoryStore) 
     missing = uuid4()
     for call in (
         memories.get(missing),
-        memories.update(missing, title="x"),
+        memories.update(missing, MemoryChanges(title="x")),
         memories.delete(missing),
         memories.set_embedding(missing, fact("User likes long walks")),
     ):
@@ -169,8 +175,8 @@ async def test_list_is_newest_first_paged_and_filtered(make_memory_store: Memory
         made.append(await add(store, fact(f"User fact number {i}"), category))  # type: ignore[arg-type]
     listed = await store.list_memories()
     assert [m.id for m in listed] == [m.id for m in reversed(made)]
-    assert [m.id for m in await store.list_memories(limit=2, offset=1)] == [made[3].id, made[2].id]
-    assert [m.id for m in await store.list_memories(category="preference")] == [made[4].id, made[1].id]
+    assert [m.id for m in await store.list_memories(MemoryListing(limit=2, offset=1))] == [made[3].id, made[2].id]
+    assert [m.id for m in await store.list_memories(MemoryListing(category="preference"))] == [made[4].id, made[1].id]
     assert await store.count() == 5
     await store.close()
 
@@ -180,7 +186,7 @@ async def test_a_superseded_memory_leaves_every_read_but_stays_listed_on_request
     new = await add(memories, fact("User lives in Berlin", 1, 0.2), "identity", supersedes=[old.id])
     assert (await memories.get(old.id)).superseded_by == new.id
     assert [m.id for m in await memories.list_memories()] == [new.id]
-    assert {m.id for m in await memories.list_memories(include_superseded=True)} == {old.id, new.id}
+    assert {m.id for m in await memories.list_memories(MemoryListing(include_superseded=True))} == {old.id, new.id}
     assert await ask(memories, fact("where does the user live", 1)) == ["User lives in Berlin"]
     assert [m.id for m in (await memories.preload()).memories] == [new.id]
     assert [hit.memory.id for hit in await memories.find_similar(unit(1), "m", scope=None)] == [new.id]
@@ -193,14 +199,16 @@ async def test_a_memory_keeps_the_id_it_is_given_and_is_superseded_by_it(memorie
     replaces points at that id."""
     old_id, new_id = uuid4(), uuid4()
     old = await memories.add(
-        content=fact("User lives in Rome", 1), category="identity", importance=10, memory_id=old_id
+        NewMemory(content=fact("User lives in Rome", 1), category="identity", importance=10, memory_id=old_id)
     )
     new = await memories.add(
-        content=fact("User lives in Paris", 1, 0.2),
-        category="identity",
-        importance=10,
-        supersedes=[old_id],
-        memory_id=new_id,
+        NewMemory(
+            content=fact("User lives in Paris", 1, 0.2),
+            category="identity",
+            importance=10,
+            supersedes=[old_id],
+            memory_id=new_id,
+        )
     )
     assert (old.id, new.id) == (old_id, new_id)
     assert (await memories.get(old_id)).superseded_by == new_id
@@ -331,7 +339,7 @@ async def test_users_and_folders_never_see_each_others_memories(make_memory_stor
     for scope in (None, NO_FOLDER, "X", "Y"):
         assert await ask(bob, query, scope) == []
         assert await bob.find_similar(unit(1), "m", scope=scope) == []
-        assert await bob.list_memories(scope=scope, include_superseded=True) == []
+        assert await bob.list_memories(MemoryListing(scope=scope, include_superseded=True)) == []
     assert (await bob.preload()).memories == ()
     assert await bob.export() == []
     assert await bob.count(include_superseded=True) == 0
@@ -339,7 +347,7 @@ async def test_users_and_folders_never_see_each_others_memories(make_memory_stor
     for memory in (secret, personal):
         for call in (
             bob.get(memory.id),
-            bob.update(memory.id, title="mine"),
+            bob.update(memory.id, MemoryChanges(title="mine")),
             bob.delete(memory.id),
             bob.set_embedding(memory.id, memory.embedding),
         ):
@@ -351,11 +359,11 @@ async def test_users_and_folders_never_see_each_others_memories(make_memory_stor
     # Alice in folder Y: her personal fact only.
     assert await ask(alice, query, "Y") == [personal.content]
     assert [h.memory.id for h in await alice.find_similar(unit(1), "m", scope="Y")] == [personal.id]
-    assert [m.id for m in await alice.list_memories(scope="Y")] == [personal.id]
+    assert [m.id for m in await alice.list_memories(MemoryListing(scope="Y"))] == [personal.id]
     for memory in (secret, note, loose):
         for call in (
             alice.get(memory.id, scope="Y"),
-            alice.update(memory.id, title="t", scope="Y"),
+            alice.update(memory.id, MemoryChanges(title="t"), scope="Y"),
             alice.delete(memory.id, scope="Y"),
         ):
             with pytest.raises(MemoryNotFound):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from chats.errors import StoreUnavailable
-from chats.memory.store import MemoryStore
+from chats.memory.store import MemoryChanges, MemoryStore, NewMemory
 from chats.models import utc_now
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
@@ -41,7 +41,7 @@ async def test_memories_survive_a_restart_beside_the_chats(tmp_path: Path) -> No
     chat = await chats.create(turns=turns("I moved to Berlin"))
     memories = await SqliteMemoryStore.open(path, "alice")
     kept = await memories.add(
-        content=fact("User lives in Berlin"), category="identity", importance=10, source_chat_id=chat.id
+        NewMemory(content=fact("User lives in Berlin"), category="identity", importance=10, source_chat_id=chat.id)
     )
     await memories.close()
     await chats.close()
@@ -55,7 +55,9 @@ async def test_the_word_index_stays_whole_through_edits_and_deletes(tmp_path: Pa
     store = await SqliteMemoryStore.open(path, "alice")
     first = await add(store, fact("User collects vintage postcards", 1))
     second = await add(store, fact("User bakes sourdough bread", 1))
-    await store.update(first.id, content=fact("User collects vintage stamps", 1), title="Stamps", tags=["hobby"])
+    await store.update(
+        first.id, MemoryChanges(content=fact("User collects vintage stamps", 1), title="Stamps", tags=["hobby"])
+    )
     await store.delete(second.id)
     assert await ask(store, fact("postcards", 0, 1)) == []
     assert await ask(store, fact("sourdough", 0, 1)) == []

@@ -18,7 +18,7 @@ from postgrest.exceptions import APIError
 from supabase import AsyncClientOptions, acreate_client
 
 from chats.errors import ChatNotFound, FolderNotFound
-from chats.memory.store import MemoryQuery
+from chats.memory.store import MemoryQuery, NewMemory
 from chats.models import NO_FOLDER, Chat, EmbeddedText, Folder, Turn
 from chats.store import HiddenTurns, RecallQuery, SearchQuery, TurnVector
 from chats.supabase import SupabaseChatStore, SupabaseMemoryStore
@@ -233,7 +233,9 @@ async def test_the_searches_run_as_their_owner_keep_to_the_callers_rows(supabase
         await chats.set_embedding(chat.id, "topic", EmbeddedText("Reykjavik", unit(1), "m"))
         await chats.set_turn_vectors([TurnVector(chat.id, i, EmbeddedText("x", unit(1), "m")) for i in range(2)])
         memory = await memories.add(
-            content=EmbeddedText("User went to Reykjavik in March", unit(1), "m"), category="context", importance=5
+            NewMemory(
+                content=EmbeddedText("User went to Reykjavik in March", unit(1), "m"), category="context", importance=5
+            )
         )
         own[user.id] = ({chat.id}, {(chat.id, 0), (chat.id, 1)}, {memory.id})
         await chats.close()

@@ -17,7 +17,7 @@ from postgrest.exceptions import APIError
 
 from chats.errors import StoreUnavailable
 from chats.memory.ranking import Ranking
-from chats.memory.store import MemoryQuery, MemoryStore
+from chats.memory.store import MemoryQuery, MemoryStore, NewMemory
 from chats.minilm import MiniLMEmbedder
 from chats.models import NO_FOLDER, EmbeddedText
 from chats.sqlite.memories import SqliteMemoryStore
@@ -87,11 +87,13 @@ async def test_search_ranks_as_the_sqlite_store_does(
         for clock, store in zip(clocks, (supabase, sqlite), strict=True):
             clock.now = datetime.fromisoformat(f"{day}T10:00:00+00:00")
             await store.add(
-                content=value,
-                category=category,  # type: ignore[arg-type]
-                importance=5,
-                project_id=folder,
-                source_chat_id=kitchen_chat if "kitchen" in text else None,
+                NewMemory(
+                    content=value,
+                    category=category,  # type: ignore[arg-type]
+                    importance=5,
+                    project_id=folder,
+                    source_chat_id=kitchen_chat if "kitchen" in text else None,
+                )
             )
     for question, scope in PARITY_QUESTIONS:
         query = MemoryQuery(next(vectors), minilm.model_name, question, scope, limit=5)
@@ -128,7 +130,7 @@ async def test_each_candidate_list_brings_what_would_rank_first(make_memory_stor
     clock.now = datetime(2023, 1, 11, tzinfo=UTC)
     chat = uuid4()
     opener, detail = [
-        await store.add(content=fact(text, *values), category="context", importance=5, source_chat_id=chat)
+        await store.add(NewMemory(content=fact(text, *values), category="context", importance=5, source_chat_id=chat))
         for text, values in (
             ("User's kitchen is being redone", at(0.9, 1)),
             ("User picked oak for the counters", at(0.46, 2)),

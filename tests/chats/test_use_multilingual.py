@@ -11,6 +11,7 @@ import pytest
 from chats.local_models import local_model_for, memory_ranking_for
 from chats.memory.ranking import Ranking
 from chats.memory.service import MemoryService
+from chats.memory.store import NewMemory
 from chats.models import EmbeddedText, Turn
 from chats.recall import floors_for as recall_floors_for
 from chats.search import MINILM_FLOORS, ChatFinder, floors_for
@@ -86,7 +87,7 @@ async def test_a_memory_said_in_english_is_found_by_an_italian_question(
         "The user plays bass in a rock band at the weekend.",
     ]
     for fact, vector in zip(facts, await use.embed(facts), strict=True):
-        await store.add(content=EmbeddedText(fact, vector, use.model_name), category="context", importance=5)
+        await store.add(NewMemory(content=EmbeddedText(fact, vector, use.model_name), category="context", importance=5))
     try:
         hits = await MemoryService(store, use).search("Che strumento suono?", scope=None, limit=2)
     finally:
