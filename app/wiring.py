@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from uuid import UUID, uuid4
 
+from app.config.secrets import Secret
 from app.config.settings import Settings, SettingsError, StorageChoice
 from chats.embedding import Embedder
 from chats.local_models import local_embedder_for, local_model_for, memory_ranking_for
@@ -72,6 +73,15 @@ def language_of(text: str, hint: str) -> str:
     return detect(text, hint=hint)
 
 
+def chosen_key(key: Secret | None, chosen: str, variable: str) -> str:
+    """The key of the service the settings chose (`chosen`, "the Gemini embedder"); a `SettingsError`
+    that names the environment variable to set when there is none. Asked for only once the service is
+    chosen: a choice that needs no key never asks for one."""
+    if key is None:
+        raise SettingsError(f"{chosen} is chosen but no key is set: set {variable}")
+    return key.reveal()
+
+
 def make_embedder(settings: Settings, closing: AsyncExitStack, child: LocalModelsProcess | None = None) -> Embedder:
     """The embedder the settings choose; network clients are closed with `closing`. `child`: the local
     model runs there (see `open_chat_services`)."""
@@ -82,22 +92,16 @@ def make_embedder(settings: Settings, closing: AsyncExitStack, child: LocalModel
         return MiniLMEmbedder() if child is None else ProcessEmbedder(child)
     embedder: OpenAIEmbedder | GeminiEmbedder
     if choice == "gemini":
-        if settings.gemini_api_key is None:
-            raise SettingsError("the Gemini embedder is chosen but no key is set: set GEMINI_API_KEY")
+        key = chosen_key(settings.gemini_api_key, "the Gemini embedder", "GEMINI_API_KEY")
         # Imported when chosen, like the text model: google-genai takes 0.4 s to import.
         from chats.gemini_embedder import GeminiEmbedder
 
-        embedder = GeminiEmbedder(
-            settings.gemini_api_key.reveal(), model=settings.gemini_embedding_model, base_url=settings.gemini_base_url
-        )
+        embedder = GeminiEmbedder(key, model=settings.gemini_embedding_model, base_url=settings.gemini_base_url)
     else:
-        if settings.openai_api_key is None:
-            raise SettingsError("the OpenAI embedder is chosen but no key is set: set OPENAI_API_KEY")
+        key = chosen_key(settings.openai_api_key, "the OpenAI embedder", "OPENAI_API_KEY")
         from chats.openai_embedder import OpenAIEmbedder
 
-        embedder = OpenAIEmbedder(
-            settings.openai_api_key.reveal(), model=settings.openai_embedding_model, base_url=settings.openai_base_url
-        )
+        embedder = OpenAIEmbedder(key, model=settings.openai_embedding_model, base_url=settings.openai_base_url)
     closing.push_async_callback(embedder.aclose)
     return embedder
 
@@ -112,13 +116,10 @@ def make_text_model(settings: Settings, closing: AsyncExitStack, child: LocalMod
         from chats.offline_text import OfflineTextModel
 
         return OfflineTextModel(spoken_language(settings))
-    if settings.gemini_api_key is None:
-        raise SettingsError("the Gemini text model is chosen but no key is set: set GEMINI_API_KEY")
+    key = chosen_key(settings.gemini_api_key, "the Gemini text model", "GEMINI_API_KEY")
     from chats.gemini_text import GeminiTextModel
 
-    text_model = GeminiTextModel(
-        settings.gemini_api_key.reveal(), model=settings.gemini_text_model, base_url=settings.gemini_base_url
-    )
+    text_model = GeminiTextModel(key, model=settings.gemini_text_model, base_url=settings.gemini_base_url)
     closing.push_async_callback(text_model.aclose)
     return text_model
 

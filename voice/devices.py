@@ -57,21 +57,26 @@ class RawStream(Protocol):
     def close(self) -> None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class StreamRequest:
+    """What a source or sink asks PortAudio for: one PCM16 stream and the callbacks it runs."""
+
+    kind: Kind
+    device: DeviceSelector
+    channels: int
+    rate: int
+    """The rate wanted (Hertz); a device that does not take it runs at its own (the stream's `samplerate`)."""
+    block_ms: int
+    """Audio delivered, or asked for, per callback (milliseconds)."""
+    callback: StreamCallback
+    finished_callback: Callable[[], None]
+    """Run on PortAudio's thread once the stream has stopped, whatever stopped it."""
+
+
 class StreamBackend(Protocol):
-    def open_stream(
-        self,
-        kind: Kind,
-        *,
-        device: DeviceSelector,
-        channels: int,
-        rate: int,
-        block_ms: int,
-        callback: StreamCallback,
-        finished_callback: Callable[[], None],
-    ) -> RawStream:
-        """Open (not start) a PCM16 stream at `rate` if the device takes it, else at the device's own
-        rate (read `samplerate`), delivering or asking for `block_ms` of audio per callback.
-        Raises `NoAudioDevice`."""
+    def open_stream(self, request: StreamRequest) -> RawStream:
+        """Open (not start) the stream `request` describes, at its rate if the device takes it, else at the
+        device's own rate (read `samplerate`). Raises `NoAudioDevice`."""
         ...
 
 
@@ -121,31 +126,21 @@ def rescan_devices() -> None:
 class PortAudioBackend:
     """Opens real streams with sounddevice; int16 samples, PortAudio's low-latency setting."""
 
-    def open_stream(
-        self,
-        kind: Kind,
-        *,
-        device: DeviceSelector,
-        channels: int,
-        rate: int,
-        block_ms: int,
-        callback: StreamCallback,
-        finished_callback: Callable[[], None],
-    ) -> RawStream:
-        what = _WHAT[kind]
+    def open_stream(self, request: StreamRequest) -> RawStream:
+        what = _WHAT[request.kind]
         sd = load_sounddevice(what)
         try:
-            actual_rate = _negotiate_rate(sd, kind, device, channels, rate)
-            stream_class = sd.RawInputStream if kind == "input" else sd.RawOutputStream
+            rate = _negotiate_rate(sd, request)
+            stream_class = sd.RawInputStream if request.kind == "input" else sd.RawOutputStream
             stream = stream_class(
-                device=device,
-                channels=channels,
-                samplerate=actual_rate,
+                device=request.device,
+                channels=request.channels,
+                samplerate=rate,
                 dtype="int16",
-                blocksize=actual_rate * block_ms // 1000,
+                blocksize=rate * request.block_ms // 1000,
                 latency="low",
-                callback=callback,
-                finished_callback=finished_callback,
+                callback=request.callback,
+                finished_callback=request.finished_callback,
             )
         except (sd.PortAudioError, ValueError) as error:
             raise NoAudioDevice(_failure(sd, what, error)) from error
@@ -187,14 +182,15 @@ def close_stream(stream: RawStream) -> None:
         stream.close()
 
 
-def _negotiate_rate(sd: Any, kind: Kind, device: DeviceSelector, channels: int, rate: int) -> int:
-    """`rate` when the device takes it, else the device's default rate (we resample)."""
-    check = sd.check_input_settings if kind == "input" else sd.check_output_settings
+def _negotiate_rate(sd: Any, request: StreamRequest) -> int:
+    """The request's rate when the device takes it, else the device's default rate (we resample)."""
+    check = sd.check_input_settings if request.kind == "input" else sd.check_output_settings
+    device, channels = request.device, request.channels
     try:
-        check(device=device, channels=channels, dtype="int16", samplerate=rate)
-        return rate
+        check(device=device, channels=channels, dtype="int16", samplerate=request.rate)
+        return request.rate
     except sd.PortAudioError:
-        native = int(sd.query_devices(device, kind)["default_samplerate"])
+        native = int(sd.query_devices(device, request.kind)["default_samplerate"])
         check(device=device, channels=channels, dtype="int16", samplerate=native)
         return native
 

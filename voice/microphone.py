@@ -11,7 +11,7 @@ import numpy as np
 import soxr
 
 from voice.audio import MIC_FORMAT, AudioChunk, AudioFormat
-from voice.devices import DeviceSelector, PortAudioBackend, RawStream, StreamBackend, close_stream
+from voice.devices import DeviceSelector, PortAudioBackend, RawStream, StreamBackend, StreamRequest, close_stream
 from voice.errors import NoAudioDevice
 from voice.pcm import frame_samples
 
@@ -100,13 +100,15 @@ class MicrophoneSource:
         try:
             stream = await asyncio.to_thread(
                 self._backend.open_stream,
-                "input",
-                device=self._device,
-                channels=MIC_FORMAT.channels,
-                rate=MIC_FORMAT.rate,
-                block_ms=self._frame_ms,
-                callback=callback,
-                finished_callback=finished_callback,
+                StreamRequest(
+                    "input",
+                    device=self._device,
+                    channels=MIC_FORMAT.channels,
+                    rate=MIC_FORMAT.rate,
+                    block_ms=self._frame_ms,
+                    callback=callback,
+                    finished_callback=finished_callback,
+                ),
             )
             device_rate = round(stream.samplerate)
             if device_rate != MIC_FORMAT.rate:

@@ -14,7 +14,7 @@ import numpy as np
 import soxr
 
 from voice.audio import MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
-from voice.devices import DeviceSelector, PortAudioBackend, RawStream, StreamBackend, close_stream
+from voice.devices import DeviceSelector, PortAudioBackend, RawStream, StreamBackend, StreamRequest, close_stream
 from voice.errors import NoAudioDevice
 
 
@@ -208,13 +208,15 @@ class SpeakerSink:
 
             stream = await asyncio.to_thread(
                 self._backend.open_stream,
-                "output",
-                device=self._device,
-                channels=self._format.channels,
-                rate=self._format.rate,
-                block_ms=self._block_ms,
-                callback=callback,
-                finished_callback=finished_callback,
+                StreamRequest(
+                    "output",
+                    device=self._device,
+                    channels=self._format.channels,
+                    rate=self._format.rate,
+                    block_ms=self._block_ms,
+                    callback=callback,
+                    finished_callback=finished_callback,
+                ),
             )
             device_rate = round(stream.samplerate)
             device = AudioFormat(device_rate, self._format.channels)

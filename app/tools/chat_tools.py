@@ -29,21 +29,27 @@ UNTITLED_WORDS = 8
 EMPTY_CHAT = "a chat with nothing said in it yet"
 
 
+def query_or_id(query: str, id_name: str, id_description: str) -> dict[str, Any]:
+    """The parameters of a tool that finds what it acts on by the user's words (`query`, described by
+    `query`) or, once the user chose among the options an earlier answer offered, by its id: one of the two."""
+    return {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "minLength": 1, "description": query},
+            id_name: {"type": "string", "format": "uuid", "description": id_description},
+        },
+        "anyOf": [{"required": ["query"]}, {"required": [id_name]}],
+        "additionalProperties": False,
+    }
+
+
 SWITCH_CHAT = ToolDeclaration(
     "switch_chat",
     "Switch to an earlier chat. Use it when the user asks to go back to, continue or open a previous "
     "conversation. Pass what the chat was about in the user's own words as `query`, or, after you offered "
     "choices, the chosen chat's `chat_id`. The answer says whether you switched, must ask the user which "
     "chat they mean (read the titles out), or found none.",
-    {
-        "type": "object",
-        "properties": {
-            "query": {"type": "string", "minLength": 1, "description": "What the chat was about."},
-            "chat_id": {"type": "string", "format": "uuid", "description": "A chat id from earlier options."},
-        },
-        "anyOf": [{"required": ["query"]}, {"required": ["chat_id"]}],
-        "additionalProperties": False,
-    },
+    query_or_id("What the chat was about.", "chat_id", "A chat id from earlier options."),
 )
 NEW_CHAT = ToolDeclaration(
     "new_chat",

@@ -19,7 +19,7 @@ from uuid import UUID
 
 from jsonschema import ValidationError
 
-from app.tools.chat_tools import argument_error
+from app.tools.chat_tools import argument_error, query_or_id
 from chats.errors import ChatsError, InvalidMemory, MemoryNotFound
 from chats.memory.grounding import grounded
 from chats.memory.models import CATEGORIES, CONTENT_MAX, CONTENT_MIN, Memory, MemoryHit, scope_of, shown_category
@@ -29,6 +29,12 @@ from chats.models import FolderFilter
 from voice.live import ToolDeclaration
 
 log = logging.getLogger(__name__)
+
+
+def content_parameter(description: str) -> dict[str, Any]:
+    """The `content` argument of the tools that keep a memory: text within a memory's length bounds."""
+    return {"type": "string", "minLength": CONTENT_MIN, "maxLength": CONTENT_MAX, "description": description}
+
 
 CATEGORY_NAME = (
     f"One of {', '.join(CATEGORIES)}, or any name that groups memories (e.g. incident): "
@@ -45,12 +51,9 @@ SAVE_MEMORY = ToolDeclaration(
     {
         "type": "object",
         "properties": {
-            "content": {
-                "type": "string",
-                "minLength": CONTENT_MIN,
-                "maxLength": CONTENT_MAX,
-                "description": "The fact to remember, rephrased in third person (e.g. 'User prefers dark mode').",
-            },
+            "content": content_parameter(
+                "The fact to remember, rephrased in third person (e.g. 'User prefers dark mode')."
+            ),
             "category": {
                 "type": "string",
                 "enum": list(CATEGORIES),
@@ -75,12 +78,7 @@ ADD_MEMORY = ToolDeclaration(
     {
         "type": "object",
         "properties": {
-            "content": {
-                "type": "string",
-                "minLength": CONTENT_MIN,
-                "maxLength": CONTENT_MAX,
-                "description": "What to keep, in the third person.",
-            },
+            "content": content_parameter("What to keep, in the third person."),
             "metadata": {
                 "type": "object",
                 "properties": {
@@ -115,15 +113,7 @@ FORGET_MEMORY = ToolDeclaration(
     "forget_memory",
     "Forget a saved fact when the user asks you to ('forget where I work'). Pass what to forget as `query`, "
     "or, after the answer offered choices, the chosen `memory_id`. Say what you forgot.",
-    {
-        "type": "object",
-        "properties": {
-            "query": {"type": "string", "minLength": 1, "description": "The fact to forget, in plain words."},
-            "memory_id": {"type": "string", "format": "uuid", "description": "A memory id from earlier choices."},
-        },
-        "anyOf": [{"required": ["query"]}, {"required": ["memory_id"]}],
-        "additionalProperties": False,
-    },
+    query_or_id("The fact to forget, in plain words.", "memory_id", "A memory id from earlier choices."),
 )
 MEMORY_TOOLS = (SAVE_MEMORY, ADD_MEMORY, SEARCH_MEMORIES, FORGET_MEMORY)
 

@@ -43,7 +43,7 @@ from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
 from ui.voice import WindowVoice
 from voice.audio import MODEL_VOICE_FORMAT, AudioChunk
-from voice.devices import Kind, RawStream
+from voice.devices import RawStream, StreamRequest
 from voice.errors import NoAudioDevice
 from voice.microphone import MicrophoneSource
 from voice.null_sink import NullSink
@@ -327,8 +327,9 @@ def test_without_a_key_the_offline_voice_listens_and_says_it_is_small(
 class NoSoundCard:
     """PortAudio on a machine without a sound card: no stream opens."""
 
-    def open_stream(self, kind: Kind, **_: object) -> RawStream:
-        raise NoAudioDevice(f"no {'microphone' if kind == 'input' else 'speaker'} found: no sound card (test)")
+    def open_stream(self, request: StreamRequest) -> RawStream:
+        what = "microphone" if request.kind == "input" else "speaker"
+        raise NoAudioDevice(f"no {what} found: no sound card (test)")
 
 
 def test_without_a_microphone_or_speaker_a_typed_message_is_answered_in_the_window(

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from voice.devices import DeviceSelector, Kind, StreamCallback
+from voice.devices import Kind, StreamCallback, StreamRequest
 from voice.pcm import pcm16_to_float
 
 
@@ -74,24 +74,14 @@ class FakeBackend:
         self.streams: list[FakeStream] = []
         self.opened = threading.Event()
 
-    def open_stream(
-        self,
-        kind: Kind,
-        *,
-        device: DeviceSelector,
-        channels: int,
-        rate: int,
-        block_ms: int,
-        callback: StreamCallback,
-        finished_callback: Callable[[], None],
-    ) -> FakeStream:
+    def open_stream(self, request: StreamRequest) -> FakeStream:
         stream = FakeStream(
-            kind,
-            rate=self.device_rate or rate,
-            channels=channels,
-            block_ms=block_ms,
-            callback=callback,
-            finished=finished_callback,
+            request.kind,
+            rate=self.device_rate or request.rate,
+            channels=request.channels,
+            block_ms=request.block_ms,
+            callback=request.callback,
+            finished=request.finished_callback,
         )
         self.streams.append(stream)
         self.opened.set()
