@@ -57,7 +57,7 @@ from bench.month_plan import EXPORT_AFTER_DAY, Conversation, Plan, fill, make_pl
 from bench.month_report import report, summary
 from bench.month_talk import Exchange, Ledger, store_conversation, switch_conversation, voice_conversation
 from bench.month_vocab import SWITCH_LINES
-from chats.search import rank
+from chats.search import RankedChat, rank
 from chats.store import SearchQuery
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer, make_live_tls
 
@@ -185,6 +185,15 @@ class Month:
     async def rank_switch(self, words: str, wanted: set[UUID]) -> int | None:
         """hit@1 and hit@3 of the ranking `switch_chat` decides on, at the simulated time; the rank of the
         first right chat (1-based), None when it is not a candidate."""
+        ranked = [r.chat_id for r in await self._ranked(words) if r.chat_id != self.current]
+        self.week["switch"]["asked"] += 1
+        self.week["switch"]["hit@1"] += bool(ranked) and ranked[0] in wanted
+        self.week["switch"]["hit@3"] += any(chat in wanted for chat in ranked[:3])
+        return next((i + 1 for i, chat in enumerate(ranked) if chat in wanted), None)
+
+    async def _ranked(self, words: str) -> list[RankedChat]:
+        """The chats `words` finds, ranked at the simulated time as `switch_chat` ranks them; the embedding
+        and the search timed into the week."""
         assert self.app is not None
         services = self.app.services
         started = time.perf_counter()
@@ -194,11 +203,7 @@ class Month:
         done = time.perf_counter()
         self.week["find_ms"].append((done - started) * 1000)
         self.week["search_ms"].append((done - searched) * 1000)
-        ranked = [r.chat_id for r in rank(candidates, self.clock.now) if r.chat_id != self.current]
-        self.week["switch"]["asked"] += 1
-        self.week["switch"]["hit@1"] += bool(ranked) and ranked[0] in wanted
-        self.week["switch"]["hit@3"] += any(chat in wanted for chat in ranked[:3])
-        return next((i + 1 for i, chat in enumerate(ranked) if chat in wanted), None)
+        return rank(candidates, self.clock.now)
 
     async def crash(self, chat_id: UUID, turns: list[Exchange]) -> None:
         await self.close()  # the app is the child process now: one voice loop per data folder
@@ -228,8 +233,6 @@ class Month:
 
     async def probe(self, week: int) -> Counter[str]:
         """3 requests per topic begun, timed, and their hit@3 (not counted as switches)."""
-        assert self.app is not None
-        services = self.app.services
         rng = random.Random(self.plan.seed * 100 + week)
         hits: Counter[str] = Counter()
         for n, topic in enumerate(self.plan.topics):
@@ -238,14 +241,7 @@ class Month:
                 continue
             for _ in range(3):
                 words = fill(rng.choice(SWITCH_LINES), rng, topic)
-                started = time.perf_counter()
-                [vector] = await services.embedder.embed([words])
-                searched = time.perf_counter()
-                candidates = await services.store.search(SearchQuery(vector, services.embedder.model_name, words))
-                done = time.perf_counter()
-                self.week["find_ms"].append((done - started) * 1000)
-                self.week["search_ms"].append((done - searched) * 1000)
-                ranked = [r.chat_id for r in rank(candidates, self.clock.now)]
+                ranked = [r.chat_id for r in await self._ranked(words)]
                 hits["asked"] += 1
                 hits["hit@3"] += any(chat in chats for chat in ranked[:3])
         return hits

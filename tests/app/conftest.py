@@ -42,6 +42,14 @@ def environment(
         yield tmp_path
 
 
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    """An empty in-memory keyring: the real one is never read."""
+    with using_keyring(MemoryKeyring()) as backend:
+        assert isinstance(backend, MemoryKeyring)
+        yield backend
+
+
 @pytest.fixture(scope="session")
 def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The offline models prepared once per test session, where the app looks for them (XDG cache)."""

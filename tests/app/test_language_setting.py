@@ -3,7 +3,6 @@ value Parley does not speak; and what the system prompt says of it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,14 +12,9 @@ from app.config.settings import Settings, SettingsError, desktop_language, load_
 from app.tools.chat_tools import TOOLS
 from app.tools.prompt import system_prompt
 from app.wiring import spoken_language
-from tests.app import MemoryKeyring, using_keyring
 
-
-@pytest.fixture(autouse=True)
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    with using_keyring(MemoryKeyring()) as backend:
-        assert isinstance(backend, MemoryKeyring)
-        yield backend
+pytestmark = pytest.mark.usefixtures("memory_keyring")
+"""Every test here gets an empty in-memory keyring (tests/app/conftest.py): the real one is never read."""
 
 
 @pytest.fixture

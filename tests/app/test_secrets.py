@@ -36,13 +36,6 @@ class LockedKeyring(MemoryKeyring):
 
 
 @pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    with using_keyring(MemoryKeyring()) as backend:
-        assert isinstance(backend, MemoryKeyring)
-        yield backend
-
-
-@pytest.fixture
 def no_keyring() -> Iterator[None]:
     with using_keyring(fail.Keyring()):  # type: ignore[no-untyped-call]  # keyring has no hints here
         yield

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from pathlib import Path
 
 import platformdirs
@@ -20,18 +19,14 @@ from app.config.settings import (
     load_settings,
 )
 from app.config.settings_table import settings_markdown, settings_table
-from tests.app import MemoryKeyring, using_keyring
+from tests.app import MemoryKeyring
 
 GEMINI_KEY = "AIzaSyTest-gemini-key-0123456789abcdef"
 OPENAI_KEY = "sk-test-openai-key-0123456789abcdef"
 
 
-@pytest.fixture(autouse=True)
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    """Every test here gets an empty in-memory keyring: the real one is never read."""
-    with using_keyring(MemoryKeyring()) as backend:
-        assert isinstance(backend, MemoryKeyring)
-        yield backend
+pytestmark = pytest.mark.usefixtures("memory_keyring")
+"""Every test here gets an empty in-memory keyring (tests/app/conftest.py): the real one is never read."""
 
 
 @pytest.fixture
