@@ -227,6 +227,7 @@ class VoiceSession:
         if not self._voice_playing():
             return  # the service's `Interrupted` came first
         played_ms = self._played_ms()
+        log.info("the user spoke over the voice %.0f ms into its turn", played_ms)
         self._sink.clear()
         if self._playing is not None:
             await self._settle(played_out=False, played_ms=played_ms)
