@@ -45,7 +45,8 @@ from typing import Final
 import numpy as np
 import soxr
 from numpy.typing import NDArray
-from scipy import signal as sig
+
+from voice.high_pass import HighPass
 
 Samples = NDArray[np.float64]
 """Mono audio as floats, full scale 1.0, at the microphone's rate."""
@@ -102,8 +103,7 @@ class LinearEchoFilter:
         until they come (`MAX_OWED_MS`)."""
         self._max_owed = round(rate * MAX_OWED_MS / 1000)
         self._max_reference = round(rate * MAX_REFERENCE_MS / 1000)
-        self._high_pass = sig.butter(2, HIGH_PASS_HZ, btype="highpass", fs=rate, output="sos")
-        self._high_pass_state = np.zeros((self._high_pass.shape[0], 2))
+        self._high_pass = HighPass(2, HIGH_PASS_HZ, rate)
         self._resampler: soxr.ResampleStream | None = None
         self._resampled_from = 0
         """Rate (Hertz) `_resampler` takes; 0 when there is none."""
@@ -138,7 +138,7 @@ class LinearEchoFilter:
             raise ValueError(f"{len(mic)} samples is not a whole number of {self._frame}-sample frames")
         if not len(mic):
             return np.zeros(0), np.zeros(0)
-        filtered, self._high_pass_state = sig.sosfilt(self._high_pass, mic, zi=self._high_pass_state)
+        filtered = self._high_pass(mic)
         residual = np.empty(len(mic))
         estimate = np.empty(len(mic))
         for start in range(0, len(mic), self._frame):

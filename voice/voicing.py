@@ -35,7 +35,8 @@ from typing import Final
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import signal as sig
+
+from voice.high_pass import HighPass
 
 MIN_HZ: Final = 70.0
 """The lowest pitch looked for (Hertz): a low male voice."""
@@ -59,14 +60,13 @@ class Voicing:
         self._min_lag = int(rate / MAX_HZ)
         self._max_lag = int(np.ceil(rate / MIN_HZ))
         self._history = np.zeros(self._max_lag + window)
-        self._high_pass = sig.butter(4, HIGH_PASS_HZ, btype="highpass", fs=rate, output="sos")
-        self._state = np.zeros((self._high_pass.shape[0], 2))
+        self._high_pass = HighPass(4, HIGH_PASS_HZ, rate)
 
     def push(self, samples: NDArray[np.float64]) -> float:
         """The next window of the stream (`window` samples, full scale 1.0) -> its periodicity (0 to 1)."""
         if len(samples) != self._window:
             raise ValueError(f"{len(samples)} samples is not a window of {self._window}")
-        filtered, self._state = sig.sosfilt(self._high_pass, samples, zi=self._state)
+        filtered = self._high_pass(samples)
         self._history = np.concatenate([self._history[self._window :], filtered])
         if float(np.dot(filtered, filtered)) < MIN_BAND_SHARE * float(np.dot(samples, samples)):
             return 0.0
