@@ -16,7 +16,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench.barge_in import kept_or_recorded, score_room, summary
+from bench.barge_in import score_room, summary
+from bench.barge_in_runs import kept_or_recorded
 from tests.voice.rooms import GOAL_CONDITION
 from voice.barge_in import BargeInConfig
 
