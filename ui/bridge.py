@@ -20,21 +20,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from app.account.supabase_reachability import report_reachability
 from app.controller import ChatController
-from app.front.events import (
-    ChatSaved,
-    DefaultChat,
-    FrontEvent,
-    LevelHeard,
-    MemoriesChanged,
-    MutedChanged,
-    Notice,
-    Problem,
-    ProblemResolved,
-    StatusChanged,
-    ToolActivity,
-    TurnSpoken,
-    VoiceInChat,
-)
+from app.front import events
 from app.runtime import Runtime
 from app.wiring import ChatServices
 from chats.models import Chat, ChatInfo, Folder, FolderFilter
@@ -178,7 +164,7 @@ class ChatBridge(ServicesBridge):
     def delete(self, chat_id: UUID) -> None:
         self._call(self._delete(chat_id), self._on_deleted)
 
-    def post(self, event: FrontEvent) -> None:
+    def post(self, event: events.FrontEvent) -> None:
         """Any thread: news from the voice loop or the store, shown on the GUI thread."""
         self._posted.emit(event)
 
@@ -238,9 +224,9 @@ class ChatBridge(ServicesBridge):
         # Supabase's outage banner, and the news when it is back.
         report_reachability(
             services.store,
-            error=lambda message: self.post(Problem(message)),
-            resolved=lambda message: self.post(ProblemResolved(message)),
-            notice=lambda message: self.post(Notice(message)),
+            error=lambda message: self.post(events.Problem(message)),
+            resolved=lambda message: self.post(events.ProblemResolved(message)),
+            notice=lambda message: self.post(events.Notice(message)),
         )
         super()._on_opened(services)
 
@@ -273,41 +259,41 @@ class ChatBridge(ServicesBridge):
         self.chats_changed.emit()
 
     @Slot(object)
-    def _on_posted(self, event: FrontEvent) -> None:  # noqa: PLR0912 (one case per kind of event: a table reads best whole)
+    def _on_posted(self, event: events.FrontEvent) -> None:  # noqa: PLR0912 (one case per kind of event: a table reads best whole)
         """The one way in from other threads: each event as the signals (or the selection) it stands for."""
         match event:
-            case StatusChanged(status):
+            case events.StatusChanged(status):
                 self.state_changed.emit(status)
-            case MutedChanged(muted):
+            case events.MutedChanged(muted):
                 self.muted_changed.emit(muted)
-            case LevelHeard(dbfs):
+            case events.LevelHeard(dbfs):
                 self.level_changed.emit(dbfs)
-            case TurnSpoken(chat_id, turn):
+            case events.TurnSpoken(chat_id, turn):
                 if chat_id == self._current:
                     self.turn_spoken.emit(turn)
-            case ToolActivity():
+            case events.ToolActivity():
                 self._show_tool(event)
-            case MemoriesChanged():
+            case events.MemoriesChanged():
                 self.memories_changed.emit()
-            case ChatSaved(chat_id):
+            case events.ChatSaved(chat_id):
                 self.chats_changed.emit()
                 if chat_id == self._current:
                     self.select_chat(chat_id)
-            case VoiceInChat(chat_id):
+            case events.VoiceInChat(chat_id):
                 self.select_chat(chat_id)
-            case DefaultChat(chat_id):
+            case events.DefaultChat(chat_id):
                 if self._current is None:
                     self.select_chat(chat_id)
-            case Problem(message):
+            case events.Problem(message):
                 self.error.emit(message)
-            case ProblemResolved(message):
+            case events.ProblemResolved(message):
                 self.error_resolved.emit(message)
-            case Notice(message):
+            case events.Notice(message):
                 self.notice.emit(message)
             case _:
                 assert_never(event)
 
-    def _show_tool(self, activity: ToolActivity) -> None:
+    def _show_tool(self, activity: events.ToolActivity) -> None:
         """A chip while a slow tool runs, then the chip of its answer, in the chat it belongs to."""
         if activity.result is None:
             running = running_chip_text(activity.name)

@@ -14,16 +14,9 @@ import time
 from functools import partial
 from pathlib import Path
 
+from app import wake_enrolment
 from app.cli.command_runner import UsageError
 from app.config.settings import Settings
-from app.wake_enrolment import (
-    ENROLMENT_UTTERANCES,
-    RECORD_SECONDS,
-    enrol,
-    load_verifier,
-    record_enrolment,
-    verifier_path,
-)
 from voice.microphone import MicrophoneSource
 from voice.wav import read_recording
 
@@ -35,11 +28,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     enrolling.add_argument(
         "--audio-in",
         type=Path,
-        nargs=ENROLMENT_UTTERANCES,
+        nargs=wake_enrolment.ENROLMENT_UTTERANCES,
         metavar="FILE",
         help="three recordings of the wake word to use instead of the microphone",
     )
-    enrolling.add_argument("--seconds", type=float, default=RECORD_SECONDS, help="length of each recording")
+    enrolling.add_argument(
+        "--seconds", type=float, default=wake_enrolment.RECORD_SECONDS, help="length of each recording"
+    )
     enrolling.set_defaults(handler=enrol_command)
     status = actions.add_parser("status", help="whether the wake word knows your voice")
     status.set_defaults(handler=status_command)
@@ -54,18 +49,18 @@ def enrol_command(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def status_command(settings: Settings, args: argparse.Namespace) -> int:
-    path = verifier_path(settings)
+    path = wake_enrolment.verifier_path(settings)
     if not path.is_file():
         print(f"not enrolled: {settings.wake_word} wakes for anyone (parley wake enrol to teach it your voice)")
         return 0
-    load_verifier(settings)  # a damaged file is an error here, not at the next start
+    wake_enrolment.load_verifier(settings)  # a damaged file is an error here, not at the next start
     stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
     print(f"enrolled on {stamp}: {settings.wake_word} listens for your voice ({path})")
     return 0
 
 
 def forget_command(settings: Settings, args: argparse.Namespace) -> int:
-    path = verifier_path(settings)
+    path = wake_enrolment.verifier_path(settings)
     path.unlink(missing_ok=True)
     print(f"forgotten: {settings.wake_word} wakes for anyone again")
     return 0
@@ -76,8 +71,10 @@ async def _enrol(settings: Settings, files: list[Path] | None, seconds: float) -
         recordings = [await asyncio.to_thread(read_recording, path) for path in files]
     else:
         microphone = partial(MicrophoneSource, device=settings.input_device)
-        recordings = await record_enrolment(microphone, settings.wake_word, partial(print, flush=True), seconds)
-    path = await enrol(settings, recordings)
+        recordings = await wake_enrolment.record_enrolment(
+            microphone, settings.wake_word, partial(print, flush=True), seconds
+        )
+    path = await wake_enrolment.enrol(settings, recordings)
     model = path.name.removesuffix(".verifier.npz")
     print(f"enrolled: {model} now listens for your voice ({len(recordings)} recordings, {path})")
     return 0

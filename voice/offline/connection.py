@@ -34,19 +34,9 @@ from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from voice import live
 from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.errors import VoiceError
-from voice.live import (
-    Interrupted,
-    LiveConfig,
-    LiveConnectionLost,
-    LiveEvent,
-    ModelAudio,
-    ModelTranscript,
-    ToolCall,
-    TurnComplete,
-    UserTranscript,
-)
 from voice.offline.endpoint import EndpointConfig, Endpointer, SpeechStarted
 from voice.offline.engine import OfflineVoice
 from voice.offline.prompt import ChatMessage, with_findings
@@ -83,7 +73,7 @@ class OfflineLiveConnection:
 
     def __init__(
         self,
-        config: LiveConfig,
+        config: live.LiveConfig,
         voice: OfflineVoice,
         *,
         intents: IntentRouter | None = None,
@@ -99,7 +89,7 @@ class OfflineLiveConnection:
             for turn in config.history
             if turn.text.strip()
         ]
-        self._events: asyncio.Queue[LiveEvent | LiveConnectionLost | _Closed] = asyncio.Queue()
+        self._events: asyncio.Queue[live.LiveEvent | live.LiveConnectionLost | _Closed] = asyncio.Queue()
         self._inputs: asyncio.Queue[_Heard | _Typed] = asyncio.Queue()
         self._vad = voice.new_vad()
         self._endpoint = Endpointer(EndpointConfig(skip_leading=wake_phrase is not None))
@@ -112,7 +102,7 @@ class OfflineLiveConnection:
         """The sentences of the answer in progress that were spoken."""
         self._heard_fragments = 0
         """`UserTranscript` texts sent in the user's turn in progress (the next one needs a space)."""
-        self._lost: LiveConnectionLost | None = None
+        self._lost: live.LiveConnectionLost | None = None
         self._closed = False
 
     @property
@@ -144,12 +134,12 @@ class OfflineLiveConnection:
         if waiting is not None and not waiting.done():
             waiting.set_result(result)
 
-    async def events(self) -> AsyncGenerator[LiveEvent, None]:
+    async def events(self) -> AsyncGenerator[live.LiveEvent, None]:
         while True:
             event = await self._events.get()
             if isinstance(event, _Closed):
                 return
-            if isinstance(event, LiveConnectionLost):
+            if isinstance(event, live.LiveConnectionLost):
                 raise event
             yield event
 
@@ -168,10 +158,10 @@ class OfflineLiveConnection:
     def _user_started(self) -> None:
         if self._reply is not None and not self._reply.done():
             self._reply.cancel()
-            self._emit(Interrupted())
+            self._emit(live.Interrupted())
         # "The user is talking", after the barge-in: the session ends the interrupted turn on `Interrupted`
         # and starts counting towards idle; this keeps it awake until the user's turn has been answered.
-        self._emit(UserTranscript(""))
+        self._emit(live.UserTranscript(""))
 
     async def _work(self) -> None:
         try:
@@ -185,7 +175,7 @@ class OfflineLiveConnection:
                 heard = await self._voice.transcribe(item.pcm, whisper_prompt(self._wake_phrase))
                 text = without_wake_phrase(heard, self._wake_phrase)
                 if not is_noise(text):
-                    self._emit(UserTranscript(text if not self._heard_fragments else f" {text}", final=True))
+                    self._emit(live.UserTranscript(text if not self._heard_fragments else f" {text}", final=True))
                     self._heard_fragments += 1
                     waiting.append(text)
                 if self._endpoint.in_speech or not self._inputs.empty():
@@ -194,14 +184,14 @@ class OfflineLiveConnection:
                     question, waiting = " ".join(waiting), []
                     await self._answer(question)
                 else:
-                    self._emit(TurnComplete())  # noise: the user's turn ends with nothing to answer
+                    self._emit(live.TurnComplete())  # noise: the user's turn ends with nothing to answer
                     self._heard_fragments = 0
         except Exception as error:  # a model or espeak-ng failed: end this connection, the session opens another
             if isinstance(error, VoiceError | OSError):
                 log.warning("the offline voice failed: %s", error)
             else:
                 log.exception("the offline voice failed unexpectedly")
-            self._lost = LiveConnectionLost(
+            self._lost = live.LiveConnectionLost(
                 f"the offline voice failed ({type(error).__name__})", code=None, resumption_handle=None
             )
             self._events.put_nowait(self._lost)
@@ -227,11 +217,11 @@ class OfflineLiveConnection:
         finally:
             if self._said:
                 self._history.append(ChatMessage("assistant", " ".join(self._said)))
-        self._emit(TurnComplete())
+        self._emit(live.TurnComplete())
 
-    async def _use_tool(self, call: ToolCall, question: str) -> None:
+    async def _use_tool(self, call: live.ToolCall, question: str) -> None:
         assert self._intents is not None
-        call = ToolCall(id=f"offline-{next(self._call_ids)}", name=call.name, args=call.args)
+        call = live.ToolCall(id=f"offline-{next(self._call_ids)}", name=call.name, args=call.args)
         result: asyncio.Future[Mapping[str, Any]] = asyncio.get_running_loop().create_future()
         self._tool_results[call.id] = result
         self._emit(call)
@@ -285,15 +275,15 @@ class OfflineLiveConnection:
 
     async def _say(self, sentence: str) -> None:
         pcm = await self._voice.speak(sentence)
-        self._emit(ModelTranscript(sentence if not self._said else f" {sentence}"))
+        self._emit(live.ModelTranscript(sentence if not self._said else f" {sentence}"))
         self._said.append(sentence)
         for chunk in split(pcm, MODEL_VOICE_FORMAT, AUDIO_CHUNK_MS, start_ms=self._audio_ms):
-            self._emit(ModelAudio(chunk))
+            self._emit(live.ModelAudio(chunk))
         self._audio_ms += MODEL_VOICE_FORMAT.duration_ms(len(pcm))
 
     # -- plumbing ----------------------------------------------------------------------------------
 
-    def _emit(self, event: LiveEvent) -> None:
+    def _emit(self, event: live.LiveEvent) -> None:
         if not self._closed:
             self._events.put_nowait(event)
 
@@ -301,12 +291,12 @@ class OfflineLiveConnection:
         if self._lost is not None:
             raise self._lost
         if self._closed:
-            raise LiveConnectionLost("the offline connection is closed", code=None, resumption_handle=None)
+            raise live.LiveConnectionLost("the offline connection is closed", code=None, resumption_handle=None)
 
 
 @asynccontextmanager
 async def connect(
-    config: LiveConfig,
+    config: live.LiveConfig,
     *,
     voice: OfflineVoice,
     intents: IntentRouter | None = None,

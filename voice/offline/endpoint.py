@@ -22,9 +22,9 @@ from collections import deque
 from dataclasses import dataclass
 
 SAMPLE_RATE = 16_000
+"""Hertz: the VAD and Whisper both take 16 kHz mono."""
 LEADING_WITHIN_MS = 100.0
 """Speech found this close to the start of the stream was already under way when it started."""
-"""Hertz: the VAD and Whisper both take 16 kHz mono."""
 
 
 @dataclass(frozen=True, slots=True)
