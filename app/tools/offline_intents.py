@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from app.tools.intent_phrases import PHRASES, leading_phrase
+from app.tools.intent_phrases import PHRASES, leading_phrase, phrasings
 from app.tools.offline_replies import supported, tool_answer
 from chats import language as languages
 from chats.embedding import Embedder
@@ -42,38 +42,8 @@ MARGIN = 0.1
 MAX_LEAD_WORDS = 8
 REASONING = "The user asked to remember this."
 
-EXAMPLES: Mapping[str, tuple[str, ...]] = {
-    "switch_chat": (
-        "let's go back to the chat about",
-        "switch to the chat about",
-        "open our conversation about",
-        "continue the chat about",
-        "go back to our conversation about",
-    ),
-    "new_chat": ("start a new chat", "open a new conversation", "let's start a fresh chat", "new chat please"),
-    "save_memory": ("remember that", "please remember that", "don't forget that", "keep in mind that"),
-    "add_memory": ("make a note that", "add a note that", "write down that", "take a note:"),
-    "forget_memory": ("forget that", "forget what I told you about", "please forget that", "delete the memory about"),
-    "search_memories": (
-        "what do you remember about",
-        "what do you know about me",
-        "do you remember what I told you about",
-    ),
-    "recall_conversations": (
-        "what did we decide about",
-        "what did we say about",
-        "remind me what we discussed about",
-        "what did we talk about regarding",
-    ),
-    "list_recent_chats": (
-        "list my recent chats",
-        "what were our last conversations",
-        "show me my recent chats",
-        "which chats did we have lately",
-    ),
-    "end_conversation": ("goodbye", "thanks, that's all for now", "stop listening", "that's all, bye", "see you later"),
-}
-"""Tool -> how a user asks for it, said first in the sentence (the argument follows)."""
+EXAMPLES: Mapping[str, tuple[str, ...]] = phrasings("en")
+"""Tool -> how a user asks for it, said first in the sentence (the argument follows): `app/tools/languages/en.toml`."""
 
 _WORD = re.compile(r"[\w']+")
 _CATEGORY_WORDS = (

@@ -17,7 +17,8 @@ as one: names ("Marco") and nouns ("Domani") are left alone.
 
 When a sentence still speaks in the first person after that, `third_person` keeps the user's words with
 a clear subject: 'L'utente ha detto: “...”' (`said`). The way back, a memory said to the user, is
-`chats.memory.said_to_user`. Pure apart from loading simplemma's tables once.
+`chats.memory.said_to_user`. The words are data, in `chats/languages/<code>.toml` (`[person_forms]`).
+Pure apart from loading simplemma's tables once.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from functools import cache
 
 import simplemma
 
-from chats.language import Language
+from chats.language import SUPPORTED, Language
+from chats.language_files import CHATS_LANGUAGES, language_file, words
 
 Other = Language
 """A code of `chats.language` other than English."""
@@ -50,92 +52,49 @@ class Forms:
     """What still speaks in the first person after the rewrites."""
     to_second: Mapping[str, str]
     """Third person -> second, for the irregular verbs; possessives too."""
+    conjunctions: str
+    """After these the same subject goes on ("mi chiamo Marco *e lavoro* in banca"): a regex alternation."""
+    infinitives: tuple[str, ...]
+    """How an infinitive ends: a word simplemma takes to such a lemma is a verb."""
+    feminine: frozenset[str]
+    """Spanish: feminine nouns that do not end in "-a" ("mi madre" -> "La madre del usuario")."""
+    masculine: frozenset[str]
+    """Spanish: masculine nouns that end in "-a" ("mi día")."""
+    neuter: frozenset[str]
+    """German: neuter nouns ("mein Kind" -> "Das Kind des Nutzers"); the others after "mein" are masculine."""
+    of_user: str
+    """After a noun that was "my" ("mia moglie" -> "La moglie *dell'utente*")."""
 
 
-def _words(pairs: str) -> dict[str, str]:
-    return dict(pair.split(">") for pair in pairs.split())
+def _forms(language: str) -> Forms:
+    """`language`'s `[person_forms]`."""
+    file = language_file(CHATS_LANGUAGES, language)
+    table = file["person_forms"]
+    return Forms(
+        subject=table["subject"],
+        said=table["said"],
+        pronoun=table["pronoun"],
+        irregular=table["irregular"],
+        possessive_inner=table["possessive_inner"],
+        first_person=re.compile(table["first_person"], re.IGNORECASE),
+        to_second=table["to_second"],
+        conjunctions=table["conjunctions"],
+        infinitives=tuple(file["infinitives"]),
+        feminine=words(table.get("feminine", "")),
+        masculine=words(table.get("masculine", "")),
+        neuter=words(table.get("neuter", "")),
+        of_user=table["of_user"],
+    )
 
 
-FORMS: dict[str, Forms] = {
-    "it": Forms(
-        subject="L'utente",
-        said="L'utente ha detto:",
-        pronoun=r"io",
-        irregular=_words(
-            "sono>è ho>ha vado>va faccio>fa posso>può voglio>vuole devo>deve so>sa sto>sta do>dà vengo>viene "
-            "tengo>tiene rimango>rimane salgo>sale scelgo>sceglie esco>esce bevo>beve dico>dice"
-        ),
-        possessive_inner=_words("mio>suo mia>sua miei>suoi mie>sue"),
-        first_person=re.compile(r"\b(?:io|me|mi|mio|mia|miei|mie|noi|nostro|nostra|nostri|nostre|\w+iamo)\b", re.I),
-        to_second=_words(
-            "è>sei ha>hai va>vai fa>fai può>puoi vuole>vuoi deve>devi sa>sai sta>stai suo>tuo sua>tua suoi>tuoi sue>tue"
-        ),
-    ),
-    "es": Forms(
-        subject="El usuario",
-        said="El usuario dijo:",
-        pronoun=r"yo",
-        irregular=_words(
-            "soy>es estoy>está tengo>tiene voy>va hago>hace sé>sabe digo>dice vengo>viene pongo>pone salgo>sale "
-            "conozco>conoce doy>da veo>ve oigo>oye traigo>trae quepo>cabe"
-        ),
-        possessive_inner=_words("mi>su mis>sus mío>suyo mía>suya míos>suyos mías>suyas"),
-        first_person=re.compile(
-            r"\b(?:yo|me|mí|mi|mis|conmigo|nosotros|nosotras|nos|nuestro|nuestra|nuestros|nuestras|somos|estamos"
-            r"|hemos|vamos)\b",
-            re.I,
-        ),
-        to_second=_words("es>eres está>estás va>vas ha>has su>tu sus>tus"),
-    ),
-    "fr": Forms(
-        subject="L'utilisateur",
-        said="L'utilisateur a dit :",
-        pronoun=r"je|j['\u2019]",
-        irregular=_words(
-            "suis>est ai>a vais>va fais>fait peux>peut veux>veut dois>doit sais>sait vis>vit bois>boit crois>croit "
-            "vois>voit connais>connaît"
-        ),
-        possessive_inner=_words("mon>son ma>sa mes>ses"),
-        first_person=re.compile(
-            r"\b(?:je|j['\u2019]|me|m['\u2019]|moi|mon|ma|mes|nous|notre|nos)(?:\b|(?<=['\u2019]))", re.I
-        ),
-        to_second=_words("est>es a>as va>vas fait>fais peut>peux veut>veux son>ton sa>ta ses>tes"),
-    ),
-    "de": Forms(
-        subject="Der Nutzer",
-        said="Der Nutzer sagte:",
-        pronoun=r"ich",
-        irregular=_words(
-            "bin>ist habe>hat werde>wird kann>kann will>will muss>muss mag>mag darf>darf soll>soll weiß>weiß "
-            "möchte>möchte fahre>fährt lese>liest esse>isst spreche>spricht sehe>sieht gebe>gibt nehme>nimmt "
-            "laufe>läuft schlafe>schläft trage>trägt treffe>trifft helfe>hilft vergesse>vergisst"
-        ),
-        possessive_inner={
-            "mein": "sein",
-            "meine": "seine",
-            "meinen": "seinen",
-            "meinem": "seinem",
-            "meiner": "seiner",
-            "meines": "seines",
-            "mich": "sich",
-        },
-        first_person=re.compile(r"\b(?:ich|mich|mir|mein|meine|meinen|meinem|meiner|meines|wir|uns|unser\w*)\b", re.I),
-        to_second=_words(
-            "ist>bist hat>hast wird>wirst kann>kannst will>willst muss>musst mag>magst darf>darfst soll>sollst "
-            "weiß>weißt möchte>möchtest sein>dein seine>deine seinen>deinen seinem>deinem seiner>deiner sich>dich"
-        ),
-    ),
-}
+FORMS: dict[str, Forms] = {code: _forms(code) for code in SUPPORTED if code != "en"}
+"""Language code -> its forms, from `chats/languages/<code>.toml`; English is `chats.memory.text`'s."""
 
 _QUOTE_OPEN, _QUOTE_CLOSE = "\u201c", "\u201d"
 
 
 def supported(language: str) -> bool:
     return language in FORMS
-
-
-_AND = {"it": "e|ma|però", "es": "y|pero", "fr": "et|mais", "de": "und|aber"}
-"""Conjunctions after which the same subject goes on ("mi chiamo Marco *e lavoro* in banca")."""
 
 
 def third_person_sentence(sentence: str, language: Other) -> str:
@@ -145,7 +104,7 @@ def third_person_sentence(sentence: str, language: Other) -> str:
     subject_first = rewritten != sentence
     if subject_first:
         rewritten = re.sub(
-            rf"(,? (?:{_AND[language]}) )(\w['\u2019]?[\w ]*)",
+            rf"(,? (?:{forms.conjunctions}) )(\w['\u2019]?[\w ]*)",
             lambda m: m.group(1) + _same_subject(m.group(2), language, forms),
             rewritten,
         )
@@ -251,15 +210,7 @@ def _is_german_verb(word: str, forms: Forms) -> bool:
 def _is_verb_form(lower: str, language: Other) -> bool:
     """A conjugated verb: simplemma takes it to an infinitive other than itself."""
     lemma = _lemma(lower, language)
-    return lemma != lower and lemma.endswith(_INFINITIVES[language])
-
-
-_INFINITIVES: dict[str, tuple[str, ...]] = {
-    "it": ("are", "ere", "ire", "rre"),
-    "es": ("ar", "er", "ir"),
-    "fr": ("er", "ir", "re"),
-    "de": ("en", "ern", "eln"),
-}
+    return lemma != lower and lemma.endswith(FORMS[language].infinitives)
 
 
 def _third(verb: str, language: Other, forms: Forms) -> str:
@@ -302,54 +253,43 @@ def _regular(verb: str, language: Other) -> str:
 
 # -- a possessive opening ---------------------------------------------------------------------------
 
-_ES_FEMININE = frozenset("madre mujer mano foto moto radio noche gente clase llave calle leche carne".split())
-_ES_MASCULINE = frozenset("día mapa problema tema idioma programa sistema clima planeta".split())
-_DE_NEUTER = frozenset(
-    "kind haus auto büro zimmer fahrrad handy pferd baby projekt buch team unternehmen geschäft hobby boot".split()
-)
+
+_POSSESSIVE_OPENING = {
+    "it": re.compile(r"^(?P<article>il |la |i |le |lo |gli )?(?P<owner>mio|mia|miei|mie) (?P<noun>\w+)", re.I),
+    "es": re.compile(r"^(?P<owner>mi|mis) (?P<noun>\w+)", re.I),
+    "fr": re.compile(r"^(?P<owner>mon|ma|mes) (?P<noun>\w+)", re.I),
+    "de": re.compile(r"^(?P<owner>mein|meine) (?P<noun>\w+)", re.I),
+}
+""""My" and a noun at a sentence's start; Italian may say the article too ("la mia")."""
 
 
 def _possessive_opening(sentence: str, language: Other) -> str | None:
-    if language == "it":
-        m = re.match(r"^(il |la |i |le |lo |gli )?(mio|mia|miei|mie) (\w+)", sentence, re.I)
-        if m is None:
-            return None
-        article = m.group(1) or {"mio": "il ", "mia": "la ", "miei": "i ", "mie": "le "}[m.group(2).lower()]
-        noun = m.group(3)
-        if article.strip().lower() in ("il", "la") and noun[:1].lower() in "aeiou":
-            article = "l'"
-        elif article.strip().lower() == "il" and re.match(r"(?:z|gn|ps|s[^aeiou])", noun.lower()):
-            article = "lo "
-        return f"{article.capitalize()}{noun} dell'utente{sentence[m.end() :]}"
-    if language == "es":
-        m = re.match(r"^(mi|mis) (\w+)", sentence, re.I)
-        if m is None:
-            return None
-        noun = m.group(2)
-        feminine = noun.lower() in _ES_FEMININE or (
-            noun.lower().rstrip("s").endswith("a") and noun.lower() not in _ES_MASCULINE
-        )
-        plural = m.group(1).lower() == "mis"
-        article = ("Las" if feminine else "Los") if plural else ("La" if feminine else "El")
-        return f"{article} {noun} del usuario{sentence[m.end() :]}"
-    if language == "fr":
-        m = re.match(r"^(mon|ma|mes) (\w+)", sentence, re.I)
-        if m is None:
-            return None
-        noun = m.group(2)
-        owner = m.group(1).lower()
-        article = (
-            "Les "
-            if owner == "mes"
-            else ("L'" if noun[:1].lower() in "aeéèêiouh" else ("Le " if owner == "mon" else "La "))
-        )
-        return f"{article}{noun} de l'utilisateur{sentence[m.end() :]}"
-    m = re.match(r"^(mein|meine) (\w+)", sentence, re.I)
+    m = _POSSESSIVE_OPENING[language].match(sentence)
     if m is None:
         return None
-    noun = m.group(2)
-    article = "Die" if m.group(1).lower() == "meine" else ("Das" if noun.lower() in _DE_NEUTER else "Der")
-    return f"{article} {noun} des Nutzers{sentence[m.end() :]}"
+    forms, noun = FORMS[language], m.group("noun")
+    article = _article(m.group("owner").lower(), noun.lower(), m.groupdict().get("article"), language, forms)
+    return f"{article}{noun} {forms.of_user}{sentence[m.end() :]}"
+
+
+def _article(owner: str, noun: str, said: str | None, language: Other, forms: Forms) -> str:
+    """The article, capitalised, of a noun that was "my" `noun` (lower case) and is now the user's; `said`:
+    the article said before an Italian possessive ("*la* mia moglie")."""
+    if language == "it":
+        article = said or {"mio": "il ", "mia": "la ", "miei": "i ", "mie": "le "}[owner]
+        if article.strip().lower() in ("il", "la") and noun[:1] in "aeiou":
+            return "L'"
+        if article.strip().lower() == "il" and re.match(r"(?:z|gn|ps|s[^aeiou])", noun):
+            return "Lo "
+        return article.capitalize()
+    if language == "es":
+        feminine = noun in forms.feminine or (noun.rstrip("s").endswith("a") and noun not in forms.masculine)
+        return ("Las " if feminine else "Los ") if owner == "mis" else ("La " if feminine else "El ")
+    if language == "fr":
+        if owner == "mes":
+            return "Les "
+        return "L'" if noun[:1] in "aeéèêiouh" else ("Le " if owner == "mon" else "La ")
+    return "Die " if owner == "meine" else ("Das " if noun in forms.neuter else "Der ")
 
 
 @cache

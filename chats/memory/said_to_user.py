@@ -1,19 +1,22 @@
 """A memory in Italian, Spanish, French or German said to the user: the inverse of the simple forms
 `chats.memory.person_forms` writes ("L'utente si chiama Marco" -> "Ti chiami Marco", "Die Frau des Nutzers"
--> "Deine Frau"). Other sentences are said as they are. Pure."""
+-> "Deine Frau"), by the `[said_to_user]` of `chats/languages/<code>.toml`. Other sentences are said as
+they are. Pure."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from chats.language_files import CHATS_LANGUAGES, language_file
 from chats.memory.person_forms import FORMS, Other
 
 
 def second_person_sentence(sentence: str, language: Other) -> str:
     """A third-person sentence said to the user: "L'utente si chiama Marco" -> "Ti chiami Marco", "La
     moglie dell'utente" -> "La tua moglie"; other sentences as they are."""
-    forms = FORMS[language]
-    for pattern, replacement in _SECOND_OPENINGS[language]:
+    forms, to_user = FORMS[language], _SECOND[language]
+    for pattern, replacement in to_user.openings:
         new, count = re.subn(pattern, replacement, sentence, count=1, flags=re.IGNORECASE)
         if count:
             return new[:1].upper() + new[1:]
@@ -27,7 +30,7 @@ def second_person_sentence(sentence: str, language: Other) -> str:
         said_negation, rest = negation.group(0), rest[negation.end() :]
         if language == "fr" and said_negation == "n'":
             said_negation = "ne "
-    reflexive = {"it": ("si ", "ti "), "es": ("se ", "te "), "fr": ("s'", "t'"), "de": ("", "")}[language]
+    reflexive = to_user.reflexive
     prefix = ""
     if reflexive[0] and rest.startswith(reflexive[0]):
         prefix, rest = reflexive[1], rest[len(reflexive[0]) :]
@@ -37,41 +40,34 @@ def second_person_sentence(sentence: str, language: Other) -> str:
     second = forms.to_second.get(verb) or _second_regular(verb, language)
     if language == "fr" and said_negation and second[:1] in "aeéèêiouh":
         said_negation = "n'"
-    pronoun = {"it": "", "es": "", "fr": "tu ", "de": "du "}[language]
     tail = " ".join(forms.to_second.get(word, word) for word in tail.split(" "))
-    said_to = f"{pronoun}{said_negation}{prefix}{second} {tail}".strip()
+    said_to = f"{to_user.pronoun}{said_negation}{prefix}{second} {tail}".strip()
     return said_to[:1].upper() + said_to[1:]
 
 
-_SECOND_OPENINGS: dict[str, tuple[tuple[str, str], ...]] = {
-    "it": (
-        (r"^l'utente ha detto:", "hai detto:"),
-        (r"^all'utente (piace|piacciono)\b", r"ti \1"),
-        (r"^(il|lo) (\w+) dell'utente\b", r"\1 tuo \2"),
-        (r"^la (\w+) dell'utente\b", r"la tua \1"),
-        (r"^(i|gli) (\w+) dell'utente\b", r"\1 tuoi \2"),
-        (r"^le (\w+) dell'utente\b", r"le tue \1"),
-        (r"^l'(\w+) dell'utente\b", r"l'\1 tuo"),
-    ),
-    "es": (
-        (r"^el usuario dijo:", "dijiste:"),
-        (r"^al usuario le (gusta|gustan|encanta|encantan)\b", r"te \1"),
-        (r"^(?:el|la) (\w+) del usuario\b", r"tu \1"),
-        (r"^(?:los|las) (\w+) del usuario\b", r"tus \1"),
-    ),
-    "fr": (
-        (r"^l'utilisateur a dit :", "tu as dit :"),
-        (r"^le (\w+) de l'utilisateur\b", r"ton \1"),
-        (r"^la (\w+) de l'utilisateur\b", r"ta \1"),
-        (r"^les (\w+) de l'utilisateur\b", r"tes \1"),
-        (r"^l'(\w+) de l'utilisateur\b", r"ton \1"),
-    ),
-    "de": (
-        (r"^der nutzer sagte:", "du sagtest:"),
-        (r"^(?:der|das) (\w+) des nutzers\b", r"dein \1"),
-        (r"^die (\w+) des nutzers\b", r"deine \1"),
-    ),
-}
+@dataclass(frozen=True, slots=True)
+class SecondPerson:
+    openings: tuple[tuple[str, str], ...]
+    """(regex, replacement) for the openings `chats.memory.person_forms` writes, tried in order."""
+    reflexive: tuple[str, str]
+    """The third person's reflexive pronoun, and the second's ("si ", "ti ")."""
+    pronoun: str
+    """The second person subject pronoun said before the verb ("tu ", "du "; none in Italian and Spanish)."""
+
+
+def _second_person(language: str) -> SecondPerson:
+    """`language`'s `[said_to_user]`."""
+    table = language_file(CHATS_LANGUAGES, language)["said_to_user"]
+    third, second = table["reflexive"]
+    return SecondPerson(
+        openings=tuple((pattern, replacement) for pattern, replacement in table["openings"]),
+        reflexive=(third, second),
+        pronoun=table["pronoun"],
+    )
+
+
+_SECOND: dict[str, SecondPerson] = {code: _second_person(code) for code in FORMS}
+"""Language code -> how its memories are said to the user, from `chats/languages/<code>.toml`."""
 
 
 def _second_regular(verb: str, language: Other) -> str:
