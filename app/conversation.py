@@ -19,7 +19,7 @@ from uuid import UUID, uuid4
 
 from app.outage_config import LoadedChat
 from app.outbox import Outbox
-from app.tools.chat_tools import SWITCH_CHAT, TOOLS, ChatTools, ToolOutcome
+from app.tools.chat_tools import NEW_CHAT, SWITCH_CHAT, TOOLS, ChatTools, ToolOutcome
 from app.tools.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
 from app.tools.prompt import system_prompt
 from app.tools.recall_tools import RECALL_CONVERSATIONS, UPDATE_WORKING_MEMORY, RecallTools, working_memory_block
@@ -126,9 +126,13 @@ class ChatConversation:
         self._last_user_turn: UUID | None = None
         """The id of the user's latest turn: the words of a `switch_chat` request."""
         self._choosing = False
-        """`switch_chat` asked which chat: the turns until the user has chosen go with the request."""
+        """`switch_chat` asked which chat: the question and the user's answer go with the request, until
+        the model either calls it again or answers something else (the user moved on)."""
         self._request: list[UUID] = []
         """The turns of a switch request that asked which chat (`_choosing`)."""
+        self._answering_request = False
+        """`switch_chat` did not switch: the model's next turn answers the request ("which one?", "I found
+        no chat about that")."""
         self._opening: UUID | None = chat_id if new_chat else None
         """The new chat not in the store yet: its turns are journaled as opening it."""
 
@@ -154,7 +158,8 @@ class ChatConversation:
             )
             reason = await session.run(microphone, typed)
             await self.save()
-            self._choosing, self._request = False, []  # a choice left unanswered when the session ended
+            # A choice left unanswered when the session ended: the request and the question stay here, marked.
+            self._choosing, self._request, self._answering_request = False, [], False
             if self._switch_to is None:
                 return reason
             self.chat_id, self._switch_to = self._switch_to, None
@@ -242,7 +247,7 @@ class ChatConversation:
         long_term = self._memory_tools.handles(call.name) or call.name == RECALL_CONVERSATIONS.name
         if long_term and not self._memory_on:  # not declared, yet called: a model may remember earlier tools
             return ToolReply({"success": False, "error": MEMORY_OFF})
-        if call.name == SWITCH_CHAT.name:
+        if call.name in (SWITCH_CHAT.name, NEW_CHAT.name):
             return await self._switch(call)
         if long_term or call.name == UPDATE_WORKING_MEMORY.name:
             await self._opened()  # these act on the chat in conversation: it must exist
@@ -260,16 +265,18 @@ class ChatConversation:
         return self._switched(await self._tools.call(call.name, call.args, self.chat_id))
 
     async def _switch(self, call: ToolCall) -> ToolReply:
-        """`switch_chat`. The words that asked for it (and, when the model had to ask which chat, the question
-        and the answer) go to the chat switched to, as do the turns after it: the chat they were said in
-        keeps none of them, so they never make it a candidate the next time the user asks for that chat."""
+        """`switch_chat` or `new_chat`. The turns of the request (the words that asked for it; when the model
+        had to ask which chat, the question and the answer; the model's reply) are navigation turns
+        (`Turn.navigation`): they stay in the history, never in what the chat is about, so they never make a
+        chat a candidate the next time the user asks in those words. On a switch they go to the chat switched
+        to, as do the turns after it: the chat they were said in keeps none of them."""
         request = self._request if self._choosing else [t for t in (self._last_user_turn,) if t is not None]
         outcome = await self._tools.call(call.name, call.args, self.chat_id)
-        self._choosing, self._request = outcome.result.get("outcome") == "ask", request
-        if outcome.switch_to is not None:
-            for turn_id in request:
-                await self._journal.move(turn_id, outcome.switch_to)
-            self._request = []
+        for turn_id in request:
+            await self._journal.mark_navigation(turn_id, outcome.switch_to or self.chat_id)
+        asking = outcome.result.get("outcome") == "ask"
+        self._choosing, self._request = asking, request if asking else []
+        self._answering_request = outcome.switch_to is None
         return self._switched(outcome)
 
     def _switched(self, outcome: ToolOutcome) -> ToolReply:
@@ -284,12 +291,24 @@ class ChatConversation:
             event = replace(event, text=storable_text(event.text))
             # After a switch, the rest of this session (the model's "here is your kitchen chat") belongs there.
             chat_id = self._switch_to or self.chat_id
+            navigation = self._switch_to is not None or self._answering_request
             turn_id = uuid4()
-            turn = Turn(role=event.role, text=event.text, at=self._clock(), interrupted=event.interrupted, id=turn_id)
+            turn = Turn(
+                role=event.role,
+                text=event.text,
+                at=self._clock(),
+                interrupted=event.interrupted,
+                id=turn_id,
+                navigation=navigation,
+            )
             await self._journal.record(chat_id, turn, opens_chat=chat_id == self._opening)
-            if self._choosing:
+            if self._choosing and event.role == "model" and not self._answering_request:
+                self._choosing, self._request = False, []  # not a choice: the user moved on
+            elif self._choosing:
                 self._request.append(turn_id)
-            if event.role == "user":
+            if event.role == "model":
+                self._answering_request = False
+            else:
                 self._last_user_turn = turn_id
         elif isinstance(event, ToolUsed):
             log.info("tool %s answered", event.call.name)

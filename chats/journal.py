@@ -66,7 +66,7 @@ class TurnJournal:
         """Held only for file work, never across a store call: recording never waits on the store."""
         self._delivery_lock = asyncio.Lock()
         self._since_loaded: list[JournalEntry] = []
-        """What `record` wrote since `mark_loaded`, `move`s applied; in memory only, never trimmed by a
+        """What `record` wrote since `mark_loaded`, `mark_navigation`s applied; in memory only, never trimmed by a
         delivery."""
 
     @property
@@ -91,18 +91,24 @@ class TurnJournal:
         """The turns recorded in `chat_id` since `mark_loaded`, in order, whether delivered yet or not."""
         return [entry.turn for entry in self._since_loaded if entry.chat_id == chat_id]
 
-    async def move(self, turn_id: UUID, to_chat: UUID) -> bool:
-        """Journal the turn `turn_id` under `to_chat` instead (it opens no chat there); False when the journal
-        no longer holds it (delivered already). Waits for a delivery in progress, whose rewrite would undo it."""
+    async def mark_navigation(self, turn_id: UUID, chat_id: UUID) -> bool:
+        """Journal the turn `turn_id` as part of a request to go to another chat (`Turn.navigation`), under
+        `chat_id`: the chat switched to (where it opens no chat), or the one it was said in. False when the
+        journal no longer holds it (delivered already). Waits for a delivery in progress, whose rewrite would
+        undo it."""
+
+        def marked(entry: JournalEntry) -> JournalEntry:
+            if entry.turn.id != turn_id:
+                return entry
+            opens_chat = entry.opens_chat and entry.chat_id == chat_id
+            return JournalEntry(chat_id, replace(entry.turn, navigation=True), opens_chat)
+
         async with self._delivery_lock, self._file_lock:
             entries, _, read_up_to = await asyncio.to_thread(self._read)
             if not any(entry.turn.id == turn_id for entry in entries):
                 return False
-            moved = [JournalEntry(to_chat, e.turn) if e.turn.id == turn_id else e for e in entries]
-            await asyncio.to_thread(self._rewrite, moved, read_up_to)
-            self._since_loaded = [
-                JournalEntry(to_chat, e.turn) if e.turn.id == turn_id else e for e in self._since_loaded
-            ]
+            await asyncio.to_thread(self._rewrite, [marked(e) for e in entries], read_up_to)
+            self._since_loaded = [marked(e) for e in self._since_loaded]
         return True
 
     async def pending(self) -> list[JournalEntry]:

@@ -128,7 +128,7 @@ class ChatMaintainer:
         if plan is None:
             return False
         text = cut_at_sentence(
-            await self._text.summarize(plan.replaced, plan.max_summary_chars), plan.max_summary_chars
+            await self._text.summarize(about_the_chat(plan.replaced), plan.max_summary_chars), plan.max_summary_chars
         )
         summary = await embed_one(self._embedder, text)
         turn = summary_turn(text, self._clock())
@@ -165,19 +165,26 @@ class ChatMaintainer:
     async def _title_young_chat(self, context: AssistantContext) -> bool:
         # Titled after its first exchange, so that no chat in the list stays "New chat"; a compaction
         # that moves the chat's focus titles it again (`_compact_once`).
-        if context.title is not None or not exchanged(context.assistant_history):
+        subject = about_the_chat(context.assistant_history)
+        if context.title is not None or not exchanged(subject):
             return False
-        return await self._retitle(context.chat_id, transcript(context.assistant_history))
+        return await self._retitle(context.chat_id, transcript(subject))
 
     async def _retitle(self, chat_id: UUID, text: str) -> bool:
         title = (await self._text.title(text)).strip()
         return bool(title) and await self._store.rename(chat_id, title, automatic=True)
 
 
+def about_the_chat(turns: tuple[Turn, ...]) -> tuple[Turn, ...]:
+    """The turns that say what a chat is about: a request to go to another chat (`Turn.navigation`) does not,
+    so its words give the chat no title, summary or topic."""
+    return tuple(turn for turn in turns if not turn.navigation)
+
+
 def topic_text(history: tuple[Turn, ...]) -> str:
     """What a young chat is about, in its own words: the user's and the assistant's (the assistant names
     what the user only hints at)."""
-    words = " ".join(turn.text.strip() for turn in history if not turn.summary)
+    words = " ".join(turn.text.strip() for turn in about_the_chat(history) if not turn.summary)
     return words[:TOPIC_MAX_CHARS].strip()
 
 

@@ -53,6 +53,15 @@ class Turn:
     id: UUID | None = None
     """Set on turns that may be delivered more than once (a journal replay): a store keeps a turn id
     once per chat, so appending it again changes nothing."""
+    navigation: bool = False
+    """True on the turns of a request to go to another chat ("let's go back to the kitchen chat", the
+    question which one, the answer): part of the conversation, not of what the chat is about."""
+
+    @property
+    def searchable_text(self) -> str:
+        """What a store's word index and the turn's recall vector hold of it: nothing for a navigation turn,
+        whose words would otherwise make its chat a candidate for every later request that repeats them."""
+        return "" if self.navigation else self.text
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"role": self.role, "parts": [{"text": self.text}]}
@@ -66,6 +75,8 @@ class Turn:
             data["summary"] = True
         if self.interrupted:
             data["interrupted"] = True
+        if self.navigation:
+            data["navigation"] = True
         return data
 
     @classmethod
@@ -95,6 +106,7 @@ class Turn:
             summary=data.get("summary") is True,
             interrupted=data.get("interrupted") is True,
             id=_parse_id(data.get("id")),
+            navigation=data.get("navigation") is True,
         )
 
 

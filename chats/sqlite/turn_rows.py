@@ -46,7 +46,7 @@ def insert_turns(
     db.executemany(
         "INSERT INTO turns (chat_id, seq, body, text, turn_id) VALUES (?, ?, ?, ?, ?)",
         (
-            (str(chat_id), first_seq + i, body, t.text, None if t.id is None else str(t.id))
+            (str(chat_id), first_seq + i, body, t.searchable_text, None if t.id is None else str(t.id))
             for i, (t, body) in enumerate(zip(turns, bodies, strict=True))
         ),
     )

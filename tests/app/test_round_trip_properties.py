@@ -59,7 +59,9 @@ class DrawnChat:
 
 @st.composite
 def turns(draw: st.DrawFn, chat: int) -> list[Turn]:
-    drawn = draw(st.lists(st.tuples(TEXT, st.booleans(), st.none() | MOMENTS, st.booleans()), max_size=6))
+    drawn = draw(
+        st.lists(st.tuples(TEXT, st.booleans(), st.none() | MOMENTS, st.booleans(), st.booleans()), max_size=6)
+    )
     return [
         Turn(
             role=ROLES[i % 2],
@@ -67,8 +69,9 @@ def turns(draw: st.DrawFn, chat: int) -> list[Turn]:
             id=uuid5(UUID(int=chat), str(i)) if with_id else None,
             at=at,
             interrupted=interrupted and i % 2 == 1,
+            navigation=navigation,
         )
-        for i, (text, with_id, at, interrupted) in enumerate(drawn)
+        for i, (text, with_id, at, interrupted, navigation) in enumerate(drawn)
     ]
 
 

@@ -74,8 +74,9 @@ async def test_a_chat_copied_from_another_store_keeps_its_id(store: ChatStore) -
 
 async def test_turn_fields_survive_a_round_trip(store: ChatStore) -> None:
     turn = Turn(role="model", text="answer", thinking="why", at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
-    chat = await store.create(turns=[turn])
-    assert (await store.get(chat.id)).full_history == (turn,)
+    request = Turn(role="user", text="back to the venue chat", navigation=True)
+    chat = await store.create(turns=[turn, request])
+    assert (await store.get(chat.id)).full_history == (turn, request)
 
 
 async def test_unknown_chat_is_not_found_everywhere(store: ChatStore) -> None:
@@ -336,6 +337,28 @@ async def test_search_scores_words_in_turns_titles_and_summaries(store: ChatStor
     found = await store.search(SearchQuery(vector=unit(1), model="m", text="the wedding"))
     assert {c.chat_id for c in found} == {in_turn.id, in_title.id}
     assert all(c.lexical > 0 and c.similarity is None for c in found)
+
+
+async def test_a_chat_matched_in_its_turns_and_its_title_outranks_one_matched_in_either(store: ChatStore) -> None:
+    both = await store.create(title="Wedding venue", turns=turns("the venue holds 120 guests"))
+    in_turns = await store.create(turns=turns("the venue holds 120 guests"))
+    in_title = await store.create(title="Wedding venue")
+    found = {c.chat_id: c.lexical for c in await store.search(SearchQuery(vector=unit(1), model="m", text="venue"))}
+    assert found[both.id] > max(found[in_turns.id], found[in_title.id]) > 0
+
+
+async def test_the_words_of_a_request_for_another_chat_are_not_searched(store: ChatStore) -> None:
+    asked = [Turn(role="user", text="let's go back to the venue chat", navigation=True)]
+    chat = await store.create(turns=[*turns("the tomatoes need staking"), *asked])
+    await store.append(chat.id, [Turn(role="model", text="I found no chat about a venue.", navigation=True)])
+    assert await store.search(SearchQuery(vector=unit(1), model="m", text="the venue chat")) == []
+    assert await store.recall_candidates(recall_query(unit(1), "venue", context=0)) == []
+    # What the turns say is kept; only the words are not in the index (recall vectors embed nothing).
+    assert [t.text for t in (await store.get(chat.id)).full_history][1:] == [
+        "let's go back to the venue chat",
+        "I found no chat about a venue.",
+    ]
+    assert [t.text for t in await store.turns_without_vectors(chat.id, "m")] == ["the tomatoes need staking", "", ""]
 
 
 async def test_search_words_are_never_query_syntax(store: ChatStore) -> None:

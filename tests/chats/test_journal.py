@@ -166,14 +166,16 @@ async def test_what_was_said_since_the_chat_was_loaded_outlives_its_delivery(tmp
     await journal.deliver(store)  # delivered: the record of what was said stays
     assert [t.text for t in journal.said_since_loaded(chat)] == ["Switch to the other chat.", "Which one?"]
     await journal.record(chat, Turn(role="user", text="The garden one."))
-    assert asked.id is not None and not await journal.move(asked.id, other)  # delivered: the store keeps it here
+    assert asked.id is not None and not await journal.mark_navigation(asked.id, other)  # delivered: kept here
     moved = await journal.record(chat, Turn(role="user", text="No, the kitchen."))
-    assert moved.id is not None and await journal.move(moved.id, other)
+    assert moved.id is not None and await journal.mark_navigation(moved.id, other)
     assert [t.text for t in journal.said_since_loaded(chat)] == [
         "Switch to the other chat.",
         "Which one?",
         "The garden one.",
     ]
     assert [t.text for t in journal.said_since_loaded(other)] == ["Elsewhere.", "No, the kitchen."]
+    assert [t.navigation for t in journal.said_since_loaded(other)] == [False, True]
+    assert [(e.chat_id, e.turn.navigation) for e in await journal.pending()][-1] == (other, True)
     journal.mark_loaded()
     assert journal.said_since_loaded(chat) == []

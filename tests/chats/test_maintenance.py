@@ -54,6 +54,20 @@ async def test_past_the_window_old_turns_become_one_summary(store: SqliteChatSto
     assert after.summary.model == minilm.model_name
 
 
+async def test_a_request_for_another_chat_is_not_what_a_summary_is_about(
+    store: SqliteChatStore, minilm: MiniLMEmbedder
+) -> None:
+    text_model = ScriptedTextModel(summaries=["The user is renovating the kitchen."])
+    request = [
+        Turn(role="user", text="Let's go back to the chat about the venue.", navigation=True),
+        Turn(role="model", text="I found no chat about a venue.", navigation=True),
+    ]
+    turns = [*request, *conversation(20)]
+    chat = await store.create(turns=turns)
+    await ChatMaintainer(store, minilm, text_model).maintain(chat.id)
+    assert text_model.summarized == [tuple(turns[len(request) : -TAIL_SIZE])]
+
+
 async def test_within_the_window_nothing_is_compacted(store: SqliteChatStore, minilm: MiniLMEmbedder) -> None:
     text_model = ScriptedTextModel()
     chat = await store.create(turns=conversation(SUMMARY_WINDOW_SIZE // 2))
