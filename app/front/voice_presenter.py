@@ -56,7 +56,8 @@ MEMORY_WRITES = frozenset({"save_memory", "add_memory", "forget_memory"})
 """Tools whose success changes the memories a front end may be showing."""
 
 AudioFactory = Callable[[], tuple[AudioSource, AudioSink]]
-"""Opens the microphone (or a recording) and the speaker, when the loop starts."""
+"""Makes the microphone (or a recording) and the speaker when the loop starts, on a worker thread: it may
+load native libraries (the echo canceller's) and scipy."""
 
 
 class VoicePresenter:
@@ -107,7 +108,9 @@ class VoicePresenter:
             recent = await services.store.list_chats(limit=1)
             chat_id = recent[0].id if recent else (await services.store.create()).id
         try:
-            source, sink = self._audio()
+            # Off the event loop: the echo canceller loads its native library and scipy (half a second), while
+            # the chat list waits on this loop for its first page.
+            source, sink = await asyncio.to_thread(self._audio)
             self._loop = VoiceLoop(
                 settings=self._settings,
                 services=services,
