@@ -13,6 +13,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import ClassVar, Generic, TypeVar
 
+import numpy as np
+
 from chats.embedding import Matrix
 
 M = TypeVar("M")
@@ -47,8 +49,14 @@ class InProcessEmbedder(FixedModelEmbedder, ABC, Generic[M]):
         return await asyncio.to_thread(self.embed_sync, list(texts))
 
     def embed_sync(self, texts: Sequence[str]) -> Matrix:
-        """Embed on the calling thread (benchmarks, batch jobs and the local models' child process)."""
-        return self._embed(self._loaded(), texts)
+        """Embed on the calling thread (benchmarks, batch jobs and the local models' child process). An empty
+        text (a navigation turn's searchable text) is a zero row, which matches nothing, as the services'
+        embedders give it (`chats.remote_embedding`): a model would give it a vector like any other."""
+        rows = np.zeros((len(texts), self.DIMENSIONS), dtype=np.float32)
+        wanted = [i for i, text in enumerate(texts) if text]
+        if wanted:
+            rows[wanted] = self._embed(self._loaded(), [texts[i] for i in wanted])
+        return rows
 
     def _loaded(self) -> M:
         with self._lock:

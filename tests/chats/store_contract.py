@@ -484,6 +484,20 @@ async def test_turn_vectors_need_a_real_turn_of_the_users_chat(make_store: Store
     await bob.close()
 
 
+async def test_a_zero_vector_matches_nothing(store: ChatStore) -> None:
+    # An embedder gives an empty text (a navigation turn's searchable text) a zero row: it must rank last,
+    # never first (pgvector's cosine distance to it is NaN, which Postgres sorts above every number).
+    chat = await store.create(turns=chat_turns(3))
+    zero = np.zeros(8, dtype=np.float32)
+    await store.set_turn_vectors(
+        [turn_vector(chat.id, 0, zero), turn_vector(chat.id, 1, unit(1, 0.2)), turn_vector(chat.id, 2, zero)]
+    )
+    found = await store.recall_candidates(recall_query(unit(1), limit=1, context=0))
+    assert [(c.index, c.similarity is not None and c.similarity > 0.9) for c in found] == [(1, True)]
+    everything = await store.recall_candidates(recall_query(unit(1), context=0))
+    assert sorted((c.index, c.similarity) for c in everything)[::2] == [(0, 0.0), (2, 0.0)]
+
+
 async def test_recall_reports_similarity_of_the_same_model_only(store: ChatStore) -> None:
     chat = await store.create(turns=chat_turns(3))
     await store.set_turn_vectors(

@@ -107,6 +107,12 @@ async def test_no_texts_give_an_empty_matrix(embedder: MiniLMEmbedder) -> None:
     assert got.dtype == np.float32
 
 
+async def test_an_empty_text_is_a_zero_row_as_the_services_give_it(embedder: MiniLMEmbedder) -> None:
+    got = await embedder.embed(["", "hello", ""])
+    assert not got[[0, 2]].any()
+    assert np.linalg.norm(got[1]) == pytest.approx(1.0, abs=1e-5)
+
+
 async def test_a_missing_model_folder_raises_embedding_error(tmp_path: Path) -> None:
     missing = tmp_path / "no-model-here"
 

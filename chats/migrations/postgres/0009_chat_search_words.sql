@@ -1,4 +1,4 @@
--- Two changes to chat search, as in the SQLite store.
+-- Three changes to search, as in the SQLite store.
 --
 -- 1. A navigation turn (a request to go to another chat, the question which one, the answer; its body says
 -- `"navigation": true`) keeps no searchable text: its words would otherwise make its chat a candidate for
@@ -9,6 +9,11 @@
 -- 2. A chat's word relevance is its best turn's plus that of its title, summary and topic, where it was
 -- the better of the two (chats/sqlite/chat_lexical.py says what it changed on LoCoMo). Only `by_words`
 -- differs from 0007's function.
+--
+-- 3. A zero vector matches nothing. An embedder gives an empty text (as a navigation turn's is) a zero row,
+-- and pgvector's cosine distance to it is NaN, which Postgres sorts above every number: in recall such
+-- turns came first and pushed the similar ones out of `match_count`. Its similarity is now 0, in recall
+-- (otherwise 0008's function) and in chat search.
 
 CREATE OR REPLACE FUNCTION public.parley_schema_version() RETURNS integer
 LANGUAGE sql IMMUTABLE SET search_path = '' AS $$ SELECT 9 $$;
@@ -66,7 +71,8 @@ BEGIN
         -- The exact scan keeps only the best `match_count`, with their similarity. Ordered by the
         -- similarity itself: ordered by the distance, each row's distance would be computed twice (the
         -- planner does not share the subexpression).
-        SELECT v.chat_id AS id, (1 - (v.embedding <=> query_embedding))::double precision AS similarity
+        SELECT v.chat_id AS id,
+               coalesce(nullif((1 - (v.embedding <=> query_embedding))::double precision, 'NaN'), 0) AS similarity
         FROM parley.chat_search_vectors AS v
         WHERE v.user_id = me AND v.model_id = query_model AND v.dims = query_dims
         ORDER BY similarity DESC
@@ -77,7 +83,7 @@ BEGIN
         (SELECT w.id FROM by_words AS w ORDER BY w.score DESC LIMIT match_count)
     )
     SELECT c.id, c.title,
-           coalesce(n.similarity, (SELECT (1 - (v.embedding <=> query_embedding))::double precision
+           coalesce(n.similarity, (SELECT coalesce(nullif((1 - (v.embedding <=> query_embedding))::double precision, 'NaN'), 0)
                                    FROM parley.chat_search_vectors AS v
                                    WHERE v.chat_id = c.id AND v.model_id = query_model AND v.dims = query_dims)),
            coalesce(w.score, 0)::double precision, c.last_activity_at
@@ -85,4 +91,83 @@ BEGIN
     JOIN chats AS c ON c.id = chosen.id AND c.user_id = me
     LEFT JOIN nearest AS n ON n.id = c.id
     LEFT JOIN by_words AS w ON w.id = c.id;
+END $$;
+
+CREATE OR REPLACE FUNCTION public.recall_candidates(
+    query_embedding vector, model_name text, query_terms text[], match_count integer, context integer,
+    hidden_chat_id uuid DEFAULT NULL, hidden_count integer DEFAULT 0,
+    p_project_id text DEFAULT NULL, p_no_folder boolean DEFAULT false
+) RETURNS TABLE (chat_id uuid, seq integer, similarity double precision, lexical double precision)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = public, extensions, pg_temp
+SET plan_cache_mode = force_custom_plan AS $$
+#variable_conflict use_column
+DECLARE
+    -- As the owner, no policy applies: every part below keeps to this user's rows itself.
+    me uuid := auth.uid();
+    query_dims integer := vector_dims(query_embedding);
+    every_chat boolean := p_project_id IS NULL AND NOT p_no_folder;
+    wanted tsquery;
+    hidden_from integer;
+BEGIN
+    IF me IS NULL THEN
+        RETURN;
+    END IF;
+    IF p_project_id IS NOT NULL THEN
+        PERFORM parley.require_folder(p_project_id);  -- the caller's folder, or PFD04
+    END IF;
+    IF hidden_count > 0 THEN
+        SELECT c.turn_count - hidden_count INTO hidden_from FROM chats AS c
+        WHERE c.id = hidden_chat_id AND c.user_id = me;
+    END IF;
+    wanted := parley.telling_words(me, query_terms, true, 2000, 6000);
+    RETURN QUERY
+    WITH allowed AS (
+        SELECT c.id FROM chats AS c
+        WHERE NOT every_chat AND c.user_id = me
+          AND (p_project_id IS NULL OR c.project_id = p_project_id)
+          AND (NOT p_no_folder OR c.project_id IS NULL)
+    ), nearest AS (
+        -- Ordered by the similarity itself: by the distance, each row's would be computed twice.
+        SELECT v.chat_id AS id, v.seq AS n,
+               coalesce(nullif((1 - (v.embedding <=> query_embedding))::double precision, 'NaN'), 0) AS score
+        FROM chat_turn_vectors AS v
+        WHERE v.user_id = me AND v.model = model_name AND vector_dims(v.embedding) = query_dims
+          AND (every_chat OR v.chat_id IN (SELECT a.id FROM allowed AS a))
+          AND NOT coalesce(v.chat_id = hidden_chat_id AND v.seq >= hidden_from, false)
+        ORDER BY score DESC, v.chat_id, v.seq
+        LIMIT match_count
+    ), best_words AS (
+        SELECT t.chat_id AS id, t.seq AS n, ts_rank(t.words, wanted)::double precision AS score
+        FROM chat_turns AS t
+        WHERE wanted IS NOT NULL AND t.user_id = me AND t.words @@ wanted
+          AND (every_chat OR t.chat_id IN (SELECT a.id FROM allowed AS a))
+          AND NOT coalesce(t.chat_id = hidden_chat_id AND t.seq >= hidden_from, false)
+        ORDER BY score DESC, t.chat_id, t.seq
+        LIMIT match_count
+    ), taken AS (
+        SELECT nearest.id, nearest.n FROM nearest
+        UNION
+        SELECT best_words.id, best_words.n FROM best_words
+    ), reported AS (
+        -- A neighbour is in the same chat, so the same user's and folder's.
+        SELECT DISTINCT taken.id, near.n
+        FROM taken
+        CROSS JOIN LATERAL generate_series(greatest(taken.n - context, 0), taken.n + context) AS near (n)
+        WHERE NOT coalesce(taken.id = hidden_chat_id AND near.n >= hidden_from, false)
+    )
+    SELECT r.id, r.n, by_vector.score, coalesce(by_words.score, 0)::double precision
+    FROM reported AS r
+    LEFT JOIN LATERAL (
+        SELECT coalesce(nullif((1 - (v.embedding <=> query_embedding))::double precision, 'NaN'), 0) AS score
+        FROM chat_turn_vectors AS v
+        WHERE v.chat_id = r.id AND v.seq = r.n AND v.model = model_name AND v.user_id = me
+          AND vector_dims(v.embedding) = query_dims
+    ) AS by_vector ON true
+    LEFT JOIN LATERAL (
+        SELECT ts_rank(t.words, wanted)::double precision AS score
+        FROM chat_turns AS t
+        WHERE wanted IS NOT NULL AND t.chat_id = r.id AND t.seq = r.n AND t.user_id = me AND t.words @@ wanted
+    ) AS by_words ON true
+    WHERE by_vector.score IS NOT NULL OR by_words.score > 0;
 END $$;
