@@ -496,6 +496,14 @@ async def test_a_zero_vector_matches_nothing(store: ChatStore) -> None:
     assert [(c.index, c.similarity is not None and c.similarity > 0.9) for c in found] == [(1, True)]
     everything = await store.recall_candidates(recall_query(unit(1), context=0))
     assert sorted((c.index, c.similarity) for c in everything)[::2] == [(0, 0.0), (2, 0.0)]
+    # Chat search likewise, though a summary or topic is never empty.
+    blank, near = (await store.create()).id, (await store.create()).id
+    await store.set_embedding(blank, "topic", EmbeddedText("?", zero, "m"))
+    await store.set_embedding(near, "topic", EmbeddedText("near", unit(1, 0.2), "m"))
+    [first] = await store.search(SearchQuery(vector=unit(1), model="m", text="", limit=1))
+    assert first.chat_id == near and first.similarity is not None and first.similarity > 0.9
+    both = {c.chat_id: c.similarity for c in await store.search(SearchQuery(vector=unit(1), model="m", text=""))}
+    assert both[blank] == 0.0
 
 
 async def test_recall_reports_similarity_of_the_same_model_only(store: ChatStore) -> None:

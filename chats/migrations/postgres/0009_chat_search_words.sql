@@ -68,14 +68,12 @@ BEGIN
               UNION ALL SELECT * FROM chat_hits) AS w
         GROUP BY w.id
     ), nearest AS (
-        -- The exact scan keeps only the best `match_count`, with their similarity. Ordered by the
-        -- similarity itself: ordered by the distance, each row's distance would be computed twice (the
-        -- planner does not share the subexpression).
-        SELECT v.chat_id AS id,
-               coalesce(nullif((1 - (v.embedding <=> query_embedding))::double precision, 'NaN'), 0) AS similarity
+        -- The exact scan keeps only the best `match_count`, by their distance alone (computed once a row),
+        -- nearest first: a zero vector's is NaN, which sorts after every number.
+        SELECT v.chat_id AS id, (v.embedding <=> query_embedding)::double precision AS distance
         FROM parley.chat_search_vectors AS v
         WHERE v.user_id = me AND v.model_id = query_model AND v.dims = query_dims
-        ORDER BY similarity DESC
+        ORDER BY distance
         LIMIT match_count
     ), chosen AS (
         SELECT n.id FROM nearest AS n
@@ -83,14 +81,19 @@ BEGIN
         (SELECT w.id FROM by_words AS w ORDER BY w.score DESC LIMIT match_count)
     )
     SELECT c.id, c.title,
-           coalesce(n.similarity, (SELECT coalesce(nullif((1 - (v.embedding <=> query_embedding))::double precision, 'NaN'), 0)
-                                   FROM parley.chat_search_vectors AS v
-                                   WHERE v.chat_id = c.id AND v.model_id = query_model AND v.dims = query_dims)),
+           CASE WHEN d.distance = 'NaN' THEN 0 ELSE 1 - d.distance END,
            coalesce(w.score, 0)::double precision, c.last_activity_at
     FROM chosen
     JOIN chats AS c ON c.id = chosen.id AND c.user_id = me
     LEFT JOIN nearest AS n ON n.id = c.id
-    LEFT JOIN by_words AS w ON w.id = c.id;
+    LEFT JOIN by_words AS w ON w.id = c.id
+    -- NULL when the chat has no vector of the query's model.
+    CROSS JOIN LATERAL (
+        SELECT coalesce(n.distance, (SELECT (v.embedding <=> query_embedding)::double precision
+                                     FROM parley.chat_search_vectors AS v
+                                     WHERE v.chat_id = c.id AND v.model_id = query_model AND v.dims = query_dims))
+               AS distance
+    ) AS d;
 END $$;
 
 CREATE OR REPLACE FUNCTION public.recall_candidates(
@@ -128,14 +131,14 @@ BEGIN
           AND (p_project_id IS NULL OR c.project_id = p_project_id)
           AND (NOT p_no_folder OR c.project_id IS NULL)
     ), nearest AS (
-        -- Ordered by the similarity itself: by the distance, each row's would be computed twice.
-        SELECT v.chat_id AS id, v.seq AS n,
-               coalesce(nullif((1 - (v.embedding <=> query_embedding))::double precision, 'NaN'), 0) AS score
+        -- By the distance alone (computed once a row), nearest first: a zero vector's is NaN, which sorts
+        -- after every number.
+        SELECT v.chat_id AS id, v.seq AS n, (v.embedding <=> query_embedding)::double precision AS distance
         FROM chat_turn_vectors AS v
         WHERE v.user_id = me AND v.model = model_name AND vector_dims(v.embedding) = query_dims
           AND (every_chat OR v.chat_id IN (SELECT a.id FROM allowed AS a))
           AND NOT coalesce(v.chat_id = hidden_chat_id AND v.seq >= hidden_from, false)
-        ORDER BY score DESC, v.chat_id, v.seq
+        ORDER BY distance, v.chat_id, v.seq
         LIMIT match_count
     ), best_words AS (
         SELECT t.chat_id AS id, t.seq AS n, ts_rank(t.words, wanted)::double precision AS score
