@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chats.memory.grounding import grounded
+from chats.memory.grounding import grounded, names_and_numbers
 from chats.memory.text import second_person
 from voice.offline.router import ToolAnswer
 
@@ -231,7 +231,9 @@ def _memory_answer(tool: str, result: Mapping[str, Any], say: Mapping[str, str],
     if not contents:
         return ToolAnswer(say["nothing"])
     found = tuple(second_person(content, language) for content in contents)
-    return ToolAnswer(say["saved"].format(_listed([_mid_sentence(c, language) for c in contents], say)), found)
+    template = say["saved"].format(_listed([_mid_sentence(c, language) for c in contents], say))
+    # The best match's names must be said: the small model drops them ("your daughter loves horses").
+    return ToolAnswer(template, found, tuple(dict.fromkeys(names_and_numbers(found[0]))))
 
 
 def _recalled(result: Mapping[str, Any], say: Mapping[str, str]) -> ToolAnswer:

@@ -47,16 +47,27 @@ def _stem(word: str, language: Language) -> str:
     return word if word.isdigit() else stem(word, language)[:STEM]
 
 
+def _content(text: str) -> list[str]:
+    return [word for word in _words(text) if word.lower() not in _REPHRASING]
+
+
+def names_and_numbers(text: str) -> list[str]:
+    """The words of `text` that must be said exactly: names (capitalised, past its first content word) and
+    numbers."""
+    content = _content(text)
+    return [word for word in content[1:] if word[0].isupper() or word.isdigit()] + (
+        [content[0]] if content and content[0].isdigit() else []
+    )
+
+
 def grounded(fact: str, user_said: Sequence[str]) -> bool:
     """Whether the user said what `fact` states: every name and number in it, and most of its other words."""
     language = detect(" ".join(user_said))
     said = {_stem(word, language) for text in user_said for word in _words(text)}
-    content = [word for word in _words(fact) if word.lower() not in _REPHRASING]
+    content = _content(fact)
     if not content or not said:
         return False
-    exact = [word for word in content[1:] if word[0].isupper() or word.isdigit()] + (
-        [content[0]] if content[0].isdigit() else []
-    )
+    exact = names_and_numbers(fact)
     if any(_stem(word, language) not in said for word in exact):
         return False
     found = sum(_stem(word, language) in said for word in content)

@@ -57,6 +57,12 @@ def test_saved_memories_found_go_to_the_model_with_a_template_to_fall_back_on() 
     )
     assert answer.findings == ("You live in Lyon.", "You work at a bakery.")
     assert answer.template == "Here is what I have saved: you live in Lyon and you work at a bakery."
+    assert answer.names == ("Lyon",)  # the best match's: an answer that leaves it out is followed by the template
+
+
+def test_the_names_an_answer_must_say_are_the_best_matchs_names_and_numbers() -> None:
+    results = [{"content": "User's daughter Mia was born in 2019, Mia loves horses."}, {"content": "User met Ana."}]
+    assert tool_answer("search_memories", {"success": True, "results": results}).names == ("Mia", "2019")
 
 
 def test_memories_to_choose_from_are_read_to_the_user() -> None:

@@ -29,7 +29,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+import re
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -232,7 +233,7 @@ class OfflineLiveConnection:
         answer = self._intents.reply(call, answered)
         if answer.findings:
             await self._phrase(question, answer)
-        if not self._said:
+        if not self._said or _leaves_out(answer.names, self._said):
             await self._say(answer.template)
 
     async def _converse(self) -> None:
@@ -292,6 +293,12 @@ class OfflineLiveConnection:
             raise self._lost
         if self._closed:
             raise live.LiveConnectionLost("the offline connection is closed", code=None, resumption_handle=None)
+
+
+def _leaves_out(names: Sequence[str], said: Sequence[str]) -> bool:
+    """Whether the sentences `said` leave out one of `names` (a possessive "Mia's" says "Mia")."""
+    text = " ".join(said)
+    return any(re.search(rf"\b{re.escape(name)}\b", text) is None for name in names)
 
 
 @asynccontextmanager

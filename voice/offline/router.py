@@ -21,6 +21,9 @@ class ToolAnswer:
     findings: tuple[str, ...] = ()
     """What the tool found (saved memories, earlier messages): the chat model answers the user's question
     from these, in its own words."""
+    names: tuple[str, ...] = ()
+    """Names and numbers the answer must say (a memory's "Mia"): when the chat model's words leave one out,
+    the template is said after them."""
 
 
 class IntentRouter(Protocol):

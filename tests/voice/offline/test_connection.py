@@ -211,3 +211,11 @@ async def test_a_closed_connection_refuses_audio_and_ends_its_events(offline_voi
     with pytest.raises(LiveConnectionLost):
         await connection.send_audio(split(silence(80))[0])
     assert [e async for e in connection.events()] == []
+
+
+async def test_a_name_the_models_words_leave_out_is_read_out_after_them(offline_voice: OfflineVoice) -> None:
+    named = ToolAnswer(f"In our chat Kitchen, Ottoline said: {TILES}", (TILES,), ("Ottoline",))
+    intents = ScriptedIntents("tiles", "recall_conversations", {"query": "tiles"}, named)
+    seen = await recalled_answer(intents, offline_voice)
+    answer = said(seen)
+    assert intents.checked and answer.endswith(named.template) and answer != named.template
