@@ -18,7 +18,8 @@ from chats.models import NO_FOLDER, utc_now
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.connection import migrations
 from chats.store import ChatStore
-from tests.chats.store_contract import *  # noqa: F403 - the contract's tests run here
+from tests.chats.recall_contract import *  # noqa: F403 - the contract's tests run here
+from tests.chats.store_contract import *  # noqa: F403
 from tests.chats.store_contract import turns
 
 
