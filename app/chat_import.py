@@ -35,7 +35,7 @@ from uuid import UUID
 from app.account.sync import StampClock, copy_folders, create_copy, extend_copy
 from app.wiring import ChatServices
 from chats.compaction import SUMMARY_WINDOW_SIZE
-from chats.embedding import embed_one
+from chats.embedders.embedding import embed_one
 from chats.errors import ChatNotFound, EmbeddingError, TextModelError
 from chats.import_reader import ImportedChat, ImportedFolder
 from chats.models import FOLDER_NAME_MAX, Chat, EmbeddedText, Folder, Turn, folder_name_key, utc_now

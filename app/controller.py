@@ -9,7 +9,7 @@ from uuid import UUID
 from app.account.sync import StampClock
 from app.chat_import import ChatImporter, ImportReport
 from app.wiring import ChatServices
-from chats.embedding import embed_one
+from chats.embedders.embedding import embed_one
 from chats.import_reader import ImportedFolder
 from chats.models import Chat, ChatInfo, Folder, FolderFilter, chat_title
 from chats.search import ChatMatch

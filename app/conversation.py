@@ -30,10 +30,10 @@ from chats.maintenance import MaintenanceWorker
 from chats.memory.grounding import asked_to_remember
 from chats.models import AssistantContext, Turn, utc_now
 from chats.storable_text import storable_text
-from voice.audio import AudioSink
-from voice.barge_in import SpeechOverPlaybackFactory
-from voice.earcon import earcon
-from voice.live import HistoryTurn, LiveConfig, LiveConnectionFactory, ToolCall, ToolDeclaration
+from voice.audio.chunks import AudioSink
+from voice.audio.earcon import earcon
+from voice.echo.barge_in import SpeechOverPlaybackFactory
+from voice.live.connection import HistoryTurn, LiveConfig, LiveConnectionFactory, ToolCall, ToolDeclaration
 from voice.session import EndReason, Microphone, SessionEvent, SpokenTurn, ToolReply, ToolUsed, VoiceSession
 from voice.state import AssistantState, StateMachine
 from voice.typed import TypedText

@@ -14,7 +14,7 @@ from uuid import UUID
 
 from chats.errors import StoreUnavailable
 from chats.journal import TurnJournal
-from voice.live import HistoryTurn, LiveConfig
+from voice.live.connection import HistoryTurn, LiveConfig
 
 
 class LoadedChat:

@@ -26,19 +26,19 @@ from app.wiring import ChatServices, language_of, live_language_code, spoken_lan
 from chats.journal import Delivery, TurnJournal
 from chats.maintenance import MaintenanceWorker
 from voice.assistant import Assistant
-from voice.audio import MODEL_VOICE_FORMAT, AudioSink, AudioSource
-from voice.barge_in import speech_over_playback
-from voice.echo import EchoCancelledSource, EchoCanceller
+from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioSink, AudioSource
+from voice.audio.microphone import MicrophoneSource
+from voice.audio.microphone_gate import MicrophoneGate
+from voice.audio.optional_sink import OptionalSink
+from voice.audio.speaker import SpeakerSink
+from voice.echo.barge_in import speech_over_playback
+from voice.echo.canceller import EchoCancelledSource, EchoCanceller
 from voice.errors import AudioError
-from voice.gate import MicrophoneGate
-from voice.live import LiveConnectionFactory
-from voice.microphone import MicrophoneSource
-from voice.optional_sink import OptionalSink
-from voice.speaker import SpeakerSink
+from voice.live.connection import LiveConnectionFactory
 from voice.state import StateChanged, StateMachine
 from voice.typed import TypedText
-from voice.wake import OpenWakeWordDetector
-from voice.wake_protocol import WakeEvent
+from voice.wake.detector import OpenWakeWordDetector
+from voice.wake.protocol import WakeEvent
 
 JOURNAL_FILE = "journal.jsonl"
 OFFLINE_NOTICE = (
@@ -72,7 +72,7 @@ class VoiceObserver(Protocol):
 
     def level(self, dbfs: float) -> None:
         """The microphone's level, about ten times a second while it is heard (sleeping or conversing, not
-        while muted): the peak of the last ~100 ms in dBFS, from `voice.level.SILENCE_DBFS` (-96, silence)
+        while muted): the peak of the last ~100 ms in dBFS, from `voice.audio.level.SILENCE_DBFS` (-96, silence)
         to 0 (full scale); speech near a laptop peaks around -30 to -10."""
         ...
 
@@ -288,8 +288,8 @@ class VoiceLoop:
         if settings.effective_voice_model == "gemini":
             # Imported when a loop starts, not with this module: google-genai takes 0.4 s to import, and
             # the window paints first.
-            from voice.gemini_live import connect
-            from voice.gemini_warm_up import warm_up
+            from voice.live.gemini import connect
+            from voice.live.gemini_warm_up import warm_up
 
             await warm_up()
             key = settings.gemini_api_key.reveal() if settings.gemini_api_key else ""

@@ -4,7 +4,7 @@ that uses it.
 "Say hey Jarvis three times": three short recordings go through the same echo-cancelled path the
 sleeping assistant listens on, the wake word model scores them (and the same recordings played
 backwards, the negatives), and openWakeWord's per-user verifier is trained on what it heard
-(voice/wake_verifier.py). `parley wake enrol` (app/cli/wake_command.py) and the Settings dialog's "Enrol my
+(voice/wake/verifier.py). `parley wake enrol` (app/cli/wake_command.py) and the Settings dialog's "Enrol my
 voice" both call `enrol`; whatever starts the sleeping assistant builds its detector with
 `wake_detector(settings)`, so the enrolment counts wherever Parley listens.
 """
@@ -18,11 +18,11 @@ from pathlib import Path
 import numpy as np
 
 from app.config.settings import Settings
-from voice.audio import MIC_FORMAT, AudioChunk, AudioSource
-from voice.echo import EchoCanceller
+from voice.audio.chunks import MIC_FORMAT, AudioChunk, AudioSource
+from voice.echo.canceller import EchoCanceller
 from voice.errors import VoiceError, WakeModelError
-from voice.wake import OpenWakeWordDetector, resolve_model
-from voice.wake_verifier import Run, WakeVerifier, enrolment_examples, train_verifier
+from voice.wake.detector import OpenWakeWordDetector, resolve_model
+from voice.wake.verifier import Run, WakeVerifier, enrolment_examples, train_verifier
 
 ENROLMENT_UTTERANCES = 3
 RECORD_SECONDS = 3.0

@@ -12,26 +12,26 @@ from uuid import UUID, uuid4
 
 from app.config.secrets import Secret
 from app.config.settings import Settings, SettingsError, StorageChoice
-from chats.embedding import Embedder
-from chats.local_models import local_embedder_for, local_model_for, memory_ranking_for
-from chats.local_process import LocalModelsProcess, ProcessEmbedder, ProcessTextModel
+from chats.embedders.embedding import Embedder
+from chats.embedders.local_models import local_embedder_for, local_model_for, memory_ranking_for
+from chats.embedders.local_process import LocalModelsProcess, ProcessEmbedder, ProcessTextModel
+from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import ChatMaintainer
 from chats.memory.service import MemoryService
 from chats.memory.store import MemoryStore
-from chats.minilm import MODEL_NAME as MINILM_MODEL_NAME
-from chats.minilm import MiniLMEmbedder
 from chats.models import utc_now
 from chats.recall import Recaller
 from chats.search import ChatFinder
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
 from chats.store import ChatStore
-from chats.text_model import TextModel
+from chats.text.text_model import TextModel
 from chats.working_memory import WorkingMemory
 
 if TYPE_CHECKING:
-    from chats.gemini_embedder import GeminiEmbedder
-    from chats.openai_embedder import OpenAIEmbedder
+    from chats.embedders.gemini_embedder import GeminiEmbedder
+    from chats.embedders.openai_embedder import OpenAIEmbedder
 
 STORE_FILE = "chats.sqlite3"
 
@@ -66,9 +66,9 @@ def live_language_code(settings: Settings) -> str | None:
 
 
 def language_of(text: str, hint: str) -> str:
-    """The language of `text` (`chats.language.detect`), `hint` when it is too short to tell: what the offline
+    """The language of `text` (`chats.language.words.detect`), `hint` when it is too short to tell: what the offline
     voice speaks each sentence in."""
-    from chats.language import detect
+    from chats.language.words import detect
 
     return detect(text, hint=hint)
 
@@ -94,12 +94,12 @@ def make_embedder(settings: Settings, closing: AsyncExitStack, child: LocalModel
     if choice == "gemini":
         key = chosen_key(settings.gemini_api_key, "the Gemini embedder", "GEMINI_API_KEY")
         # Imported when chosen, like the text model: google-genai takes 0.4 s to import.
-        from chats.gemini_embedder import GeminiEmbedder
+        from chats.embedders.gemini_embedder import GeminiEmbedder
 
         embedder = GeminiEmbedder(key, model=settings.gemini_embedding_model, base_url=settings.gemini_base_url)
     else:
         key = chosen_key(settings.openai_api_key, "the OpenAI embedder", "OPENAI_API_KEY")
-        from chats.openai_embedder import OpenAIEmbedder
+        from chats.embedders.openai_embedder import OpenAIEmbedder
 
         embedder = OpenAIEmbedder(key, model=settings.openai_embedding_model, base_url=settings.openai_base_url)
     closing.push_async_callback(embedder.aclose)
@@ -113,11 +113,11 @@ def make_text_model(settings: Settings, closing: AsyncExitStack, child: LocalMod
         if child is not None:
             return ProcessTextModel(child)
         # Imported when chosen, like the Gemini one: yake brings networkx, 0.2 s of the window's first paint.
-        from chats.offline_text import OfflineTextModel
+        from chats.text.offline_text import OfflineTextModel
 
         return OfflineTextModel(spoken_language(settings))
     key = chosen_key(settings.gemini_api_key, "the Gemini text model", "GEMINI_API_KEY")
-    from chats.gemini_text import GeminiTextModel
+    from chats.text.gemini_text import GeminiTextModel
 
     text_model = GeminiTextModel(key, model=settings.gemini_text_model, base_url=settings.gemini_base_url)
     closing.push_async_callback(text_model.aclose)

@@ -9,7 +9,7 @@ rooms of tests/voice/rooms.py, run in lockstep (tests/voice/laptop_room.py), wit
    leaves goes to the barge-in detector and to the wake word detector as they run in a conversation (goal:
    0 and 0). Then `FIRST_ANSWERS` first answers of `FIRST_ANSWER_S` each, each from a new canceller: the
    moments where the echo cancellers are still learning the echo path, and where the linear one starts
-   to be trusted (`voice.linear_echo`).
+   to be trusted (`voice.echo.linear_canceller`).
 2. Barge-in: the user speaks over an answer at `MOMENTS` random moments (a random speech fixture, from the
    room's talker spot), the canceller having heard `WARM_S` of Parley's voice in the room before (it lives
    as long as the voice loop: this is every answer after Parley's first half minute); and again at the
@@ -51,7 +51,7 @@ from bench.barge_in_runs import (
 )
 from tests.voice.laptop_room import BLOCK_MS, OUTPUT_LATENCY_MS
 from tests.voice.rooms import GOAL_CONDITION
-from voice.barge_in import BargeInConfig, OverlapDetector
+from voice.echo.barge_in import BargeInConfig, OverlapDetector
 
 SPEAKER_BLOCK_MS = float(BLOCK_MS)
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -19,10 +19,10 @@ import onnxruntime
 from tests.voice.fixtures import read_pcm, stream, utterances
 from tests.voice.laptop_room import hear, parley_voice, sounds_at, speech_onset_ms, talker_says, warmed_canceller
 from tests.voice.rooms import GOAL_CONDITION, RoomCondition, SimulatedRoom, condition, cough, door
-from voice.audio import AudioChunk
-from voice.barge_in import HeardWindow, SpeechOverPlayback
-from voice.vad import load_session
-from voice.wake import OpenWakeWordDetector
+from voice.audio.chunks import AudioChunk
+from voice.echo.barge_in import HeardWindow, SpeechOverPlayback
+from voice.echo.vad import load_session
+from voice.wake.detector import OpenWakeWordDetector
 
 SELF_MINUTES = 10.0
 FIRST_ANSWERS = 10

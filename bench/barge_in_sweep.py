@@ -19,7 +19,7 @@ from typing import Any
 from bench.barge_in import score_room, summary
 from bench.barge_in_runs import kept_or_recorded
 from tests.voice.rooms import GOAL_CONDITION
-from voice.barge_in import BargeInConfig
+from voice.echo.barge_in import BargeInConfig
 
 BASE = BargeInConfig()
 SETTINGS: dict[str, BargeInConfig] = {

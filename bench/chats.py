@@ -32,13 +32,13 @@ import numpy as np
 
 from bench import locomo
 from chats.compaction import TAIL_SIZE, summary_turn
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import ChatMaintainer
-from chats.minilm import MiniLMEmbedder
 from chats.models import EmbeddedText, Turn
-from chats.offline_text import OfflineTextModel
 from chats.search import ChatFinder, RankedChat, decide, rank
 from chats.sqlite import SqliteChatStore
 from chats.store import SearchCandidate, SearchQuery
+from chats.text.offline_text import OfflineTextModel
 
 RESULTS = Path(__file__).resolve().parent / "results"
 OWN_HIT3_GOAL = 0.85

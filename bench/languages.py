@@ -14,7 +14,7 @@ vector and title), `ChatFinder` and `decide` (the switching decision the tools u
 3. The embedders: query embedding time (one short text at a time, p50), load time, resident memory the
    weights take, and the size of their package on disk.
 
-"parley" rows combine the embedders as `chats.local_models.local_embedder_for` does: all-MiniLM-L6-v2
+"parley" rows combine the embedders as `chats.embedders.local_models.local_embedder_for` does: all-MiniLM-L6-v2
 for English, the multilingual model for every other language (and for a store whose memories and
 questions are not both English). Goals (issue 17): every language within one request of English on
 hit@1, English 8/8, and a clear switch for at least 6 of 8 in each language.
@@ -38,19 +38,19 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from chats.embedding import Embedder
-from chats.local_models import local_model_for, memory_ranking_for
+from chats.embedders.embedding import Embedder
+from chats.embedders.local_models import local_model_for, memory_ranking_for
+from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
+from chats.embedders.minilm import MiniLMEmbedder
+from chats.embedders.use_multilingual import MultilingualEmbedder
 from chats.maintenance import ChatMaintainer
 from chats.memory.service import MemoryService
 from chats.memory.store import NewMemory
-from chats.minilm import MODEL_NAME as MINILM_MODEL_NAME
-from chats.minilm import MiniLMEmbedder
 from chats.models import EmbeddedText, Turn
-from chats.offline_text import OfflineTextModel
 from chats.search import ChatFinder, decide, floors_for
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
-from chats.use_multilingual import MultilingualEmbedder
+from chats.text.offline_text import OfflineTextModel
 
 DATA = Path(__file__).resolve().parent / "language_set.json"
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -109,7 +109,7 @@ def embedders(names: Sequence[str]) -> dict[str, Embedder]:
 
 def parley_choice(*languages: str) -> str:
     """The embedder Parley uses offline for a store in these languages: the user's language when there is
-    one, "auto" (not known) for a user who speaks several (`chats.local_models.local_model_for`)."""
+    one, "auto" (not known) for a user who speaks several (`chats.embedders.local_models.local_model_for`)."""
     language = languages[0] if len(set(languages)) == 1 else None
     return "minilm" if local_model_for(language) == MINILM_MODEL_NAME else "use"
 

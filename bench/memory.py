@@ -43,13 +43,13 @@ from typing import Any
 import numpy as np
 
 from bench import locomo
-from chats.embedding import Matrix, normalise_rows
+from chats.embedders.embedding import Matrix, normalise_rows
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.memory.duplicates import CERTAIN_SIMILARITY, judge_duplicate
 from chats.memory.importance import importance
 from chats.memory.models import CATEGORIES, Category
 from chats.memory.ranking import FUSED, VECTOR_ONLY, Ranking
 from chats.memory.store import MemoryQuery, NewMemory
-from chats.minilm import MiniLMEmbedder
 from chats.models import EmbeddedText
 from chats.sqlite.memories import SqliteMemoryStore
 from chats.sqlite.vectors import encode_vector

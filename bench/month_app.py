@@ -29,10 +29,10 @@ from app.conversation import ConversationEvent, Saved
 from app.voice_loop import VoiceLoop
 from app.wiring import ChatServices, open_chat_services
 from chats.maintenance import ChatMaintainer, MaintenanceReport, MaintenanceWorker
-from voice.null_sink import NullSink
+from voice.audio.null_sink import NullSink
 from voice.session import SpokenTurn
 from voice.state import AssistantState, StateChanged
-from voice.wake_protocol import WakeEvent
+from voice.wake.protocol import WakeEvent
 
 WAIT_S = 60.0
 """Safety net for one step of a conversation (an answer, a save, a maintenance): a run that reaches it failed."""

@@ -49,11 +49,12 @@ from app.tools.prompt import system_prompt
 from app.tools.recall_tools import RECALL_TOOLS
 from app.voice_loop import model_cache
 from bench.offline_wer import NORMALISATION, Scored, rate, scored
-from chats.local_process import LocalModelsProcess, ProcessEmbedder
+from chats.embedders.local_process import LocalModelsProcess, ProcessEmbedder
 from tests.voice.fixtures import read_pcm, silence, split, utterances
 from tests.voice.rooms import SimulatedRoom, condition
-from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT
-from voice.live import LiveConfig, ModelAudio, ToolCall, TurnComplete
+from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT
+from voice.audio.pcm import convert, pcm16_to_float
+from voice.live.connection import LiveConfig, ModelAudio, ToolCall, TurnComplete
 from voice.offline.chat_model import ChatModel
 from voice.offline.connection import connect
 from voice.offline.endpoint import EndpointConfig, Endpointer, SpeechEnded
@@ -62,7 +63,6 @@ from voice.offline.prompt import ChatMessage
 from voice.offline.speech import EspeakSynthesizer
 from voice.offline.text import whisper_prompt, without_wake_phrase
 from voice.offline.transcriber import BEAM_SIZE
-from voice.pcm import convert, pcm16_to_float
 
 RESULTS = Path(__file__).resolve().parent / "results"
 WER_GOAL = 0.10
@@ -139,7 +139,7 @@ def rss_mb() -> float:
 
 def heard_question(pcm: bytes) -> bytes:
     """What the VAD hands to Whisper from the pre-roll on: the question, the wake phrase's tail dropped."""
-    from voice.vad import SileroVad, load_session
+    from voice.echo.vad import SileroVad, load_session
 
     start = utterances(pcm)[0][1]  # the wake word fires about 150 ms after the phrase: pre-roll from there
     offset = int(max(start + 150.0 - PREROLL_MS, 0) * MIC_FORMAT.bytes_per_second / 1000) & ~1

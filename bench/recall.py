@@ -41,9 +41,9 @@ from uuid import UUID
 import numpy as np
 
 from bench import locomo
-from chats.embedding import Matrix
+from chats.embedders.embedding import Matrix
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import TurnIndexer
-from chats.minilm import MiniLMEmbedder
 from chats.models import EmbeddedText, Turn
 from chats.recall import (
     CANDIDATES_PER_SIGNAL,

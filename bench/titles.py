@@ -17,7 +17,7 @@ Does a title say what the chat is about? Two sets of chats, each titled by the o
    garden; written by hand in English, Italian, Spanish, French and German), each with the title a
    person would give it in that language (`LANGUAGE_TITLES`). Titled from the first exchange and from the
    whole chat; "names the subject" and "subject words" as in 1, the words compared by their Snowball stems
-   (PyStemmer, through `chats.language.stems`, with that language's stop words), not by simplemma, the
+   (PyStemmer, through `chats.language.words.stems`, with that language's stop words), not by simplemma, the
    title maker's lemmatiser.
 
 English words are compared by a crude stem (lower case, a plural "s" dropped), not by the title maker's
@@ -45,10 +45,10 @@ from typing import Any
 import yake
 
 from bench import locomo
-from chats import language as languages
 from chats.compaction import SUMMARY_SHARE
+from chats.language import words as languages
 from chats.models import Turn
-from chats.offline_text import OfflineTextModel, summarize_extractively
+from chats.text.offline_text import OfflineTextModel, summarize_extractively
 
 RESULTS = Path(__file__).resolve().parent / "results"
 FIXTURES = Path(__file__).resolve().parent / "title_chats.json"

@@ -41,8 +41,8 @@ import numpy as np
 from bench import barge_in, voice_latency, wake_rooms
 from bench.wake_timing import TimedSource, run_stream
 from tests.voice.fixtures import WAKE_NEGATIVES, WAKE_POSITIVES, read_pcm, silence, split, wake_phrase_end_ms
-from voice.audio import MIC_FORMAT
-from voice.wake import FRAME_MS, OpenWakeWordDetector
+from voice.audio.chunks import MIC_FORMAT
+from voice.wake.detector import FRAME_MS, OpenWakeWordDetector
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

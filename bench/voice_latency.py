@@ -28,10 +28,10 @@ import numpy as np
 
 from tests.fakes.gemini_live_scenario import AfterAudio, Audio, CompleteTurn, Interrupt, OutputTranscript, script
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer, make_live_tls
-from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
-from voice.gemini_live import connect
-from voice.live import HistoryTurn, LiveConfig, LiveConnection, LiveConnectionFactory, LiveEvent, ToolCall
-from voice.preroll import PrerollStream
+from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
+from voice.audio.preroll import PrerollStream
+from voice.live.connection import HistoryTurn, LiveConfig, LiveConnection, LiveConnectionFactory, LiveEvent, ToolCall
+from voice.live.gemini import connect
 from voice.session import SessionEvent, ToolReply, VoiceSession
 from voice.state import AssistantState, StateChanged, StateMachine
 

@@ -10,8 +10,8 @@ from app.wake_enrolment import enrolment_runs
 from bench.wake_material import Voice, enrolment_utterances
 from tests.voice.fixtures import silence
 from tests.voice.rooms import RoomCondition, SimulatedRoom
-from voice.wake import OpenWakeWordDetector
-from voice.wake_verifier import Run, WakeVerifier, enrolment_examples, train_verifier
+from voice.wake.detector import OpenWakeWordDetector
+from voice.wake.verifier import Run, WakeVerifier, enrolment_examples, train_verifier
 
 ENROLMENT_SEED = 100
 """Talker spots and noise of the enrolment: never those of the positives it is tested on (seeds 0-2)."""

@@ -13,7 +13,7 @@ import soxr
 
 from tests.voice.fixtures import read_pcm, silence, wake_phrase_end_ms
 from tests.voice.rooms import to_pcm
-from voice.audio import MIC_FORMAT
+from voice.audio.chunks import MIC_FORMAT
 
 RATE = MIC_FORMAT.rate
 

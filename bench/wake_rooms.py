@@ -19,7 +19,7 @@ window is 1.28 s), and the noise suppressors adapt to the room's noise as they w
 
 Levers (the audio that reaches openWakeWord):
 - `raw`: the microphone as it is.
-- `aec`: Parley's microphone path today: voice.echo.EchoCanceller (WebRTC AEC3 + high-pass filter, noise
+- `aec`: Parley's microphone path today: voice.echo.canceller.EchoCanceller (WebRTC AEC3 + high-pass filter, noise
   suppression and gain control off), with nothing playing.
 - `webrtc_ns`, `webrtc_agc`, `webrtc_all`: WebRTC's audio processing module with noise suppression, with
   automatic gain control, with both (high-pass on in all three, as in the echo canceller).
@@ -55,9 +55,9 @@ from bench.wake_material import VOICES
 from bench.wake_scoring import LEVERS, Decision, available, count, false_accepts_by_kind, preprocessor, trace
 from bench.wake_streams import Stream, condition_streams, hour_streams
 from tests.voice.rooms import GOAL_CONDITION, ROOM_CONDITIONS, RoomCondition, to_pcm
-from voice.audio import MIC_FORMAT
-from voice.wake import FRAME_MS, FRAME_SAMPLES
-from voice.wake_verifier import WakeVerifier
+from voice.audio.chunks import MIC_FORMAT
+from voice.wake.detector import FRAME_MS, FRAME_SAMPLES
+from voice.wake.verifier import WakeVerifier
 
 RESULTS = Path(__file__).resolve().parent / "results"
 RATE = MIC_FORMAT.rate
@@ -210,7 +210,7 @@ async def sleeping_cpu(
     `seconds` long, fed in 80 ms chunks through `lever` (the echo canceller's cost is counted too)."""
     from bench.wake_timing import TimedSource, run_stream
     from tests.voice.fixtures import split
-    from voice.wake import OpenWakeWordDetector
+    from voice.wake.detector import OpenWakeWordDetector
 
     rng = np.random.default_rng(0)
     quiet = to_pcm(rng.standard_normal(round(seconds * RATE)) * 10 ** (QUIET_ROOM_DBFS / 20))

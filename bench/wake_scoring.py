@@ -12,9 +12,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bench.wake_streams import Stream
-from voice.audio import MIC_FORMAT
-from voice.wake import FRAME_MS, FRAME_SAMPLES, Debounce, resolve_model
-from voice.wake_verifier import WakeVerifier
+from voice.audio.chunks import MIC_FORMAT
+from voice.wake.detector import FRAME_MS, FRAME_SAMPLES, Debounce, resolve_model
+from voice.wake.verifier import WakeVerifier
 
 RATE = MIC_FORMAT.rate
 REARM_MS = 400.0
@@ -54,8 +54,8 @@ def preprocessor(lever: str) -> Callable[[bytes], bytes]:
     if lever in ("raw", "speex"):
         return lambda pcm: pcm
     if lever == "aec":
-        from voice.audio import AudioChunk
-        from voice.echo import EchoCanceller
+        from voice.audio.chunks import AudioChunk
+        from voice.echo.canceller import EchoCanceller
 
         canceller = EchoCanceller()
         return lambda pcm: canceller.cleaned(AudioChunk(MIC_FORMAT, pcm, 0.0)).pcm
@@ -120,7 +120,7 @@ class Decision:
     threshold: float = 0.5
     vad_threshold: float = 0.0
     verifier: WakeVerifier | None = None
-    """A user's enrolled verifier (voice/wake_verifier.py), or None."""
+    """A user's enrolled verifier (voice/wake/verifier.py), or None."""
     verifier_threshold: float = 0.1
     """openWakeWord's `custom_verifier_threshold`: the raw score at which the verifier is asked."""
     overrides: bool = False

@@ -7,9 +7,9 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Sequence
 
-from voice.audio import AudioChunk
-from voice.wake import OpenWakeWordDetector
-from voice.wake_protocol import WakeEvent
+from voice.audio.chunks import AudioChunk
+from voice.wake.detector import OpenWakeWordDetector
+from voice.wake.protocol import WakeEvent
 
 
 class TimedSource:

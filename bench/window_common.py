@@ -25,14 +25,14 @@ from app.wiring import open_chat_services, store_path
 from bench import locomo
 from bench.chats import TURNS_PER_CHAT, Clock
 from chats.compaction import TAIL_SIZE, summary_turn
-from chats.minilm import MiniLMEmbedder
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.models import EmbeddedText, Turn
 from chats.sqlite import SqliteChatStore
 from tests.app import MemoryKeyring, using_keyring
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
 from ui.settings_dialog import SettingsDialog
-from voice.audio import MODEL_VOICE_FORMAT
+from voice.audio.chunks import MODEL_VOICE_FORMAT
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"

@@ -40,9 +40,9 @@ from tests.fakes.gemini_live_scenario import (
 )
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer, make_live_tls
 from ui.voice import WindowVoice
-from voice.audio import MODEL_VOICE_FORMAT
-from voice.null_sink import NullSink
-from voice.wav import WavFileSource
+from voice.audio.chunks import MODEL_VOICE_FORMAT
+from voice.audio.null_sink import NullSink
+from voice.audio.wav import WavFileSource
 
 # -- 3. stalls while a conversation streams ------------------------------------------------------------
 

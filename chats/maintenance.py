@@ -22,22 +22,22 @@ from uuid import UUID
 import numpy as np
 
 from chats.compaction import apply_plan, plan_compaction, summary_turn
-from chats.embedding import Embedder, embed_one
+from chats.embedders.embedding import Embedder, embed_one
 from chats.errors import ChatNotFound, ChatsError, EmbeddingError, StoreUnavailable, VersionConflict
 from chats.models import AssistantContext, EmbeddedText, Turn, utc_now
 from chats.store import ChatStore, TurnVector
-from chats.text_budget import cut_at_sentence
-from chats.text_model import TextModel
+from chats.text.text_budget import cut_at_sentence
+from chats.text.text_model import TextModel
 
 log = logging.getLogger(__name__)
 
 FOCUS_KEPT_SIMILARITY = 0.6
 """A new summary at least this similar to the previous one keeps the chat's title."""
 TOPIC_MAX_CHARS = 6000
-"""The topic text of a young chat: what it says, its first twenty pieces of `chats.embedding.PIECE_CHARS`."""
+"""The topic text of a young chat: what it says, its first twenty pieces of `chats.embedders.embedding.PIECE_CHARS`."""
 CAS_ATTEMPTS = 5
 TURN_BATCH = 32
-"""Turns embedded per call. all-MiniLM-L6-v2 batches texts of like length (chats.minilm), so a batch
+"""Turns embedded per call. all-MiniLM-L6-v2 batches texts of like length (chats.embedders.minilm), so a batch
 costs about as much as its turns one by one (7 ms each on a quiet 2-core CPU) in far fewer store
 round trips, and stays short enough that a maintenance request waits at most a fraction of a second."""
 

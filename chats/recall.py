@@ -41,13 +41,13 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from chats.embedding import Embedder
+from chats.embedders.embedding import Embedder
+from chats.embedders.use_multilingual import MODEL_NAME as USE_MODEL_NAME
 from chats.errors import ChatNotFound, InvalidRecallQuery
 from chats.models import FolderFilter, Role, Turn, Vector
 from chats.search import Floors
 from chats.store import ChatExcerpt, ChatStore, HiddenTurns, RecallQuery, TurnCandidate, TurnSpan
-from chats.text_budget import cut_at_word
-from chats.use_multilingual import MODEL_NAME as USE_MODEL_NAME
+from chats.text.text_budget import cut_at_word
 
 DEFAULT_LIMIT = 3
 """Spec 003's topK."""

@@ -4,7 +4,7 @@ Semantic first: the query's embedding against each chat's summary (or, before it
 its topic text). Fused with BM25 over the chat's own words, because a question about a detail the
 summary dropped still names words the chat holds; on LoCoMo that fusion lifts hit@3 from 0.56
 (summary similarity alone) to above 0.8 (see bench/chats.py). No keyword rules decide anything:
-both signals only rank. The words are read in the query's language (`query_terms`, `chats.language`),
+both signals only rank. The words are read in the query's language (`query_terms`, `chats.language.words`),
 and what counts as similar enough depends on the embedding model (`floors_for`): bench/languages.py.
 
 `rank` and `decide` are pure; `ChatFinder` is the thin async shell around the store and embedder.
@@ -20,11 +20,11 @@ from datetime import datetime
 from typing import Literal
 from uuid import UUID
 
-from chats.embedding import Embedder
-from chats.language import MIN_STEM_CHARS, resolve, split_elisions, stem, stop_words, words
+from chats.embedders.embedding import Embedder
+from chats.embedders.use_multilingual import MODEL_NAME as USE_MODEL_NAME
+from chats.language.words import MIN_STEM_CHARS, resolve, split_elisions, stem, stop_words, words
 from chats.models import utc_now
 from chats.store import ChatStore, SearchCandidate, SearchQuery
-from chats.use_multilingual import MODEL_NAME as USE_MODEL_NAME
 
 LEXICAL_WEIGHT = 0.5
 """Weight of BM25 relative to the best BM25 of the search (0..1), added to the cosine similarity."""
@@ -64,7 +64,7 @@ CLOSE_RATIO = 0.8
 """A relevant chat scoring at least this share of the best one's score is a real alternative: ask."""
 MAX_OPTIONS = 3
 
-# Words that carry no topic: function words, and the ways people ask for a chat (`chats.language`).
+# Words that carry no topic: function words, and the ways people ask for a chat (`chats.language.words`).
 _STOP_WORDS = stop_words("en")
 _WORD = re.compile(r"\w+", re.UNICODE)
 PREFIX = "*"
@@ -75,7 +75,7 @@ match prefixes read the stem as a word: Postgres's `plainto_tsquery` drops the m
 def query_terms(text: str, language: str | None = None, *, prefixes: bool = True) -> list[str]:
     """The words of a query worth matching, lower-cased, in order, without repeats.
 
-    `language` is an ISO 639-1 code (`chats.language.SUPPORTED`); None, "auto" or another code: detected
+    `language` is an ISO 639-1 code (`chats.language.words.SUPPORTED`); None, "auto" or another code: detected
     from the text. English words are matched as said (the index stems them with Porter). In the other
     languages a word becomes its Snowball stem marked as a prefix (`stem*`, see `PREFIX`), so that
     "ristrutturazione" finds "ristrutturare" in an index that Porter cannot stem for Italian. Without

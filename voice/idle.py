@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from voice.audio import AudioSink
+from voice.audio.chunks import AudioSink
 from voice.backoff import Pause
 
 

@@ -8,7 +8,7 @@ in a row: `RECONNECT_BACKOFF`), so the conversation goes on.
 
 What the chat keeps is what the user heard. The live model's voice arrives faster than real time, so a
 model turn is complete (`TurnComplete`) while the speaker still holds seconds of it: the turn is recorded
-once its voice has played out, and if the user speaks over it first (`voice.barge_in`, on the microphone;
+once its voice has played out, and if the user speaks over it first (`voice.echo.barge_in`, on the microphone;
 or the service's `Interrupted` while it still generates) the speaker is cleared and the turn is recorded
 as far as it was played, marked interrupted. The idle countdown starts when the voice has played out.
 """
@@ -20,12 +20,12 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from voice.audio import AudioSink
+from voice.audio.chunks import AudioSink
 from voice.backoff import Backoff, Pause
-from voice.barge_in import SpeechOverPlayback, SpeechOverPlaybackFactory
+from voice.echo.barge_in import SpeechOverPlayback, SpeechOverPlaybackFactory
 from voice.errors import LiveConnectionError
 from voice.idle import IdleWatch
-from voice.live import (
+from voice.live.connection import (
     GoAway,
     Interrupted,
     LiveConfig,

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal, Protocol
 
-from voice.audio import AudioChunk
-from voice.live import HistoryTurn, ToolCall
+from voice.audio.chunks import AudioChunk
+from voice.live.connection import HistoryTurn, ToolCall
 
 Microphone = AsyncIterator[AudioChunk]
-"""Microphone chunks in order, until the recording (or the microphone) ends; a `voice.preroll.StreamCursor`.
+"""Microphone chunks in order, until the recording (or the microphone) ends; a `voice.audio.preroll.StreamCursor`.
 A session reads it from one uplink task per connection, each cancelled when its connection ends: a
 cancelled `__anext__` must lose no chunk, so that the next connection sends on where the last one stopped."""
 

@@ -18,13 +18,13 @@ from app.config.settings import Settings
 from app.conversation import ConversationEvent
 from app.voice_loop import VoiceLoop
 from app.wiring import open_chat_services
-from voice.audio import MODEL_VOICE_FORMAT, AudioChunk, AudioFormat, AudioSink
+from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk, AudioFormat, AudioSink
+from voice.audio.null_sink import NullSink
+from voice.audio.wav import WavFileSink
 from voice.errors import VoiceError
-from voice.null_sink import NullSink
 from voice.session import ConnectionFailed, SpokenTurn, ToolUsed
 from voice.state import AssistantState, StateChanged
-from voice.wake_protocol import WakeEvent
-from voice.wav import WavFileSink
+from voice.wake.protocol import WakeEvent
 
 
 class NoAnswer(VoiceError):

@@ -22,7 +22,7 @@ from app.wiring import open_chat_services, store_location
 from chats.errors import ChatsError
 from chats.journal import TurnJournal
 from voice.errors import VoiceError
-from voice.live import LiveConfig
+from voice.live.connection import LiveConfig
 
 LIVE_CHECK_TIMEOUT_S = 15.0
 
@@ -154,7 +154,7 @@ async def _models(settings: Settings) -> Finding:
         wanted["gemini_text_model"] = settings.gemini_text_model
     if not wanted:
         return Finding("models", "ok", "not checked: voice_model and text_model are offline")
-    from voice.gemini_live import model_methods
+    from voice.live.gemini import model_methods
 
     try:
         listed = await model_methods(
@@ -185,7 +185,7 @@ async def _live(settings: Settings) -> Finding:
         return await _offline(settings)
     if settings.gemini_api_key is None:
         return Finding("live model", "problem", "voice_model is gemini but no Gemini key is set")
-    from voice.gemini_live import connect
+    from voice.live.gemini import connect
 
     opening = functools.partial(
         connect,

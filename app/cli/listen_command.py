@@ -17,12 +17,12 @@ from app.conversation import ChatSwitched, ConversationEvent, Saved
 from app.voice_loop import VoiceLoop, microphone_and_speaker
 from app.wiring import open_chat_services
 from chats.store import ChatStore
-from voice.audio import MODEL_VOICE_FORMAT, AudioSink, AudioSource
-from voice.null_sink import NullSink
+from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioSink, AudioSource
+from voice.audio.null_sink import NullSink
+from voice.audio.wav import WavFileSink, WavFileSource, read_header
 from voice.session import ConnectionFailed, SpokenTurn, ToolUsed
 from voice.state import StateChanged
-from voice.wake_protocol import WakeEvent
-from voice.wav import WavFileSink, WavFileSource, read_header
+from voice.wake.protocol import WakeEvent
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

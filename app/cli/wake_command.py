@@ -17,8 +17,8 @@ from pathlib import Path
 from app import wake_enrolment
 from app.cli.command_runner import UsageError
 from app.config.settings import Settings
-from voice.microphone import MicrophoneSource
-from voice.wav import read_recording
+from voice.audio.microphone import MicrophoneSource
+from voice.audio.wav import read_recording
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

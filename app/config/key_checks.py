@@ -8,7 +8,7 @@ from app.config.settings import Settings, SettingsError
 from app.voice_loop import ssl_context
 from chats.errors import EmbeddingError
 from voice.errors import VoiceError
-from voice.live import LiveConfig
+from voice.live.connection import LiveConfig
 
 CHECK_TIMEOUT_S = 15.0
 """How long a check waits for the service (seconds): a user is watching the window."""
@@ -24,7 +24,7 @@ async def check_gemini_key(settings: Settings, key: str) -> str:
     if not key:
         raise KeyCheckFailed("no Gemini key to test: type one, or store one first")
     # Imported when a key is tested, as the OpenAI check does: google-genai takes 0.4 s to import.
-    from voice.gemini_live import connect
+    from voice.live.gemini import connect
 
     try:
         context = ssl_context(settings)
@@ -49,7 +49,7 @@ async def check_openai_key(settings: Settings, key: str) -> str:
         raise KeyCheckFailed("no OpenAI key to test: type one, or store one first")
     try:
         # Imported here: the OpenAI SDK takes about 0.4 s to import, and the window opens without it.
-        from chats.openai_embedder import OpenAIEmbedder
+        from chats.embedders.openai_embedder import OpenAIEmbedder
 
         async with OpenAIEmbedder(
             key,

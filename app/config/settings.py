@@ -31,7 +31,7 @@ from app.config.config_file import SettingsError, read_config
 from app.config.desktop_language import desktop_language
 from app.config.secrets import SECRETS, Secret, SecretSpec, get_secret
 from app.config.setting_values import LOG_LEVELS, Kind, SettingSpec, convert_value, typed_value
-from chats.language import Language
+from chats.language.words import Language
 
 __all__ = [
     "APP_NAME",

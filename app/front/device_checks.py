@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from voice.audio import AudioSource
-from voice.devices import AudioDevice, audio_devices
+from voice.audio.chunks import AudioSource
+from voice.audio.devices import AudioDevice, audio_devices
+from voice.audio.level import loudest
+from voice.audio.microphone import MicrophoneSource
 from voice.errors import VoiceError, WakeModelError
-from voice.level import loudest
-from voice.microphone import MicrophoneSource
-from voice.wake import BUILT_IN_MODELS, resolve_model
+from voice.wake.detector import BUILT_IN_MODELS, resolve_model
 
 WAKE_WORDS: tuple[str, ...] = BUILT_IN_MODELS
 """The wake words that need no model file of the user's."""

@@ -34,10 +34,10 @@ from app.listening_lock import AlreadyListening
 from app.voice_loop import OFFLINE_NOTICE, AudioDevice, VoiceLoop
 from app.wiring import ChatServices
 from chats.models import Turn, utc_now
-from voice.audio import AudioSink, AudioSource
+from voice.audio.chunks import AudioSink, AudioSource
 from voice.session import ConnectionFailed, SpokenTurn, ToolStarted, ToolUsed
 from voice.state import AssistantState, StateChanged
-from voice.wake_protocol import WakeEvent
+from voice.wake.protocol import WakeEvent
 
 NO_KEY = (
     "Voice is set to Gemini, which needs an API key: add it in Settings (Ctrl+,), or set voice_model to auto "

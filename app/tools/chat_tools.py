@@ -19,7 +19,7 @@ from app.wiring import ChatServices
 from chats.errors import ChatNotFound, ChatsError
 from chats.models import utc_now
 from chats.search import RankedChat
-from voice.live import ToolDeclaration
+from voice.live.connection import ToolDeclaration
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 
-from chats.language import SUPPORTED
-from chats.language_files import language_file, words
+from chats.language.files import language_file, words
+from chats.language.words import SUPPORTED
 
 _LANGUAGES = Path(__file__).parent / "languages"
 """`<code>.toml` per language: its phrasings (`[intents]`) and article forms (`[articulated]`)."""

@@ -26,7 +26,7 @@ from chats.memory.models import CATEGORIES, CONTENT_MAX, CONTENT_MIN, Memory, Me
 from chats.memory.service import REASONING_MAX, REASONING_MIN, Duplicate, MemoryService, Saved
 from chats.memory.store import SEARCH_LIMIT_MAX
 from chats.models import FolderFilter
-from voice.live import ToolDeclaration
+from voice.live.connection import ToolDeclaration
 
 log = logging.getLogger(__name__)
 

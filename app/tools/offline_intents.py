@@ -30,11 +30,11 @@ import numpy.typing as npt
 
 from app.tools.intent_phrases import PHRASES, leading_phrase, phrasings
 from app.tools.offline_replies import supported, tool_answer
-from chats import language as languages
-from chats.embedding import Embedder
+from chats.embedders.embedding import Embedder
 from chats.errors import ChatsError, InvalidMemory
+from chats.language import words as languages
 from chats.memory.text import third_person
-from voice.live import ToolCall
+from voice.live.connection import ToolCall
 from voice.offline.router import ToolAnswer
 
 THRESHOLD = 0.8

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from voice.live import ToolDeclaration
+from voice.live.connection import ToolDeclaration
 
 IDENTITY = """\
 You are Parley, a voice assistant the user talks to hands-free on their computer. Everything you say \
@@ -29,7 +29,7 @@ from these notes, from a recalled memory or from your own words, and say briefly
 it. When the user asks you to forget something, forget it and say so."""
 
 LANGUAGE_NAMES: Mapping[str, str] = {
-    # Keyed by `chats.language.Language` codes.
+    # Keyed by `chats.language.words.Language` codes.
     "en": "English",
     "it": "Italian",
     "es": "Spanish",

@@ -19,7 +19,7 @@ from app.tools.memory_tools import failure
 from chats.errors import ChatsError, InvalidRecallQuery, InvalidWorkingMemory, WorkingMemoryTooLarge
 from chats.recall import DEFAULT_LIMIT, MAX_LIMIT, Recaller
 from chats.working_memory import MAX_BYTES, WorkingMemory
-from voice.live import ToolDeclaration
+from voice.live.connection import ToolDeclaration
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ as one: names ("Marco") and nouns ("Domani") are left alone.
 
 When a sentence still speaks in the first person after that, `third_person` keeps the user's words with
 a clear subject: 'L'utente ha detto: “...”' (`said`). The way back, a memory said to the user, is
-`chats.memory.said_to_user`. The words are data, in `chats/languages/<code>.toml` (`[person_forms]`).
+`chats.memory.said_to_user`. The words are data, in `chats/language/tables/<code>.toml` (`[person_forms]`).
 Pure apart from loading simplemma's tables once.
 """
 
@@ -30,11 +30,11 @@ from functools import cache
 
 import simplemma
 
-from chats.language import SUPPORTED, Language
-from chats.language_files import CHATS_LANGUAGES, language_file, words
+from chats.language.files import CHATS_LANGUAGES, language_file, words
+from chats.language.words import SUPPORTED, Language
 
 Other = Language
-"""A code of `chats.language` other than English."""
+"""A code of `chats.language.words` other than English."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +88,7 @@ def _forms(language: str) -> Forms:
 
 
 FORMS: dict[str, Forms] = {code: _forms(code) for code in SUPPORTED if code != "en"}
-"""Language code -> its forms, from `chats/languages/<code>.toml`; English is `chats.memory.text`'s."""
+"""Language code -> its forms, from `chats/language/tables/<code>.toml`; English is `chats.memory.text`'s."""
 
 _QUOTE_OPEN, _QUOTE_CLOSE = "\u201c", "\u201d"
 

@@ -1,6 +1,6 @@
 """A memory in Italian, Spanish, French or German said to the user: the inverse of the simple forms
 `chats.memory.person_forms` writes ("L'utente si chiama Marco" -> "Ti chiami Marco", "Die Frau des Nutzers"
--> "Deine Frau"), by the `[said_to_user]` of `chats/languages/<code>.toml`. Other sentences are said as
+-> "Deine Frau"), by the `[said_to_user]` of `chats/language/tables/<code>.toml`. Other sentences are said as
 they are. Pure."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from chats.language_files import CHATS_LANGUAGES, language_file
+from chats.language.files import CHATS_LANGUAGES, language_file
 from chats.memory.person_forms import FORMS, Other
 
 
@@ -67,7 +67,7 @@ def _second_person(language: str) -> SecondPerson:
 
 
 _SECOND: dict[str, SecondPerson] = {code: _second_person(code) for code in FORMS}
-"""Language code -> how its memories are said to the user, from `chats/languages/<code>.toml`."""
+"""Language code -> how its memories are said to the user, from `chats/language/tables/<code>.toml`."""
 
 
 def _second_regular(verb: str, language: Other) -> str:

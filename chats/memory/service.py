@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 from uuid import UUID
 
-from chats.embedding import Embedder, embed_one
+from chats.embedders.embedding import Embedder, embed_one
 from chats.errors import InvalidMemory
 from chats.memory.duplicates import Reason, judge_duplicate
 from chats.memory.importance import importance

@@ -9,7 +9,7 @@ sentence ("I am"/"I'm" -> "User is", "I have"/"I've" -> "User has", "I prefer" -
 a sentence, "we", "our", "us") raise `InvalidMemory` with a message the tool passes back, so the model
 rephrases. Quoted text ("..." or “...”) is never touched nor checked.
 
-Other languages (Italian, Spanish, French, German; the text's own, found by `chats.language.detect`, with
+Other languages (Italian, Spanish, French, German; the text's own, found by `chats.language.words.detect`, with
 the caller's language as the hint for a text too short to tell): their simple forms are rewritten
 (`chats.memory.person_forms`: "mi chiamo Marco" -> "L'utente si chiama Marco"), and a text that still
 speaks in the first person keeps the user's words with a clear subject ('L'utente ha detto: “...”')
@@ -23,8 +23,8 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from chats import language as languages
 from chats.errors import InvalidMemory
+from chats.language import words as languages
 from chats.memory import person_forms, said_to_user
 from chats.memory.instructions import refuse_instructions
 from chats.memory.models import CONTENT_MAX, CONTENT_MIN

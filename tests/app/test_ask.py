@@ -24,7 +24,7 @@ from tests.fakes.gemini_live_scenario import (
     script,
 )
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
-from voice.earcon import earcon
+from voice.audio.earcon import earcon
 
 VOICE = bytes(range(256)) * 30
 """160 ms of 24 kHz model voice."""

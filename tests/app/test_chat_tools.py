@@ -13,7 +13,7 @@ import pytest
 
 from app.tools.chat_tools import LIST_RECENT_CHATS, NEW_CHAT, SWITCH_CHAT, ChatTools, invalid_arguments
 from app.wiring import compose_services
-from chats.minilm import MiniLMEmbedder
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.models import Turn
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore

@@ -12,8 +12,8 @@ import pytest
 from app.chat_import import imported_folder_id, imported_folder_name
 from app.controller import ChatController
 from app.wiring import compose_services
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.errors import DuplicateFolderName, FolderNotFound
-from chats.minilm import MiniLMEmbedder
 from chats.models import NO_FOLDER, Folder, Turn
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore

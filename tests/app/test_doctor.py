@@ -13,10 +13,10 @@ from app.front.device_checks import microphone_level, survey_devices, wake_model
 from tests.app.other_listener import another_process_listening
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.fakes.gemini_models import CATALOGUE, TEXT, KnownModel
-from voice.audio import AudioSource
-from voice.devices import AudioDevice
+from voice.audio.chunks import AudioSource
+from voice.audio.devices import AudioDevice
+from voice.audio.synthetic import SyntheticSource, silence, tone
 from voice.errors import NoAudioDevice
-from voice.synthetic import SyntheticSource, silence, tone
 
 DEFAULTS = Settings(data_dir=Path("unused"), config_file=Path("unused"))
 

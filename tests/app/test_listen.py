@@ -31,7 +31,7 @@ from tests.fakes.gemini_live_scenario import (
     script,
 )
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
-from voice.earcon import earcon
+from voice.audio.earcon import earcon
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "audio"
 VOICE = bytes(range(256)) * 30

@@ -20,8 +20,8 @@ from tests.fakes.gemini_live_scenario import (
     script,
 )
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from voice.audio.synthetic import silence
 from voice.session import ToolUsed
-from voice.synthetic import silence
 
 MIA = {
     "content": "User's daughter is called Mia",

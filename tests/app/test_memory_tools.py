@@ -10,8 +10,8 @@ from uuid import uuid4
 import pytest
 
 from app.tools.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.memory.service import MemoryService
-from chats.minilm import MiniLMEmbedder
 from chats.sqlite.memories import SqliteMemoryStore
 
 SAID = (

@@ -11,7 +11,7 @@ from app.tools.chat_tools import TOOLS, invalid_arguments
 from app.tools.memory_tools import MEMORY_TOOLS
 from app.tools.offline_intents import EXAMPLES, Intent, OfflineIntents, arguments, best_intent, candidates
 from app.tools.recall_tools import RECALL_TOOLS
-from chats.minilm import MiniLMEmbedder
+from chats.embedders.minilm import MiniLMEmbedder
 
 SPECS = {tool.name: tool for tool in (*TOOLS, *MEMORY_TOOLS, *RECALL_TOOLS)}
 EVERY_TOOL = frozenset(EXAMPLES)

@@ -13,8 +13,8 @@ from app.tools.memory_tools import MEMORY_TOOLS
 from app.tools.offline_intents import EXAMPLES, OfflineIntents
 from app.tools.offline_replies import SAY, tool_answer
 from app.tools.recall_tools import RECALL_TOOLS
-from chats.minilm import MiniLMEmbedder
-from voice.live import ToolCall
+from chats.embedders.minilm import MiniLMEmbedder
+from voice.live.connection import ToolCall
 
 SPECS = {tool.name: tool for tool in (*TOOLS, *MEMORY_TOOLS, *RECALL_TOOLS)}
 EVERY_TOOL = frozenset(EXAMPLES)

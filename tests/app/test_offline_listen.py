@@ -17,9 +17,9 @@ import pytest
 from app.cli.main import main
 from tests.app.voice_harness import history, running_loop
 from tests.voice.fixtures import read_pcm, silence
-from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
-from voice.earcon import earcon
-from voice.null_sink import NullSink
+from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
+from voice.audio.earcon import earcon
+from voice.audio.null_sink import NullSink
 from voice.session import SpokenTurn, ToolUsed
 from voice.state import AssistantState
 

@@ -11,7 +11,7 @@ import pytest
 
 from app.tools.recall_tools import RecallTools, working_memory_block
 from app.wiring import ChatServices, compose_services
-from chats.minilm import MiniLMEmbedder
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.models import Role, Turn
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore

@@ -6,7 +6,7 @@ fake Gemini Live that answers faster than real time, as the service does.
 Parley's voice comes back to the microphone through the laptop's echo path. About 1.2 s into the first
 answer, a loud, clipped passage of it comes through AEC3 at -20 to -28 dBFS (scored up to 0.47) before the
 canceller has converged: the detector is armed only once the canceller has heard `armed_after_ms` of
-Parley's voice (voice/barge_in.py), and the first seconds of this answer must stop nothing. The user speaks
+Parley's voice (voice/echo/barge_in.py), and the first seconds of this answer must stop nothing. The user speaks
 once the canceller's linear filter has learnt the echo path (12-14 s of Parley's voice in this room; it
 lives as long as the voice loop, so this is every answer but the first), what the detector hears then.
 Before that, on AEC3's output alone, the user was missed in about one run in three here."""
@@ -35,10 +35,10 @@ from tests.voice.fixtures import read_pcm
 from tests.voice.laptop_room import parley_voice
 from tests.voice.room_sound_card import RoomSoundCard
 from tests.voice.rooms import GOAL_CONDITION, SimulatedRoom
-from voice.audio import MODEL_VOICE_FORMAT, AudioChunk
-from voice.echo import EchoCancelledSource, EchoCanceller
-from voice.microphone import MicrophoneSource
-from voice.speaker import SpeakerSink
+from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk
+from voice.audio.microphone import MicrophoneSource
+from voice.audio.speaker import SpeakerSink
+from voice.echo.canceller import EchoCancelledSource, EchoCanceller
 from voice.state import AssistantState
 
 LINEAR_FILTER_LEARNT_MS = 17_000.0

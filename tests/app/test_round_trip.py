@@ -18,10 +18,10 @@ import pytest
 from app.account.sync import StampClock
 from app.controller import ChatController
 from app.wiring import STORE_FILE, ChatServices, compose_services
-from chats.embedding import embed_one
+from chats.embedders.embedding import embed_one
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.import_reader import ImportedFolder, read_import
 from chats.memory.store import MemoryChanges, NewMemory
-from chats.minilm import MiniLMEmbedder
 from chats.models import Turn, utc_now
 from chats.transfer import export_json
 from tests.app.conftest import Parley

@@ -24,11 +24,11 @@ from app.account.sync import StampClock
 from app.controller import ChatController
 from app.memory_controller import MemoryController
 from app.wiring import ChatServices, compose_services
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.import_reader import ImportedFolder, read_import
 from chats.memory.export import read_export
 from chats.memory.models import CATEGORIES, Category
 from chats.memory.store import MemoryChanges, NewMemory
-from chats.minilm import MiniLMEmbedder
 from chats.models import ROLES, EmbeddedText, Turn
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore

@@ -20,11 +20,11 @@ from tests.fakes.gemini_live_scenario import (
 )
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.voice.fixtures import read_pcm
-from voice.audio import MIC_FORMAT, AudioChunk
+from voice.audio.chunks import MIC_FORMAT, AudioChunk
+from voice.audio.synthetic import silence, tone
 from voice.session import SpokenTurn
 from voice.state import AssistantState
-from voice.synthetic import silence, tone
-from voice.wake_protocol import PUSH_TO_TALK, TYPED_TEXT, WakeEvent
+from voice.wake.protocol import PUSH_TO_TALK, TYPED_TEXT, WakeEvent
 
 
 async def test_push_to_talk_starts_a_conversation_without_the_wake_word(

@@ -18,10 +18,10 @@ from app.voice_loop import VoiceLoop
 from app.wiring import ChatServices, open_chat_services
 from chats.store import ChatStore
 from tests.fakes.fed_microphone import FedMicrophone
-from voice.null_sink import NullSink
+from voice.audio.null_sink import NullSink
 from voice.session import SpokenTurn
 from voice.state import StateChanged
-from voice.wake_protocol import WakeEvent
+from voice.wake.protocol import WakeEvent
 
 LOOP_WAIT_S = 30.0
 """Safety net for a whole conversation, the wake word model's loading included."""

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from chats.minilm import MiniLMEmbedder
+from chats.embedders.minilm import MiniLMEmbedder
 
 
 @pytest.fixture(scope="session")

@@ -10,10 +10,10 @@ from uuid import UUID, uuid4
 import numpy as np
 import pytest
 
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.errors import InvalidMemory, MemoryNotFound
 from chats.memory.models import Category, Memory
 from chats.memory.store import MemoryChanges, MemoryListing, MemoryQuery, MemoryStore, NewMemory
-from chats.minilm import MiniLMEmbedder
 from chats.models import NO_FOLDER, EmbeddedText, FolderFilter
 from tests.chats.store_contract import Clock, unit
 

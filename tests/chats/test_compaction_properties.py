@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chats.compaction import SUMMARY_WINDOW_SIZE, TAIL_SIZE
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import ChatMaintainer, MaintenanceWorker
-from chats.minilm import MiniLMEmbedder
 from chats.models import ROLES, Chat, Turn
 from chats.sqlite import SqliteChatStore
 from tests.fakes.text_models import ScriptedTextModel

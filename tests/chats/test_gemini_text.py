@@ -9,9 +9,9 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 
 from chats.errors import TextModelError
-from chats.gemini_text import DEFAULT_MODEL, GeminiTextModel, clean_title
 from chats.models import Turn
-from chats.text_model import TextModel
+from chats.text.gemini_text import DEFAULT_MODEL, GeminiTextModel, clean_title
+from chats.text.text_model import TextModel
 from tests.fakes.gemini_server import FAKE_GEMINI_KEY, FakeGeminiServer, RecordedRequest, Reply
 
 TURNS = (

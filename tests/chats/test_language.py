@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from chats.language import detect, resolve, stem, stems, stop_words
+from chats.language.words import detect, resolve, stem, stems, stop_words
 from chats.search import fts_match_expression, fts_phrase, query_terms
 
 

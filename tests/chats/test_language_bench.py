@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bench.languages import load, parley_choice
-from chats.language import SUPPORTED, detect
+from chats.language.words import SUPPORTED, detect
 
 
 def test_every_language_has_six_chats_eight_requests_and_memory_questions() -> None:

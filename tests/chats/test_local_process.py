@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from chats.embedders.local_process import CHUNK_TEXTS, LocalModelsProcess, ProcessEmbedder, ProcessTextModel
+from chats.embedders.minilm import DIMENSIONS, MiniLMEmbedder
 from chats.errors import EmbeddingError, TextModelError
-from chats.local_process import CHUNK_TEXTS, LocalModelsProcess, ProcessEmbedder, ProcessTextModel
-from chats.minilm import DIMENSIONS, MiniLMEmbedder
 from chats.models import Turn
-from chats.offline_text import OfflineTextModel
+from chats.text.offline_text import OfflineTextModel
 
 TEXTS = [f"note {i}: the tiles for the kitchen arrive on day {i}" for i in range(CHUNK_TEXTS * 2 + 3)]
 TURNS = [
@@ -49,7 +49,7 @@ def children() -> list[int]:
             command = (entry / "cmdline").read_bytes().split(b"\0")
         except (OSError, IndexError, ValueError):
             continue
-        if parent == os.getpid() and b"chats.local_process" in command:
+        if parent == os.getpid() and b"chats.embedders.local_process" in command:
             found.append(int(entry.name))
     return found
 
@@ -110,7 +110,7 @@ async def test_closing_ends_the_child(child: LocalModelsProcess) -> None:
 
 CHATTY_CHILD = """
 import os
-from chats import local_process, minilm
+from chats.embedders import local_process, minilm
 
 embed = minilm.MiniLMEmbedder.embed_sync
 
@@ -151,7 +151,7 @@ def test_the_child_answers_a_bad_request_with_an_error_and_serves_the_next() -> 
     ]
     good = json.dumps({"op": "embed", "texts": ["ok"]}).encode()
     done = subprocess.run(
-        [sys.executable, "-m", "chats.local_process"],
+        [sys.executable, "-m", "chats.embedders.local_process"],
         input=b"\n".join([*bad, good]) + b"\n",
         capture_output=True,
         check=True,

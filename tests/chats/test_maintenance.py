@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from chats.compaction import SUMMARY_WINDOW_SIZE, TAIL_SIZE
-from chats.embedding import PIECE_CHARS, pieces
+from chats.embedders.embedding import PIECE_CHARS, pieces
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import ChatMaintainer, MaintenanceWorker
-from chats.minilm import MiniLMEmbedder
 from chats.models import Turn
-from chats.offline_text import OfflineTextModel
 from chats.sqlite import SqliteChatStore
+from chats.text.offline_text import OfflineTextModel
 from tests.fakes.text_models import ScriptedTextModel
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from chats.embedding import Matrix
+from chats.embedders.embedding import Matrix
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.errors import EmbeddingError
 from chats.maintenance import TURN_BATCH, ChatMaintainer, MaintenanceWorker, TurnIndexer
-from chats.minilm import MiniLMEmbedder
 from chats.models import Turn
 from chats.sqlite import SqliteChatStore
 from chats.store import RecallQuery

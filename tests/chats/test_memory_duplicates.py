@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.memory.duplicates import judge_duplicate
-from chats.minilm import MiniLMEmbedder
 
 PARAPHRASES = Path(__file__).resolve().parents[2] / "bench" / "memory_paraphrases.json"
 

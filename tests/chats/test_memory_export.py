@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.memory.export import CHATS_PER_PAGE, export_json, export_markdown, working_notes
 from chats.memory.service import MemoryService, Saved
-from chats.minilm import MiniLMEmbedder
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
 from chats.working_memory import WorkingMemory

@@ -8,10 +8,10 @@ from uuid import uuid4
 
 import pytest
 
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.errors import InvalidMemory, MemoryNotFound
 from chats.memory.models import scope_of, scope_tags, visible_in
 from chats.memory.service import Duplicate, MemoryService, Saved, choose_to_forget
-from chats.minilm import MiniLMEmbedder
 from chats.models import NO_FOLDER
 from chats.sqlite.memories import SqliteMemoryStore
 

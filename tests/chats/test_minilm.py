@@ -17,8 +17,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from chats.embedders.minilm import DIMENSIONS, MAX_TOKENS, MODEL_NAME, MiniLMEmbedder
 from chats.errors import EmbeddingError
-from chats.minilm import DIMENSIONS, MAX_TOKENS, MODEL_NAME, MiniLMEmbedder
 
 REFERENCE = Path(__file__).parent.parent / "fixtures" / "minilm_reference.json"
 TOLERANCE = 1e-6

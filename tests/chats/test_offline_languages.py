@@ -8,8 +8,8 @@ import pytest
 
 from chats.maintenance import transcript
 from chats.models import Turn
-from chats.offline_text import OfflineTextModel, summarize_extractively
-from chats.offline_title import subject_title
+from chats.text.offline_text import OfflineTextModel, summarize_extractively
+from chats.text.offline_title import subject_title
 from tests.chats.test_offline_text import model, user
 
 TILES = (

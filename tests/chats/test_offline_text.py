@@ -8,10 +8,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chats.models import Turn
-from chats.offline_text import OfflineTextModel, Sentence, salience, split_turns, summarize_extractively
-from chats.offline_title import subject_title
-from chats.offline_words import OPEN_USER_LABEL, USER_LABEL
-from chats.text_model import TextModel
+from chats.text.offline_text import OfflineTextModel, Sentence, salience, split_turns, summarize_extractively
+from chats.text.offline_title import subject_title
+from chats.text.offline_words import OPEN_USER_LABEL, USER_LABEL
+from chats.text.text_model import TextModel
 
 
 def user(text: str) -> Turn:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from chats.maintenance import transcript
 from chats.models import Turn
-from chats.offline_title import MAX_WORDS, subject_title
+from chats.text.offline_title import MAX_WORDS, subject_title
 from tests.chats.test_offline_text import model, user
 
 LISBON = (

@@ -9,8 +9,7 @@ import numpy as np
 import openai
 import pytest
 
-from chats.errors import EmbeddingError
-from chats.openai_embedder import (
+from chats.embedders.openai_embedder import (
     DEFAULT_MODEL,
     DIMENSIONS,
     MAX_CHARS_PER_REQUEST,
@@ -19,6 +18,7 @@ from chats.openai_embedder import (
     OpenAIEmbedder,
     plan_batches,
 )
+from chats.errors import EmbeddingError
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer, ScriptedFailure, word_vector
 
 REFUSED = "the OpenAI API refused the embedding request"

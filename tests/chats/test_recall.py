@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from chats.compaction import summary_turn
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.errors import InvalidRecallQuery
 from chats.maintenance import TurnIndexer
-from chats.minilm import MiniLMEmbedder
 from chats.models import NO_FOLDER, EmbeddedText, Turn
 from chats.recall import (
     MIN_SIMILARITY,

@@ -9,8 +9,8 @@ from uuid import UUID, uuid4
 
 import pytest
 
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import ChatMaintainer
-from chats.minilm import MiniLMEmbedder
 from chats.models import Turn
 from chats.search import ChatFinder, decide, fts_match_expression, query_terms, rank
 from chats.sqlite import SqliteChatStore

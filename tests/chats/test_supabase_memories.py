@@ -15,10 +15,10 @@ import psycopg
 import pytest
 from postgrest.exceptions import APIError
 
+from chats.embedders.minilm import MiniLMEmbedder
 from chats.errors import StoreUnavailable
 from chats.memory.ranking import Ranking
 from chats.memory.store import MemoryQuery, MemoryStore, NewMemory
-from chats.minilm import MiniLMEmbedder
 from chats.models import NO_FOLDER, EmbeddedText
 from chats.sqlite.memories import SqliteMemoryStore
 from chats.supabase.memories import SupabaseMemoryStore

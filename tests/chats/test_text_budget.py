@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chats.text_budget import cut_at_sentence, cut_at_word
+from chats.text.text_budget import cut_at_sentence, cut_at_word
 
 
 def test_cut_at_sentence() -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chats.local_models import local_model_for, memory_ranking_for
+from chats.embedders.local_models import local_model_for, memory_ranking_for
+from chats.embedders.use_multilingual import DIMENSIONS, MODEL_NAME, MultilingualEmbedder
 from chats.memory.ranking import Ranking
 from chats.memory.service import MemoryService
 from chats.memory.store import NewMemory
@@ -17,7 +18,6 @@ from chats.recall import floors_for as recall_floors_for
 from chats.search import MINILM_FLOORS, ChatFinder, floors_for
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
-from chats.use_multilingual import DIMENSIONS, MODEL_NAME, MultilingualEmbedder
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 

@@ -6,8 +6,8 @@ import asyncio
 from collections.abc import AsyncGenerator
 
 from tests.fakes.gemini_live_server import WAIT_S
-from voice.audio import MIC_FORMAT, AudioChunk, AudioFormat
-from voice.synthetic import frames
+from voice.audio.chunks import MIC_FORMAT, AudioChunk, AudioFormat
+from voice.audio.synthetic import frames
 
 
 class FedMicrophone:

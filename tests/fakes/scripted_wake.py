@@ -6,8 +6,8 @@ import asyncio
 from collections.abc import AsyncGenerator, AsyncIterable, Sequence
 
 from tests.fakes.gemini_live_server import WAIT_S
-from voice.audio import AudioChunk
-from voice.wake_protocol import WakeEvent
+from voice.audio.chunks import AudioChunk
+from voice.wake.protocol import WakeEvent
 
 WAKE_TAG = b"WAKE"
 """The first bytes of a chunk that "says" the wake word to a detector made with `tag=WAKE_TAG`."""

@@ -1,5 +1,5 @@
 """The fake Gemini Live server behaves like the service in time, seen through the real `google-genai` client
-(and `voice.gemini_live`): answers generated faster than real time, `turnComplete` when generation ends,
+(and `voice.live.gemini`): answers generated faster than real time, `turnComplete` when generation ends,
 `interrupted` only while generating, `goAway` then a close at the connection limit, and the service's
 refusals. Times are the event loop's, as the fake records them; nothing here sleeps."""
 
@@ -23,9 +23,8 @@ from tests.fakes.gemini_live_scenario import (
     speak_chunks,
 )
 from tests.fakes.gemini_live_server import WAIT_S, FakeGeminiLiveServer
-from voice.audio import MIC_FORMAT, AudioChunk
-from voice.gemini_live import GeminiLiveConnection, connect
-from voice.live import (
+from voice.audio.chunks import MIC_FORMAT, AudioChunk
+from voice.live.connection import (
     GoAway,
     Interrupted,
     LiveConfig,
@@ -36,6 +35,7 @@ from voice.live import (
     ModelTranscript,
     TurnComplete,
 )
+from voice.live.gemini import GeminiLiveConnection, connect
 
 MODEL = "gemini-3.8-live"
 EPSILON_S = 0.005

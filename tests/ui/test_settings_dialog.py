@@ -39,11 +39,11 @@ from tests.voice.rooms import RoomCondition, SimulatedRoom
 from ui.bridge import ChatBridge
 from ui.main_window import SETTINGS_SAVED, MainWindow
 from ui.settings_dialog import SYSTEM_DEFAULT, SettingsDialog
-from voice.audio import MIC_FORMAT, AudioChunk, AudioSource
-from voice.devices import AudioDevice
+from voice.audio.chunks import MIC_FORMAT, AudioChunk, AudioSource
+from voice.audio.devices import AudioDevice
+from voice.audio.synthetic import SyntheticSource, frames, silence, tone
 from voice.errors import NoAudioDevice
-from voice.synthetic import SyntheticSource, frames, silence, tone
-from voice.wake_verifier import WakeVerifier
+from voice.wake.verifier import WakeVerifier
 
 GEMINI_KEY = "AIza-typed-gemini-key-0001"
 OPENAI_KEY = "sk-typed-openai-key-0002"

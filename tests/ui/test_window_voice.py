@@ -42,14 +42,14 @@ from tests.ui.conftest import TIMEOUT_MS, settings_on_live_server
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
 from ui.voice import WindowVoice
-from voice.audio import MODEL_VOICE_FORMAT, AudioChunk
-from voice.devices import RawStream, StreamRequest
+from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk
+from voice.audio.devices import RawStream, StreamRequest
+from voice.audio.microphone import MicrophoneSource
+from voice.audio.null_sink import NullSink
+from voice.audio.speaker import SpeakerSink
+from voice.audio.synthetic import silence, tone
+from voice.audio.wav import WavFileSource
 from voice.errors import NoAudioDevice
-from voice.microphone import MicrophoneSource
-from voice.null_sink import NullSink
-from voice.speaker import SpeakerSink
-from voice.synthetic import silence, tone
-from voice.wav import WavFileSource
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "audio"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from voice.audio import MIC_FORMAT, AudioChunk
+from voice.audio.chunks import MIC_FORMAT, AudioChunk
 
 AUDIO = Path(__file__).resolve().parents[2] / "assets" / "audio"
 

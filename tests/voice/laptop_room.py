@@ -2,7 +2,7 @@
 
 What Parley plays goes out of the laptop's speaker and comes back through the room (`rooms.SimulatedRoom`)
 with the user's voice and the room's noise; the product's own `EchoCanceller` cleans the microphone, as
-`app.voice_loop` wires it, and the product's barge-in detector (`voice.barge_in`) hears the result. Time
+`app.voice_loop` wires it, and the product's barge-in detector (`voice.echo.barge_in`) hears the result. Time
 is the stream's: 80 ms microphone chunks, the speaker's 20 ms blocks handed to the canceller as a device
 would take them, and the echo reaching the microphone `OUTPUT_LATENCY_MS` after its block was handed over
 (the sound card's own buffer). Nothing waits on the wall clock, so ten minutes of room take seconds.
@@ -18,14 +18,14 @@ import soxr
 
 from tests.voice.fixtures import read_pcm, utterances
 from tests.voice.rooms import RATE, Signal, SimulatedRoom, floats, to_pcm
-from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
-from voice.barge_in import SpeechOverPlaybackFactory
-from voice.echo import EchoCanceller
+from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
+from voice.echo.barge_in import SpeechOverPlaybackFactory
+from voice.echo.canceller import EchoCanceller
 
 CHUNK_MS = 80
-"""The microphone's chunks (`voice.microphone`'s default)."""
+"""The microphone's chunks (`voice.audio.microphone`'s default)."""
 BLOCK_MS = 20
-"""The speaker's PortAudio blocks (`voice.speaker.SpeakerSink`'s default)."""
+"""The speaker's PortAudio blocks (`voice.audio.speaker.SpeakerSink`'s default)."""
 OUTPUT_LATENCY_MS = 30.0
 """From a block handed to the sound card to its sound leaving the speaker."""
 PARLEY_SENTENCES = (

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from voice.devices import Kind, StreamCallback, StreamRequest
-from voice.pcm import pcm16_to_float
+from voice.audio.devices import Kind, StreamCallback, StreamRequest
+from voice.audio.pcm import pcm16_to_float
 
 
 class FakeStream:

@@ -21,7 +21,7 @@ from scipy import signal as sig
 
 from tests.voice.portaudio_fake import FakeBackend, FakeStream
 from tests.voice.rooms import RATE, Signal, SimulatedRoom, soft_clip, to_pcm
-from voice.devices import Kind
+from voice.audio.devices import Kind
 
 BLOCK_MS = 20
 OUTPUT_LATENCY_MS = 30

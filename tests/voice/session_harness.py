@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 
 from tests.fakes.gemini_live_scenario import Audio, CompleteTurn, InputTranscript, OutputTranscript
 from tests.fakes.gemini_live_server import WAIT_S, FakeGeminiLiveServer
-from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
-from voice.barge_in import SpeechOverPlaybackFactory
-from voice.gemini_live import connect
-from voice.live import HistoryTurn, LiveConfig, ToolCall, ToolDeclaration
-from voice.preroll import PrerollStream
+from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
+from voice.audio.preroll import PrerollStream
+from voice.echo.barge_in import SpeechOverPlaybackFactory
+from voice.live.connection import HistoryTurn, LiveConfig, ToolCall, ToolDeclaration
+from voice.live.gemini import connect
 from voice.session import EndReason, SessionEvent, SpokenTurn, ToolReply, VoiceSession
 from voice.state import AssistantState, StateChanged, StateMachine
 from voice.typed import TypedText

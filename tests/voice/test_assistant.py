@@ -13,14 +13,14 @@ from tests.fakes.fed_microphone import FedMicrophone
 from tests.fakes.gemini_live_server import WAIT_S
 from tests.fakes.scripted_wake import WAKE_TAG, ScriptedWakeDetector
 from voice.assistant import Assistant
-from voice.audio import MIC_FORMAT, AudioChunk
+from voice.audio.chunks import MIC_FORMAT, AudioChunk
+from voice.audio.microphone_gate import MicrophoneGate
+from voice.audio.synthetic import SyntheticSource
 from voice.errors import NoAudioDevice
-from voice.gate import MicrophoneGate
 from voice.session import EndReason, Microphone
 from voice.state import AssistantState, StateChanged, StateMachine
-from voice.synthetic import SyntheticSource
 from voice.typed import TypedText
-from voice.wake_protocol import PUSH_TO_TALK, TYPED_TEXT, WakeEvent
+from voice.wake.protocol import PUSH_TO_TALK, TYPED_TEXT, WakeEvent
 
 S = AssistantState
 FRAME_MS = 80

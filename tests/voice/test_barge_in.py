@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tests.voice.fixtures import read_pcm, split
-from voice.barge_in import (
+from voice.echo.barge_in import (
     BargeInConfig,
     HeardWindow,
     LinearWindow,

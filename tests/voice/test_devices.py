@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from voice.audio import MODEL_VOICE_FORMAT
-from voice.devices import audio_devices, rescan_devices
+from voice.audio.chunks import MODEL_VOICE_FORMAT
+from voice.audio.devices import audio_devices, rescan_devices
+from voice.audio.microphone import MicrophoneSource
+from voice.audio.speaker import SpeakerSink
+from voice.audio.synthetic import tone
 from voice.errors import NoAudioDevice
-from voice.microphone import MicrophoneSource
-from voice.speaker import SpeakerSink
-from voice.synthetic import tone
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -90,12 +90,12 @@ real_find_library = ctypes.util.find_library
 # The dynamic loader's view of a machine without libportaudio2; sounddevice itself is untouched.
 ctypes.util.find_library = lambda name: None if "portaudio" in name else real_find_library(name)
 
-from voice.audio import MODEL_VOICE_FORMAT
-from voice.devices import audio_devices
+from voice.audio.chunks import MODEL_VOICE_FORMAT
+from voice.audio.devices import audio_devices
 from voice.errors import NoAudioDevice
-from voice.microphone import MicrophoneSource
-from voice.speaker import SpeakerSink
-from voice.synthetic import tone
+from voice.audio.microphone import MicrophoneSource
+from voice.audio.speaker import SpeakerSink
+from voice.audio.synthetic import tone
 
 async def main() -> None:
     for attempt in (

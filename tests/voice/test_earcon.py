@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT
-from voice.earcon import NOTE_MS, NOTES_HZ, earcon
+from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT
+from voice.audio.earcon import NOTE_MS, NOTES_HZ, earcon
 
 
 def test_the_chime_is_two_soft_edged_notes() -> None:

@@ -23,12 +23,12 @@ import pytest
 from numpy.typing import NDArray
 
 from tests.fakes.fed_microphone import FedMicrophone
-from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
-from voice.echo import CancelledChunk, EchoCancelledSource, EchoCanceller
+from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
+from voice.audio.pcm import split
+from voice.audio.synthetic import SyntheticSource, tone
+from voice.audio.wav import read_recording
+from voice.echo.canceller import CancelledChunk, EchoCancelledSource, EchoCanceller
 from voice.errors import NoAudioDevice
-from voice.pcm import split
-from voice.synthetic import SyntheticSource, tone
-from voice.wav import read_recording
 
 Signal = NDArray[np.float64]
 """Mono audio as floats in [-1, 1] at 16 kHz."""
@@ -467,7 +467,7 @@ async def test_a_microphone_failure_reaches_the_reader() -> None:
         [chunk async for chunk in EchoCancelledSource(Broken(), EchoCanceller()).chunks()]
 
 
-# The linear canceller's view, handed on with each chunk for the barge-in detector (voice/linear_echo.py).
+# The linear canceller's view, handed on with each chunk for the barge-in detector (voice/echo/linear_canceller.py).
 
 
 @pytest.mark.parametrize("played_format", [MODEL_VOICE_FORMAT, AudioFormat(rate=48_000, channels=2), MIC_FORMAT])

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from tests.voice.fixtures import read_pcm, split, stream
-from voice.audio import MIC_FORMAT, AudioChunk
-from voice.echo import EchoCanceller
-from voice.wake import OpenWakeWordDetector
+from voice.audio.chunks import MIC_FORMAT, AudioChunk
+from voice.echo.canceller import EchoCanceller
+from voice.wake.detector import OpenWakeWordDetector
 
 LEAD_MS = 2_000
 """Parley speaks for a while before it says the wake word, so the canceller has converged."""

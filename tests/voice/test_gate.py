@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.fakes.fed_microphone import FedMicrophone
-from voice.audio import AudioChunk
-from voice.gate import MicrophoneGate
-from voice.level import SILENCE_DBFS
-from voice.synthetic import SyntheticSource, frames, silence, tone
+from voice.audio.chunks import AudioChunk
+from voice.audio.level import SILENCE_DBFS
+from voice.audio.microphone_gate import MicrophoneGate
+from voice.audio.synthetic import SyntheticSource, frames, silence, tone
 
 
 async def test_while_muted_silence_of_the_same_length_and_timing_passes_instead() -> None:

@@ -1,4 +1,4 @@
-"""`voice.gemini_live` driving the real `google-genai` client against the fake Gemini Live server."""
+"""`voice.live.gemini` driving the real `google-genai` client against the fake Gemini Live server."""
 
 from __future__ import annotations
 
@@ -33,11 +33,9 @@ from tests.fakes.gemini_live_scenario import (
     script,
 )
 from tests.fakes.gemini_live_server import WAIT_S, FakeGeminiLiveServer
-from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
+from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.errors import LiveConnectionError
-from voice.gemini_live import GeminiLiveConnection, build_connect_config, connect
-from voice.gemini_wire import parse_duration_ms, refusal, text_route
-from voice.live import (
+from voice.live.connection import (
     GoAway,
     HistoryTurn,
     Interrupted,
@@ -56,6 +54,8 @@ from voice.live import (
     TurnComplete,
     UserTranscript,
 )
+from voice.live.gemini import GeminiLiveConnection, build_connect_config, connect
+from voice.live.gemini_wire import parse_duration_ms, refusal, text_route
 
 SWITCH_CHAT = ToolDeclaration(
     name="switch_chat",
@@ -508,7 +508,7 @@ async def test_the_warm_up_builds_every_server_message_type_without_a_network() 
     script = (
         "import asyncio\n"
         "from google.genai import types\n"
-        "from voice.gemini_warm_up import warm_up\n"
+        "from voice.live.gemini_warm_up import warm_up\n"
         "models = [types.LiveServerMessage, types.LiveServerContent, types.LiveServerToolCall]\n"
         "models.append(types.LiveConnectConfig)\n"
         "before = [m.__pydantic_complete__ for m in models]\n"

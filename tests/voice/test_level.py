@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from voice.level import SILENCE_DBFS, LevelMeter, loudest, peak_dbfs
-from voice.synthetic import SyntheticSource, frames, silence, tone
+from voice.audio.level import SILENCE_DBFS, LevelMeter, loudest, peak_dbfs
+from voice.audio.synthetic import SyntheticSource, frames, silence, tone
 
 
 def test_full_scale_is_zero_dbfs_and_half_scale_about_minus_six() -> None:

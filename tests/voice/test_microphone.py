@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from tests.voice.portaudio_fake import FakeBackend, on_portaudio_thread, peak_hz
-from voice.audio import AudioChunk
+from voice.audio.chunks import AudioChunk
+from voice.audio.microphone import MicrophoneSource
+from voice.audio.pcm import float_to_pcm16
+from voice.audio.synthetic import noise
 from voice.errors import NoAudioDevice
-from voice.microphone import MicrophoneSource
-from voice.pcm import float_to_pcm16
-from voice.synthetic import noise
 
 
 async def read_all(mic: MicrophoneSource) -> list[AudioChunk]:

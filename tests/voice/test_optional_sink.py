@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from voice.audio import MODEL_VOICE_FORMAT, AudioChunk
+from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk
+from voice.audio.null_sink import NullSink
+from voice.audio.optional_sink import OptionalSink
 from voice.errors import AudioError, NoAudioDevice
-from voice.null_sink import NullSink
-from voice.optional_sink import OptionalSink
 
 CHUNK = AudioChunk(MODEL_VOICE_FORMAT, bytes(4800), 0.0)
 

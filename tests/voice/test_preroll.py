@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from tests.fakes.gemini_live_server import WAIT_S
-from voice.audio import MIC_FORMAT, AudioChunk
-from voice.preroll import PrerollStream, StreamCursor
+from voice.audio.chunks import MIC_FORMAT, AudioChunk
+from voice.audio.preroll import PrerollStream, StreamCursor
 
 FRAME_MS = 80
 

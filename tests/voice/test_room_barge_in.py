@@ -3,7 +3,7 @@ in a room with 0.45 s of reverberation and pink noise 15 dB under the user's voi
 run in lockstep (tests/voice/laptop_room.py). Parley's own voice comes back through the laptop's speaker,
 louder at the microphone than the user. A new echo canceller is Parley's first answer; a warmed one
 (`warmed_canceller`) has heard half a minute of Parley's voice, as in every later answer, and its linear
-filter is what the detector hears (voice/linear_echo.py)."""
+filter is what the detector hears (voice/echo/linear_canceller.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 from tests.voice.fixtures import read_pcm, stream, utterances
 from tests.voice.laptop_room import hear, parley_voice, sounds_at, speech_onset_ms, talker_says, warmed_canceller
 from tests.voice.rooms import GOAL_CONDITION, SimulatedRoom, cough, door
-from voice.barge_in import SpeechOverPlaybackFactory, speech_over_playback
-from voice.wake import OpenWakeWordDetector
+from voice.echo.barge_in import SpeechOverPlaybackFactory, speech_over_playback
+from voice.wake.detector import OpenWakeWordDetector
 
 
 @pytest.fixture(scope="module")

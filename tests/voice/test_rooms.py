@@ -32,7 +32,7 @@ from tests.voice.rooms import (
     speech_rms,
     to_pcm,
 )
-from voice.wake import OpenWakeWordDetector
+from voice.wake.detector import OpenWakeWordDetector
 
 SPEECH = "wake_hey_jarvis"
 RT60_TOLERANCE = 0.15

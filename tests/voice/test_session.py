@@ -26,9 +26,9 @@ from tests.fakes.gemini_live_scenario import (
 from tests.fakes.gemini_live_server import WAIT_S, FakeGeminiLiveServer
 from tests.voice.fixtures import read_pcm, split
 from tests.voice.session_harness import CONFIG, SPEECH, VOICE, Harness, S, answer
-from voice.audio import MIC_FORMAT, AudioChunk
-from voice.barge_in import SpeechOverPlaybackFactory, speech_over_playback
-from voice.preroll import PrerollStream
+from voice.audio.chunks import MIC_FORMAT, AudioChunk
+from voice.audio.preroll import PrerollStream
+from voice.echo.barge_in import SpeechOverPlaybackFactory, speech_over_playback
 from voice.session import EndReason, SpokenTurn, ToolReply, ToolUsed
 
 NATIVE_AUDIO_25 = "gemini-2.5-flash-native-audio-preview-09-2025"

@@ -11,7 +11,7 @@ from dataclasses import replace
 from tests.fakes.gemini_live_scenario import AtOnce, Drop, GoAwaySoon, NewHandle, script
 from tests.fakes.gemini_live_server import WAIT_S, FakeGeminiLiveServer
 from tests.voice.session_harness import CONFIG, Harness, S, answer
-from voice.live import HistoryTurn
+from voice.live.connection import HistoryTurn
 from voice.session import RECONNECT_ATTEMPTS, RECONNECT_BACKOFF, ConnectionFailed, EndReason
 
 

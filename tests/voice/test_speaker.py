@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from tests.voice.portaudio_fake import FakeBackend, FakeStream, on_portaudio_thread, peak_hz
-from voice.audio import MODEL_VOICE_FORMAT, AudioChunk
+from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk
+from voice.audio.speaker import PlaybackBuffer, SpeakerSink
+from voice.audio.synthetic import frames, tone
 from voice.errors import NoAudioDevice
-from voice.speaker import PlaybackBuffer, SpeakerSink
-from voice.synthetic import frames, tone
 
 
 def test_the_playback_buffer_hands_out_blocks_across_pushes_and_pads_with_silence() -> None:

@@ -5,11 +5,11 @@ from collections.abc import AsyncIterator, Iterator
 import numpy as np
 import pytest
 
-from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
-from voice.null_sink import NullSink
-from voice.pacing import RealTimePacer
-from voice.pcm import pcm16_to_float
-from voice.synthetic import SyntheticSource, frames, noise, silence, tone
+from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
+from voice.audio.null_sink import NullSink
+from voice.audio.pacing import RealTimePacer
+from voice.audio.pcm import pcm16_to_float
+from voice.audio.synthetic import SyntheticSource, frames, noise, silence, tone
 
 
 async def collect(source: SyntheticSource) -> list[AudioChunk]:

@@ -9,10 +9,10 @@ import functools
 
 from tests.fakes.gemini_live_scenario import AfterText, CompleteTurn, OutputTranscript, script
 from tests.fakes.gemini_live_server import WAIT_S, FakeGeminiLiveServer
-from voice.gemini_live import connect
-from voice.live import LiveConfig, ToolCall
-from voice.null_sink import NullSink
-from voice.preroll import PrerollStream
+from voice.audio.null_sink import NullSink
+from voice.audio.preroll import PrerollStream
+from voice.live.connection import LiveConfig, ToolCall
+from voice.live.gemini import connect
 from voice.session import EndReason, SessionEvent, SpokenTurn, ToolReply, VoiceSession
 from voice.state import AssistantState, StateMachine
 from voice.typed import TypedText

@@ -22,12 +22,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
-from voice.devices import audio_devices, rescan_devices
-from voice.microphone import MicrophoneSource
-from voice.speaker import SpeakerSink
-from voice.synthetic import frames, noise, tone
-from voice.wav import WavFileSink
+from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
+from voice.audio.devices import audio_devices, rescan_devices
+from voice.audio.microphone import MicrophoneSource
+from voice.audio.speaker import SpeakerSink
+from voice.audio.synthetic import frames, noise, tone
+from voice.audio.wav import WavFileSink
 
 SINK = "parley_speaker"
 SOURCE = "parley_microphone"

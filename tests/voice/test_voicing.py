@@ -8,7 +8,7 @@ import pytest
 
 from tests.voice.fixtures import read_pcm, utterances
 from tests.voice.rooms import GOAL_CONDITION, RATE, Signal, SimulatedRoom, cough, door, floats
-from voice.voicing import Voicing
+from voice.echo.voicing import Voicing
 
 WINDOW = 512
 """Silero's window: 32 ms."""

@@ -19,9 +19,9 @@ from tests.voice.fixtures import (
     stream,
     wake_phrase_end_ms,
 )
-from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
+from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.errors import WakeModelError
-from voice.wake import (
+from voice.wake.detector import (
     BUILT_IN_MODELS,
     FRAME_BYTES,
     Debounce,
@@ -29,7 +29,7 @@ from voice.wake import (
     Reframer,
     resolve_model,
 )
-from voice.wake_protocol import WakeDetector, WakeEvent
+from voice.wake.protocol import WakeDetector, WakeEvent
 
 NEGATIVES = [
     *((name, "hey_jarvis") for name in WAKE_NEGATIVES),

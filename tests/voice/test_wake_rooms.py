@@ -11,9 +11,9 @@ import pytest
 
 from tests.voice.fixtures import WAKE_NEGATIVES, read_pcm, silence, split, stream, utterances, wake_phrase_end_ms
 from tests.voice.rooms import GOAL_CONDITION, SimulatedRoom, cough, door, to_pcm
-from voice.audio import MIC_FORMAT
-from voice.echo import EchoCanceller
-from voice.wake import OpenWakeWordDetector
+from voice.audio.chunks import MIC_FORMAT
+from voice.echo.canceller import EchoCanceller
+from voice.wake.detector import OpenWakeWordDetector
 
 POSITIVES = ("wake_hey_jarvis", "wake_hey_jarvis_slow_female", "wake_hey_jarvis_fast_british", "wake_weather")
 """One clip per voice of the fixtures (the en-us ones share one utterance), and one followed by a question."""

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from voice.errors import WakeModelError
-from voice.wake_verifier import (
+from voice.wake.verifier import (
     NEGATIVE_GAP_FRAMES,
     WakeVerifier,
     enrolment_examples,

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 import soundfile
 
-from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
+from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
+from voice.audio.pacing import RealTimePacer
+from voice.audio.pcm import float_to_pcm16, pcm16_to_float
+from voice.audio.synthetic import frames, noise, tone
+from voice.audio.wav import WavFileSink, WavFileSource, read_recording
 from voice.errors import AudioError, UnreadableAudio
-from voice.pacing import RealTimePacer
-from voice.pcm import float_to_pcm16, pcm16_to_float
-from voice.synthetic import frames, noise, tone
-from voice.wav import WavFileSink, WavFileSource, read_recording
 
 
 class FakeClock:

@@ -7,7 +7,7 @@ One turn, and the events the session sees:
    that is a barge-in: the answer is cancelled and `Interrupted` clears the speaker. Then an empty
    `UserTranscript` says the user is talking (the session does not go idle while they speak). As with
    Gemini Live, `Interrupted` comes only while the answer is being written: once it is, speech over its
-   voice is the session's to notice (`voice.barge_in`), on the sink that plays it.
+   voice is the session's to notice (`voice.echo.barge_in`), on the sink that plays it.
 2. At the end of speech (`endpoint`), Whisper transcribes the utterance: `UserTranscript(text, final=True)`.
    Words said while that ran are joined to it rather than answered twice.
 3. The app's intent router may turn the words into a `ToolCall`. Its result (`send_tool_result`) goes
@@ -35,15 +35,15 @@ from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from voice import live
-from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
+from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
+from voice.audio.pcm import convert, pcm16_to_float, split
 from voice.errors import VoiceError
+from voice.live import connection as live
 from voice.offline.endpoint import EndpointConfig, Endpointer, SpeechStarted
 from voice.offline.engine import OfflineVoice
 from voice.offline.prompt import ChatMessage, with_findings
 from voice.offline.router import IntentRouter, ToolAnswer
 from voice.offline.text import MAX_WORDS, SentenceSplitter, is_noise, whisper_prompt, without_wake_phrase
-from voice.pcm import convert, pcm16_to_float, split
 
 log = logging.getLogger(__name__)
 

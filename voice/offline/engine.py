@@ -26,13 +26,13 @@ from typing import Any, TypeVar
 
 import onnxruntime
 
+from voice.echo.vad import SileroVad, load_session, silero_model_path
 from voice.offline import files
 from voice.offline.chat_model import LANGUAGES, MODEL_NAME, ChatModel
 from voice.offline.convert import convert_gguf
 from voice.offline.prompt import ChatMessage
 from voice.offline.speech import VOICES, EspeakSynthesizer, espeak_path, voice_for
 from voice.offline.transcriber import WhisperTranscriber
-from voice.vad import SileroVad, load_session, silero_model_path
 
 _T = TypeVar("_T")
 _DONE = object()

@@ -8,7 +8,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from voice.live import ToolCall
+from voice.live.connection import ToolCall
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@
   never sees the killed process's end of file, and `wait()` never returns.
 - A 15-word sentence takes 40-80 ms: one process per sentence, so the first sentence is heard while
   the model still writes the next, and an interrupted answer stops by killing one short-lived process.
-- The file is read and resampled like any recording (`voice.wav.read_recording`) to the model voice
+- The file is read and resampled like any recording (`voice.audio.wav.read_recording`) to the model voice
   format (24 kHz mono), what the speaker expects from any live connection.
 """
 
@@ -17,10 +17,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from voice.audio import MODEL_VOICE_FORMAT
+from voice.audio.chunks import MODEL_VOICE_FORMAT
+from voice.audio.wav import read_recording
 from voice.errors import UnreadableAudio
 from voice.offline.errors import OfflineVoiceError
-from voice.wav import read_recording
 
 ESPEAK = "espeak-ng"
 VOICE = "en-us"

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from tests.voice.fixtures import read_pcm, silence, split
-from voice.audio import MODEL_VOICE_FORMAT
-from voice.live import (
+from voice.audio.chunks import MODEL_VOICE_FORMAT
+from voice.live.connection import (
     HistoryTurn,
     Interrupted,
     LiveConfig,
@@ -193,7 +193,7 @@ async def test_speaking_once_the_answer_is_written_is_heard_without_an_interrupt
     offline_voice: OfflineVoice,
 ) -> None:
     # As Gemini Live: once the answer is complete the connection does not say `Interrupted`; its voice may
-    # still be playing, and stopping it is the session's (voice.barge_in).
+    # still be playing, and stopping it is the session's (voice.echo.barge_in).
     async with connect(CONFIG, voice=offline_voice) as connection, aclosing(connection.events()) as events:
         await connection.send_text("Say hello.")
         await events_until(events, lambda e: isinstance(e, TurnComplete))

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests.voice.fixtures import read_pcm, silence, utterances
+from voice.echo.vad import WINDOW_BYTES, SileroVad, load_session
 from voice.offline.endpoint import EndpointConfig, Endpointer, EndpointEvent, SpeechEnded, SpeechStarted
-from voice.vad import WINDOW_BYTES, SileroVad, load_session
 
 WINDOW = bytes(WINDOW_BYTES)  # 32 ms
 

@@ -10,13 +10,13 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from voice.audio import MIC_FORMAT, MODEL_VOICE_FORMAT
+from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT
+from voice.audio.pcm import convert, pcm16_to_float
 from voice.offline.chat_model import LANGUAGES
 from voice.offline.engine import ENGLISH_ONLY_NOTICE, ModelFolders, OfflineVoice
 from voice.offline.prompt import ChatMessage
 from voice.offline.speech import VOICES, EspeakSynthesizer, voice_for
 from voice.offline.transcriber import WhisperTranscriber
-from voice.pcm import convert, pcm16_to_float
 
 SAID = {
     "it": "Torniamo alla chat sulla ristrutturazione della cucina.",
@@ -77,7 +77,7 @@ async def test_whisper_finds_the_language_among_the_supported_ones(whisper: Whis
 @pytest.fixture(scope="module")
 def auto_voice(model_folders: ModelFolders) -> Iterator[OfflineVoice]:
     def language_of(text: str, hint: str) -> str:
-        # A stand-in for the app's detector (chats.language): the notices and Spanish here, else the hint.
+        # A stand-in for the app's detector (chats.language.words): the notices and Spanish here, else the hint.
         return "es" if text.startswith(("Mi pequeño", "Vale", "¿")) else hint
 
     voice = OfflineVoice.load_sync(model_folders.whisper.parent, language=None, language_of=language_of)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from tests.voice.fixtures import read_pcm
-from voice.audio import MODEL_VOICE_FORMAT
+from voice.audio.chunks import MODEL_VOICE_FORMAT
 from voice.offline import files
 from voice.offline.chat_model import ChatModel
 from voice.offline.engine import ModelFolders, OfflineVoice

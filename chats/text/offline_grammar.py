@@ -1,0 +1,131 @@
+"""What the offline title maker (`chats.text.offline_title`) knows of each language: a word's lemma and what
+it can be (noun, adjective, verb), and the small words its rules look for.
+
+- English: lemminflect's lexicon, which lists every reading of a word ("plan" is a noun and a verb).
+- Italian, Spanish, French, German: simplemma's lemmatiser (dictionaries for 50 languages, no model, no
+  dependency), which gives one lemma per word. A word whose lemma is an infinitive other than itself
+  ("parlato" -> "parlare", "hablamos" -> "hablar", "gesprochen" -> "sprechen"), or an infinitive, is read
+  as a verb; any other word as a noun or an adjective: in these languages the lemmatiser's choice already
+  tells a noun's form ("lavoro", "viaggio") from the verb's. German writes every noun with a capital,
+  which the title maker reads itself (`capital_nouns`).
+- The noun phrases of Italian, Spanish, French and German put what a thing is for or of after it, joined
+  by a preposition ("piastrelle per la cucina", "viaje a Lisboa", "Reise nach Lissabon"): `links` keep
+  the phrase in that order, where English turns it into a compound ("kitchen tiles", "Lisbon trip").
+
+The words are data, in `chats/language/tables/<code>.toml` (`[grammar]`) and `chats/language/tables/shared.toml`.
+Pure apart from loading the lexicons once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Final
+
+import lemminflect
+import simplemma
+
+from chats.language.files import CHATS_LANGUAGES, language_file, words
+from chats.language.words import SUPPORTED
+from chats.text.offline_words import stopwords
+
+NOUN, ADJ, VERB = "NOUN", "ADJ", "VERB"
+
+
+@dataclass(frozen=True, slots=True)
+class Grammar:
+    language: str
+    stopwords: frozenset[str]
+    not_names: frozenset[str]
+    """Capitalised words that are no names ("Ciao", "Grazie", the days and months)."""
+    weak: frozenset[str]
+    """Words that never say what a chat is about ("idea", "cosa", "bene"): they end a noun phrase."""
+    greetings: frozenset[str]
+    """Before a name, these make it the one spoken to ("Ciao Marta")."""
+    determiners: frozenset[str]
+    """Between a link and the phrase it joins ("per *la* cucina")."""
+    links: frozenset[str]
+    """Prepositions that join two noun phrases into one subject. English: turned into a compound
+    ("tiles for the kitchen wall" -> "kitchen wall tiles"); others: kept in order ("piastrelle per la cucina")."""
+    place_links: frozenset[str]
+    """The same when the second phrase is a name: "trip to Lisbon", "viaggio a Lisbona"."""
+    with_word: str
+    """Said before a companion: "with Ana", "con Ana"."""
+    and_word: str
+    me_words: frozenset[str]
+    """"Ana and *I*": the words for the speaker after "and"."""
+    about_chat: tuple[str, str]
+    """A lone word made a title: "X chat" in English, "Chat su X" in Italian (words before, after)."""
+    compounds_reversed: bool = False
+    """English: "A for B" reads "B A"."""
+    capital_nouns: bool = False
+    """German: a capital mid-sentence marks a noun, not a name."""
+    verb_cues: frozenset[str] = field(default_factory=frozenset)
+    """After these a word that can be a verb is one (English: "we want to *migrate*")."""
+
+
+_SHARED = language_file(CHATS_LANGUAGES, "shared")["grammar"]
+"""The words several languages share: the common weak words, the elided forms, the number words."""
+POSSESSIVES = words(_SHARED["possessives"])
+"""Dropped from the middle of a title: "Foglie delle mie piante" -> "Foglie delle piante"."""
+
+
+def _grammar(language: str) -> Grammar:
+    """`language`'s `[grammar]`: the flags `elided_stopwords` and `shared_weak` add the shared words; its
+    `calendar` (days and months: when a chat happens, never what it is about) is weak."""
+    table = language_file(CHATS_LANGUAGES, language)["grammar"]
+    elided = words(_SHARED["elided_forms"]) if table.get("elided_stopwords") else frozenset()
+    weak = words(table["weak"]) | words(table.get("calendar", ""))
+    if table.get("shared_weak"):
+        weak |= words(_SHARED["common_weak"]) | words(_SHARED["number_words"])
+    return Grammar(
+        language=language,
+        stopwords=stopwords(language) | elided,
+        not_names=words(table["not_names"]),
+        weak=weak,
+        greetings=words(table["greetings"]),
+        determiners=words(table["determiners"]),
+        links=words(table["links"]),
+        place_links=words(table["place_links"]),
+        with_word=table["with_word"],
+        and_word=table["and_word"],
+        me_words=words(table["me_words"]),
+        about_chat=(table["about_chat"][0], table["about_chat"][1]),
+        compounds_reversed=table.get("compounds_reversed", False),
+        capital_nouns=table.get("capital_nouns", False),
+        verb_cues=words(table.get("verb_cues", "")),
+    )
+
+
+GRAMMARS: Final[dict[str, Grammar]] = {code: _grammar(code) for code in SUPPORTED}
+
+_INFINITIVES: Final[dict[str, tuple[str, ...]]] = {
+    code: tuple(table["infinitives"])
+    for code in SUPPORTED
+    if "infinitives" in (table := language_file(CHATS_LANGUAGES, code))
+}
+"""How an infinitive ends in the languages simplemma reads (all but English)."""
+
+
+def grammar(language: str) -> Grammar:
+    """The grammar of `language` (a code); English for a language it has none of."""
+    return GRAMMARS.get(language, GRAMMARS["en"])
+
+
+@cache
+def lexicon(word: str, language: str) -> tuple[str, frozenset[str]]:
+    """(lemma, readings) of a word: what it can be among NOUN, ADJ and VERB; no readings when the lexicon
+    does not know it (a rare noun, a name). German words are looked up as written (its lexicon tells
+    "Fliesen", the noun, from "fliesen"); the others in lower case."""
+    lower = word.lower()
+    if language not in _INFINITIVES:
+        readings = lemminflect.getAllLemmas(lower)
+        lemma = next(iter(readings.get(NOUN, ())), lower)
+        return str(lemma).lower(), frozenset(readings)
+    looked_up = word if language == "de" else lower
+    if not simplemma.is_known(looked_up, lang=language):
+        return lower, frozenset()
+    lemma = str(simplemma.lemmatize(looked_up, lang=language)).lower()
+    if lemma.endswith(_INFINITIVES[language]) and len(lemma) >= 4:
+        return lemma, frozenset({VERB})
+    return lemma, frozenset({NOUN, ADJ})

@@ -1,0 +1,355 @@
+"""`subject_title`: an offline chat title that names what the chat is about, with no network and no key.
+
+A person scanning the chat list looks for the subject: "Lisbon trip with Ana", "Kitchen wall tiles",
+not the keyphrase "Day Trip". So the title is the chat's best noun phrase, in sentence case:
+
+1. The text is cut into clauses, and each word is looked up in lemminflect's English lexicon, which
+   tells whether a word can be a noun, an adjective, a verb or an adverb, and its lemma ("loaves" is
+   "loaf"). A name is a word the chat writes with a capital where no sentence starts ("Ana", "Golf"),
+   or in mixed case ("TypeScript").
+2. A noun phrase is a run of words that can be nouns or adjectives (or are names, or are unknown to the
+   lexicon: "zellige", "tsconfig"), ending on one that can be a noun. A word that can be a verb is read
+   as one after a subject, a modal or "to" ("we want to migrate"), and so ends a phrase.
+3. The phrases a title uses are also made from what the chat says around them: "tiles for the kitchen
+   wall" and "trip to Lisbon" give "kitchen wall tiles" and "Lisbon trip"; "the loaves keep coming out
+   flat" gives "flat loaves"; "kitchen wall" and "wall tiles" chain into "kitchen wall tiles".
+4. A phrase scores, for each word, its lemma's count over the chat less `SAID_ONCE` (a modifier said
+   once costs a little), a bonus when the user's first turn says it and the chat says it again (people
+   open a chat by saying what it is for), and one for a name. The user's words count double the
+   assistant's: the user brings the subject, the assistant brings advice words.
+5. People are not subjects: a name said as company ("with Ana", "Ana and I") is added to the title
+   ("Lisbon trip with Ana"); a name spoken to ("Hey Mel!") is left out.
+
+Italian, Spanish, French and German (the text's language, `chats.language.words.detect`) read their words with
+simplemma's lemmatiser and their own small words (`chats.text.offline_grammar`); their phrases keep what a
+thing is for or of after it ("Piastrelle per la cucina", "Viaje a Lisboa con Ana"), and a German capital
+marks a noun. Everything here is pure and deterministic.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from itertools import chain, pairwise
+
+from segtok.segmenter import split_single
+
+from chats.language import words as languages
+from chats.text.offline_grammar import ADJ, NOUN, POSSESSIVES, VERB, Grammar, grammar, lexicon
+from chats.text.offline_words import ASSISTANT_LABEL, LABEL_AT_START, OPEN_ASSISTANT_LABEL, canonical_label
+from chats.text.title_words import Word, read_clauses
+
+MAX_WORDS = 5
+MAX_PHRASE_WORDS = 4
+"""A phrase leaves room for "with Ana" within `MAX_WORDS`."""
+USER_WEIGHT = 1.0
+ASSISTANT_WEIGHT = 0.5
+SAID_ONCE = 1.25
+"""Subtracted from each word's count: a modifier said once ("a *simple* curry recipe") costs a little,
+so it is kept only when the rest of the phrase is worth it."""
+FIRST_TURN_BONUS = 1.0
+"""Per repeated word of the user's first turn: people open a chat by saying what it is for."""
+NAME_BONUS = 0.5
+"""Per name: the entities a chat names ("Lisbon", "TypeScript") are what a person looks for."""
+
+_LINKING = frozenset(
+    """is are was were be been being keep keeps kept coming come comes came out turning turn turns turned
+    getting get gets got looking look looks looked seem seems seemed stay stays stayed go goes going went
+    becoming become became too so very really always still all quite a bit""".split()
+)
+"""Between a phrase and its adjective: "loaves keep coming out *flat*" give "flat loaves"."""
+Phrase = tuple[Word, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Chat:
+    clauses: tuple[tuple[Word, ...], ...]
+    names: dict[str, str]
+    """Lower-case name -> how the chat writes it most often."""
+    persons: frozenset[str]
+    """Names said as company ("with Ana", "Ana and I"): a title adds them, never stands on them."""
+    addressed: frozenset[str]
+    """Names spoken to ("Hey Mel!", "Thanks, Caroline"): not a subject either."""
+    counts: dict[str, float]
+    """Weighted count of each lemma in the noun phrases."""
+    first_turn: frozenset[str]
+    """Lemmas of the user's first turn."""
+    grammar: Grammar
+
+
+def subject_title(text: str, language: str | None = None) -> str:
+    """A 2 to 5 word title in sentence case that names the subject of `text` (a transcript whose lines
+    may start with "User:"/"Assistant:", or a summary), in its language (`language`, the user's, for a
+    text too short to tell). "" when it names nothing yet ("Hi!"): the chat then keeps no title, and
+    maintenance asks again after its next exchange."""
+    chat = _read(text, grammar(languages.detect(_without_labels(text), hint=language)))
+    people = chat.persons | chat.addressed
+    phrases = [phrase for phrase in _phrases(chat) if not {word.lower for word in phrase} <= people]
+    if not phrases:
+        return ""
+    ranked = sorted(range(len(phrases)), key=lambda i: (-_score(phrases[i], chat), len(phrases[i]), i))
+    best = phrases[ranked[0]]
+    words = [word.text for word in best]
+    if len(best) == 1:
+        words = _widen(best[0], [phrases[i] for i in ranked[1:]], chat)
+    companion = _companion(chat, {word.lower() for word in words})
+    if companion and len(words) <= MAX_WORDS - 2:
+        words += [chat.grammar.with_word, companion]
+    return _sentence_case(words, chat.names, nouns_capitalised=chat.grammar.capital_nouns)
+
+
+def _without_labels(text: str) -> str:
+    return "\n".join(LABEL_AT_START.sub("", line) for line in text.splitlines())
+
+
+def _read(text: str, g: Grammar) -> _Chat:
+    clauses: list[tuple[Word, ...]] = []
+    user_turns = 0
+    for line in text.splitlines():
+        label = LABEL_AT_START.match(line)
+        from_assistant = label is not None and canonical_label(label.group(1)) in (
+            ASSISTANT_LABEL,
+            OPEN_ASSISTANT_LABEL,
+        )
+        body = line[label.end() :] if label else line
+        weight = ASSISTANT_WEIGHT if from_assistant else USER_WEIGHT
+        found = [clause for sentence in split_single(body) for clause in read_clauses(sentence, weight, g)]
+        if not from_assistant and (label or not user_turns) and any(_says_something(w, g) for w in chain(*found)):
+            user_turns += 1  # "Hi!" is no turn here; unlabelled text: its first line stands for the first turn
+            if user_turns == 1:
+                found = [tuple(replace(word, first_turn=True) for word in clause) for clause in found]
+        clauses += found
+    names = _names(clauses, g)
+    persons, addressed = _people(clauses, names, g)
+    counts: dict[str, float] = defaultdict(float)
+    for clause in clauses:
+        for run in _runs(clause, names, persons, g):
+            for word in run:
+                counts[word.lemma] += word.weight
+    first_turn = frozenset(word.lemma for clause in clauses for word in clause if word.first_turn)
+    return _Chat(tuple(clauses), names, persons, addressed, counts, first_turn, g)
+
+
+def _says_something(word: Word, g: Grammar) -> bool:
+    return word.lower not in g.stopwords and word.lemma not in g.weak and word.lower not in g.greetings
+
+
+def _names(clauses: Sequence[tuple[Word, ...]], g: Grammar) -> dict[str, str]:
+    """Words the chat writes with a capital where no sentence starts, and never without one; mixed
+    case words; capitalised sentence openers the lexicon does not know ("Ana and I ...")."""
+    capitalised: dict[str, Counter[str]] = defaultdict(Counter)
+    lowercase: set[str] = set()
+    for clause in clauses:
+        for word in clause:
+            if word.lower in g.not_names or not word.text[:1].isalpha():
+                continue
+            if not word.text[:1].isupper():
+                lowercase.add(word.lower)
+            elif g.capital_nouns:
+                # German: every noun has a capital; a name is a capitalised word its lexicon does not know.
+                if not lexicon(word.text, g.language)[1] or any(c.isupper() for c in word.text[1:]):
+                    capitalised[word.lower][word.text] += 1
+            elif not word.initial or any(c.isupper() for c in word.text[1:]) or not word.readings:
+                capitalised[word.lower][word.text] += 1
+    return {
+        lower: forms.most_common(1)[0][0]
+        for lower, forms in capitalised.items()
+        if lower not in lowercase and lower not in g.stopwords and lower not in g.verb_cues
+    }
+
+
+def _people(
+    clauses: Sequence[tuple[Word, ...]], names: dict[str, str], g: Grammar
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The names said as company, and the names spoken to (a name that is a clause on its own, or
+    follows a greeting); someone spoken to is no company, even when also said "with"."""
+    company: set[str] = set()
+    addressed: set[str] = set()
+    for clause in clauses:
+        for i, word in enumerate(clause):
+            if word.lower not in names:
+                continue
+            after = " ".join(w.lower for w in clause[i + 1 : i + 3])
+            if len(clause) == 1 or word.previous in g.greetings:
+                addressed.add(word.lower)
+            elif word.previous == g.with_word or after in {f"{g.and_word} {me}" for me in g.me_words}:
+                company.add(word.lower)
+    return frozenset(company - addressed), frozenset(addressed)
+
+
+def _runs(clause: Sequence[Word], names: dict[str, str], persons: frozenset[str], g: Grammar) -> Iterator[list[Word]]:
+    """The noun phrases of one clause, in order."""
+    run: list[Word] = []
+    for word in clause:
+        if run and VERB in word.readings and not word.readings & {NOUN, ADJ}:
+            # A gerund modifies the noun after it ("billing service") but follows none: "kids *taking*".
+            if trimmed := _trim(run, names):
+                yield trimmed
+            run = []
+        if _nominal(word, names, persons, g):
+            run.append(word)
+            if not word.possessive:
+                continue
+        if trimmed := _trim(run, names):
+            yield trimmed
+        run = []
+    if trimmed := _trim(run, names):
+        yield trimmed
+
+
+def _nominal(word: Word, names: dict[str, str], persons: frozenset[str], g: Grammar) -> bool:
+    if word.lower in names:
+        return True
+    if word.lower in g.stopwords or {word.lower, word.lemma} & g.weak or any(c.isdigit() for c in word.lower):
+        return False
+    if (
+        g.language != "en"
+        and word.lower.endswith(("mente", "ísimo", "ísima", "issimo", "issima"))
+        and len(word.lower) > 7
+    ):
+        return False  # an Italian or Spanish adverb or superlative: "finalmente", "muchísimo"
+    if g.language != "en" and word.previous in names and word.text.islower() and word.lemma != word.lower:
+        return False  # an inflected word after a name is its verb: "Rocky *continua* a grattarsi"
+    if not word.readings:
+        return len(word.lower) > 2  # unknown to the lexicon: a rare noun or a name, rarely a verb
+    if VERB in word.readings and (word.previous in g.verb_cues or word.previous in persons):
+        return False
+    english_gerund = g.language == "en" and word.lower.endswith("ing") and VERB in word.readings
+    return bool(word.readings & {NOUN, ADJ}) or english_gerund
+
+
+def _trim(run: list[Word], names: dict[str, str]) -> list[Word]:
+    """The run ended on a word that can be a noun, at most `MAX_PHRASE_WORDS` long."""
+    end = len(run)
+    while end and not _head(run[end - 1], names):
+        end -= 1
+    return run[max(0, end - MAX_PHRASE_WORDS) : end]
+
+
+def _head(word: Word, names: dict[str, str]) -> bool:
+    return word.lower in names or not word.readings or NOUN in word.readings
+
+
+def _phrases(chat: _Chat) -> list[Phrase]:
+    """Every noun phrase of the chat with its shorter endings, the compounds its prepositions and
+    adjectives make, and the chains of overlapping ones; each once (by lemmas), in text order."""
+    found: dict[tuple[str, ...], Phrase] = {}
+    g = chat.grammar
+    for clause in chat.clauses:
+        runs = list(_runs(clause, chat.names, chat.persons, g))
+        predicates = _predicates(clause, runs, g) if g.language == "en" else ()
+        for phrase in (*map(tuple, runs), *_compounds(clause, runs, chat.names, g), *predicates):
+            for start in range(len(phrase)):
+                found.setdefault(_lemmas(phrase[start:]), phrase[start:])
+    # "kitchen wall" and "wall tiles" make "kitchen wall tiles".
+    for left in list(found.values()):
+        for right in list(found.values()):
+            if len(right) > 1 and left[-1].lemma == right[0].lemma and len(left) + len(right) - 1 <= MAX_PHRASE_WORDS:
+                chain = (*left, *right[1:])
+                found.setdefault(_lemmas(chain), chain)
+    return [
+        phrase
+        for phrase in found.values()
+        if len(set(_lemmas(phrase))) == len(phrase)
+        and phrase[0].lower not in g.stopwords
+        and phrase[-1].lower not in g.stopwords
+    ]
+
+
+def _lemmas(phrase: Phrase) -> tuple[str, ...]:
+    return tuple(word.lemma for word in phrase)
+
+
+def _compounds(
+    clause: Sequence[Word], runs: Sequence[list[Word]], names: dict[str, str], g: Grammar
+) -> Iterator[Phrase]:
+    """Phrase A, a link, maybe a determiner, phrase B: the compound "B A" in English, "A link B" in the
+    others ("piastrelle per la cucina")."""
+    positions = {id(word): i for i, word in enumerate(clause)}
+    for head, tail in pairwise(runs):
+        between = clause[positions[id(head[-1])] + 1 : positions[id(tail[0])]]
+        if not between or len(between) > 2 or any(word.lower not in g.determiners for word in between[1:]):
+            continue
+        link = between[0].lower
+        # A place names a common noun: "trip to Lisbon", not "from JavaScript to TypeScript".
+        is_place = all(w.lower in names for w in tail) and not all(w.lower in names for w in head)
+        if not (link in g.links or (link in g.place_links and is_place)):
+            continue
+        if g.compounds_reversed:
+            yield (*tail, *head)[-MAX_PHRASE_WORDS:]
+        elif len(head) + len(between) + len(tail) <= MAX_WORDS:
+            yield (*head, *(word for word in between if word.lower not in POSSESSIVES), *tail)
+
+
+def _predicates(clause: Sequence[Word], runs: Sequence[list[Word]], g: Grammar) -> Iterator[Phrase]:
+    """A phrase and the adjective said of it: "the loaves keep coming out flat" gives "flat loaves"."""
+    positions = {id(word): i for i, word in enumerate(clause)}
+    for run in runs:
+        after = positions[id(run[-1])] + 1
+        while after < len(clause) and clause[after].lower in _LINKING:
+            after += 1
+        if after == positions[id(run[-1])] + 1 or after >= len(clause):
+            continue
+        word = clause[after]
+        if ADJ in word.readings and word.lemma not in g.weak and word.lower not in g.stopwords:
+            yield (word, *run[-(MAX_PHRASE_WORDS - 1) :])
+
+
+def _score(phrase: Phrase, chat: _Chat) -> float:
+    score = 0.0
+    for word in phrase:
+        if word.lower in chat.grammar.stopwords:
+            continue  # a link of "piastrelle per la cucina": neither the subject nor a cost
+        count = chat.counts.get(word.lemma, 0.0)
+        score += count - SAID_ONCE
+        if word.lemma in chat.first_turn and count > 1:
+            score += FIRST_TURN_BONUS
+        if word.lower in chat.names:
+            score += NAME_BONUS
+    return score
+
+
+def _widen(word: Word, others: Sequence[Phrase], chat: _Chat) -> list[str]:
+    """A one-word subject made a title: the best phrase that holds it ("dog" in "dog itchy skin"), or
+    with the next best noun, a name as its modifier ("Lisbon trip"), otherwise side by side ("Sleep and
+    coffee")."""
+    for other in others:
+        if len(other) > 1 and word.lemma in _lemmas(other):
+            return [w.text for w in other]
+    for other in others:
+        noun = other[0]
+        if (
+            len(other) > 1
+            or noun.lemma == word.lemma
+            or noun.lower in chat.persons | chat.addressed
+            or NOUN not in noun.readings
+        ):
+            continue
+        # "red", "makes": rather an adjective or a verb here. (The other languages' lexicon gives every
+        # noun an adjective's reading too, and no verb one: nothing to tell there.)
+        one_of_many = ADJ in noun.readings or (
+            VERB in noun.readings and chat.counts.get(noun.lemma, 0.0) <= USER_WEIGHT
+        )
+        if chat.grammar.language == "en" and one_of_many:
+            continue
+        if word.lower in chat.names and noun.lower not in chat.names and chat.grammar.compounds_reversed:
+            return [word.text, noun.text]
+        return [word.text, chat.grammar.and_word, noun.text]
+    before, after = chat.grammar.about_chat
+    return [*before.split(), word.text, *after.split()]
+
+
+def _companion(chat: _Chat, taken: set[str]) -> str | None:
+    """The person the chat names most often, if the title does not hold them yet."""
+    ranked = sorted(
+        chat.persons - taken, key=lambda lower: (-chat.counts.get(lexicon(lower, chat.grammar.language)[0], 0.0), lower)
+    )
+    return chat.names[ranked[0]] if ranked else None
+
+
+def _sentence_case(words: Sequence[str], names: dict[str, str], *, nouns_capitalised: bool = False) -> str:
+    """Sentence case; German keeps its nouns' capitals (`nouns_capitalised`: the words as written)."""
+    cased = [names.get(word.lower(), word if nouns_capitalised else word.lower()) for word in words]
+    cased[0] = cased[0][:1].upper() + cased[0][1:]
+    return " ".join(cased).replace("' ", "'")  # an elided word joins the next: "dell'isola"

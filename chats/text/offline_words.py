@@ -1,0 +1,36 @@
+"""What the offline summariser and the offline title maker both read: the speaker labels an offline
+summary files its sentences under, and the stop-words of each language."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import cast
+
+import yake
+
+from chats.language.words import Language, is_supported, stop_words
+
+USER_LABEL = "User:"
+ASSISTANT_LABEL = "Assistant:"
+OPEN_USER_LABEL = "Open question from the user:"
+OPEN_ASSISTANT_LABEL = "Open question from the assistant:"
+LABELS = (OPEN_USER_LABEL, OPEN_ASSISTANT_LABEL, USER_LABEL, ASSISTANT_LABEL)
+LABEL_AT_START = re.compile(r"^\s*(" + "|".join(re.escape(label) for label in LABELS) + r")\s*", re.IGNORECASE)
+"""A label opening a line of a transcript (`chats.maintenance.transcript`) or of an offline summary."""
+
+
+def canonical_label(found: str) -> str:
+    """The label as written above, for one `LABEL_AT_START` found in any case."""
+    return next(label for label in LABELS if label.lower() == found.lower())
+
+
+@cache
+def stopwords(language: str = "en") -> frozenset[str]:
+    """YAKE's own list for `language` (a code), plus the role labels that transcripts and summaries carry on
+    every line; in other languages than English, also `chats.language.words`'s function words and the ways
+    people ask for a chat."""
+    words = frozenset(yake.KeywordExtractor(lan=language).stopword_set) | {"user", "assistant"}
+    if language != "en" and is_supported(language):
+        words |= stop_words(cast(Language, language))
+    return words

@@ -1,0 +1,85 @@
+"""Pure sample conversions: PCM16 bytes <-> float arrays, downmixing, resampling, and cutting a stream
+into fixed-length chunks. No I/O; every audio source and sink builds on these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import soxr
+from numpy.typing import NDArray
+
+from voice.audio.chunks import AudioChunk, AudioFormat
+
+Samples = NDArray[np.float32]
+"""Audio as float32 in [-1, 1], shaped (frames, channels)."""
+
+_PCM16_SCALE = 32768.0
+"""int16 <-> float scale. Reading divides by 32768 and writing multiplies back, so 16-bit audio that
+needs no resampling or downmixing survives the trip through float32 bit for bit."""
+
+
+def frame_samples(audio_format: AudioFormat, frame_ms: int) -> int:
+    """Samples per channel in one `frame_ms` frame; the frame must hold a whole number of samples."""
+    if frame_ms <= 0:
+        raise ValueError(f"frame length must be positive, got {frame_ms} ms")
+    samples, remainder = divmod(audio_format.rate * frame_ms, 1000)
+    if remainder:
+        raise ValueError(f"{frame_ms} ms is not a whole number of samples at {audio_format.rate} Hz")
+    return samples
+
+
+def pcm16_to_float(pcm: bytes, channels: int) -> Samples:
+    """Interleaved little-endian PCM16 -> float32 (frames, channels)."""
+    ints = np.frombuffer(pcm, dtype="<i2")
+    if ints.size % channels:
+        raise ValueError(f"{len(pcm)} bytes is not a whole number of {channels}-channel PCM16 frames")
+    return (ints.astype(np.float32) / _PCM16_SCALE).reshape(-1, channels)
+
+
+def float_to_pcm16(samples: NDArray[np.floating]) -> bytes:
+    """float (frames, channels) or (frames,) -> interleaved little-endian PCM16, clipped to full scale. A
+    sample that is not a number (a damaged float recording) is silence, infinities full scale."""
+    finite = np.nan_to_num(np.asarray(samples, dtype=np.float64), nan=0.0, posinf=1.0, neginf=-1.0)
+    scaled = np.rint(finite * _PCM16_SCALE)
+    return np.clip(scaled, -32768, 32767).astype("<i2").tobytes()
+
+
+def to_mono(samples: Samples) -> Samples:
+    """Average the channels: (frames, channels) -> (frames, 1)."""
+    if samples.shape[1] == 1:
+        return samples
+    return np.asarray(samples.mean(axis=1, dtype=np.float32, keepdims=True), dtype=np.float32)
+
+
+def resample(samples: Samples, from_rate: int, to_rate: int) -> Samples:
+    """Whole-signal high-quality resampling (libsoxr "HQ"); keeps the (frames, channels) shape."""
+    if from_rate == to_rate or samples.shape[0] == 0:
+        return samples
+    converted = soxr.resample(samples, from_rate, to_rate, quality="HQ")
+    return np.asarray(converted, dtype=np.float32).reshape(-1, samples.shape[1])
+
+
+def convert(samples: Samples, rate: int, target: AudioFormat) -> bytes:
+    """A decoded recording at `rate` -> PCM16 bytes in `target`: downmixed to mono, or mono copied to
+    every channel; other channel layouts must already match."""
+    if target.channels == 1:
+        samples = to_mono(samples)
+    elif samples.shape[1] == 1:
+        samples = np.repeat(samples, target.channels, axis=1)
+    elif samples.shape[1] != target.channels:
+        raise ValueError(f"cannot map {samples.shape[1]} channels onto {target.channels}")
+    return float_to_pcm16(resample(samples, rate, target.rate))
+
+
+def split(pcm: bytes, audio_format: AudioFormat, frame_ms: int, *, start_ms: float = 0.0) -> Iterator[AudioChunk]:
+    """Cut a stream into `frame_ms` chunks timed from `start_ms`. The last chunk holds whatever is left
+    and may be shorter: never padded, so the chunks carry exactly the samples given."""
+    step = frame_samples(audio_format, frame_ms) * audio_format.channels * audio_format.width
+    for offset in range(0, len(pcm), step):
+        yield AudioChunk(
+            format=audio_format,
+            pcm=pcm[offset : offset + step],
+            start_ms=start_ms + audio_format.duration_ms(offset),
+        )
