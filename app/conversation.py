@@ -4,7 +4,7 @@ The session sees the chat's `assistant_history` (never `full_history`) plus turn
 delivered; every finished turn is journaled the moment it ends; on idle, on a switch and on shutdown
 the journal is delivered to the store and the chat is maintained (compaction, titles) in the
 background; what the store cannot take is retried until it can (`app.outbox`), and while it cannot be
-reached a conversation goes on from the chat as last loaded (`app.outage_config`). What was said since the
+reached a conversation goes on from the chat as last loaded (`app.chat_so_far`). What was said since the
 chat was loaded is held once, by the journal. A chat switch ends one session and opens the next in the other
 chat at once.
 """
@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from uuid import UUID, uuid4
 
-from app.outage_config import LoadedChat
+from app.chat_so_far import ChatSoFar
 from app.outbox import Outbox
 from app.tools.chat_tools import NEW_CHAT, SWITCH_CHAT, TOOLS, ChatTools, ToolOutcome
 from app.tools.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
@@ -104,7 +104,7 @@ class ChatConversation:
         self._s = services
         self._journal = journal
         self._outbox = outbox
-        self._loaded = LoadedChat(journal)
+        self._loaded = ChatSoFar(journal)
         """The chat in conversation as the store last gave it; the journal holds what was said since."""
         self._maintenance = maintenance
         self._connect = connect

@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import ssl
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
-from pathlib import Path
 from typing import Literal, Protocol
 from uuid import UUID
 
-import platformdirs
-
-from app.config.settings import APP_NAME, Settings, SettingsError
+from app.config.settings import Settings, SettingsError, model_cache
+from app.config.tls import ssl_context
 from app.conversation import ChatConversation, ConversationEvent, Saved, VoiceSettings
 from app.listening_lock import listening_lock
 from app.outbox import Outbox
@@ -26,13 +23,10 @@ from app.wiring import ChatServices, language_of, live_language_code, spoken_lan
 from chats.journal import Delivery, TurnJournal
 from chats.maintenance import MaintenanceWorker
 from voice.assistant import Assistant
-from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioSink, AudioSource
-from voice.audio.microphone import MicrophoneSource
+from voice.audio.chunks import AudioSink, AudioSource
 from voice.audio.microphone_gate import MicrophoneGate
 from voice.audio.optional_sink import OptionalSink
-from voice.audio.speaker import SpeakerSink
 from voice.echo.barge_in import speech_over_playback
-from voice.echo.canceller import EchoCancelledSource, EchoCanceller
 from voice.errors import AudioError
 from voice.live.connection import LiveConnectionFactory
 from voice.state import StateChanged, StateMachine
@@ -41,13 +35,6 @@ from voice.wake.detector import OpenWakeWordDetector
 from voice.wake.protocol import WakeEvent
 
 JOURNAL_FILE = "journal.jsonl"
-OFFLINE_NOTICE = (
-    "Offline voice: a small local model (SmolLM2-135M) answers. It keeps chats, switches them and "
-    "remembers what you ask it to, but its answers are short and often wrong on facts. Nothing leaves "
-    "this computer. Add a Gemini key for a capable assistant."
-)
-"""What the window and `parley doctor` say while the offline voice answers."""
-
 AudioDevice = Literal["microphone", "speaker"]
 
 
@@ -75,36 +62,6 @@ class VoiceObserver(Protocol):
         while muted): the peak of the last ~100 ms in dBFS, from `voice.audio.level.SILENCE_DBFS` (-96, silence)
         to 0 (full scale); speech near a laptop peaks around -30 to -10."""
         ...
-
-
-def ssl_context(settings: Settings) -> ssl.SSLContext | None:
-    """The TLS context for the Gemini endpoint: the system's trust, plus `ca_file` when set."""
-    if settings.ca_file is None:
-        return None
-    context = ssl.create_default_context()
-    try:
-        context.load_verify_locations(cafile=settings.ca_file)
-    except (OSError, ssl.SSLError) as error:
-        raise SettingsError(f"cannot read the CA file {settings.ca_file}: {error}") from None
-    return context
-
-
-def model_cache() -> Path:
-    """Where the offline models are prepared once (the joined Whisper model, the converted chat model)."""
-    return platformdirs.user_cache_path(APP_NAME) / "models"
-
-
-def microphone_and_speaker(settings: Settings, speaker: AudioSink | None = None) -> tuple[AudioSource, AudioSink]:
-    """The microphone (`settings.input_device`), with what the speaker plays cancelled out of it so Parley
-    never hears (or interrupts, or wakes) itself, and the speaker (`settings.output_device`); or another
-    sink in the speaker's place."""
-    if speaker is None:
-        # The speaker reports every block it plays, silence included: the canceller needs no clock.
-        canceller = EchoCanceller(clock=None)
-        sink: AudioSink = SpeakerSink(MODEL_VOICE_FORMAT, device=settings.output_device, on_played=canceller.played)
-    else:
-        canceller, sink = EchoCanceller(), speaker
-    return EchoCancelledSource(MicrophoneSource(device=settings.input_device), canceller), sink
 
 
 class VoiceLoop:

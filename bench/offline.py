@@ -41,13 +41,13 @@ from typing import Any
 
 import numpy as np
 
+from app.config.settings import model_cache
 from app.conversation import END_CONVERSATION
 from app.tools.chat_tools import TOOLS
 from app.tools.memory_tools import MEMORY_TOOLS
 from app.tools.offline_intents import OfflineIntents
 from app.tools.prompt import system_prompt
 from app.tools.recall_tools import RECALL_TOOLS
-from app.voice_loop import model_cache
 from bench.offline_wer import NORMALISATION, Scored, rate, scored
 from chats.embedders.local_process import LocalModelsProcess, ProcessEmbedder
 from tests.voice.fixtures import read_pcm, silence, split, utterances

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QApplication
 
 from app.config.desktop_entry import DesktopPaths, DesktopUnsupported, install_menu_entry, parley_command
 from app.config.settings import Settings
+from app.front.device_checks import microphone_and_speaker
 from app.runtime import Runtime
-from app.voice_loop import microphone_and_speaker
 from app.wiring import open_chat_services
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow

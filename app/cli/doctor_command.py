@@ -15,9 +15,11 @@ from typing import Literal
 
 from app.config.secrets import secret_source
 from app.config.settings import Settings, SettingsError
+from app.config.tls import ssl_context
 from app.front.device_checks import microphone_level, open_microphone, survey_devices, wake_model_problem
+from app.front.status import OFFLINE_NOTICE
 from app.listening_lock import who_listens
-from app.voice_loop import JOURNAL_FILE, OFFLINE_NOTICE, ssl_context
+from app.voice_loop import JOURNAL_FILE
 from app.wiring import open_chat_services, store_location
 from chats.errors import ChatsError
 from chats.journal import TurnJournal

@@ -14,7 +14,8 @@ from uuid import UUID, uuid4
 from app.cli.command_runner import UsageError
 from app.config.settings import Settings
 from app.conversation import ChatSwitched, ConversationEvent, Saved
-from app.voice_loop import VoiceLoop, microphone_and_speaker
+from app.front.device_checks import microphone_and_speaker
+from app.voice_loop import VoiceLoop
 from app.wiring import open_chat_services
 from chats.store import ChatStore
 from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioSink, AudioSource

@@ -5,7 +5,7 @@ that never holds the key, whether it succeeds or fails."""
 from __future__ import annotations
 
 from app.config.settings import Settings, SettingsError
-from app.voice_loop import ssl_context
+from app.config.tls import ssl_context
 from chats.errors import EmbeddingError
 from voice.errors import VoiceError
 from voice.live.connection import LiveConfig

@@ -46,6 +46,7 @@ __all__ = [
     "default_data_dir",
     "desktop_language",
     "load_settings",
+    "model_cache",
 ]
 
 APP_NAME = "parley"
@@ -291,6 +292,11 @@ def default_config_file() -> Path:
 
 def default_data_dir() -> Path:
     return platformdirs.user_data_path(APP_NAME)
+
+
+def model_cache() -> Path:
+    """Where the offline models are prepared once (the joined Whisper model, the converted chat model)."""
+    return platformdirs.user_cache_path(APP_NAME) / "models"
 
 
 def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[str, str] | None = None) -> Settings:

@@ -1,15 +1,19 @@
 """The audio devices, the microphone level test and the wake word model check, as the settings window
-and `parley doctor` both run them, each answering in a line for the user."""
+and `parley doctor` both run them, each answering in a line for the user; and the microphone and speaker
+as the window and `parley listen` open them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from voice.audio.chunks import AudioSource
+from app.config.settings import Settings
+from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioSink, AudioSource
 from voice.audio.devices import AudioDevice, audio_devices
 from voice.audio.level import loudest
 from voice.audio.microphone import MicrophoneSource
+from voice.audio.speaker import SpeakerSink
+from voice.echo.canceller import EchoCancelledSource, EchoCanceller
 from voice.errors import VoiceError, WakeModelError
 from voice.wake.detector import BUILT_IN_MODELS, resolve_model
 
@@ -85,3 +89,16 @@ def wake_model_problem(wake_word: str) -> str | None:
     except WakeModelError as error:
         return str(error)
     return None
+
+
+def microphone_and_speaker(settings: Settings, speaker: AudioSink | None = None) -> tuple[AudioSource, AudioSink]:
+    """The microphone (`settings.input_device`), with what the speaker plays cancelled out of it so Parley
+    never hears (or interrupts, or wakes) itself, and the speaker (`settings.output_device`); or another
+    sink in the speaker's place."""
+    if speaker is None:
+        # The speaker reports every block it plays, silence included: the canceller needs no clock.
+        canceller = EchoCanceller(clock=None)
+        sink: AudioSink = SpeakerSink(MODEL_VOICE_FORMAT, device=settings.output_device, on_played=canceller.played)
+    else:
+        canceller, sink = EchoCanceller(), speaker
+    return EchoCancelledSource(MicrophoneSource(device=settings.input_device), canceller), sink

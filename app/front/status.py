@@ -33,3 +33,11 @@ class VoiceStatus(StrEnum):
     def listens(self) -> bool:
         """A voice loop runs: talking, typing to it and muting it work."""
         return self not in (VoiceStatus.OFF, VoiceStatus.STOPPED, VoiceStatus.ERROR)
+
+
+OFFLINE_NOTICE = (
+    "Offline voice: a small local model (SmolLM2-135M) answers. It keeps chats, switches them and "
+    "remembers what you ask it to, but its answers are short and often wrong on facts. Nothing leaves "
+    "this computer. Add a Gemini key for a capable assistant."
+)
+"""What the window and `parley doctor` say while the offline voice answers."""

@@ -29,9 +29,9 @@ from app.front.events import (
     TurnSpoken,
     VoiceInChat,
 )
-from app.front.status import VoiceStatus
+from app.front.status import OFFLINE_NOTICE, VoiceStatus
 from app.listening_lock import AlreadyListening
-from app.voice_loop import OFFLINE_NOTICE, AudioDevice, VoiceLoop
+from app.voice_loop import AudioDevice, VoiceLoop
 from app.wiring import ChatServices
 from chats.models import Turn, utc_now
 from voice.audio.chunks import AudioSink, AudioSource

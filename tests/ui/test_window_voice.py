@@ -17,9 +17,9 @@ from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
 from app.config.settings import Settings, load_settings
+from app.front.status import OFFLINE_NOTICE
 from app.front.voice_presenter import NO_KEY, NO_MICROPHONE, NO_SPEAKER, WAITING_FOR
 from app.runtime import Runtime
-from app.voice_loop import OFFLINE_NOTICE
 from app.wiring import open_chat_services
 from chats.models import Turn
 from tests.app import MemoryKeyring, using_keyring

@@ -17,7 +17,7 @@ from chats.journal import TurnJournal
 from voice.live.connection import HistoryTurn, LiveConfig
 
 
-class LoadedChat:
+class ChatSoFar:
     """The last configuration built from the store, for one chat, with the user's words in its history."""
 
     def __init__(self, journal: TurnJournal) -> None:
