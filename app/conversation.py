@@ -12,7 +12,7 @@ chat at once.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from uuid import UUID, uuid4
@@ -23,6 +23,7 @@ from app.tools.chat_tools import NEW_CHAT, SWITCH_CHAT, TOOLS, ChatTools, ToolOu
 from app.tools.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
 from app.tools.prompt import system_prompt
 from app.tools.recall_tools import RECALL_CONVERSATIONS, UPDATE_WORKING_MEMORY, RecallTools, working_memory_block
+from app.tools.toolkit import ToolKit
 from app.wiring import ChatServices
 from chats.errors import ChatNotFound, StoreUnavailable
 from chats.journal import TurnJournal
@@ -96,12 +97,14 @@ class ChatConversation:
         clock: Callable[[], datetime] = utc_now,
         barge_in: SpeechOverPlaybackFactory | None = None,
         new_chat: bool = False,
+        toolkits: Sequence[ToolKit] = (),
     ) -> None:
         """`barge_in`: the detector that stops the voice when the user speaks over it (see `VoiceSession`).
         `new_chat`: `chat_id` is a new chat the store does not hold yet; it is created with its first
         saved turn (or when a tool first needs it), so a conversation that never got a word in leaves no
-        empty chat behind."""
+        empty chat behind. `toolkits`: tools beyond the chat's own, declared in every conversation."""
         self._s = services
+        self._toolkits = tuple(toolkits)
         self._journal = journal
         self._outbox = outbox
         self._loaded = ChatSoFar(journal)
@@ -222,7 +225,8 @@ class ChatConversation:
         opening = self.chat_id == self._opening
         notes = "" if opening else working_memory_block(await self._s.working_memory.get(self.chat_id))
         long_term = (*MEMORY_TOOLS, RECALL_CONVERSATIONS) if context.memory_enabled else ()
-        tools = (*TOOLS, *long_term, UPDATE_WORKING_MEMORY, END_CONVERSATION)
+        kits = [declaration for kit in self._toolkits for declaration in await kit.declarations()]
+        tools = (*TOOLS, *long_term, UPDATE_WORKING_MEMORY, END_CONVERSATION, *kits)
         prompt = system_prompt(
             tools=tools,
             chat_title=context.title,
@@ -249,6 +253,9 @@ class ChatConversation:
             return ToolReply({"success": False, "error": MEMORY_OFF})
         if call.name in (SWITCH_CHAT.name, NEW_CHAT.name):
             return await self._switch(call)
+        for kit in self._toolkits:
+            if kit.handles(call.name):
+                return ToolReply(await kit.call(call.name, call.args, self.chat_id))
         if long_term or call.name == UPDATE_WORKING_MEMORY.name:
             await self._opened()  # these act on the chat in conversation: it must exist
         if call.name in (UPDATE_WORKING_MEMORY.name, RECALL_CONVERSATIONS.name):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from typing import Literal, Protocol
 from uuid import UUID
@@ -18,6 +18,7 @@ from app.config.tls import ssl_context
 from app.conversation import ChatConversation, ConversationEvent, Saved, VoiceSettings
 from app.listening_lock import listening_lock
 from app.outbox import Outbox
+from app.tools.toolkit import ToolKit
 from app.wake_enrolment import wake_detector
 from app.wiring import ChatServices, language_of, live_language_code, spoken_language
 from chats.journal import Delivery, TurnJournal
@@ -76,6 +77,7 @@ class VoiceLoop:
         observer: VoiceObserver,
         on_device_lost: Callable[[AudioDevice, str], None] | None = None,
         new_chat: bool = False,
+        toolkits: Sequence[ToolKit] = (),
     ) -> None:
         """`source`: the microphone, or None for a loop that takes typed messages only (no wake word model is
         loaded). `new_chat`: `chat_id` is a new id, and the chat is created with its first saved turn.
@@ -83,7 +85,8 @@ class VoiceLoop:
         cannot be opened): typed messages still start conversations, and answers are shown but not spoken;
         it is told which device and why (one line), once each, on the loop's event loop. Without it
         (`parley listen`, which has nothing to type into), a failing microphone ends the loop with its
-        error, and so does a failing speaker."""
+        error, and so does a failing speaker. `toolkits`: tools beyond the chat's own (`app.tools.toolkit`),
+        entered when the loop starts and exited when it stops."""
         if settings.effective_voice_model == "gemini" and settings.gemini_api_key is None:
             raise SettingsError(
                 "voice_model is gemini but no Gemini API key is set: set GEMINI_API_KEY or "
@@ -99,6 +102,7 @@ class VoiceLoop:
         self._journal = TurnJournal(settings.data_dir / JOURNAL_FILE)
         self._chat_id = chat_id
         self._new_chat = new_chat
+        self._toolkits = tuple(toolkits)
         self._typed = TypedText()
         self._conversation: ChatConversation | None = None
         self._assistant: Assistant | None = None
@@ -159,6 +163,8 @@ class VoiceLoop:
             if left_behind.delivered:
                 await saved(left_behind)  # their chats are compacted, titled and listed as after any conversation
             maintenance.request_backfill()  # recall vectors for chats that have none yet, while idle
+            for kit in self._toolkits:
+                await stack.enter_async_context(kit)
             wake = await self._wake_detector(stack)
             opening, live_model = await self._live_model(stack)
             stack.push_async_callback(self._sink.aclose)
@@ -180,6 +186,7 @@ class VoiceLoop:
                 on_event=self._observer.conversation,
                 barge_in=None if self._source is None else await asyncio.to_thread(speech_over_playback),
                 new_chat=self._new_chat,
+                toolkits=self._toolkits,
             )
             self._conversation = conversation
             states = StateMachine()

@@ -1,0 +1,31 @@
+"""Tools beyond the chat's own (timers, the user's MCP servers): a `ToolKit` declares its tools to the model
+and answers their calls, and lives as long as the voice loop that holds it (an async context: servers
+started, schedulers running, all of it closed with the loop)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
+from uuid import UUID
+
+from voice.live.connection import ToolDeclaration
+
+
+class ToolKit(AbstractAsyncContextManager["ToolKit"], Protocol):
+    """A set of tools the voice loop declares beside its own. Entered once when the loop starts, exited when
+    it stops; `declarations` is asked again for every conversation, so a kit may offer different tools as
+    its servers come and go."""
+
+    async def declarations(self) -> tuple[ToolDeclaration, ...]:
+        """The tools to declare to the model in the next conversation."""
+        ...
+
+    def handles(self, name: str) -> bool:
+        """Whether a call of `name` is this kit's."""
+        ...
+
+    async def call(self, name: str, args: Mapping[str, Any], chat_id: UUID) -> dict[str, Any]:
+        """The answer for the model (a JSON object; failures are answered, never raised: a bad call must not
+        end a conversation). `chat_id`: the chat in conversation, where a tool's effect may be noted."""
+        ...
