@@ -13,11 +13,12 @@ from uuid import UUID, uuid4
 from app.config.secrets import Secret
 from app.config.settings import Settings, SettingsError, StorageChoice
 from chats.embedders.embedding import Embedder
-from chats.embedders.local_models import local_embedder_for, local_model_for, memory_ranking_for
+from chats.embedders.local_models import local_embedder_for, local_model_for
 from chats.embedders.local_process import LocalModelsProcess, ProcessEmbedder, ProcessTextModel
 from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import ChatMaintainer
+from chats.memory.ranking import memory_ranking_for
 from chats.memory.service import MemoryService
 from chats.memory.store import MemoryStore
 from chats.models import utc_now

@@ -39,11 +39,12 @@ from pathlib import Path
 from typing import Any
 
 from chats.embedders.embedding import Embedder
-from chats.embedders.local_models import local_model_for, memory_ranking_for
+from chats.embedders.local_models import local_model_for
 from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.embedders.use_multilingual import MultilingualEmbedder
 from chats.maintenance import ChatMaintainer
+from chats.memory.ranking import memory_ranking_for
 from chats.memory.service import MemoryService
 from chats.memory.store import NewMemory
 from chats.models import EmbeddedText, Turn

@@ -1,4 +1,5 @@
-"""Which local embedder serves a user's language, and how memory search reads its cosines.
+"""Which local embedder serves a user's language (how memory search reads its cosines:
+`chats.memory.ranking.memory_ranking_for`).
 
 Measured on bench/language_set.json and LoCoMo (bench/languages.py, bench/chats.py, bench/memory.py):
 - all-MiniLM-L6-v2 stays the English model: on LoCoMo it leads the multilingual model (switch hit@3
@@ -15,19 +16,11 @@ backfill re-embeds (`chats.maintenance.TurnIndexer`), as for any other change of
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from chats.embedders.embedding import Embedder
 from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.embedders.use_multilingual import MODEL_NAME as USE_MODEL_NAME
 from chats.embedders.use_multilingual import MultilingualEmbedder
-from chats.memory.ranking import Ranking
-
-USE_MEMORY_MIN_SIMILARITY = 0.0
-"""The multilingual model puts a question and the memory it asks about at cosines as low as 0.03 in
-German and 0.12 in Italian ("Wofür lege ich Geld zurück?" / "Der Nutzer spart für ein kleines Haus am
-Meer."), where MiniLM's 0.15 floor dropped 6 of 24 right answers; unrelated memories sit around 0.0."""
 
 
 def local_model_for(language: str | None) -> str:
@@ -38,10 +31,3 @@ def local_model_for(language: str | None) -> str:
 def local_embedder_for(language: str | None) -> Embedder:
     """A new local embedder for a user's language (see `local_model_for`)."""
     return MiniLMEmbedder() if local_model_for(language) != USE_MODEL_NAME else MultilingualEmbedder()
-
-
-def memory_ranking_for(model_name: str, ranking: Ranking | None = None) -> Ranking:
-    """The memory store's ranking for vectors of `model_name`: `ranking` (the store default when None)
-    with that model's similarity floor."""
-    base = ranking or Ranking()
-    return replace(base, min_similarity=USE_MEMORY_MIN_SIMILARITY) if model_name == USE_MODEL_NAME else base

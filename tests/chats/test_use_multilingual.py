@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chats.embedders.local_models import local_model_for, memory_ranking_for
+from chats.embedders.local_models import local_model_for
 from chats.embedders.use_multilingual import DIMENSIONS, MODEL_NAME, MultilingualEmbedder
-from chats.memory.ranking import Ranking
+from chats.memory.ranking import Ranking, memory_ranking_for
 from chats.memory.service import MemoryService
 from chats.memory.store import NewMemory
 from chats.models import EmbeddedText, Turn
