@@ -82,3 +82,80 @@ def test_each_sdk_stays_in_its_module(module: str, imported: set[str]) -> None:
             assert any(module == home or (home.endswith("/") and module.startswith(home)) for home in homes), (
                 f"{module} imports {sdk}"
             )
+
+
+LAYERS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "voice": (
+        ("voice.errors", "voice.backoff"),
+        ("voice.audio",),
+        ("voice.wake", "voice.echo", "voice.live"),
+        ("voice.offline",),
+        ("voice",),
+    ),
+    "chats": (
+        ("chats.models", "chats.errors", "chats.storable_text", "chats.store", "chats.compaction"),
+        ("chats.working_memory", "chats.language"),
+        ("chats.text",),
+        ("chats.embedders",),
+        ("chats.search",),
+        ("chats.memory",),
+        ("chats.sqlite", "chats.supabase", "chats.migrations"),
+        ("chats",),
+    ),
+    "app": (
+        ("app.config",),
+        (
+            "app.wiring",
+            "app.account",
+            "app.outbox",
+            "app.chat_so_far",
+            "app.runtime",
+            "app.listening_lock",
+            "app.wake_enrolment",
+        ),
+        ("app.tools",),
+        ("app",),
+        ("app.front", "app.cli"),
+    ),
+}
+"""Package -> its rooms (and top-level modules), bottom layer first, as docs/ARCHITECTURE.md describes
+them: a module imports its own layer or the ones below, never one above. A bare package name stands for
+its top-level modules that no other entry names."""
+
+TOP_LEVEL_LIMIT = 15
+"""Python modules at the top of `voice/` and `chats/`: past this, a package needs rooms."""
+
+
+def layer_of(package: str, module: str) -> int:
+    """The layer of a dotted module name inside `package`: its longest prefix among the layers' entries."""
+    best, layer = "", -1
+    for index, entries in enumerate(LAYERS[package]):
+        for entry in entries:
+            if within(module, entry) and len(entry) > len(best):
+                best, layer = entry, index
+    return layer
+
+
+@pytest.mark.parametrize(("module", "imported"), [m for m in modules() if m[0].split("/")[0] in LAYERS])
+def test_rooms_import_only_their_layer_or_below(module: str, imported: set[str]) -> None:
+    package = module.split("/", 1)[0]
+    dotted = module.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+    own = layer_of(package, dotted)
+    for name in imported:
+        if within(name, package):
+            assert layer_of(package, name) <= own, f"{module} imports {name}, a layer above it"
+
+
+def test_every_package_folder_is_named_in_the_architecture_page() -> None:
+    page = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    for package in PACKAGES:
+        for folder in [ROOT / package, *(ROOT / package).rglob("*")]:
+            if folder.is_dir() and (folder / "__init__.py").exists():
+                name = folder.relative_to(ROOT).as_posix()
+                assert f"`{name}/`" in page or f"`{name}`" in page, f"docs/ARCHITECTURE.md does not name {name}/"
+
+
+@pytest.mark.parametrize("package", ["voice", "chats"])
+def test_packages_keep_few_modules_at_their_top(package: str) -> None:
+    top = [path for path in (ROOT / package).glob("*.py") if path.name != "__init__.py"]
+    assert len(top) <= TOP_LEVEL_LIMIT, f"{package}/ has {len(top)} modules at its top"
