@@ -20,6 +20,10 @@ Does a title say what the chat is about? Two sets of chats, each titled by the o
    (PyStemmer, through `chats.language.words.stems`, with that language's stop words), not by simplemma, the
    title maker's lemmatiser.
 
+4. The test part (issue 23): bench/title_test_chats.json, six whole chats per language written apart from
+   the sets above, each opening with its subject and ending on a detail said over and over. Nothing is
+   chosen on it: 1 to 3 are the tuning part, and this part only reports ("test_<language>_whole_chat").
+
 English words are compared by a crude stem (lower case, a plural "s" dropped), not by the title maker's
 own lemmatiser, so the check does not share its mistakes. Every title is also checked for its shape: 2 to 5
 words, sentence case (a capital only on the first word and on words the chat itself capitalises inside
@@ -53,6 +57,7 @@ from chats.text.offline_text import OfflineTextModel, summarize_extractively
 RESULTS = Path(__file__).resolve().parent / "results"
 FIXTURES = Path(__file__).resolve().parent / "title_chats.json"
 LANGUAGE_SET = Path(__file__).resolve().parent / "language_set.json"
+TEST_SET = Path(__file__).resolve().parent / "title_test_chats.json"
 LANGUAGE_TITLES: dict[str, dict[str, str]] = {
     "en": {
         "kitchen": "Kitchen renovation",
@@ -197,6 +202,7 @@ async def measure() -> dict[str, Any]:
         }
 
     results |= await languages_measured(model)
+    results |= await test_part_measured(model)
 
     sessions = [(conversation, session) for conversation in locomo.load() for session in conversation.sessions]
     subjects = [_summary_subject(session) for _, session in sessions]
@@ -223,14 +229,38 @@ def language_stems(text: str, language: str) -> frozenset[str]:
     return frozenset(stems(text)) if language == "en" else frozenset(languages.stems(text, language))
 
 
+def as_turns(pairs: Sequence[Sequence[str]]) -> tuple[Turn, ...]:
+    return tuple(Turn(role="user" if role == "user" else "model", text=text) for role, text in pairs)
+
+
+async def test_part_measured(model: OfflineTextModel) -> dict[str, Any]:
+    """The test part: per language, its whole chats titled as they arrive whole (an import, a chat
+    maintained after a long talk)."""
+    results: dict[str, Any] = {}
+    for language, chats in json.loads(TEST_SET.read_text(encoding="utf-8"))["languages"].items():
+        texts = [transcript(as_turns(chat["turns"])) for chat in chats]
+        titles, ms = await title_all(model, texts)
+        cases = [
+            Titled(title, language_stems(chat["title"], language), text)
+            for chat, title, text in zip(chats, titles, texts, strict=True)
+        ]
+        named = [bool(language_stems(case.title, language) & case.subject) for case in cases]
+        share = [len(language_stems(case.title, language) & case.subject) / len(case.subject) for case in cases]
+        results[f"test_{language}_whole_chat"] = {
+            **figures(cases),
+            "names_the_subject": round(sum(named) / len(cases), 3),
+            "subject_words_held": round(statistics.fmean(share), 3),
+            "ms_per_title": round(ms, 2),
+            "titles": {chat["title"]: title for chat, title in zip(chats, titles, strict=True)},
+        }
+    return results
+
+
 def language_chats() -> dict[str, dict[str, tuple[Turn, ...]]]:
     """bench/language_set.json's chats: language -> topic -> turns."""
     data = json.loads(LANGUAGE_SET.read_text(encoding="utf-8"))["languages"]
     return {
-        language: {
-            topic: tuple(Turn(role="user" if role == "user" else "model", text=text) for role, text in turns)
-            for topic, turns in data[language]["chats"].items()
-        }
+        language: {topic: as_turns(turns) for topic, turns in data[language]["chats"].items()}
         for language in LANGUAGE_TITLES
     }
 
@@ -259,6 +289,11 @@ async def languages_measured(model: OfflineTextModel) -> dict[str, Any]:
                 "titles": {person[topic]: title for topic, title in zip(texts, titles, strict=True)},
             }
     return results
+
+
+async def languages_and_test_part() -> dict[str, Any]:
+    model = OfflineTextModel()
+    return await languages_measured(model) | await test_part_measured(model)
 
 
 def _summary_subject(session: locomo.Session) -> frozenset[str]:
@@ -294,9 +329,11 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--label", default="after", help="the key the figures go under (before, after)")
     parser.add_argument("--out", type=Path, default=RESULTS / "titles.json")
-    parser.add_argument("--languages-only", action="store_true", help="only the five languages' chats (seconds)")
+    parser.add_argument(
+        "--languages-only", action="store_true", help="only the five languages' chats and the test part (seconds)"
+    )
     arguments = parser.parse_args()
-    measured = asyncio.run(languages_measured(OfflineTextModel()) if arguments.languages_only else measure())
+    measured = asyncio.run(languages_and_test_part() if arguments.languages_only else measure())
     saved = json.loads(arguments.out.read_text(encoding="utf-8")) if arguments.out.exists() else {}
     saved[arguments.label] = measured
     arguments.out.write_text(json.dumps(saved, indent=2) + "\n", encoding="utf-8")
