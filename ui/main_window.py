@@ -29,11 +29,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.front.status import VoiceStatus
-from chats.models import Chat
+from chats.models import Chat, Turn
 from ui.bridge import ChatBridge, SearchResult
 from ui.chat_delegate import ChatRowDelegate
-from ui.chat_list import ChatListModel, ChatRole
+from ui.chat_list import ChatListModel, ChatRole, provisional_title
 from ui.folders import AskText, FolderBar, MoveMenu, ask_text
+from ui.long_text import LongTextDialog
 from ui.memory_bridge import MemoryBridge
 from ui.memory_page import MemoryPage
 from ui.transcript import TranscriptView
@@ -60,7 +61,7 @@ def ask_to_confirm(parent: QWidget, question: str) -> bool:
 Confirm = Callable[[QWidget, str], bool]
 SettingsDialogFactory = Callable[[QWidget], QDialog]
 """Makes the settings dialog, parented to the window."""
-SETTINGS_SAVED = "Settings saved: restart Parley to apply them."
+SETTINGS_SAVED = "Settings saved: the tray setting applies now, the others when Parley restarts."
 
 
 class MainWindow(QMainWindow):
@@ -80,6 +81,8 @@ class MainWindow(QMainWindow):
         self._make_settings_dialog = settings_dialog
         self.settings_dialog: QDialog | None = None
         """The settings dialog last opened."""
+        self.whole_text: LongTextDialog | None = None
+        """The dialog showing a long turn's whole text, last opened."""
         self.setWindowTitle("Parley")
         self.setAccessibleName("Parley")
         self.setWindowIcon(state_icon(VoiceStatus.LISTENING))
@@ -111,6 +114,8 @@ class MainWindow(QMainWindow):
         self._bind(bridge)
 
     def _make_banner(self) -> None:
+        self._problems: list[str] = []
+        """What the banner says, one problem a line."""
         self.banner = QLabel()
         self.banner.setObjectName("errorBanner")
         self.banner.setStyleSheet(_BANNER_STYLE)
@@ -228,7 +233,9 @@ class MainWindow(QMainWindow):
         self.memory_switch.clicked.connect(self._switch_chat_memory)
         bridge.chats_changed.connect(self.chats.refresh)
         bridge.chat_loaded.connect(self._on_chat_loaded)
-        bridge.turn_spoken.connect(self.transcript.add_live_turn)
+        bridge.turn_spoken.connect(self._on_turn_spoken)
+        self.voice.text_typed.connect(self._on_text_typed)
+        self.transcript.whole_text_requested.connect(self.show_whole_text)
         bridge.tool_used.connect(self.transcript.add_chip)
         bridge.current_chat_changed.connect(self._on_current_chat_changed)
         bridge.chat_created.connect(self._on_chat_created)
@@ -239,6 +246,7 @@ class MainWindow(QMainWindow):
         bridge.error.connect(self.show_error)
         bridge.error_resolved.connect(self.clear_error)
         bridge.notice.connect(self.voice.show_notice)
+        bridge.device_lost.connect(self.voice.show_device_lost)
 
     @Slot()
     def open_settings(self) -> None:
@@ -250,6 +258,14 @@ class MainWindow(QMainWindow):
         self.settings_dialog = self._make_settings_dialog(self)
         self.settings_dialog.accepted.connect(self._on_settings_saved)
         self.settings_dialog.open()
+
+    @Slot(str, str)
+    def show_whole_text(self, speaker: str, text: str) -> None:
+        """The whole of a turn the transcript shows shortened, a page at a time."""
+        if self.whole_text is not None:
+            self.whole_text.deleteLater()
+        self.whole_text = LongTextDialog(f"{speaker}: the whole message", text, self)
+        self.whole_text.open()
 
     @Slot()
     def _on_settings_saved(self) -> None:
@@ -274,21 +290,34 @@ class MainWindow(QMainWindow):
             self.search_status.show()
             self._bridge.search(query)
 
+    @property
+    def banner_messages(self) -> tuple[str, ...]:
+        """The problems the banner shows, oldest first."""
+        return tuple(self._problems)
+
     @Slot(str)
     def show_error(self, message: str) -> None:
-        self.banner.setText(f"Error: {message}")
-        self.banner_row.show()
+        """Add a problem to the banner, one line each (said again, it stays once)."""
+        if message not in self._problems:
+            self._problems.append(message)
+        self._show_problems()
 
     @Slot()
     def dismiss_error(self) -> None:
-        self.banner_row.hide()
-        self.banner.clear()
+        self._problems.clear()
+        self._show_problems()
 
     @Slot(str)
     def clear_error(self, message: str) -> None:
-        """Take the banner down if it still says `message` (another error since stays)."""
-        if self.banner.text() == f"Error: {message}":
-            self.dismiss_error()
+        """Take `message` off the banner (the others stay); the banner goes with the last."""
+        if message in self._problems:
+            self._problems.remove(message)
+            self._show_problems()
+
+    def _show_problems(self) -> None:
+        self.banner.setText("\n".join(self._problems))
+        self.banner.setAccessibleDescription(" ".join(self._problems))
+        self.banner_row.setHidden(not self._problems)
 
     @Slot()
     def rename_current(self) -> None:
@@ -367,7 +396,25 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_chat_loaded(self, chat: Chat) -> None:
-        self.transcript.show_chat(chat)
+        self.transcript.show_chat(chat, self.chats.provisional_name(chat.id))
+
+    @Slot(str)
+    def _on_text_typed(self, _text: str) -> None:
+        """The user sent a message: its turn and the answer come next, so the newest turn is shown."""
+        self.transcript.follow_newest()
+
+    @Slot(object)
+    def _on_turn_spoken(self, turn: Turn) -> None:
+        """A turn of the running conversation; the first words said in a chat with no title name it until
+        its title comes (made when the conversation is saved)."""
+        self.transcript.add_live_turn(turn)
+        chat = self.transcript.chat
+        if chat is None or chat.title or turn.role != "user" or self.chats.provisional_name(chat.id):
+            return
+        name = provisional_title(turn.text)
+        if name is not None:
+            self.chats.name_provisionally(chat.id, name)
+            self.transcript.show_chat(chat, name)
 
     @Slot(object)
     def _on_chat_created(self, chat: Chat) -> None:

@@ -21,6 +21,12 @@ from ui.status import meter_percent, state_words
 from ui.widgets import push_button, text_line
 
 
+def first_sentence(text: str) -> str:
+    """Up to the first full stop followed by a space (the whole text when it has none)."""
+    end = text.find(". ")
+    return text if end < 0 else text[: end + 1]
+
+
 class VoiceControls(QObject):
     talk_requested = Signal()
     """Push-to-talk: start a conversation as the wake word does."""
@@ -61,6 +67,9 @@ class VoiceControls(QObject):
         self.text_box.returnPressed.connect(self.send_text)
         self.send_button.clicked.connect(self.send_text)
         self.mute_action.toggled.connect(self.show_muted)
+        self._state = VoiceStatus.SLEEPING
+        self._no_microphone: str | None = None
+        """Why no microphone works, once one failed: Talk and Mute stay off and the state says so."""
         self.show_state(VoiceStatus.SLEEPING)
 
     def talk_row(self) -> QHBoxLayout:
@@ -89,21 +98,40 @@ class VoiceControls(QObject):
 
     @Slot(object)
     def show_state(self, state: VoiceStatus) -> None:
-        """Talking and typing to Parley, and muting it, work while a voice loop listens."""
-        words = state_words(state)
+        """Typing to Parley works while a voice loop runs; talking and muting also need a microphone."""
+        self._state = state
+        heard = self._no_microphone is None
+        words = state_words(state, microphone=heard)
         self.state_label.setText(f"Assistant: {words}")
         self.state_label.setAccessibleDescription(f"The assistant is {words}")
         voice_on = state.listens
-        for control in (self.talk_button, self.text_box, self.send_button, self.mute_button):
+        for control in (self.text_box, self.send_button):
             control.setEnabled(voice_on)
-        self.talk_shortcut.setEnabled(voice_on)
-        if not voice_on:
+        for button in (self.talk_button, self.mute_button):
+            button.setEnabled(voice_on and heard)
+        self.talk_shortcut.setEnabled(voice_on and heard)
+        self.mute_action.setEnabled(voice_on and heard)
+        if not voice_on or not heard:
             self.level_meter.setValue(0)
+
+    @Slot(str, str)
+    def show_device_lost(self, device: str, problem: str) -> None:
+        """Without a microphone, Talk and Mute are off, saying why, and the state says only typing works."""
+        if device != "microphone":
+            return
+        self._no_microphone = problem
+        why = f"Talk needs a microphone: {problem}. Type to Parley instead."
+        self.talk_button.setToolTip(why)
+        self.talk_button.setAccessibleDescription(why)
+        self.mute_button.setToolTip(why)
+        self.level_meter.setToolTip(why)
+        self.show_state(self._state)
 
     @Slot(str)
     def show_notice(self, text: str) -> None:
-        """A standing note about the voice (the offline model is small); the full text is its tooltip."""
-        self.notice.setText(text.split(":", 1)[0] + ": a small local model answers.")
+        """News that is not a problem (the offline model is small; Supabase answers again): its first
+        sentence, the whole text as the tooltip. The newest replaces the one shown."""
+        self.notice.setText(first_sentence(text))
         self.notice.setToolTip(text)
         self.notice.setAccessibleDescription(text)
         self.notice.show()
