@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 from chats.models import utc_now
 from ui.chat_list import ChatRole, format_when, second_line
 
-PADDING = 6
+PADDING = 8
 """Pixels around and between the two lines."""
 SOFT_INK = 0.72
 """The second line's ink: this share of the text colour over the background (about 5.5:1 on white)."""

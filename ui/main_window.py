@@ -40,10 +40,12 @@ from ui.memory_page import MemoryPage
 from ui.transcript import TranscriptView
 from ui.tray import state_icon
 from ui.voice_controls import VoiceControls
-from ui.widgets import push_button, text_line
+from ui.widgets import icon, icon_button, push_button, text_line
 
 # Dark red on a light fill: readable (above 7:1) and named "Error" in words for screen readers.
-_BANNER_STYLE = "QLabel { background: #fde2e1; color: #7f1d1d; padding: 6px; }"
+_BANNER_STYLE = "#bannerRow { background: #fde2e1; border-radius: 6px; } QLabel { color: #7f1d1d; }"
+SPACING = 10
+"""Pixels between the window's parts, and around them."""
 
 
 def ask_to_confirm(parent: QWidget, question: str) -> bool:
@@ -118,15 +120,21 @@ class MainWindow(QMainWindow):
         """What the banner says, one problem a line."""
         self.banner = QLabel()
         self.banner.setObjectName("errorBanner")
-        self.banner.setStyleSheet(_BANNER_STYLE)
         self.banner.setWordWrap(True)
         self.banner.setAccessibleName("Error")
+        warning = QLabel()
+        warning.setPixmap(icon("warning").pixmap(20, 20))
+        warning.setAccessibleName("Warning")
         self.dismiss_button = push_button("&Dismiss", "Dismiss the error")
         self.banner_row = QWidget()
+        self.banner_row.setObjectName("bannerRow")
+        self.banner_row.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
+        self.banner_row.setStyleSheet(_BANNER_STYLE)
         row = QHBoxLayout(self.banner_row)
-        row.setContentsMargins(0, 0, 0, 0)
+        row.setContentsMargins(SPACING, 6, 6, 6)
+        row.addWidget(warning, 0, Qt.AlignmentFlag.AlignTop)
         row.addWidget(self.banner, 1)
-        row.addWidget(self.dismiss_button)
+        row.addWidget(self.dismiss_button, 0, Qt.AlignmentFlag.AlignTop)
         self.banner_row.hide()
 
     def _make_chat_list(self, bridge: ChatBridge) -> None:
@@ -147,7 +155,6 @@ class MainWindow(QMainWindow):
         )
         # Every row is two lines of text: uniform sizes let Qt skip measuring 10,000 rows.
         self.chat_list.setUniformItemSizes(True)
-        self.chat_list.setAlternatingRowColors(True)
         # A long title or preview ends in "…" within the pane, rather than widening the list.
         self.chat_list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.chat_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -156,13 +163,16 @@ class MainWindow(QMainWindow):
         """The list's scroll position before a refresh replaced its rows."""
 
     def _make_buttons(self) -> None:
-        self.new_chat_button = push_button("&New chat", "New chat", "Start a new chat (Ctrl+N)")
-        self.rename_button = push_button("&Rename", "Rename chat", "Rename the selected chat (F2)")
-        self.move_button = push_button(
-            "&Move to", "Move chat to a folder", "Put the selected chat in a folder, or take it out"
+        # One worded button for the common act; the others are icons with tooltips, each with its shortcut.
+        self.new_chat_button = icon_button("new", "New chat", "Start a new chat (Ctrl+N)", "&New chat")
+        self.rename_button = icon_button("rename", "Rename chat", "Rename the selected chat (F2)")
+        self.move_button = icon_button(
+            "folder", "Move chat to a folder", "Put the selected chat in a folder, or take it out"
         )
-        self.delete_button = push_button("De&lete", "Delete chat", "Delete the selected chat (Delete)")
-        self.settings_button = push_button("Se&ttings…", "Settings", "Keys, wake word, audio devices (Ctrl+,)")
+        self.delete_button = icon_button("delete", "Delete chat", "Delete the selected chat (Delete)")
+        self.settings_button = icon_button(
+            "settings", "Settings", "Settings: keys, wake word, language, audio (Ctrl+,)"
+        )
         if self._make_settings_dialog is None:
             self.settings_button.hide()  # not setVisible(True): on a widget without a parent yet, that opens a window
         self._enable_chat_buttons(None)
@@ -171,6 +181,7 @@ class MainWindow(QMainWindow):
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.setSpacing(SPACING - 4)
         left_layout.addWidget(self.folders)
         left_layout.addWidget(self.search_box)
         left_layout.addWidget(self.search_status)
@@ -185,6 +196,7 @@ class MainWindow(QMainWindow):
         left_layout.addLayout(buttons)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.setHandleWidth(SPACING)
         splitter.addWidget(left)
         splitter.addWidget(self.pages)
         splitter.setStretchFactor(1, 1)
@@ -192,6 +204,8 @@ class MainWindow(QMainWindow):
 
         central = QWidget()
         layout = QVBoxLayout(central)
+        layout.setContentsMargins(SPACING, SPACING, SPACING, 4)
+        layout.setSpacing(SPACING)
         layout.addWidget(self.banner_row)
         layout.addWidget(splitter, 1)
         layout.addLayout(self.voice.talk_row())

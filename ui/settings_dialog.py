@@ -237,6 +237,8 @@ class SettingsDialog(QDialog):
         audio_form.addRow(form_label("&Microphone:", self.input_device), stacked(microphone, self.level_result))
         audio_form.addRow(form_label("&Speaker:", self.output_device), stacked(self.output_device, self.device_message))
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 16, 16, 12)
+        layout.setSpacing(12)
         for widget in (
             self.error,
             self.key_box,

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from app.front.status import VoiceStatus
 from ui.status import meter_percent, state_words
-from ui.widgets import push_button, text_line
+from ui.widgets import icon_button, text_line
 
 
 def first_sentence(text: str) -> str:
@@ -36,13 +36,15 @@ class VoiceControls(QObject):
     def __init__(self, window: QWidget) -> None:
         """Shortcuts (Ctrl+K talk, Ctrl+M mute) work anywhere in `window`."""
         super().__init__(window)
-        self.talk_button = push_button("Tal&k", "Talk to Parley", "Start talking without the wake word (Ctrl+K)")
+        self.talk_button = icon_button(
+            "talk", "Talk to Parley", "Start talking without the wake word (Ctrl+K)", "Tal&k"
+        )
         self.talk_shortcut = QShortcut(QKeySequence("Ctrl+K"), window)
         self.text_box = QLineEdit()
         self.text_box.setPlaceholderText("Type to Parley instead of speaking, then press Enter")
         self.text_box.setAccessibleName("Message to Parley")
         self.text_box.setAccessibleDescription("Sent to the assistant in the selected chat when you press Enter")
-        self.send_button = push_button("S&end", "Send the message")
+        self.send_button = icon_button("send", "Send the message", "Send (Enter)", "S&end")
         self.mute_action = QAction("M&ute microphone", window)
         self.mute_action.setCheckable(True)
         self.mute_action.setShortcut(QKeySequence("Ctrl+M"))
@@ -75,6 +77,7 @@ class VoiceControls(QObject):
     def talk_row(self) -> QHBoxLayout:
         """Talk button, text box and Send, in a row under the transcript."""
         row = QHBoxLayout()
+        row.setSpacing(8)
         row.addWidget(self.talk_button)
         row.addWidget(self.text_box, 1)
         row.addWidget(self.send_button)
