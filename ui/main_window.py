@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QListView,
     QMainWindow,
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from app.front.status import VoiceStatus
 from chats.models import Chat, Turn
+from ui.banner import ProblemBanner
 from ui.bridge import ChatBridge, SearchResult
 from ui.chat_delegate import ChatRowDelegate
 from ui.chat_list import ChatListModel, ChatRole, provisional_title
@@ -40,10 +40,8 @@ from ui.memory_page import MemoryPage
 from ui.transcript import TranscriptView
 from ui.tray import state_icon
 from ui.voice_controls import VoiceControls
-from ui.widgets import icon, icon_button, push_button, text_line
+from ui.widgets import icon_button, text_line
 
-# Dark red on a light fill: readable (above 7:1) and named "Error" in words for screen readers.
-_BANNER_STYLE = "#bannerRow { background: #fde2e1; border-radius: 6px; } QLabel { color: #7f1d1d; }"
 SPACING = 10
 """Pixels between the window's parts, and around them."""
 
@@ -116,26 +114,9 @@ class MainWindow(QMainWindow):
         self._bind(bridge)
 
     def _make_banner(self) -> None:
-        self._problems: list[str] = []
-        """What the banner says, one problem a line."""
-        self.banner = QLabel()
-        self.banner.setObjectName("errorBanner")
-        self.banner.setWordWrap(True)
-        self.banner.setAccessibleName("Error")
-        warning = QLabel()
-        warning.setPixmap(icon("warning").pixmap(20, 20))
-        warning.setAccessibleName("Warning")
-        self.dismiss_button = push_button("&Dismiss", "Dismiss the error")
-        self.banner_row = QWidget()
-        self.banner_row.setObjectName("bannerRow")
-        self.banner_row.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
-        self.banner_row.setStyleSheet(_BANNER_STYLE)
-        row = QHBoxLayout(self.banner_row)
-        row.setContentsMargins(SPACING, 6, 6, 6)
-        row.addWidget(warning, 0, Qt.AlignmentFlag.AlignTop)
-        row.addWidget(self.banner, 1)
-        row.addWidget(self.dismiss_button, 0, Qt.AlignmentFlag.AlignTop)
-        self.banner_row.hide()
+        self.banner_row = ProblemBanner(SPACING)
+        self.banner = self.banner_row.label
+        self.dismiss_button = self.banner_row.dismiss_button
 
     def _make_chat_list(self, bridge: ChatBridge) -> None:
         self.search_box = QLineEdit()
@@ -236,7 +217,6 @@ class MainWindow(QMainWindow):
         self.new_chat_button.clicked.connect(self.new_chat)
         self.rename_button.clicked.connect(self.rename_current)
         self.delete_button.clicked.connect(self.delete_current)
-        self.dismiss_button.clicked.connect(self.dismiss_error)
         self.chat_list.selectionModel().currentChanged.connect(self._on_current_row_changed)
         self.chats.modelAboutToBeReset.connect(self._remember_list_scroll)
         self.chats.modelReset.connect(self._restore_list_scroll)
@@ -307,31 +287,21 @@ class MainWindow(QMainWindow):
     @property
     def banner_messages(self) -> tuple[str, ...]:
         """The problems the banner shows, oldest first."""
-        return tuple(self._problems)
+        return self.banner_row.messages
 
     @Slot(str)
     def show_error(self, message: str) -> None:
         """Add a problem to the banner, one line each (said again, it stays once)."""
-        if message not in self._problems:
-            self._problems.append(message)
-        self._show_problems()
+        self.banner_row.say(message)
 
     @Slot()
     def dismiss_error(self) -> None:
-        self._problems.clear()
-        self._show_problems()
+        self.banner_row.dismiss()
 
     @Slot(str)
     def clear_error(self, message: str) -> None:
         """Take `message` off the banner (the others stay); the banner goes with the last."""
-        if message in self._problems:
-            self._problems.remove(message)
-            self._show_problems()
-
-    def _show_problems(self) -> None:
-        self.banner.setText("\n".join(self._problems))
-        self.banner.setAccessibleDescription(" ".join(self._problems))
-        self.banner_row.setHidden(not self._problems)
+        self.banner_row.resolve(message)
 
     @Slot()
     def rename_current(self) -> None:
