@@ -8,6 +8,7 @@ import time
 from uuid import UUID
 
 from PySide6.QtCore import QTimer, QUrl
+from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
 from app.config.settings import Settings
@@ -16,7 +17,7 @@ from chats.models import Turn
 from tests.ui.conftest import TIMEOUT_MS
 from tests.ui.test_main_window import open_window, select_row
 from ui.bridge import ChatBridge
-from ui.long_text import PAGE_CHARS
+from ui.long_text import PAGE_CHARS, LongTextDialog
 from ui.transcript import MORE_LINK, TURN_PAGE
 from ui.transcript_html import SHORT_CHARS, whole_link
 
@@ -101,3 +102,19 @@ def test_a_chat_of_100000_turns_shows_its_newest_page(qtbot: QtBot, bridge: Chat
     more = window.transcript.toPlainText()
     assert f"Message number {100_000 - 2 * TURN_PAGE}." in more
     assert f"({100_000 - 2 * TURN_PAGE:,} not shown)" in more
+
+
+def test_the_whole_text_dialog_pages_within_bounds_and_copies_all(qtbot: QtBot) -> None:
+    text = "".join(chr(ord("a") + i % 26) for i in range(PAGE_CHARS * 2 + 10))
+    dialog = LongTextDialog("You: the whole message", text)
+    qtbot.addWidget(dialog)
+    assert not dialog.previous_button.isEnabled() and dialog.next_button.isEnabled()
+    dialog.show_next()
+    dialog.show_next()
+    assert dialog.page == 2 and not dialog.next_button.isEnabled()
+    assert dialog.view.toPlainText() == text[2 * PAGE_CHARS :]
+    assert dialog.where.text() == f"Characters {2 * PAGE_CHARS + 1:,} to {len(text):,} of {len(text):,}"
+    dialog.show_next()  # past the end: stays on the last page
+    assert dialog.page == 2
+    dialog.copy_all()
+    assert QGuiApplication.clipboard().text() == text
