@@ -5,9 +5,10 @@ from __future__ import annotations
 import functools
 import logging
 import sys
+import weakref
 from dataclasses import dataclass
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.config.desktop_entry import DesktopPaths, DesktopUnsupported, install_menu_entry, parley_command
 from app.config.settings import Settings
@@ -16,7 +17,7 @@ from app.runtime import Runtime
 from app.wiring import open_chat_services
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
-from ui.settings_dialog import SettingsDialog
+from ui.settings_dialog import SettingsDialog, as_saved
 from ui.single_instance import WindowSocket, show_open_window
 from ui.tray import Tray, app_icon
 from ui.voice import WindowVoice
@@ -41,9 +42,18 @@ def open_window(
     the tray only, as at login; shown anyway on a desktop without a tray), opening, listening.
     `tray_available`: whether the desktop has a tray (None: ask Qt)."""
     bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings, local_models_in_child=True))
-    window = MainWindow(bridge, settings_dialog=functools.partial(SettingsDialog, settings, runtime))
+
+    def settings_dialog(parent: QWidget) -> SettingsDialog:
+        """The settings as saved now, not as Parley started; what is saved reaches the tray at once."""
+        dialog = SettingsDialog(as_saved(settings), runtime, parent)
+        dialog.saved.connect(lambda saved: _apply_to_tray(tray_ref, saved))
+        return dialog
+
+    window = MainWindow(bridge, settings_dialog=settings_dialog)
     window.setWindowIcon(app_icon())
     tray = Tray(window, window.voice.mute_action, close_to_tray=settings.close_to_tray, available=tray_available)
+    tray_ref = weakref.ref(tray)  # the window holds the dialog factory: a strong reference would be a cycle
+
     bridge.state_changed.connect(tray.show_state)
     if not (hidden and tray.available):
         window.show()
@@ -52,6 +62,12 @@ def open_window(
     voice.bind(window.voice)
     voice.start()
     return ParleyWindow(window, bridge, voice, tray)
+
+
+def _apply_to_tray(tray: weakref.ref[Tray], saved: Settings) -> None:
+    alive = tray()
+    if alive is not None:
+        alive.set_close_to_tray(saved.close_to_tray)
 
 
 def run_window(settings: Settings, argv: list[str] | None = None, *, hidden: bool = False) -> int:

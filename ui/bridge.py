@@ -94,6 +94,8 @@ class ChatBridge(ServicesBridge):
     """A conversation saved or forgot a memory: the Memory page reloads."""
     notice = Signal(str)
     """Something the user should know that is not an error (the offline voice is a small model)."""
+    device_lost = Signal(str, str)
+    """("microphone" or "speaker", what failed): the voice goes on without that device."""
     error_resolved = Signal(str)
     """An error said earlier (its message as `error` had it) no longer holds."""
 
@@ -284,6 +286,8 @@ class ChatBridge(ServicesBridge):
             case events.DefaultChat(chat_id):
                 if self._current is None:
                     self.select_chat(chat_id)
+            case events.DeviceLost(device, problem):
+                self.device_lost.emit(device, problem)
             case events.Problem(message):
                 self.error.emit(message)
             case events.ProblemResolved(message):
@@ -298,7 +302,7 @@ class ChatBridge(ServicesBridge):
         if activity.result is None:
             running = running_chip_text(activity.name)
             if running is not None:
-                self.tool_used.emit(activity.chat_id, ToolChip(running, call_id=activity.call_id))
+                self.tool_used.emit(activity.chat_id, ToolChip(running, call_id=activity.call_id, running=True))
             return
         words = chip_text(activity.name, activity.args, activity.result)
         if words is not None:

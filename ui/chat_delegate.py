@@ -11,9 +11,9 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from chats.models import utc_now
-from ui.chat_list import ChatRole, format_when
+from ui.chat_list import ChatRole, format_when, second_line
 
-PADDING = 6
+PADDING = 8
 """Pixels around and between the two lines."""
 SOFT_INK = 0.72
 """The second line's ink: this share of the text colour over the background (about 5.5:1 on white)."""
@@ -79,4 +79,5 @@ class ChatRowDelegate(QStyledItemDelegate):
         title = str(index.data(ChatRole.TITLE) or "")
         when = index.data(ChatRole.TIME)
         preview = str(index.data(ChatRole.PREVIEW) or "")
-        return title, f"{format_when(when, utc_now())} · {preview}" if when is not None else preview
+        folder = index.data(ChatRole.FOLDER)
+        return title, second_line(format_when(when, utc_now()) if when is not None else "", folder, preview)

@@ -14,12 +14,14 @@ from uuid import UUID
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Slot
 
-from chats.models import ChatInfo, FolderFilter, chat_title, utc_now
+from chats.models import ChatInfo, Folder, FolderFilter, chat_title, utc_now
 from ui.bridge import ChatBridge, ChatPage
 
 PAGE_SIZE = 100
 PREVIEW_CHARS = 80
 UNTITLED = "New chat"
+PROVISIONAL_WORDS = 6
+"""A chat with no title yet is named by the first words said in it, until its title comes."""
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -32,15 +34,31 @@ class ChatRole(IntEnum):
     """`last_activity_at`, a UTC `datetime`."""
     PREVIEW = Qt.ItemDataRole.UserRole + 4
     """One line: the summary's beginning, or how many turns the chat holds."""
+    FOLDER = Qt.ItemDataRole.UserRole + 5
+    """The name of the chat's folder, or None."""
 
 
-def title_of(info: ChatInfo) -> str:
-    return info.title.strip() if info.title and info.title.strip() else UNTITLED
+def title_of(info: ChatInfo, provisional: str | None = None) -> str:
+    """The chat's title; before it has one, the `provisional` name from its first words, else "New chat"."""
+    if info.title and info.title.strip():
+        return info.title.strip()
+    return provisional or UNTITLED
+
+
+def provisional_title(said: str) -> str | None:
+    """A name for a chat with no title yet: the first words said in it ("Plan the kitchen tiles for…")."""
+    words = said[: PREVIEW_CHARS * 4].split()
+    if not words:
+        return None
+    name = " ".join(words[:PROVISIONAL_WORDS]).rstrip(".,;:!?")
+    name = name[:1].upper() + name[1:]
+    return f"{name}…" if len(words) > PROVISIONAL_WORDS else name
 
 
 def preview_of(info: ChatInfo) -> str:
     if info.summary_text and info.summary_text.strip():
-        line = " ".join(info.summary_text.split())
+        # Only the beginning is read: a summary may be megabytes, and this runs at every paint.
+        line = " ".join(info.summary_text[: PREVIEW_CHARS * 4].split())
         return line if len(line) <= PREVIEW_CHARS else line[: PREVIEW_CHARS - 1].rstrip() + "…"
     if info.turn_count == 0:
         return "No messages yet"
@@ -48,13 +66,24 @@ def preview_of(info: ChatInfo) -> str:
 
 
 def format_when(at: datetime, now: datetime) -> str:
-    """A short local time: the clock today, the day this year, the date before."""
+    """A short local time: the clock today, "Yesterday", the weekday within the week, the day this year,
+    the date before."""
     local, today = at.astimezone(), now.astimezone()
-    if local.date() == today.date():
+    days = (today.date() - local.date()).days
+    if days <= 0:
         return local.strftime("%H:%M")
+    if days == 1:
+        return "Yesterday"
+    if days < 7:
+        return local.strftime("%A")
     if local.year == today.year:
         return f"{local:%b} {local.day}"
     return local.strftime("%Y-%m-%d")
+
+
+def second_line(when: str, folder: str | None, preview: str) -> str:
+    """A row's second line: when, the folder (if any), the preview."""
+    return " · ".join(part for part in (when, folder and f"▸ {folder}", preview) if part)
 
 
 class ChatListModel(QAbstractListModel):
@@ -70,7 +99,11 @@ class ChatListModel(QAbstractListModel):
         """The awaited page replaces every row (a refresh) rather than extending them."""
         self._started = False
         self._folder: FolderFilter = None
+        self._folder_names: dict[str, str] = {}
+        self._provisional: dict[UUID, str] = {}
+        """Names from the first words said in chats that have no title yet."""
         bridge.page_loaded.connect(self._on_page_loaded)
+        bridge.folders_loaded.connect(self._on_folders_loaded)
 
     @property
     def folder(self) -> FolderFilter:
@@ -92,17 +125,23 @@ class ChatListModel(QAbstractListModel):
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
         info = self._rows[index.row()]
+        title = title_of(info, self._provisional.get(info.id))
+        folder = self._folder_names.get(info.project_id) if info.project_id else None
         if role == Qt.ItemDataRole.DisplayRole:
-            return f"{title_of(info)}\n{format_when(info.last_activity_at, utc_now())} · {preview_of(info)}"
+            when = format_when(info.last_activity_at, utc_now())
+            return f"{title}\n{second_line(when, folder, preview_of(info))}"
         if role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole):
             when = format_when(info.last_activity_at, utc_now())
-            return f"{title_of(info)}, last active {when}, {preview_of(info)}"
+            where = f", in {folder}" if folder else ""
+            return f"{title}, last active {when}{where}, {preview_of(info)}"
         if role == Qt.ItemDataRole.EditRole:
             return info.title or ""
         if role == ChatRole.ID:
             return info.id
+        if role == ChatRole.FOLDER:
+            return folder
         if role == ChatRole.TITLE:
-            return title_of(info)
+            return title
         if role == ChatRole.TIME:
             return info.last_activity_at
         if role == ChatRole.PREVIEW:
@@ -146,6 +185,16 @@ class ChatListModel(QAbstractListModel):
         limit = max(self._page_size, len(self._rows))
         self._pending = self._bridge.load_page(0, limit, self._folder)
 
+    def name_provisionally(self, chat_id: UUID, name: str) -> None:
+        """Call a chat with no title yet `name` (its first words) until its title comes."""
+        self._provisional[chat_id] = name
+        row = self.row_of(chat_id)
+        if row is not None:
+            self.dataChanged.emit(self.index(row), self.index(row))
+
+    def provisional_name(self, chat_id: UUID) -> str | None:
+        return self._provisional.get(chat_id)
+
     def chat_id(self, row: int) -> UUID | None:
         return self._rows[row].id if 0 <= row < len(self._rows) else None
 
@@ -160,6 +209,12 @@ class ChatListModel(QAbstractListModel):
     def exhausted(self) -> bool:
         """Every chat is loaded."""
         return self._exhausted
+
+    @Slot(object)
+    def _on_folders_loaded(self, folders: tuple[Folder, ...]) -> None:
+        self._folder_names = {folder.id: folder.name for folder in folders}
+        if self._rows:
+            self.dataChanged.emit(self.index(0), self.index(len(self._rows) - 1))
 
     @Slot(object)
     def _on_page_loaded(self, page: ChatPage) -> None:

@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QListView,
     QMainWindow,
@@ -29,20 +28,22 @@ from PySide6.QtWidgets import (
 )
 
 from app.front.status import VoiceStatus
-from chats.models import Chat
+from chats.models import Chat, Turn
+from ui.banner import ProblemBanner
 from ui.bridge import ChatBridge, SearchResult
 from ui.chat_delegate import ChatRowDelegate
-from ui.chat_list import ChatListModel, ChatRole
+from ui.chat_list import ChatListModel, ChatRole, provisional_title
 from ui.folders import AskText, FolderBar, MoveMenu, ask_text
+from ui.long_text import LongTextDialog
 from ui.memory_bridge import MemoryBridge
 from ui.memory_page import MemoryPage
 from ui.transcript import TranscriptView
 from ui.tray import state_icon
 from ui.voice_controls import VoiceControls
-from ui.widgets import push_button, text_line
+from ui.widgets import icon_button, text_line
 
-# Dark red on a light fill: readable (above 7:1) and named "Error" in words for screen readers.
-_BANNER_STYLE = "QLabel { background: #fde2e1; color: #7f1d1d; padding: 6px; }"
+SPACING = 10
+"""Pixels between the window's parts, and around them."""
 
 
 def ask_to_confirm(parent: QWidget, question: str) -> bool:
@@ -60,7 +61,7 @@ def ask_to_confirm(parent: QWidget, question: str) -> bool:
 Confirm = Callable[[QWidget, str], bool]
 SettingsDialogFactory = Callable[[QWidget], QDialog]
 """Makes the settings dialog, parented to the window."""
-SETTINGS_SAVED = "Settings saved: restart Parley to apply them."
+SETTINGS_SAVED = "Settings saved: the tray setting applies now, the others when Parley restarts."
 
 
 class MainWindow(QMainWindow):
@@ -80,6 +81,8 @@ class MainWindow(QMainWindow):
         self._make_settings_dialog = settings_dialog
         self.settings_dialog: QDialog | None = None
         """The settings dialog last opened."""
+        self.whole_text: LongTextDialog | None = None
+        """The dialog showing a long turn's whole text, last opened."""
         self.setWindowTitle("Parley")
         self.setAccessibleName("Parley")
         self.setWindowIcon(state_icon(VoiceStatus.LISTENING))
@@ -111,18 +114,9 @@ class MainWindow(QMainWindow):
         self._bind(bridge)
 
     def _make_banner(self) -> None:
-        self.banner = QLabel()
-        self.banner.setObjectName("errorBanner")
-        self.banner.setStyleSheet(_BANNER_STYLE)
-        self.banner.setWordWrap(True)
-        self.banner.setAccessibleName("Error")
-        self.dismiss_button = push_button("&Dismiss", "Dismiss the error")
-        self.banner_row = QWidget()
-        row = QHBoxLayout(self.banner_row)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.banner, 1)
-        row.addWidget(self.dismiss_button)
-        self.banner_row.hide()
+        self.banner_row = ProblemBanner(SPACING)
+        self.banner = self.banner_row.label
+        self.dismiss_button = self.banner_row.dismiss_button
 
     def _make_chat_list(self, bridge: ChatBridge) -> None:
         self.search_box = QLineEdit()
@@ -142,7 +136,6 @@ class MainWindow(QMainWindow):
         )
         # Every row is two lines of text: uniform sizes let Qt skip measuring 10,000 rows.
         self.chat_list.setUniformItemSizes(True)
-        self.chat_list.setAlternatingRowColors(True)
         # A long title or preview ends in "…" within the pane, rather than widening the list.
         self.chat_list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.chat_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -151,13 +144,16 @@ class MainWindow(QMainWindow):
         """The list's scroll position before a refresh replaced its rows."""
 
     def _make_buttons(self) -> None:
-        self.new_chat_button = push_button("&New chat", "New chat", "Start a new chat (Ctrl+N)")
-        self.rename_button = push_button("&Rename", "Rename chat", "Rename the selected chat (F2)")
-        self.move_button = push_button(
-            "&Move to", "Move chat to a folder", "Put the selected chat in a folder, or take it out"
+        # One worded button for the common act; the others are icons with tooltips, each with its shortcut.
+        self.new_chat_button = icon_button("new", "New chat", "Start a new chat (Ctrl+N)", "&New chat")
+        self.rename_button = icon_button("rename", "Rename chat", "Rename the selected chat (F2)")
+        self.move_button = icon_button(
+            "folder", "Move chat to a folder", "Put the selected chat in a folder, or take it out"
         )
-        self.delete_button = push_button("De&lete", "Delete chat", "Delete the selected chat (Delete)")
-        self.settings_button = push_button("Se&ttings…", "Settings", "Keys, wake word, audio devices (Ctrl+,)")
+        self.delete_button = icon_button("delete", "Delete chat", "Delete the selected chat (Delete)")
+        self.settings_button = icon_button(
+            "settings", "Settings", "Settings: keys, wake word, language, audio (Ctrl+,)"
+        )
         if self._make_settings_dialog is None:
             self.settings_button.hide()  # not setVisible(True): on a widget without a parent yet, that opens a window
         self._enable_chat_buttons(None)
@@ -166,6 +162,7 @@ class MainWindow(QMainWindow):
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.setSpacing(SPACING - 4)
         left_layout.addWidget(self.folders)
         left_layout.addWidget(self.search_box)
         left_layout.addWidget(self.search_status)
@@ -180,6 +177,7 @@ class MainWindow(QMainWindow):
         left_layout.addLayout(buttons)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.setHandleWidth(SPACING)
         splitter.addWidget(left)
         splitter.addWidget(self.pages)
         splitter.setStretchFactor(1, 1)
@@ -187,6 +185,8 @@ class MainWindow(QMainWindow):
 
         central = QWidget()
         layout = QVBoxLayout(central)
+        layout.setContentsMargins(SPACING, SPACING, SPACING, 4)
+        layout.setSpacing(SPACING)
         layout.addWidget(self.banner_row)
         layout.addWidget(splitter, 1)
         layout.addLayout(self.voice.talk_row())
@@ -217,7 +217,6 @@ class MainWindow(QMainWindow):
         self.new_chat_button.clicked.connect(self.new_chat)
         self.rename_button.clicked.connect(self.rename_current)
         self.delete_button.clicked.connect(self.delete_current)
-        self.dismiss_button.clicked.connect(self.dismiss_error)
         self.chat_list.selectionModel().currentChanged.connect(self._on_current_row_changed)
         self.chats.modelAboutToBeReset.connect(self._remember_list_scroll)
         self.chats.modelReset.connect(self._restore_list_scroll)
@@ -228,7 +227,9 @@ class MainWindow(QMainWindow):
         self.memory_switch.clicked.connect(self._switch_chat_memory)
         bridge.chats_changed.connect(self.chats.refresh)
         bridge.chat_loaded.connect(self._on_chat_loaded)
-        bridge.turn_spoken.connect(self.transcript.add_live_turn)
+        bridge.turn_spoken.connect(self._on_turn_spoken)
+        self.voice.text_typed.connect(self._on_text_typed)
+        self.transcript.whole_text_requested.connect(self.show_whole_text)
         bridge.tool_used.connect(self.transcript.add_chip)
         bridge.current_chat_changed.connect(self._on_current_chat_changed)
         bridge.chat_created.connect(self._on_chat_created)
@@ -239,6 +240,7 @@ class MainWindow(QMainWindow):
         bridge.error.connect(self.show_error)
         bridge.error_resolved.connect(self.clear_error)
         bridge.notice.connect(self.voice.show_notice)
+        bridge.device_lost.connect(self.voice.show_device_lost)
 
     @Slot()
     def open_settings(self) -> None:
@@ -250,6 +252,14 @@ class MainWindow(QMainWindow):
         self.settings_dialog = self._make_settings_dialog(self)
         self.settings_dialog.accepted.connect(self._on_settings_saved)
         self.settings_dialog.open()
+
+    @Slot(str, str)
+    def show_whole_text(self, speaker: str, text: str) -> None:
+        """The whole of a turn the transcript shows shortened, a page at a time."""
+        if self.whole_text is not None:
+            self.whole_text.deleteLater()
+        self.whole_text = LongTextDialog(f"{speaker}: the whole message", text, self)
+        self.whole_text.open()
 
     @Slot()
     def _on_settings_saved(self) -> None:
@@ -274,21 +284,24 @@ class MainWindow(QMainWindow):
             self.search_status.show()
             self._bridge.search(query)
 
+    @property
+    def banner_messages(self) -> tuple[str, ...]:
+        """The problems the banner shows, oldest first."""
+        return self.banner_row.messages
+
     @Slot(str)
     def show_error(self, message: str) -> None:
-        self.banner.setText(f"Error: {message}")
-        self.banner_row.show()
+        """Add a problem to the banner, one line each (said again, it stays once)."""
+        self.banner_row.say(message)
 
     @Slot()
     def dismiss_error(self) -> None:
-        self.banner_row.hide()
-        self.banner.clear()
+        self.banner_row.dismiss()
 
     @Slot(str)
     def clear_error(self, message: str) -> None:
-        """Take the banner down if it still says `message` (another error since stays)."""
-        if self.banner.text() == f"Error: {message}":
-            self.dismiss_error()
+        """Take `message` off the banner (the others stay); the banner goes with the last."""
+        self.banner_row.resolve(message)
 
     @Slot()
     def rename_current(self) -> None:
@@ -367,7 +380,25 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_chat_loaded(self, chat: Chat) -> None:
-        self.transcript.show_chat(chat)
+        self.transcript.show_chat(chat, self.chats.provisional_name(chat.id))
+
+    @Slot(str)
+    def _on_text_typed(self, _text: str) -> None:
+        """The user sent a message: its turn and the answer come next, so the newest turn is shown."""
+        self.transcript.follow_newest()
+
+    @Slot(object)
+    def _on_turn_spoken(self, turn: Turn) -> None:
+        """A turn of the running conversation; the first words said in a chat with no title name it until
+        its title comes (made when the conversation is saved)."""
+        self.transcript.add_live_turn(turn)
+        chat = self.transcript.chat
+        if chat is None or chat.title or turn.role != "user" or self.chats.provisional_name(chat.id):
+            return
+        name = provisional_title(turn.text)
+        if name is not None:
+            self.chats.name_provisionally(chat.id, name)
+            self.transcript.show_chat(chat, name)
 
     @Slot(object)
     def _on_chat_created(self, chat: Chat) -> None:

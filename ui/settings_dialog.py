@@ -4,7 +4,8 @@ It lays out and binds. The keys are `ui.settings_keys.KeysBox`'s, through `app.c
 written to the file); other values go through `app.config.config_writer.save_config`, which refuses what
 `load_settings` would refuse. The microphone level test and the wake word enrolment ("say hey Jarvis three
 times", as `parley wake enrol`) run on the runtime thread; their answers come back as signals to bound slots
-here. Settings are read once at start-up: a saved change, an enrolment too, applies when Parley next starts.
+here. The dialog shows the settings as `load_settings` gives them (the config file, then the environment:
+`as_saved`); a saved change applies at once where the window can (the tray), the rest when Parley next starts.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from app.config.config_writer import ConfigValue, save_config
 from app.config.secrets import SecretsError
-from app.config.settings import SETTINGS, Settings, SettingsError, check_config_values
+from app.config.settings import SETTINGS, Settings, SettingsError, check_config_values, load_settings
 from app.front.device_checks import (
     LEVEL_TEST_S,
     WAKE_WORDS,
@@ -52,14 +53,40 @@ from ui.settings_startup import StartAtLogin
 from ui.settings_storage import StorageBox
 from ui.widgets import form_label, push_button, stacked, text_line
 
-RESTART_NOTE = "Saved settings and keys apply when Parley next starts: restart Parley to apply them."
+RESTART_NOTE = "The tray setting applies at once; the others, and keys, when Parley next starts."
 SYSTEM_DEFAULT = "System default"
+LANGUAGES = (
+    ("en", "English"),
+    ("it", "Italiano"),
+    ("es", "Español"),
+    ("fr", "Français"),
+    ("de", "Deutsch"),
+    ("auto", "Whatever I speak (auto)"),
+)
+"""The `language` setting's values, each with the name its speakers give it."""
+THRESHOLD_DECIMALS = 3
+"""Enough to show any threshold a config file holds as it is (0.425 is not 0.43)."""
+
+
+def as_saved(settings: Settings, env: Mapping[str, str] | None = None) -> Settings:
+    """The settings as the config file and the environment give them now (saved since start-up included),
+    for the same data folder and config file; `settings` when the file can no longer be read."""
+    try:
+        return load_settings(
+            {"data_dir": str(settings.data_dir), "config_file": str(settings.config_file)},
+            env=os.environ if env is None else env,
+        )
+    except SettingsError:
+        return settings
+
 
 # Dark red on a light fill, as the main window's banner: readable, and named "Error" for screen readers.
 _ERROR_STYLE = "QLabel { background: #fde2e1; color: #7f1d1d; padding: 6px; }"
 
 
 class SettingsDialog(QDialog):
+    saved = Signal(object)
+    """The `Settings` as saved (`as_saved`), once OK wrote them: the window applies what it can at once."""
     _level_measured = Signal(str)
     """The level test's one-line answer, emitted on the runtime thread, delivered queued to `_show_level`."""
     _enrolment_said = Signal(str, bool)
@@ -114,9 +141,9 @@ class SettingsDialog(QDialog):
         )
         self.enrol_result = text_line("Wake word enrolment", hidden=True)  # until an enrolment says something
         self.threshold = QDoubleSpinBox()
-        self.threshold.setRange(0.05, 0.95)
+        self.threshold.setRange(0.0, 1.0)  # the setting's own range: any value in force shows as it is
         self.threshold.setSingleStep(0.05)
-        self.threshold.setDecimals(2)
+        self.threshold.setDecimals(THRESHOLD_DECIMALS)
         self.threshold.setValue(settings.wake_threshold)
         self.threshold.setAccessibleName("Wake word threshold")
         self.threshold.setAccessibleDescription("Lower wakes more easily; higher wakes less often by mistake")
@@ -126,6 +153,12 @@ class SettingsDialog(QDialog):
         self.idle_seconds.setSuffix(" s")
         self.idle_seconds.setValue(settings.idle_seconds)
         self.idle_seconds.setAccessibleName("Idle timeout in seconds")
+        self.language = QComboBox()
+        for code, name in LANGUAGES:
+            self.language.addItem(name, code)
+        self.language.setCurrentIndex(max(self.language.findData(settings.language or "auto"), 0))
+        self.language.setAccessibleName("Language you speak")
+        self.language.setAccessibleDescription("Parley answers in it; the window stays in English")
         self.live_model = QLineEdit(settings.gemini_live_model)
         self.live_model.setAccessibleName("Gemini Live model name")
         self.close_to_tray = QCheckBox("Keep listening in the tray when the window is &closed")
@@ -191,6 +224,7 @@ class SettingsDialog(QDialog):
         voice_form.addRow("&Wake word:", self.wake_word)
         voice_form.addRow(form_label("Your voice:", self.enrol_button), stacked(self.enrol_button, self.enrol_result))
         voice_form.addRow("T&hreshold:", self.threshold)
+        voice_form.addRow("Lan&guage:", self.language)
         voice_form.addRow("&Idle timeout:", self.idle_seconds)
         voice_form.addRow("&Live model:", self.live_model)
         voice_form.addRow(self.close_to_tray)
@@ -203,6 +237,8 @@ class SettingsDialog(QDialog):
         audio_form.addRow(form_label("&Microphone:", self.input_device), stacked(microphone, self.level_result))
         audio_form.addRow(form_label("&Speaker:", self.output_device), stacked(self.output_device, self.device_message))
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 16, 16, 12)
+        layout.setSpacing(12)
         for widget in (
             self.error,
             self.key_box,
@@ -247,6 +283,7 @@ class SettingsDialog(QDialog):
             done = f" (the {' and '.join(stored)} key was stored before this)" if stored else ""
             self._show_error(f"{error}{done}")
             return False
+        self.saved.emit(as_saved(self._settings, self._env))
         self.accept()
         return True
 
@@ -259,7 +296,11 @@ class SettingsDialog(QDialog):
         settings = self._settings
         return {
             "wake_word": (self.wake_word.currentText().strip(), settings.wake_word),
-            "wake_threshold": (round(self.threshold.value(), 2), round(settings.wake_threshold, 2)),
+            "wake_threshold": (
+                round(self.threshold.value(), THRESHOLD_DECIMALS),
+                round(settings.wake_threshold, THRESHOLD_DECIMALS),
+            ),
+            "language": (self.language.currentData(), settings.language),
             "idle_seconds": (round(self.idle_seconds.value(), 1), round(settings.idle_seconds, 1)),
             "gemini_live_model": (self.live_model.text().strip(), settings.gemini_live_model),
             "input_device": (self.input_device.currentData(), settings.input_device),

@@ -21,7 +21,17 @@ QUIET_DBFS = -60.0
 """A level at or below this shows as an empty meter: room noise on a laptop microphone sits around it."""
 
 
-def state_words(state: VoiceStatus) -> str:
+WITHOUT_MICROPHONE = {
+    VoiceStatus.SLEEPING: "no microphone, type to talk",
+    VoiceStatus.LISTENING: "waiting for a typed message",
+}
+"""What the states that say Parley hears you mean when no microphone works: only typing reaches it."""
+
+
+def state_words(state: VoiceStatus, *, microphone: bool = True) -> str:
+    """The state in a few words; `microphone` False: none works, and the words say what still does."""
+    if not microphone and state in WITHOUT_MICROPHONE:
+        return WITHOUT_MICROPHONE[state]
     return STATE_WORDS.get(state, state.value)
 
 

@@ -22,6 +22,8 @@ class ToolChip:
     """The tool answered with an error."""
     call_id: str | None = None
     """The tool call it belongs to: the chip of its answer replaces the one shown while it ran."""
+    running: bool = False
+    """Shown while the call runs, until its answer comes."""
 
 
 Words = tuple[str, bool]

@@ -91,11 +91,15 @@ class Tray(QObject):
         mute_action.toggled.connect(self._show_icon)
         if available:
             self.icon.show()
-        if self.keeps_running:
             window.installEventFilter(self)
-            app = QApplication.instance()
-            if isinstance(app, QApplication):
-                app.setQuitOnLastWindowClosed(False)
+        self.set_close_to_tray(close_to_tray)
+
+    def set_close_to_tray(self, close_to_tray: bool) -> None:
+        """Closing the window hides it (True, when the desktop has a tray) or quits Parley: applies at once."""
+        self.keeps_running = close_to_tray and self.available
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.setQuitOnLastWindowClosed(not self.keeps_running)
 
     @property
     def _window(self) -> QMainWindow:

@@ -18,7 +18,13 @@ from PySide6.QtWidgets import (
 
 from app.front.status import VoiceStatus
 from ui.status import meter_percent, state_words
-from ui.widgets import push_button, text_line
+from ui.widgets import icon_button, text_line
+
+
+def first_sentence(text: str) -> str:
+    """Up to the first full stop followed by a space (the whole text when it has none)."""
+    end = text.find(". ")
+    return text if end < 0 else text[: end + 1]
 
 
 class VoiceControls(QObject):
@@ -30,13 +36,15 @@ class VoiceControls(QObject):
     def __init__(self, window: QWidget) -> None:
         """Shortcuts (Ctrl+K talk, Ctrl+M mute) work anywhere in `window`."""
         super().__init__(window)
-        self.talk_button = push_button("Tal&k", "Talk to Parley", "Start talking without the wake word (Ctrl+K)")
+        self.talk_button = icon_button(
+            "talk", "Talk to Parley", "Start talking without the wake word (Ctrl+K)", "Tal&k"
+        )
         self.talk_shortcut = QShortcut(QKeySequence("Ctrl+K"), window)
         self.text_box = QLineEdit()
         self.text_box.setPlaceholderText("Type to Parley instead of speaking, then press Enter")
         self.text_box.setAccessibleName("Message to Parley")
         self.text_box.setAccessibleDescription("Sent to the assistant in the selected chat when you press Enter")
-        self.send_button = push_button("S&end", "Send the message")
+        self.send_button = icon_button("send", "Send the message", "Send (Enter)", "S&end")
         self.mute_action = QAction("M&ute microphone", window)
         self.mute_action.setCheckable(True)
         self.mute_action.setShortcut(QKeySequence("Ctrl+M"))
@@ -61,11 +69,15 @@ class VoiceControls(QObject):
         self.text_box.returnPressed.connect(self.send_text)
         self.send_button.clicked.connect(self.send_text)
         self.mute_action.toggled.connect(self.show_muted)
+        self._state = VoiceStatus.SLEEPING
+        self._no_microphone: str | None = None
+        """Why no microphone works, once one failed: Talk and Mute stay off and the state says so."""
         self.show_state(VoiceStatus.SLEEPING)
 
     def talk_row(self) -> QHBoxLayout:
         """Talk button, text box and Send, in a row under the transcript."""
         row = QHBoxLayout()
+        row.setSpacing(8)
         row.addWidget(self.talk_button)
         row.addWidget(self.text_box, 1)
         row.addWidget(self.send_button)
@@ -89,21 +101,40 @@ class VoiceControls(QObject):
 
     @Slot(object)
     def show_state(self, state: VoiceStatus) -> None:
-        """Talking and typing to Parley, and muting it, work while a voice loop listens."""
-        words = state_words(state)
+        """Typing to Parley works while a voice loop runs; talking and muting also need a microphone."""
+        self._state = state
+        heard = self._no_microphone is None
+        words = state_words(state, microphone=heard)
         self.state_label.setText(f"Assistant: {words}")
         self.state_label.setAccessibleDescription(f"The assistant is {words}")
         voice_on = state.listens
-        for control in (self.talk_button, self.text_box, self.send_button, self.mute_button):
+        for control in (self.text_box, self.send_button):
             control.setEnabled(voice_on)
-        self.talk_shortcut.setEnabled(voice_on)
-        if not voice_on:
+        for button in (self.talk_button, self.mute_button):
+            button.setEnabled(voice_on and heard)
+        self.talk_shortcut.setEnabled(voice_on and heard)
+        self.mute_action.setEnabled(voice_on and heard)
+        if not voice_on or not heard:
             self.level_meter.setValue(0)
+
+    @Slot(str, str)
+    def show_device_lost(self, device: str, problem: str) -> None:
+        """Without a microphone, Talk and Mute are off, saying why, and the state says only typing works."""
+        if device != "microphone":
+            return
+        self._no_microphone = problem
+        why = f"Talk needs a microphone: {problem}. Type to Parley instead."
+        self.talk_button.setToolTip(why)
+        self.talk_button.setAccessibleDescription(why)
+        self.mute_button.setToolTip(why)
+        self.level_meter.setToolTip(why)
+        self.show_state(self._state)
 
     @Slot(str)
     def show_notice(self, text: str) -> None:
-        """A standing note about the voice (the offline model is small); the full text is its tooltip."""
-        self.notice.setText(text.split(":", 1)[0] + ": a small local model answers.")
+        """News that is not a problem (the offline model is small; Supabase answers again): its first
+        sentence, the whole text as the tooltip. The newest replaces the one shown."""
+        self.notice.setText(first_sentence(text))
         self.notice.setToolTip(text)
         self.notice.setAccessibleDescription(text)
         self.notice.show()

@@ -3,7 +3,14 @@ label that reaches its control, a form row of several lines. Each control gets t
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+ICONS = Path(__file__).resolve().parent / "icons"
+ICON_PX = 18
 
 
 def push_button(text: str, name: str, tip: str = "") -> QPushButton:
@@ -13,6 +20,20 @@ def push_button(text: str, name: str, tip: str = "") -> QPushButton:
     button.setAccessibleName(name)
     if tip:
         button.setToolTip(tip)
+    return button
+
+
+def icon(name: str) -> QIcon:
+    """One of the window's line icons (`ui/icons/<name>.svg`); Qt greys it out on a disabled control."""
+    return QIcon(str(ICONS / f"{name}.svg"))
+
+
+def icon_button(icon_name: str, name: str, tip: str, text: str = "") -> QPushButton:
+    """A button showing an icon (and `text`, if any, beside it): where words would crowd a row. Its
+    screen-reader name and tooltip say what it does."""
+    button = push_button(text, name, tip)
+    button.setIcon(icon(icon_name))
+    button.setIconSize(QSize(ICON_PX, ICON_PX))
     return button
 
 

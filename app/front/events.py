@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from uuid import UUID
 
 from app.front.status import VoiceStatus
@@ -83,6 +83,15 @@ class DefaultChat:
 
 
 @dataclass(frozen=True, slots=True)
+class DeviceLost:
+    """The microphone or the speaker failed (or could not be opened): the voice goes on without it."""
+
+    device: Literal["microphone", "speaker"]
+    problem: str
+    """One line: what failed."""
+
+
+@dataclass(frozen=True, slots=True)
 class Problem:
     message: str
     """One line for the user, never a key."""
@@ -110,6 +119,7 @@ FrontEvent = (
     | ChatSaved
     | VoiceInChat
     | DefaultChat
+    | DeviceLost
     | Problem
     | ProblemResolved
     | Notice

@@ -17,6 +17,7 @@ from app.conversation import ChatSwitched, ConversationEvent, Saved
 from app.front.events import (
     ChatSaved,
     DefaultChat,
+    DeviceLost,
     LevelHeard,
     MemoriesChanged,
     MutedChanged,
@@ -168,6 +169,7 @@ class VoicePresenter:
     def device_lost(self, device: AudioDevice, problem: str) -> None:
         """The microphone or the speaker failed: the loop goes on without it, and the front end says so."""
         self._devices[device] = problem
+        self._post(DeviceLost(device, problem))
         if self._banner is None:  # else it is said once that problem is resolved
             self._say_devices()
 
@@ -221,9 +223,8 @@ class VoicePresenter:
                 self._say_devices()  # what still holds, back in its place
 
     def _say_devices(self) -> None:
-        said = []
+        """Each failed device's problem, one message each: a front end shows them one per line."""
         if "microphone" in self._devices:
-            said.append(NO_MICROPHONE.format(problem=self._devices["microphone"]))
+            self._post(Problem(NO_MICROPHONE.format(problem=self._devices["microphone"])))
         if "speaker" in self._devices:
-            said.append(NO_SPEAKER.format(problem=self._devices["speaker"]))
-        self._post(Problem(" ".join(said)))
+            self._post(Problem(NO_SPEAKER.format(problem=self._devices["speaker"])))

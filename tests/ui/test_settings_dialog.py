@@ -224,9 +224,9 @@ def test_settings_the_environment_overrides_are_named(qtbot: QtBot, settings: Se
 def test_the_threshold_cannot_leave_its_range(qtbot: QtBot, settings: Settings, runtime: Runtime) -> None:
     dialog = make_dialog(qtbot, settings, runtime)
     dialog.threshold.setValue(1.5)
-    assert dialog.threshold.value() == 0.95
-    dialog.threshold.setValue(0.0)
-    assert dialog.threshold.value() == 0.05
+    assert dialog.threshold.value() == 1.0
+    dialog.threshold.setValue(-0.5)
+    assert dialog.threshold.value() == 0.0
 
 
 def test_without_a_keyring_storing_a_key_is_an_inline_error(qtbot: QtBot, settings: Settings, runtime: Runtime) -> None:
@@ -262,6 +262,7 @@ def test_tab_walks_the_controls_in_reading_order(qtbot: QtBot, settings: Setting
         dialog.wake_word,
         dialog.enrol_button,
         dialog.threshold,
+        dialog.language,
         dialog.idle_seconds,
         dialog.live_model,
         dialog.close_to_tray,

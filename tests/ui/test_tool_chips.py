@@ -62,7 +62,7 @@ def test_the_answer_replaces_the_running_chip(qtbot: QtBot) -> None:
     qtbot.addWidget(view)
     shown = chat("Remember that my daughter is called Mia.")
     view.show_chat(shown)
-    view.add_chip(shown.id, ToolChip("Saving to memory…", call_id="c-1"))
+    view.add_chip(shown.id, ToolChip("Saving to memory…", call_id="c-1", running=True))
     assert "Saving to memory…" in view.toPlainText()
     view.add_chip(shown.id, ToolChip("Saved to memory: User's daughter is called Mia", call_id="c-1"))
     text = view.toPlainText()

@@ -152,7 +152,7 @@ def test_without_a_key_the_window_says_what_to_do(qtbot: QtBot, runtime: Runtime
     _older, newest = seed_chats(settings, "An older chat.", "The newest chat.")
     window = open_window(qtbot, runtime, settings, "silence.wav")
     qtbot.waitUntil(lambda: not window.main.banner_row.isHidden(), timeout=TIMEOUT_MS)
-    assert window.main.banner.text() == f"Error: {NO_KEY}"
+    assert window.main.banner_messages == (NO_KEY,)
     qtbot.waitUntil(lambda: window.main.voice.state_label.text().endswith("off"), timeout=TIMEOUT_MS)
     assert not window.main.voice.talk_button.isEnabled()
     # The chats are still there to read: the most recent one is shown.
@@ -189,8 +189,13 @@ def test_a_recording_that_cannot_be_read_is_said_and_typing_still_works(
     qtbot.waitUntil(lambda: not main.banner_row.isHidden(), timeout=TIMEOUT_MS)
     assert "no_such_recording.wav" in main.banner.text()
     assert "You can still type to Parley" in main.banner.text()
-    assert main.voice.state_label.text() == "Assistant: sleeping"
+    # The status does not claim Parley hears anything: only typing works, and Talk is off, saying why.
+    qtbot.waitUntil(
+        lambda: main.voice.state_label.text() == "Assistant: no microphone, type to talk", timeout=TIMEOUT_MS
+    )
     assert main.voice.text_box.isEnabled()
+    assert not main.voice.talk_button.isEnabled() and not main.voice.talk_shortcut.isEnabled()
+    assert "no_such_recording.wav" in main.voice.talk_button.toolTip()
 
 
 def test_the_window_waits_for_parley_listen_on_the_same_chats_to_quit_then_listens(
@@ -199,7 +204,7 @@ def test_the_window_waits_for_parley_listen_on_the_same_chats_to_quit_then_liste
     with another_process_listening(voice_settings.data_dir) as listener:
         window = open_window(qtbot, runtime, voice_settings, "silence.wav")
         qtbot.waitUntil(lambda: not window.main.banner_row.isHidden(), timeout=TIMEOUT_MS)
-        assert window.main.banner.text() == "Error: " + WAITING_FOR.format(owner=f"process {listener.pid}")
+        assert window.main.banner_messages == (WAITING_FOR.format(owner=f"process {listener.pid}"),)
         assert window.main.voice.state_label.text() == "Assistant: off"
     qtbot.waitUntil(window.main.banner_row.isHidden, timeout=TIMEOUT_MS)  # it quit: this window listens
     assert window.main.voice.state_label.text() != "Assistant: error"
@@ -274,7 +279,7 @@ def test_a_refused_key_shows_in_the_banner_until_a_conversation_connects(
     window, _microphone = open_on_microphone(qtbot, runtime, new_key_settings)
     window.main.voice.talk_button.click()
     qtbot.waitUntil(lambda: not window.main.banner_row.isHidden(), timeout=TIMEOUT_MS)
-    assert window.main.banner.text().startswith("Error: Gemini Live refused the API key")
+    assert window.main.banner.text().startswith("Gemini Live refused the API key")
     assert "a-key-not-enabled-yet" not in window.main.banner.text()
     qtbot.waitUntil(lambda: window.main.voice.state_label.text() == "Assistant: sleeping", timeout=TIMEOUT_MS)
 
@@ -353,9 +358,14 @@ def test_without_a_microphone_or_speaker_a_typed_message_is_answered_in_the_wind
     voice.bind(main.voice)
     voice.start()
     no_microphone = NO_MICROPHONE.format(problem="no microphone found: no sound card (test)")
-    qtbot.waitUntil(lambda: main.banner.text() == f"Error: {no_microphone}", timeout=TIMEOUT_MS)
-    assert main.voice.state_label.text() == "Assistant: sleeping"
+    qtbot.waitUntil(lambda: main.banner_messages == (no_microphone,), timeout=TIMEOUT_MS)
+    # Only typing reaches Parley: the state says so, and Talk and Mute are off, saying why.
+    qtbot.waitUntil(
+        lambda: main.voice.state_label.text() == "Assistant: no microphone, type to talk", timeout=TIMEOUT_MS
+    )
     assert main.voice.text_box.isEnabled() and main.voice.send_button.isEnabled()
+    assert not main.voice.talk_button.isEnabled() and not main.voice.mute_button.isEnabled()
+    assert main.voice.talk_button.toolTip().startswith("Talk needs a microphone: no microphone found")
 
     QTest.keyClicks(main.voice.text_box, "What is on my shopping list?")
     main.voice.send_button.click()
@@ -364,15 +374,10 @@ def test_without_a_microphone_or_speaker_a_typed_message_is_answered_in_the_wind
     assert text.index("What is on my shopping list?") < text.index("Milk, eggs and bread.")
     assert live_server.connections[0].texts == ["What is on my shopping list?"]
     assert live_server.connections[0].audio == b""
-    # The speaker could not play the answer either: both are said, and the conversation went on.
+    # The speaker could not play the answer either: both are said, one a line, and the conversation went on.
     no_speaker = NO_SPEAKER.format(problem="no speaker found: no sound card (test)")
-    assert main.banner.text() == f"Error: {no_microphone} {no_speaker}"
+    assert main.banner_messages == (no_microphone, no_speaker)
+    assert main.banner.text() == f"{no_microphone}\n{no_speaker}"
     qtbot.waitUntil(lambda: states[-1:] == ["sleeping"], timeout=TIMEOUT_MS)  # idle: saved, asleep again
     assert {"connecting", "listening", "thinking"} <= set(states)
-
-    # Push-to-talk needs the microphone: pressed, it says so again.
-    main.dismiss_error()
-    main.voice.talk_button.click()
-    qtbot.waitUntil(lambda: not main.banner_row.isHidden(), timeout=TIMEOUT_MS)
-    assert main.banner.text() == f"Error: {no_microphone} {no_speaker}"
-    assert states[-1] == "sleeping"
+    assert main.voice.state_label.text() == "Assistant: no microphone, type to talk"
