@@ -2,7 +2,7 @@
 
 The JSON shape of a turn is the spec's `ConversationTurn`:
 `{"role": "user" | "model", "parts": [{"text": ...}], "thinking"?: ..., "at"?: ISO-8601, "summary"?: true,
-"interrupted"?: true}`.
+"interrupted"?: true, "sources"?: [{"title": ..., "uri": ...}]}`.
 """
 
 from __future__ import annotations
@@ -36,6 +36,29 @@ def utc_now() -> datetime:
 
 
 @dataclass(frozen=True, slots=True)
+class Source:
+    """A web page a model answer was grounded on (a Google Search result), shown under the answer."""
+
+    title: str
+    """What the service calls the page (often its site's domain); the link itself when it gave none."""
+    uri: str
+    """An http(s) address to open in the browser (Google's grounding redirect, as the service gives it)."""
+
+    def to_json(self) -> dict[str, str]:
+        return {"title": self.title, "uri": self.uri}
+
+    @classmethod
+    def from_json(cls, data: object) -> Source:
+        """Read `{"title", "uri"}`; raise `InvalidTurn` saying what is wrong."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("uri"), str):
+            raise InvalidTurn("every source of a turn needs a 'uri' string")
+        title = data.get("title", "")
+        if not isinstance(title, str):
+            raise InvalidTurn("a source's 'title' must be a string")
+        return cls(title=title, uri=data["uri"])
+
+
+@dataclass(frozen=True, slots=True)
 class Turn:
     """One message of a conversation, as the model and the chat list see it."""
 
@@ -56,6 +79,8 @@ class Turn:
     navigation: bool = False
     """True on the turns of a request to go to another chat ("let's go back to the kitchen chat", the
     question which one, the answer): part of the conversation, not of what the chat is about."""
+    sources: tuple[Source, ...] = ()
+    """The web pages a model answer was grounded on, for the user to read; never sent back to the model."""
 
     @property
     def searchable_text(self) -> str:
@@ -77,6 +102,8 @@ class Turn:
             data["interrupted"] = True
         if self.navigation:
             data["navigation"] = True
+        if self.sources:
+            data["sources"] = [source.to_json() for source in self.sources]
         return data
 
     @classmethod
@@ -107,6 +134,7 @@ class Turn:
             interrupted=data.get("interrupted") is True,
             id=_parse_id(data.get("id")),
             navigation=data.get("navigation") is True,
+            sources=_parse_sources(data.get("sources")),
         )
 
 
@@ -120,6 +148,14 @@ def _parse_time(value: object) -> datetime | None:
     except ValueError as error:
         raise InvalidTurn(f"a turn's 'at' is not an ISO-8601 time: {value!r}") from error
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _parse_sources(value: object) -> tuple[Source, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        raise InvalidTurn("a turn's 'sources' must be a list")
+    return tuple(Source.from_json(item) for item in value)
 
 
 def _parse_id(value: object) -> UUID | None:

@@ -4,7 +4,8 @@ Rendered as rich text in a `QTextBrowser`, one bubble per turn: a long chat stay
 text is selectable and read by screen readers. Every piece of chat text is HTML-escaped: what a user
 said is shown, never interpreted. In a compacted chat the older turns, the ones the model now sees as
 one summary, are folded into an "Earlier in this chat" block showing that summary; a link (mouse, or Tab
-then Enter) unfolds the original messages. What Parley's tools did in a conversation shows between the
+then Enter) unfolds the original messages. An answer drawn from the web lists its sources under it; a
+click opens one in the browser. What Parley's tools did in a conversation shows between the
 turns as chips; they are not stored, so they last while Parley runs.
 """
 
@@ -17,13 +18,15 @@ from datetime import datetime
 from uuid import UUID
 
 from PySide6.QtCore import QUrl, Slot
-from PySide6.QtGui import QTextCursor
+from PySide6.QtGui import QDesktopServices, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from chats.models import Chat, Turn, utc_now
+from chats.models import Chat, Source, Turn, utc_now
 from ui.tool_chips import ToolChip
 
 SUMMARY_SCHEME = "summary"
+WEB_SCHEMES = ("http", "https")
+"""Links a click opens in the browser: a source's address (any other scheme is never opened)."""
 EARLIER_LINK = f"{SUMMARY_SCHEME}:earlier"
 EARLIER = "Earlier in this chat"
 LIVE_MATCH_WINDOW = 50
@@ -184,6 +187,8 @@ class TranscriptView(QTextBrowser):
     def _on_anchor_clicked(self, url: QUrl) -> None:
         if url.toString() == EARLIER_LINK:
             self.toggle_earlier()
+        elif url.scheme() in WEB_SCHEMES:
+            QDesktopServices.openUrl(url)
 
     def _render(self) -> None:
         chat = self._chat
@@ -243,5 +248,15 @@ def _bubble_html(turn: Turn, now: datetime) -> str:
     return (
         f'<table width="85%" align="{align}" cellpadding="8" style="margin-top:6px"><tr>'
         f'<td bgcolor="{fill}" style="color:{ink}"><b>{speaker}</b><small>{when}</small><br>'
-        f"{_text_html(turn.text)}</td></tr></table>"
+        f"{_text_html(turn.text)}{_sources_html(turn.sources, ink)}</td></tr></table>"
     )
+
+
+def _sources_html(sources: Sequence[Source], ink: str) -> str:
+    """The pages an answer draws on, as links under it (only http(s) addresses: they open in the browser)."""
+    links = [
+        f'<a href="{html.escape(source.uri)}" style="color:{ink}">{html.escape(source.title or source.uri)}</a>'
+        for source in sources
+        if QUrl(source.uri).scheme() in WEB_SCHEMES
+    ]
+    return f"<br><small>Sources: {' · '.join(links)}</small>" if links else ""

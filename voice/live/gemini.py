@@ -31,6 +31,9 @@ Wire facts this module relies on (google-genai 3.x, `google/genai/live.py`):
 - Function declarations use `parameters` (an OpenAPI subset): Live models ignore
   `parameters_json_schema` and call tools with empty arguments (googleapis/python-genai#1147). They say
   `behavior: BLOCKING`: Gemini 3.8 Live otherwise calls functions asynchronously and talks on meanwhile.
+- Web search is the built-in `Tool(google_search=GoogleSearch())`, declared beside the functions; the service
+  runs it itself (no `toolCall`) and sends the pages it used as `serverContent.groundingMetadata`
+  (`groundingChunks[].web.{uri,title}`, beside `groundingSupports` and `webSearchQueries`).
 """
 
 from __future__ import annotations
@@ -66,6 +69,8 @@ from voice.live.connection import (
     ToolDeclaration,
     TurnComplete,
     UserTranscript,
+    WebSource,
+    WebSources,
 )
 from voice.live.gemini_wire import TextRoute, audio_format_of, parse_duration_ms, refusal, text_route
 
@@ -84,14 +89,16 @@ def build_connect_config(config: LiveConfig) -> types.LiveConnectConfig:
     if config.voice or config.language_code:
         voice = types.VoiceConfig(prebuilt_voice_config=types.PrebuiltVoiceConfig(voice_name=config.voice))
         speech = types.SpeechConfig(voice_config=voice if config.voice else None, language_code=config.language_code)
-    tools: types.ToolListUnion | None = None
+    tools: list[types.ToolUnion] = []
     if config.tools:
-        tools = [types.Tool(function_declarations=[_function_declaration(tool) for tool in config.tools])]
+        tools.append(types.Tool(function_declarations=[_function_declaration(tool) for tool in config.tools]))
+    if config.web_search:
+        tools.append(types.Tool(google_search=types.GoogleSearch()))
     return types.LiveConnectConfig(
         response_modalities=[types.Modality.AUDIO],
         system_instruction=config.system_prompt or None,
         speech_config=speech,
-        tools=tools,
+        tools=tools or None,
         input_audio_transcription=types.AudioTranscriptionConfig(),
         output_audio_transcription=types.AudioTranscriptionConfig(),
         # Always on, so every connection hands out handles; `handle` None starts a new session.
@@ -148,6 +155,9 @@ class EventTranslator:
             said = content.output_transcription
             if said is not None and (said.text or said.finished):
                 events.append(ModelTranscript(said.text or "", final=bool(said.finished)))
+            sources = web_sources(content.grounding_metadata)
+            if sources:
+                events.append(WebSources(sources))
             if content.interrupted:
                 events.append(Interrupted())
             if content.turn_complete:
@@ -176,6 +186,17 @@ class EventTranslator:
             self._audio_ms = chunk.end_ms
             events.append(ModelAudio(chunk))
         return events
+
+
+def web_sources(grounding: types.GroundingMetadata | None) -> tuple[WebSource, ...]:
+    """The web pages in `grounding`, once each, in order; only http(s) links (they are opened in a browser)."""
+    found: dict[str, WebSource] = {}
+    for chunk in (grounding.grounding_chunks or ()) if grounding is not None else ():
+        web = chunk.web
+        uri = (web.uri or "").strip() if web is not None else ""
+        if web is not None and uri.lower().startswith(("https://", "http://")) and uri not in found:
+            found[uri] = WebSource(title=(web.title or web.domain or uri).strip(), uri=uri)
+    return tuple(found.values())
 
 
 # -- errors ----------------------------------------------------------------------------------------
