@@ -316,6 +316,7 @@ class ChatConversation:
                 id=turn_id,
                 navigation=navigation,
                 sources=turn_sources(event),
+                searches=event.searches,
             )
             await self._journal.record(chat_id, turn, opens_chat=chat_id == self._opening)
             if self._choosing and event.role == "model" and not self._answering_request:

@@ -2,7 +2,7 @@
 
 The JSON shape of a turn is the spec's `ConversationTurn`:
 `{"role": "user" | "model", "parts": [{"text": ...}], "thinking"?: ..., "at"?: ISO-8601, "summary"?: true,
-"interrupted"?: true, "sources"?: [{"title": ..., "uri": ...}]}`.
+"interrupted"?: true, "sources"?: [{"title": ..., "uri": ...}], "searches"?: [...]}`.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import Enum
 from typing import Any, Literal, TypeAlias
+from urllib.parse import urlencode
 from uuid import UUID
 
 import numpy as np
@@ -58,6 +59,11 @@ class Source:
         return cls(title=title, uri=data["uri"])
 
 
+def search_url(query: str) -> str:
+    """The Google results page for `query`: where a search shown with a grounded answer leads."""
+    return "https://www.google.com/search?" + urlencode({"q": query})
+
+
 @dataclass(frozen=True, slots=True)
 class Turn:
     """One message of a conversation, as the model and the chat list see it."""
@@ -81,6 +87,8 @@ class Turn:
     question which one, the answer): part of the conversation, not of what the chat is about."""
     sources: tuple[Source, ...] = ()
     """The web pages a model answer was grounded on, for the user to read; never sent back to the model."""
+    searches: tuple[str, ...] = ()
+    """What the model searched the web for to give this answer (shown with it, as Google's terms ask)."""
 
     @property
     def searchable_text(self) -> str:
@@ -104,6 +112,8 @@ class Turn:
             data["navigation"] = True
         if self.sources:
             data["sources"] = [source.to_json() for source in self.sources]
+        if self.searches:
+            data["searches"] = list(self.searches)
         return data
 
     @classmethod
@@ -135,6 +145,7 @@ class Turn:
             id=_parse_id(data.get("id")),
             navigation=data.get("navigation") is True,
             sources=_parse_sources(data.get("sources")),
+            searches=_parse_searches(data.get("searches")),
         )
 
 
@@ -156,6 +167,14 @@ def _parse_sources(value: object) -> tuple[Source, ...]:
     if not isinstance(value, Sequence) or isinstance(value, str):
         raise InvalidTurn("a turn's 'sources' must be a list")
     return tuple(Source.from_json(item) for item in value)
+
+
+def _parse_searches(value: object) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str) or not isinstance(value, Sequence) or not all(isinstance(q, str) for q in value):
+        raise InvalidTurn("a turn's 'searches' must be a list of strings")
+    return tuple(value)
 
 
 def _parse_id(value: object) -> UUID | None:

@@ -26,10 +26,12 @@ def storable_text(text: str) -> str:
 
 
 def storable_turn(turn: Turn) -> Turn:
-    """`turn` itself when its text, thinking and sources are storable, else a copy with them repaired."""
+    """`turn` itself when its text, thinking and web sources and searches are storable, else a copy with them
+    repaired."""
     text = storable_text(turn.text)
     thinking = None if turn.thinking is None else storable_text(turn.thinking)
     sources = tuple(Source(storable_text(s.title), storable_text(s.uri)) for s in turn.sources)
-    if text is turn.text and thinking is turn.thinking and sources == turn.sources:
+    searches = tuple(storable_text(query) for query in turn.searches)
+    if text is turn.text and thinking is turn.thinking and (sources, searches) == (turn.sources, turn.searches):
         return turn
-    return replace(turn, text=text, thinking=thinking, sources=sources)
+    return replace(turn, text=text, thinking=thinking, sources=sources, searches=searches)

@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import quote
 
 from chats.import_reader import ChatState, ImportedChat, ImportedFolder, read_import
-from chats.models import Chat, EmbeddedText, Folder, turns_to_json
+from chats.models import Chat, EmbeddedText, Folder, search_url, turns_to_json
 
 EXPORT_FORMAT = "parley.chats/2"
 
@@ -99,6 +99,8 @@ def chat_to_markdown(chat: Chat) -> str:
         lines += ["", f"**{speaker}:** {turn.text}"]
         if turn.sources:
             lines += ["", "Sources: " + ", ".join(_markdown_link(s.title or s.uri, s.uri) for s in turn.sources)]
+        if turn.searches:
+            lines += ["", "Searched Google: " + ", ".join(_markdown_link(q, search_url(q)) for q in turn.searches)]
     return "\n".join(lines) + "\n"
 
 

@@ -21,7 +21,7 @@ from PySide6.QtCore import QUrl, Slot
 from PySide6.QtGui import QDesktopServices, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from chats.models import Chat, Source, Turn, utc_now
+from chats.models import Chat, Source, Turn, search_url, utc_now
 from ui.tool_chips import ToolChip
 
 SUMMARY_SCHEME = "summary"
@@ -248,7 +248,8 @@ def _bubble_html(turn: Turn, now: datetime) -> str:
     return (
         f'<table width="85%" align="{align}" cellpadding="8" style="margin-top:6px"><tr>'
         f'<td bgcolor="{fill}" style="color:{ink}"><b>{speaker}</b><small>{when}</small><br>'
-        f"{_text_html(turn.text)}{_sources_html(turn.sources, ink)}</td></tr></table>"
+        f"{_text_html(turn.text)}{_sources_html(turn.sources, ink)}{_searches_html(turn.searches, ink)}"
+        "</td></tr></table>"
     )
 
 
@@ -260,3 +261,10 @@ def _sources_html(sources: Sequence[Source], ink: str) -> str:
         if QUrl(source.uri).scheme() in WEB_SCHEMES
     ]
     return f"<br><small>Sources: {' · '.join(links)}</small>" if links else ""
+
+
+def _searches_html(searches: Sequence[str], ink: str) -> str:
+    """What the model searched for, each a link to its Google results page (Google's terms for grounded
+    answers ask for these beside the answer)."""
+    links = [f'<a href="{html.escape(search_url(q))}" style="color:{ink}">{html.escape(q)}</a>' for q in searches]
+    return f"<br><small>Searched Google: {' · '.join(links)}</small>" if links else ""

@@ -31,11 +31,15 @@ class ModelTurn:
     """Messages typed while the model spoke: they follow its turn in the chat."""
     sources: dict[str, WebSource] = field(default_factory=dict)
     """The web pages the turn draws on, by address, in the order they came."""
+    searches: dict[str, None] = field(default_factory=dict)
+    """What the model searched the web for, in order (a dict: each once)."""
 
-    def grounded_on(self, sources: tuple[WebSource, ...]) -> None:
-        """The service named pages the answer draws on (it may name them again, or more, later in the turn)."""
+    def grounded_on(self, sources: tuple[WebSource, ...], queries: tuple[str, ...]) -> None:
+        """The service named pages the answer draws on and what it searched for (it may name them again, or
+        more, later in the turn)."""
         for source in sources:
             self.sources.setdefault(source.uri, source)
+        self.searches.update(dict.fromkeys(queries))
 
     def said_at(self, text: str, voice_ms: float) -> None:
         """A transcript fragment arrived when `voice_ms` of the session's voice had been written."""

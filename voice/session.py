@@ -277,7 +277,7 @@ class VoiceSession:
                 # Pages the answer under way draws on: nothing to play or do, and no calm moment. Those of a
                 # turn the user spoke over go with it (`_discarding`).
                 if not self._discarding:
-                    self._model_now.grounded_on(event.sources)
+                    self._model_now.grounded_on(event.sources, event.queries)
                 continue
             if isinstance(event, GoAway):
                 rotate = True
@@ -381,8 +381,9 @@ class VoiceSession:
         while it spoke."""
         text = turn.text(heard_until_ms=played_ms)
         if text:
-            sources = tuple(turn.sources.values())
-            await self._record(SpokenTurn("model", text, interrupted=played_ms is not None, sources=sources))
+            sources, searches = tuple(turn.sources.values()), tuple(turn.searches)
+            cut = played_ms is not None
+            await self._record(SpokenTurn("model", text, interrupted=cut, sources=sources, searches=searches))
         for message in turn.typed_after:
             await self._record(SpokenTurn("user", message, typed=True))
 

@@ -39,6 +39,8 @@ class SpokenTurn:
     """A user turn typed in the window rather than spoken: `text` is exactly what was sent to the model."""
     sources: tuple[WebSource, ...] = ()
     """The web pages a model turn draws on (the model searched the web), in the order the service named them."""
+    searches: tuple[str, ...] = ()
+    """What the model searched the web for in this turn."""
 
 
 @dataclass(frozen=True, slots=True)

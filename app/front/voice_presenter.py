@@ -179,7 +179,8 @@ class VoicePresenter:
 
     async def conversation(self, event: ConversationEvent) -> None:
         if isinstance(event, SpokenTurn) and self._loop is not None:
-            turn = Turn(role=event.role, text=event.text, at=utc_now(), sources=turn_sources(event))
+            sources, searches = turn_sources(event), event.searches
+            turn = Turn(role=event.role, text=event.text, at=utc_now(), sources=sources, searches=searches)
             self._post(TurnSpoken(self._loop.chat_id, turn))
         elif isinstance(event, ToolStarted) and self._loop is not None:
             call = event.call

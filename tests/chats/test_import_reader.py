@@ -58,12 +58,15 @@ def test_an_export_brings_what_its_model_saw() -> None:
 
 def test_an_answer_brings_its_web_sources_and_a_markdown_export_links_them() -> None:
     sources = [{"title": "bbc.co.uk", "uri": "https://example.org/weather"}, {"uri": "https://example.net/x y"}]
-    [chat] = read({"full_history": [USER, {**MODEL, "sources": sources}]})
+    [chat] = read({"full_history": [USER, {**MODEL, "sources": sources, "searches": ["oak floors"]}]})
+    assert chat.turns[1].searches == ("oak floors",)
     assert chat.turns[1].sources == (Source("bbc.co.uk", "https://example.org/weather"), Source("", sources[1]["uri"]))
-    assert chat.turns[1].to_json() == {**MODEL, "sources": [sources[0], {"title": "", "uri": sources[1]["uri"]}]}
+    sources[1]["title"] = ""
+    assert chat.turns[1].to_json() == {**MODEL, "sources": sources, "searches": ["oak floors"]}
     markdown = chat_to_markdown(replace(CHAT, full_history=chat.turns))
     assert "**Parley:** Oak.\n\nSources: [bbc.co.uk](<https://example.org/weather>), " in markdown
     assert "[https://example.net/x y](<https://example.net/x%20y>)" in markdown
+    assert "Searched Google: [oak floors](<https://www.google.com/search?q=oak+floors>)" in markdown
 
 
 @pytest.mark.parametrize(
@@ -72,6 +75,7 @@ def test_an_answer_brings_its_web_sources_and_a_markdown_export_links_them() -> 
         ([{**MODEL, "sources": "bbc"}], "turn 1: a turn's 'sources' must be a list"),
         ([{**MODEL, "sources": [{"title": "no link"}]}], "turn 1: every source of a turn needs a 'uri' string"),
         ([{**MODEL, "sources": [{"title": 3, "uri": "https://a.org"}]}], "turn 1: a source's 'title' must be a string"),
+        ([{**MODEL, "searches": "oak"}], "turn 1: a turn's 'searches' must be a list of strings"),
         (
             {"chats": [{"full_history": [USER]}, {"full_history": [USER, {"role": "x"}]}]},
             "chat 2, turn 2: a turn's role",

@@ -107,16 +107,21 @@ def test_a_grounded_answer_shows_its_sources_which_open_in_the_browser_and_are_s
     qtbot.waitUntil(lambda: "Sources: bbc.co.uk · ilmeteo.it" in transcript.toPlainText(), timeout=TIMEOUT_MS)
     text = transcript.toPlainText()
     assert text.index("Sunny and warm, 24 degrees.") < text.index("Sources: bbc.co.uk · ilmeteo.it")
+    assert "Searched Google: weather Rome tomorrow" in text
     assert (live_server.connections[0]).searches_google
 
     click_text(transcript, "ilmeteo.it")
     qtbot.waitUntil(lambda: browser.opened == [METEO.uri], timeout=TIMEOUT_MS)
+    click_text(transcript, "weather Rome tomorrow")  # the search, on Google's results page
+    google = "https://www.google.com/search?q=weather+Rome+tomorrow"
+    qtbot.waitUntil(lambda: browser.opened == [METEO.uri, google], timeout=TIMEOUT_MS)
 
     qtbot.waitUntil(lambda: "sleeping" in states, timeout=TIMEOUT_MS)  # idle: the conversation is saved
 
     def saved() -> bool:
         chat = transcript.chat
-        return chat is not None and bool(chat.full_history) and chat.full_history[-1].sources == (BBC, METEO)
+        answer = chat.full_history[-1] if chat is not None and chat.full_history else None
+        return answer is not None and (answer.sources, answer.searches) == ((BBC, METEO), ("weather Rome tomorrow",))
 
     qtbot.waitUntil(saved, timeout=TIMEOUT_MS)  # the chat as the store gives it back after the save
     assert "Sources: bbc.co.uk · ilmeteo.it" in transcript.toPlainText()

@@ -21,7 +21,7 @@ from tests.fakes.gemini_live_server import WAIT_S, FakeGeminiLiveServer
 from tests.voice.session_harness import CONFIG, SPEECH, VOICE, Harness
 from tests.voice.test_gemini_live import open_live, say, until_turn_complete
 from voice.live.connection import WebSource, WebSources
-from voice.live.gemini import web_sources
+from voice.live.gemini_grounding import web_queries, web_sources
 from voice.session import SpokenTurn
 
 BBC = ("bbc.co.uk", "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbC1")
@@ -55,7 +55,7 @@ async def test_a_grounded_answer_brings_its_pages_through_the_sdk(gemini_live_se
         await say(live)
         events = await until_turn_complete(live.events())
     found = [event for event in events if isinstance(event, WebSources)]
-    assert found == [WebSources((WebSource(*BBC), WebSource(*METEO)))]
+    assert found == [WebSources((WebSource(*BBC), WebSource(*METEO)), ("weather Rome tomorrow",))]
 
 
 def test_pages_are_kept_once_each_and_only_with_web_addresses() -> None:
@@ -78,8 +78,9 @@ def test_pages_are_kept_once_each_and_only_with_web_addresses() -> None:
         WebSource("example.org", "https://example.org/a"),
         WebSource("http://example.net/b", "http://example.net/b"),
     )
-    assert web_sources(None) == ()
-    assert web_sources(types.GroundingMetadata(web_search_queries=["q"])) == ()
+    assert web_sources(None) == () == web_queries(None)
+    searched = types.GroundingMetadata(web_search_queries=["rome weather", " ", "rome weather", "rain rome"])
+    assert (web_sources(searched), web_queries(searched)) == ((), ("rome weather", "rain rome"))
 
 
 async def test_the_session_keeps_the_pages_with_the_answer_and_only_that_answer(
@@ -88,9 +89,9 @@ async def test_the_session_keeps_the_pages_with_the_answer_and_only_that_answer(
     searched = (
         InputTranscript("Weather in Rome tomorrow?"),
         OutputTranscript("Sunny, "),
-        SearchedWeb((BBC,), supported="Sunny"),
+        SearchedWeb((BBC,), queries=("rome weather",), supported="Sunny"),
         OutputTranscript("24 degrees."),
-        SearchedWeb((BBC, METEO), supported="Sunny, 24 degrees."),
+        SearchedWeb((BBC, METEO), queries=("rome weather", "rome rain"), supported="Sunny, 24 degrees."),
         Audio(VOICE),
         CompleteTurn(),
     )
@@ -101,11 +102,11 @@ async def test_the_session_keeps_the_pages_with_the_answer_and_only_that_answer(
     await harness.until_turns(4)
     await harness.idle_end(session)
     spoken = [event for event in harness.events if isinstance(event, SpokenTurn)]
-    assert [(turn.role, turn.text, turn.sources) for turn in spoken] == [
-        ("user", "Weather in Rome tomorrow?", ()),
-        ("model", "Sunny, 24 degrees.", (WebSource(*BBC), WebSource(*METEO))),
-        ("user", "Thanks.", ()),
-        ("model", "You're welcome.", ()),
+    assert [(turn.role, turn.text, turn.sources, turn.searches) for turn in spoken] == [
+        ("user", "Weather in Rome tomorrow?", (), ()),
+        ("model", "Sunny, 24 degrees.", (WebSource(*BBC), WebSource(*METEO)), ("rome weather", "rome rain")),
+        ("user", "Thanks.", (), ()),
+        ("model", "You're welcome.", (), ()),
     ]
     async with asyncio.timeout(WAIT_S):
         assert (await gemini_live_server.connection(0)).searches_google

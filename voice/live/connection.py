@@ -139,6 +139,9 @@ class WebSources:
     May come more than once in a turn, each time with the pages found so far."""
 
     sources: tuple[WebSource, ...]
+    queries: tuple[str, ...] = ()
+    """What the model searched for. Google's terms for grounded answers ask that these be shown with the
+    answer, each leading to its Google results page."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,9 +69,9 @@ from voice.live.connection import (
     ToolDeclaration,
     TurnComplete,
     UserTranscript,
-    WebSource,
     WebSources,
 )
+from voice.live.gemini_grounding import web_queries, web_sources
 from voice.live.gemini_wire import TextRoute, audio_format_of, parse_duration_ms, refusal, text_route
 
 log = logging.getLogger(__name__)
@@ -155,9 +155,9 @@ class EventTranslator:
             said = content.output_transcription
             if said is not None and (said.text or said.finished):
                 events.append(ModelTranscript(said.text or "", final=bool(said.finished)))
-            sources = web_sources(content.grounding_metadata)
-            if sources:
-                events.append(WebSources(sources))
+            sources, queries = web_sources(content.grounding_metadata), web_queries(content.grounding_metadata)
+            if sources or queries:
+                events.append(WebSources(sources, queries))
             if content.interrupted:
                 events.append(Interrupted())
             if content.turn_complete:
@@ -186,17 +186,6 @@ class EventTranslator:
             self._audio_ms = chunk.end_ms
             events.append(ModelAudio(chunk))
         return events
-
-
-def web_sources(grounding: types.GroundingMetadata | None) -> tuple[WebSource, ...]:
-    """The web pages in `grounding`, once each, in order; only http(s) links (they are opened in a browser)."""
-    found: dict[str, WebSource] = {}
-    for chunk in (grounding.grounding_chunks or ()) if grounding is not None else ():
-        web = chunk.web
-        uri = (web.uri or "").strip() if web is not None else ""
-        if web is not None and uri.lower().startswith(("https://", "http://")) and uri not in found:
-            found[uri] = WebSource(title=(web.title or web.domain or uri).strip(), uri=uri)
-    return tuple(found.values())
 
 
 # -- errors ----------------------------------------------------------------------------------------
