@@ -99,6 +99,17 @@ async def test_an_answer_from_the_web_comes_with_its_sources_printed_and_saved(
     assert all(connection.searches_google for connection in gemini_live_server.connections)
 
 
+async def test_with_web_search_off_gemini_is_not_offered_google_search(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (environment / "config.toml").write_text("web_search = false\n", encoding="utf-8")
+    gemini_live_server.script(script((AfterText(), (OutputTranscript("I can't check that."), CompleteTurn()))))
+    code, out, err = await parley(capsys, "ask", "Weather in Rome tomorrow?")
+    assert (code, out) == (0, "I can't check that.\n"), err
+    sent = await gemini_live_server.connection(0)
+    assert not sent.searches_google and sent.function_declarations  # Parley's own tools are still there
+
+
 async def test_json_gives_the_chat_both_turns_and_the_tools_used_and_the_voice_goes_to_a_file(
     environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
