@@ -29,7 +29,7 @@ from chats.errors import ChatNotFound, StoreUnavailable
 from chats.journal import TurnJournal
 from chats.maintenance import MaintenanceWorker
 from chats.memory.grounding import asked_to_remember
-from chats.models import AssistantContext, Turn, utc_now
+from chats.models import AssistantContext, Source, Turn, utc_now
 from chats.storable_text import storable_text
 from voice.audio.chunks import AudioSink
 from voice.audio.earcon import earcon
@@ -79,6 +79,13 @@ class VoiceSettings:
     """The language the user speaks (a supported code, or "auto"): the system prompt says it."""
     language_code: str | None = None
     """What Gemini Live is asked to speak (`LiveConfig.language_code`); None for "auto"."""
+    web_search: bool = False
+    """The model may search the web (`LiveConfig.web_search`)."""
+
+
+def turn_sources(turn: SpokenTurn) -> tuple[Source, ...]:
+    """The web pages a spoken turn draws on, as the chat keeps them."""
+    return tuple(Source(title=source.title, uri=source.uri) for source in turn.sources)
 
 
 class ChatConversation:
@@ -242,6 +249,7 @@ class ChatConversation:
             history=history,
             voice=self._settings.voice,
             language_code=self._settings.language_code,
+            web_search=self._settings.web_search,
         )
         return config, user_said
 
@@ -307,6 +315,8 @@ class ChatConversation:
                 interrupted=event.interrupted,
                 id=turn_id,
                 navigation=navigation,
+                sources=turn_sources(event),
+                searches=event.searches,
             )
             await self._journal.record(chat_id, turn, opens_chat=chat_id == self._opening)
             if self._choosing and event.role == "model" and not self._answering_request:

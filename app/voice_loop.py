@@ -181,6 +181,7 @@ class VoiceLoop:
                     idle_after_s=settings.idle_seconds,
                     language=settings.language or "auto",
                     language_code=live_language_code(settings),
+                    web_search=settings.web_search,
                 ),
                 chat_id=self._chat_id,
                 on_event=self._observer.conversation,

@@ -2,7 +2,7 @@
 
 The JSON shape of a turn is the spec's `ConversationTurn`:
 `{"role": "user" | "model", "parts": [{"text": ...}], "thinking"?: ..., "at"?: ISO-8601, "summary"?: true,
-"interrupted"?: true}`.
+"interrupted"?: true, "sources"?: [{"title": ..., "uri": ...}], "searches"?: [...]}`.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import Enum
 from typing import Any, Literal, TypeAlias
+from urllib.parse import urlencode
 from uuid import UUID
 
 import numpy as np
@@ -36,6 +37,34 @@ def utc_now() -> datetime:
 
 
 @dataclass(frozen=True, slots=True)
+class Source:
+    """A web page a model answer was grounded on (a Google Search result), shown under the answer."""
+
+    title: str
+    """What the service calls the page (often its site's domain); the link itself when it gave none."""
+    uri: str
+    """An http(s) address to open in the browser (Google's grounding redirect, as the service gives it)."""
+
+    def to_json(self) -> dict[str, str]:
+        return {"title": self.title, "uri": self.uri}
+
+    @classmethod
+    def from_json(cls, data: object) -> Source:
+        """Read `{"title", "uri"}`; raise `InvalidTurn` saying what is wrong."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("uri"), str):
+            raise InvalidTurn("every source of a turn needs a 'uri' string")
+        title = data.get("title", "")
+        if not isinstance(title, str):
+            raise InvalidTurn("a source's 'title' must be a string")
+        return cls(title=title, uri=data["uri"])
+
+
+def search_url(query: str) -> str:
+    """The Google results page for `query`: where a search shown with a grounded answer leads."""
+    return "https://www.google.com/search?" + urlencode({"q": query})
+
+
+@dataclass(frozen=True, slots=True)
 class Turn:
     """One message of a conversation, as the model and the chat list see it."""
 
@@ -56,6 +85,10 @@ class Turn:
     navigation: bool = False
     """True on the turns of a request to go to another chat ("let's go back to the kitchen chat", the
     question which one, the answer): part of the conversation, not of what the chat is about."""
+    sources: tuple[Source, ...] = ()
+    """The web pages a model answer was grounded on, for the user to read; never sent back to the model."""
+    searches: tuple[str, ...] = ()
+    """What the model searched the web for to give this answer (shown with it, as Google's terms ask)."""
 
     @property
     def searchable_text(self) -> str:
@@ -77,6 +110,10 @@ class Turn:
             data["interrupted"] = True
         if self.navigation:
             data["navigation"] = True
+        if self.sources:
+            data["sources"] = [source.to_json() for source in self.sources]
+        if self.searches:
+            data["searches"] = list(self.searches)
         return data
 
     @classmethod
@@ -107,6 +144,8 @@ class Turn:
             interrupted=data.get("interrupted") is True,
             id=_parse_id(data.get("id")),
             navigation=data.get("navigation") is True,
+            sources=_parse_sources(data.get("sources")),
+            searches=_parse_searches(data.get("searches")),
         )
 
 
@@ -120,6 +159,22 @@ def _parse_time(value: object) -> datetime | None:
     except ValueError as error:
         raise InvalidTurn(f"a turn's 'at' is not an ISO-8601 time: {value!r}") from error
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _parse_sources(value: object) -> tuple[Source, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        raise InvalidTurn("a turn's 'sources' must be a list")
+    return tuple(Source.from_json(item) for item in value)
+
+
+def _parse_searches(value: object) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str) or not isinstance(value, Sequence) or not all(isinstance(q, str) for q in value):
+        raise InvalidTurn("a turn's 'searches' must be a list of strings")
+    return tuple(value)
 
 
 def _parse_id(value: object) -> UUID | None:

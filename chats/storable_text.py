@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from chats.models import Turn
+from chats.models import Source, Turn
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
@@ -26,9 +26,12 @@ def storable_text(text: str) -> str:
 
 
 def storable_turn(turn: Turn) -> Turn:
-    """`turn` itself when its text and thinking are storable, else a copy with them repaired."""
+    """`turn` itself when its text, thinking and web sources and searches are storable, else a copy with them
+    repaired."""
     text = storable_text(turn.text)
     thinking = None if turn.thinking is None else storable_text(turn.thinking)
-    if text is turn.text and thinking is turn.thinking:
+    sources = tuple(Source(storable_text(s.title), storable_text(s.uri)) for s in turn.sources)
+    searches = tuple(storable_text(query) for query in turn.searches)
+    if text is turn.text and thinking is turn.thinking and (sources, searches) == (turn.sources, turn.searches):
         return turn
-    return replace(turn, text=text, thinking=thinking)
+    return replace(turn, text=text, thinking=thinking, sources=sources, searches=searches)

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from chats.import_reader import ChatState, ImportedChat, ImportedFolder, read_import
-from chats.models import Chat, EmbeddedText, Folder, turns_to_json
+from chats.models import Chat, EmbeddedText, Folder, search_url, turns_to_json
 
 EXPORT_FORMAT = "parley.chats/2"
 
@@ -95,7 +97,19 @@ def chat_to_markdown(chat: Chat) -> str:
     for turn in chat.full_history:
         speaker = "You" if turn.role == "user" else "Parley"
         lines += ["", f"**{speaker}:** {turn.text}"]
+        if turn.sources:
+            lines += ["", "Sources: " + ", ".join(_markdown_link(s.title or s.uri, s.uri) for s in turn.sources)]
+        if turn.searches:
+            lines += ["", "Searched Google: " + ", ".join(_markdown_link(q, search_url(q)) for q in turn.searches)]
     return "\n".join(lines) + "\n"
+
+
+def _markdown_link(title: str, uri: str) -> str:
+    """`[title](<uri>)`: the title on one line with its brackets escaped; the address in angle brackets, with
+    what they cannot hold (spaces, line breaks, angle brackets) percent-encoded."""
+    text = re.sub(r"([\\\[\]])", r"\\\1", " ".join(title.split()))
+    address = quote(uri, safe=":/?#@!$&'()*+,;=%~[]")
+    return f"[{text}](<{address}>)"
 
 
 def export_markdown(chats: Sequence[Chat]) -> str:

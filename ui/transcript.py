@@ -4,7 +4,8 @@ Rendered as rich text in a `QTextBrowser`, one bubble per turn: a long chat stay
 text is selectable and read by screen readers. Every piece of chat text is HTML-escaped: what a user
 said is shown, never interpreted. In a compacted chat the older turns, the ones the model now sees as
 one summary, are folded into an "Earlier in this chat" block showing that summary; a link (mouse, or Tab
-then Enter) unfolds the original messages. What Parley's tools did in a conversation shows between the
+then Enter) unfolds the original messages. An answer drawn from the web lists its sources under it; a
+click opens one in the browser. What Parley's tools did in a conversation shows between the
 turns as chips; they are not stored, so they last while Parley runs.
 """
 
@@ -15,12 +16,21 @@ from collections import defaultdict
 from uuid import UUID
 
 from PySide6.QtCore import QUrl, Signal, Slot
-from PySide6.QtGui import QTextCursor
+from PySide6.QtGui import QDesktopServices, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from chats.models import Chat, Turn, utc_now
 from ui.tool_chips import ToolChip
-from ui.transcript_html import SUMMARY, WHOLE_SCHEME, bubble_html, chip_html, items_html, shortened, text_html
+from ui.transcript_html import (
+    SUMMARY,
+    WEB_SCHEMES,
+    WHOLE_SCHEME,
+    bubble_html,
+    chip_html,
+    items_html,
+    shortened,
+    text_html,
+)
 
 SUMMARY_SCHEME = "summary"
 EARLIER_LINK = f"{SUMMARY_SCHEME}:earlier"
@@ -232,6 +242,8 @@ class TranscriptView(QTextBrowser):
             if 0 <= position < len(turns):
                 turn = turns[position]
                 self.whole_text_requested.emit("You" if turn.role == "user" else "Parley", turn.text)
+        elif url.scheme() in WEB_SCHEMES:
+            QDesktopServices.openUrl(url)
 
     def _render(self) -> None:
         chat = self._chat

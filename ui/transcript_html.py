@@ -12,11 +12,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
 
-from chats.models import Turn
+from chats.models import Source, Turn, search_url
 from ui.tool_chips import ToolChip
 
 WHOLE_SCHEME = "whole"
 """Links `whole:N` open the whole text of turn N (its position among the turns shown and waiting)."""
+WEB_SCHEMES = ("http", "https")
+"""Links a click opens in the browser: a source's address (any other scheme is never opened)."""
 SHORT_CHARS = 3_000
 """A turn longer than this shows its first `SHORT_CHARS` characters and a "Show all" link."""
 
@@ -89,5 +91,23 @@ def bubble_html(turn: Turn, now: datetime, position: int) -> str:
     return (
         f'<table width="85%" align="{align}" cellpadding="10" style="margin-top:8px"><tr>'
         f'<td bgcolor="{fill}" style="color:{ink}"><b>{speaker}</b><small style="color:{SOFT}">{when}</small><br>'
-        f"{text_html(text)}{more}</td></tr></table>"
+        f"{text_html(text)}{more}{sources_html(turn.sources, ink)}{searches_html(turn.searches, ink)}"
+        "</td></tr></table>"
     )
+
+
+def sources_html(sources: Sequence[Source], ink: str) -> str:
+    """The pages an answer draws on, as links under it (only http(s) addresses: they open in the browser)."""
+    links = [
+        f'<a href="{html.escape(source.uri)}" style="color:{ink}">{html.escape(source.title or source.uri)}</a>'
+        for source in sources
+        if source.uri.split(":", 1)[0].lower() in WEB_SCHEMES
+    ]
+    return f"<br><small>Sources: {' · '.join(links)}</small>" if links else ""
+
+
+def searches_html(searches: Sequence[str], ink: str) -> str:
+    """What the model searched for, each a link to its Google results page (Google's terms for grounded
+    answers ask for these beside the answer)."""
+    links = [f'<a href="{html.escape(search_url(q))}" style="color:{ink}">{html.escape(q)}</a>' for q in searches]
+    return f"<br><small>Searched Google: {' · '.join(links)}</small>" if links else ""

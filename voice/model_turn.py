@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from voice.live.connection import WebSource
+
 
 @dataclass(frozen=True, slots=True)
 class SaidFragment:
@@ -27,6 +29,17 @@ class ModelTurn:
     """Voice came with it (a transcript-only turn has nothing to cut where playback stopped)."""
     typed_after: list[str] = field(default_factory=list)
     """Messages typed while the model spoke: they follow its turn in the chat."""
+    sources: dict[str, WebSource] = field(default_factory=dict)
+    """The web pages the turn draws on, by address, in the order they came."""
+    searches: dict[str, None] = field(default_factory=dict)
+    """What the model searched the web for, in order (a dict: each once)."""
+
+    def grounded_on(self, sources: tuple[WebSource, ...], queries: tuple[str, ...]) -> None:
+        """The service named pages the answer draws on and what it searched for (it may name them again, or
+        more, later in the turn)."""
+        for source in sources:
+            self.sources.setdefault(source.uri, source)
+        self.searches.update(dict.fromkeys(queries))
 
     def said_at(self, text: str, voice_ms: float) -> None:
         """A transcript fragment arrived when `voice_ms` of the session's voice had been written."""

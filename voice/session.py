@@ -39,6 +39,7 @@ from voice.live.connection import (
     ToolCall,
     TurnComplete,
     UserTranscript,
+    WebSources,
 )
 from voice.model_turn import ModelTurn
 from voice.session_events import (
@@ -272,6 +273,12 @@ class VoiceSession:
     async def _downlink(self, connection: LiveConnection) -> EndReason:
         rotate = False
         async for event in connection.events():
+            if isinstance(event, WebSources):
+                # Pages the answer under way draws on: nothing to play or do, and no calm moment. Those of a
+                # turn the user spoke over go with it (`_discarding`).
+                if not self._discarding:
+                    self._model_now.grounded_on(event.sources, event.queries)
+                continue
             if isinstance(event, GoAway):
                 rotate = True
             ended = await self._handle(event, connection)
@@ -374,7 +381,9 @@ class VoiceSession:
         while it spoke."""
         text = turn.text(heard_until_ms=played_ms)
         if text:
-            await self._record(SpokenTurn("model", text, interrupted=played_ms is not None))
+            sources, searches = tuple(turn.sources.values()), tuple(turn.searches)
+            cut = played_ms is not None
+            await self._record(SpokenTurn("model", text, interrupted=cut, sources=sources, searches=searches))
         for message in turn.typed_after:
             await self._record(SpokenTurn("user", message, typed=True))
 

@@ -10,7 +10,7 @@ from enum import Enum
 from typing import Any, Literal, Protocol
 
 from voice.audio.chunks import AudioChunk
-from voice.live.connection import HistoryTurn, ToolCall
+from voice.live.connection import HistoryTurn, ToolCall, WebSource
 
 Microphone = AsyncIterator[AudioChunk]
 """Microphone chunks in order, until the recording (or the microphone) ends; a `voice.audio.preroll.StreamCursor`.
@@ -37,6 +37,10 @@ class SpokenTurn:
     """A model turn the user cut short: `text` is what was played of it before the barge-in."""
     typed: bool = False
     """A user turn typed in the window rather than spoken: `text` is exactly what was sent to the model."""
+    sources: tuple[WebSource, ...] = ()
+    """The web pages a model turn draws on (the model searched the web), in the order the service named them."""
+    searches: tuple[str, ...] = ()
+    """What the model searched the web for in this turn."""
 
 
 @dataclass(frozen=True, slots=True)

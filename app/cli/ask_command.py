@@ -67,6 +67,8 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
         print(json.dumps(answer.as_json(), ensure_ascii=False))
     else:
         print(answer.model)
+        for source in answer.sources:
+            print(f"  {source['title']}: {source['uri']}")  # the pages a web answer drew on
     return 0
 
 
@@ -80,6 +82,8 @@ class Answer:
     model: str = ""
     """The model's answer ("" until it comes)."""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    sources: list[dict[str, str]] = field(default_factory=list)
+    """The web pages the answer drew on (`{"title", "uri"}`), when the model searched the web."""
     failure: str | None = None
     """Why the model could not be reached, in one line."""
     over: asyncio.Event = field(default_factory=asyncio.Event)
@@ -87,7 +91,13 @@ class Answer:
     conversation ended."""
 
     def as_json(self) -> dict[str, Any]:
-        return {"chat_id": str(self.chat_id), "user": self.user, "model": self.model, "tool_calls": self.tool_calls}
+        return {
+            "chat_id": str(self.chat_id),
+            "user": self.user,
+            "model": self.model,
+            "tool_calls": self.tool_calls,
+            "sources": self.sources,
+        }
 
     # The voice loop's observer: only the conversation matters here.
 
@@ -112,6 +122,7 @@ class Answer:
             self.user = event.text
         elif isinstance(event, SpokenTurn) and event.role == "model" and self.user:
             self.model = event.text
+            self.sources = [{"title": source.title, "uri": source.uri} for source in event.sources]
             self.over.set()  # recorded (journaled) before it is told: the loop can stop here
         elif isinstance(event, ToolUsed):
             call = event.call

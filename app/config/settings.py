@@ -135,6 +135,14 @@ class Settings:
             "SmolLM2-135M, espeak-ng; nothing leaves the machine), or auto (gemini when a Gemini key is present)."
         ),
     )
+    web_search: bool = field(
+        default=True,
+        metadata=_about(
+            "Gemini Live may search Google to answer (weather, news, prices) and shows the pages it used under "
+            "its answer (true or false). Only with a Gemini key: the offline voice never searches.",
+            kind="flag",
+        ),
+    )
     ca_file: Path | None = field(
         default=None, metadata=_about("Extra trusted CA bundle (PEM) for TLS to the Gemini endpoint.", kind="path")
     )

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from uuid import UUID
 
 from app.config.settings import Settings
-from app.conversation import ChatSwitched, ConversationEvent, Saved
+from app.conversation import ChatSwitched, ConversationEvent, Saved, turn_sources
 from app.front.events import (
     ChatSaved,
     DefaultChat,
@@ -181,7 +181,8 @@ class VoicePresenter:
 
     async def conversation(self, event: ConversationEvent) -> None:
         if isinstance(event, SpokenTurn) and self._loop is not None:
-            turn = Turn(role=event.role, text=event.text, at=utc_now())
+            sources, searches = turn_sources(event), event.searches
+            turn = Turn(role=event.role, text=event.text, at=utc_now(), sources=sources, searches=searches)
             self._post(TurnSpoken(self._loop.chat_id, turn))
         elif isinstance(event, ToolStarted) and self._loop is not None:
             call = event.call

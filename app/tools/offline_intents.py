@@ -29,7 +29,8 @@ import numpy as np
 import numpy.typing as npt
 
 from app.tools.intent_phrases import PHRASES, leading_phrase, phrasings
-from app.tools.offline_replies import supported, tool_answer
+from app.tools.offline_replies import SAY, supported, tool_answer
+from app.tools.web_questions import needs_the_web
 from chats.embedders.embedding import Embedder
 from chats.errors import ChatsError, InvalidMemory
 from chats.language import words as languages
@@ -207,3 +208,8 @@ class OfflineIntents:
 
     def supported(self, sentence: str, findings: Sequence[str], question: str) -> bool:
         return supported(sentence, findings, question)
+
+    def beyond_offline(self, text: str) -> str | None:
+        """One honest sentence, in the language `text` was heard in (`match` first), for a question only the
+        web can answer."""
+        return SAY.get(self.heard_in, SAY["en"])["no_web"] if needs_the_web(text) else None

@@ -9,7 +9,8 @@
   is said when the model's words do not hold.
 
 The templates are in the language the request was heard in (`SAY`: English, Italian, Spanish, French,
-German); the memories and messages found are read out as they were written.
+German); the memories and messages found are read out as they were written. A question only the web can
+answer gets "no_web" (`app.tools.web_questions`): the offline voice cannot look it up.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ FINDING_MAX_WORDS = 40
 
 _ENGLISH = {
     "failed": "Sorry, I couldn't do that right now.",
+    "no_web": "I can't look things up on the web offline. With a Gemini key set, I can.",
     "new_chat": "Starting a new chat.",
     "untitled": "an untitled chat",
     "recent": "Your recent chats are: {}.",
@@ -56,6 +58,7 @@ SAY: Mapping[str, Mapping[str, str]] = {
     "en": _ENGLISH,
     "it": {
         "failed": "Scusa, ora non ci riesco.",
+        "no_web": "Offline non posso cercare sul web. Con una chiave Gemini impostata, posso farlo.",
         "new_chat": "Inizio una nuova chat.",
         "untitled": "una chat senza titolo",
         "recent": "Le tue chat recenti sono: {}.",
@@ -84,6 +87,7 @@ SAY: Mapping[str, Mapping[str, str]] = {
     },
     "es": {
         "failed": "Lo siento, ahora no puedo hacerlo.",
+        "no_web": "Sin conexión no puedo buscar en la web. Con una clave de Gemini configurada, sí puedo.",
         "new_chat": "Empiezo un chat nuevo.",
         "untitled": "un chat sin título",
         "recent": "Tus chats recientes son: {}.",
@@ -112,6 +116,7 @@ SAY: Mapping[str, Mapping[str, str]] = {
     },
     "fr": {
         "failed": "Désolé, je ne peux pas le faire pour l'instant.",
+        "no_web": "Hors ligne, je ne peux pas chercher sur le web. Avec une clé Gemini configurée, je le peux.",
         "new_chat": "Je commence une nouvelle discussion.",
         "untitled": "une discussion sans titre",
         "recent": "Tes discussions récentes sont : {}.",
@@ -140,6 +145,7 @@ SAY: Mapping[str, Mapping[str, str]] = {
     },
     "de": {
         "failed": "Entschuldigung, das geht gerade nicht.",
+        "no_web": "Offline kann ich nicht im Web suchen. Mit einem Gemini-Schlüssel kann ich das.",
         "new_chat": "Ich beginne einen neuen Chat.",
         "untitled": "ein Chat ohne Titel",
         "recent": "Deine letzten Chats sind: {}.",

@@ -21,6 +21,7 @@ from tests.fakes.gemini_live_scenario import (
     CallTools,
     CompleteTurn,
     OutputTranscript,
+    SearchedWeb,
     script,
 )
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
@@ -76,6 +77,37 @@ async def test_a_typed_question_is_answered_printed_and_saved(
     sent = await gemini_live_server.connection(0)
     assert sent.texts == ["What is on my shopping list?"]
     assert sent.audio == b""  # no microphone: nothing was streamed
+
+
+async def test_an_answer_from_the_web_comes_with_its_sources_printed_and_saved(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = ("bbc.co.uk", "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbC1")
+    searched = SearchedWeb((page,), queries=("rome weather tomorrow",), supported="Sunny")
+    answer = (OutputTranscript("Sunny, 24 degrees."), searched, CompleteTurn())
+    gemini_live_server.script(script((AfterText(), answer)), script((AfterText(), answer)))
+    code, out, err = await parley(capsys, "ask", "Weather in Rome tomorrow?")
+    assert (code, out) == (0, f"Sunny, 24 degrees.\n  {page[0]}: {page[1]}\n"), err
+    code, out, err = await parley(capsys, "ask", "Weather in Rome tomorrow?", "--json")
+    assert code == 0, err
+    assert json.loads(out)["sources"] == [{"title": page[0], "uri": page[1]}]
+    [chat] = await chats(capsys)
+    code, out, _ = await parley(capsys, "chats", "show", chat["id"], "--json")
+    model_turns = [t for t in json.loads(out)["full_history"] if t["role"] == "model"]
+    assert [t["sources"] for t in model_turns] == [[{"title": page[0], "uri": page[1]}]] * 2
+    assert [t["searches"] for t in model_turns] == [["rome weather tomorrow"]] * 2
+    assert all(connection.searches_google for connection in gemini_live_server.connections)
+
+
+async def test_with_web_search_off_gemini_is_not_offered_google_search(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (environment / "config.toml").write_text("web_search = false\n", encoding="utf-8")
+    gemini_live_server.script(script((AfterText(), (OutputTranscript("I can't check that."), CompleteTurn()))))
+    code, out, err = await parley(capsys, "ask", "Weather in Rome tomorrow?")
+    assert (code, out) == (0, "I can't check that.\n"), err
+    sent = await gemini_live_server.connection(0)
+    assert not sent.searches_google and sent.function_declarations  # Parley's own tools are still there
 
 
 async def test_json_gives_the_chat_both_turns_and_the_tools_used_and_the_voice_goes_to_a_file(

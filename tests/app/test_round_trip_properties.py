@@ -29,7 +29,7 @@ from chats.import_reader import ImportedFolder, read_import
 from chats.memory.export import read_export
 from chats.memory.models import CATEGORIES, Category
 from chats.memory.store import MemoryChanges, NewMemory
-from chats.models import ROLES, EmbeddedText, Turn
+from chats.models import ROLES, EmbeddedText, Source, Turn
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
 from chats.transfer import export_json
@@ -38,6 +38,11 @@ from tests.fakes.text_models import ScriptedTextModel
 FOLDERS = ("Kitchen", "Travel", "Work")
 MOMENTS = st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1), timezones=st.just(UTC))
 TEXT = st.text(st.characters(codec="utf-8"), min_size=1, max_size=24)
+WEB_SOURCES = st.lists(
+    st.builds(Source, title=st.just("") | TEXT, uri=TEXT.map("https://example.org/".__add__)), max_size=2
+).map(tuple)
+"""An answer's web pages (a model turn's)."""
+SEARCHES = st.lists(TEXT, max_size=2).map(tuple)
 NOTES = st.dictionaries(
     st.text("abcdefgh", min_size=1, max_size=6), st.one_of(st.integers(-99, 99), st.booleans(), TEXT), max_size=3
 )
@@ -60,7 +65,10 @@ class DrawnChat:
 @st.composite
 def turns(draw: st.DrawFn, chat: int) -> list[Turn]:
     drawn = draw(
-        st.lists(st.tuples(TEXT, st.booleans(), st.none() | MOMENTS, st.booleans(), st.booleans()), max_size=6)
+        st.lists(
+            st.tuples(TEXT, st.booleans(), st.none() | MOMENTS, st.booleans(), st.booleans(), WEB_SOURCES, SEARCHES),
+            max_size=6,
+        )
     )
     return [
         Turn(
@@ -70,8 +78,10 @@ def turns(draw: st.DrawFn, chat: int) -> list[Turn]:
             at=at,
             interrupted=interrupted and i % 2 == 1,
             navigation=navigation,
+            sources=sources if i % 2 == 1 else (),
+            searches=searches if i % 2 == 1 else (),
         )
-        for i, (text, with_id, at, interrupted, navigation) in enumerate(drawn)
+        for i, (text, with_id, at, interrupted, navigation, sources, searches) in enumerate(drawn)
     ]
 
 

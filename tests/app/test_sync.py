@@ -20,7 +20,7 @@ from app.voice_loop import JOURNAL_FILE
 from chats.journal import TurnJournal
 from chats.memory.models import Memory
 from chats.memory.store import NewMemory
-from chats.models import EmbeddedText, Turn
+from chats.models import EmbeddedText, Source, Turn
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
 from chats.supabase import SupabaseChatStore, SupabaseConnection, SupabaseMemoryStore
@@ -70,7 +70,8 @@ async def open_supabase(stack: SupabaseStack, user: TestUser, closing: AsyncExit
 
 async def a_local_history(local: Stores) -> None:
     """Two folders, three chats (one compacted with a summary and a topic, one with memory off and working
-    memory), imported turns without ids, and memories: one in a folder, one superseded by another."""
+    memory), imported turns without ids (an answer with its web sources), and memories: one in a folder, one
+    superseded by another."""
     kitchen = await local.chats.create_folder("Kitchen")
     await local.chats.create_folder("Travel")
     compacted = await local.chats.create(title="Tiles", project_id=kitchen.id, turns=said("one", "two", "three"))
@@ -85,7 +86,8 @@ async def a_local_history(local: Stores) -> None:
     quiet = await local.chats.create(title="Private", turns=said("secret plans"))
     await local.chats.set_memory_enabled(quiet.id, False)
     await local.chats.put_working_memory(quiet.id, {"goal": "plan"}, expected_version=0)
-    await local.chats.create(turns=[Turn(role="user", text="imported, no id"), Turn(role="model", text="ok")])
+    grounded = Turn(role="model", text="ok", sources=(Source("bbc.co.uk", "https://example.org/weather"),))
+    await local.chats.create(turns=[Turn(role="user", text="imported, no id"), grounded])
     await local.memories.add(
         NewMemory(
             content=EmbeddedText("User is renovating the kitchen.", vector(0, 1), "m"),

@@ -19,7 +19,7 @@ from chats.errors import (
     InvalidFolderName,
     VersionConflict,
 )
-from chats.models import NO_FOLDER, EmbeddedText, Turn
+from chats.models import NO_FOLDER, EmbeddedText, Source, Turn
 from chats.store import ChatStore, SearchQuery
 
 StoreFactory = Callable[[str], Awaitable[ChatStore]]
@@ -77,6 +77,21 @@ async def test_turn_fields_survive_a_round_trip(store: ChatStore) -> None:
     request = Turn(role="user", text="back to the venue chat", navigation=True)
     chat = await store.create(turns=[turn, request])
     assert (await store.get(chat.id)).full_history == (turn, request)
+
+
+async def test_an_answers_web_sources_are_kept_with_it_and_never_searched(store: ChatStore) -> None:
+    sources = (
+        Source("bbc.co.uk", "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbC1"),
+        Source("Météo · ilmeteo", "https://example.org/roma?giorno=domani&x=1"),
+    )
+    answer = Turn(role="model", text="Sunny, 24 degrees.", sources=sources, searches=("meteo roma",), id=uuid4())
+    chat = await store.create(turns=turns("weather in Rome?"))
+    await store.append(chat.id, [answer])
+    after = await store.get(chat.id)
+    assert after.full_history[-1] == after.assistant_history[-1] == answer
+    assert (await store.load_assistant_context(chat.id)).assistant_history[-1].sources == sources
+    assert await store.search(SearchQuery(vector=unit(1), model="m", text="ilmeteo")) == []
+    assert await store.search(SearchQuery(vector=unit(1), model="m", text="roma")) == []
 
 
 async def test_unknown_chat_is_not_found_everywhere(store: ChatStore) -> None:

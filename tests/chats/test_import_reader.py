@@ -5,15 +5,24 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
+from datetime import UTC, datetime
+from uuid import uuid4
 
 import pytest
 
 from chats.errors import InvalidTurn
 from chats.import_reader import ImportedChat, InvalidJSON, read_import
+from chats.models import Chat, Source
+from chats.transfer import chat_to_markdown
 
 USER = {"role": "user", "parts": [{"text": "Oak or walnut?"}]}
 MODEL = {"role": "model", "parts": [{"text": "Oak."}]}
 SUMMARY = {"role": "model", "parts": [{"text": "They chose oak."}], "summary": True}
+
+
+WHEN = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
+CHAT = Chat(uuid4(), "local", None, "Weather", (), (), None, WHEN, WHEN, 1)
 
 
 def read(data: object) -> list[ImportedChat]:
@@ -47,9 +56,26 @@ def test_an_export_brings_what_its_model_saw() -> None:
     assert ([t.text for t in second.model_history], second.summary) == (["Oak or walnut?"], None)
 
 
+def test_an_answer_brings_its_web_sources_and_a_markdown_export_links_them() -> None:
+    sources = [{"title": "bbc.co.uk", "uri": "https://example.org/weather"}, {"uri": "https://example.net/x y"}]
+    [chat] = read({"full_history": [USER, {**MODEL, "sources": sources, "searches": ["oak floors"]}]})
+    assert chat.turns[1].searches == ("oak floors",)
+    assert chat.turns[1].sources == (Source("bbc.co.uk", "https://example.org/weather"), Source("", sources[1]["uri"]))
+    sources[1]["title"] = ""
+    assert chat.turns[1].to_json() == {**MODEL, "sources": sources, "searches": ["oak floors"]}
+    markdown = chat_to_markdown(replace(CHAT, full_history=chat.turns))
+    assert "**Parley:** Oak.\n\nSources: [bbc.co.uk](<https://example.org/weather>), " in markdown
+    assert "[https://example.net/x y](<https://example.net/x%20y>)" in markdown
+    assert "Searched Google: [oak floors](<https://www.google.com/search?q=oak+floors>)" in markdown
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [
+        ([{**MODEL, "sources": "bbc"}], "turn 1: a turn's 'sources' must be a list"),
+        ([{**MODEL, "sources": [{"title": "no link"}]}], "turn 1: every source of a turn needs a 'uri' string"),
+        ([{**MODEL, "sources": [{"title": 3, "uri": "https://a.org"}]}], "turn 1: a source's 'title' must be a string"),
+        ([{**MODEL, "searches": "oak"}], "turn 1: a turn's 'searches' must be a list of strings"),
         (
             {"chats": [{"full_history": [USER]}, {"full_history": [USER, {"role": "x"}]}]},
             "chat 2, turn 2: a turn's role",

@@ -11,7 +11,7 @@ import pytest
 
 from chats.errors import StoreUnavailable
 from chats.journal import TurnJournal
-from chats.models import Turn
+from chats.models import Source, Turn
 from chats.sqlite import SqliteChatStore
 from chats.store import AppendResult
 
@@ -107,6 +107,16 @@ async def test_a_torn_last_line_is_skipped_and_loses_nothing_after_it(tmp_path: 
     delivery = await journal.deliver(store)
     assert (delivery.delivered, delivery.damaged_lines) == (2, 1)
     assert [t.text for t in (await store.get(chat.id)).full_history] == ["kept", "after the crash"]
+
+
+async def test_an_answers_web_sources_outlive_a_restart_and_reach_the_store(tmp_path: Path, store: FlakyStore) -> None:
+    chat = await store.create()
+    sources = (Source("bbc.co.uk", "https://example.org/weather"), Source("meteo", "https://example.net/roma"))
+    await TurnJournal(tmp_path / "journal.jsonl").record(chat.id, Turn(role="model", text="Sunny.", sources=sources))
+    restarted = TurnJournal(tmp_path / "journal.jsonl")
+    assert [entry.turn.sources for entry in await restarted.pending()] == [sources]
+    assert (await restarted.deliver(store)).delivered == 1
+    assert (await store.get(chat.id)).full_history[0].sources == sources
 
 
 async def test_turns_of_a_deleted_chat_are_dropped(tmp_path: Path, store: FlakyStore) -> None:

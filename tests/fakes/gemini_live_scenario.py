@@ -137,6 +137,16 @@ class CancelToolCalls:
 
 
 @dataclass(frozen=True, slots=True)
+class SearchedWeb:
+    """`serverContent.groundingMetadata`: the answer draws on these pages (`(title, uri)`), found by
+    searching `queries`; each page supports the answer's first `supported` characters."""
+
+    pages: tuple[tuple[str, str], ...]
+    queries: tuple[str, ...] = ()
+    supported: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Interrupt:
     """`serverContent.interrupted`: the user spoke over the model."""
 
@@ -187,6 +197,7 @@ Action = (
     | Speak
     | CallTools
     | CancelToolCalls
+    | SearchedWeb
     | Interrupt
     | CompleteTurn
     | CompleteGeneration
@@ -238,6 +249,16 @@ def server_frame(action: Action) -> dict[str, Any] | None:
         case CancelToolCalls(ids):
             cancellation = types.LiveServerToolCallCancellation(ids=list(ids))
             message = types.LiveServerMessage(tool_call_cancellation=cancellation)
+        case SearchedWeb(pages, queries, supported):
+            chunks = [types.GroundingChunk(web=types.GroundingChunkWeb(uri=uri, title=title)) for title, uri in pages]
+            support = types.GroundingSupport(
+                segment=types.Segment(start_index=0, end_index=len(supported), text=supported),
+                grounding_chunk_indices=list(range(len(pages))),
+            )
+            grounding = types.GroundingMetadata(
+                grounding_chunks=chunks, grounding_supports=[support], web_search_queries=list(queries)
+            )
+            message = types.LiveServerMessage(server_content=types.LiveServerContent(grounding_metadata=grounding))
         case Interrupt():
             message = types.LiveServerMessage(server_content=types.LiveServerContent(interrupted=True))
         case CompleteTurn():
@@ -399,6 +420,11 @@ class RecordedConnection:
     @property
     def function_declarations(self) -> list[dict[str, Any]]:
         return [decl for tool in self.setup.get("tools", []) for decl in pick(tool, "function_declarations") or []]
+
+    @property
+    def searches_google(self) -> bool:
+        """The setup declares the built-in Google Search tool."""
+        return any(pick(tool, "google_search") is not None for tool in self.setup.get("tools", []))
 
     @property
     def session_resumption(self) -> Mapping[str, Any] | None:

@@ -67,6 +67,9 @@ class LiveConfig:
     language_code: str | None = None
     """The BCP-47 code the service speaks in ("it-IT"); None lets it choose. Native-audio models take the
     language from the system prompt instead, which says it too."""
+    web_search: bool = False
+    """Let the model search the web (Gemini: its Google Search tool) beside `tools`; its answers then
+    come with `WebSources`."""
 
     def resumed(self, handle: str | None) -> LiveConfig:
         """The config to reconnect with: same model, prompt and tools, resuming `handle` (None: fresh)."""
@@ -121,6 +124,27 @@ class ToolCallsCancelled:
 
 
 @dataclass(frozen=True, slots=True)
+class WebSource:
+    """A web page the model's answer draws on."""
+
+    title: str
+    """The page's name as the service gives it (often the site's domain); the link when it gave none."""
+    uri: str
+    """An http(s) address, to open in the browser."""
+
+
+@dataclass(frozen=True, slots=True)
+class WebSources:
+    """The model's answer in this turn draws on web pages (it searched the web): show them with the answer.
+    May come more than once in a turn, each time with the pages found so far."""
+
+    sources: tuple[WebSource, ...]
+    queries: tuple[str, ...] = ()
+    """What the model searched for. Google's terms for grounded answers ask that these be shown with the
+    answer, each leading to its Google results page."""
+
+
+@dataclass(frozen=True, slots=True)
 class TurnComplete:
     """The model finished its turn (or, after `Interrupted`, gave it up) and waits for the user."""
 
@@ -151,6 +175,7 @@ LiveEvent = (
     | ModelAudio
     | ToolCall
     | ToolCallsCancelled
+    | WebSources
     | TurnComplete
     | Interrupted
     | GoAway

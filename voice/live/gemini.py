@@ -31,6 +31,9 @@ Wire facts this module relies on (google-genai 3.x, `google/genai/live.py`):
 - Function declarations use `parameters` (an OpenAPI subset): Live models ignore
   `parameters_json_schema` and call tools with empty arguments (googleapis/python-genai#1147). They say
   `behavior: BLOCKING`: Gemini 3.8 Live otherwise calls functions asynchronously and talks on meanwhile.
+- Web search is the built-in `Tool(google_search=GoogleSearch())`, declared beside the functions; the service
+  runs it itself (no `toolCall`) and sends the pages it used as `serverContent.groundingMetadata`
+  (`groundingChunks[].web.{uri,title}`, beside `groundingSupports` and `webSearchQueries`).
 """
 
 from __future__ import annotations
@@ -66,7 +69,9 @@ from voice.live.connection import (
     ToolDeclaration,
     TurnComplete,
     UserTranscript,
+    WebSources,
 )
+from voice.live.gemini_grounding import web_queries, web_sources
 from voice.live.gemini_wire import TextRoute, audio_format_of, parse_duration_ms, refusal, text_route
 
 log = logging.getLogger(__name__)
@@ -84,14 +89,16 @@ def build_connect_config(config: LiveConfig) -> types.LiveConnectConfig:
     if config.voice or config.language_code:
         voice = types.VoiceConfig(prebuilt_voice_config=types.PrebuiltVoiceConfig(voice_name=config.voice))
         speech = types.SpeechConfig(voice_config=voice if config.voice else None, language_code=config.language_code)
-    tools: types.ToolListUnion | None = None
+    tools: list[types.ToolUnion] = []
     if config.tools:
-        tools = [types.Tool(function_declarations=[_function_declaration(tool) for tool in config.tools])]
+        tools.append(types.Tool(function_declarations=[_function_declaration(tool) for tool in config.tools]))
+    if config.web_search:
+        tools.append(types.Tool(google_search=types.GoogleSearch()))
     return types.LiveConnectConfig(
         response_modalities=[types.Modality.AUDIO],
         system_instruction=config.system_prompt or None,
         speech_config=speech,
-        tools=tools,
+        tools=tools or None,
         input_audio_transcription=types.AudioTranscriptionConfig(),
         output_audio_transcription=types.AudioTranscriptionConfig(),
         # Always on, so every connection hands out handles; `handle` None starts a new session.
@@ -148,6 +155,9 @@ class EventTranslator:
             said = content.output_transcription
             if said is not None and (said.text or said.finished):
                 events.append(ModelTranscript(said.text or "", final=bool(said.finished)))
+            sources, queries = web_sources(content.grounding_metadata), web_queries(content.grounding_metadata)
+            if sources or queries:
+                events.append(WebSources(sources, queries))
             if content.interrupted:
                 events.append(Interrupted())
             if content.turn_complete:

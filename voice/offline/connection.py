@@ -211,8 +211,11 @@ class OfflineLiveConnection:
         # threads and the model's thread fight over the two cores and both take several times longer.
         try:
             call = await self._intents.match(question, self._tools) if self._intents is not None else None
+            beyond = self._intents.beyond_offline(question) if self._intents is not None and call is None else None
             if call is not None:
                 await self._use_tool(call, question)
+            elif beyond is not None:
+                await self._say(beyond)  # the small model would invent an answer
             else:
                 await self._converse()
         finally:

@@ -38,6 +38,11 @@ class IntentRouter(Protocol):
         """What to say once the tool answered `result`."""
         ...
 
+    def beyond_offline(self, text: str) -> str | None:
+        """What to say instead of the chat model's answer when `text` asks what no local model knows (the
+        weather, the news, prices: the web's), or None to let the model answer. Asked when no tool matched."""
+        ...
+
     def supported(self, sentence: str, findings: Sequence[str], question: str) -> bool:
         """Whether `sentence` tells what the `findings` say, and nothing they and the `question` do not:
         the chat model's words about a tool's findings are spoken only then."""

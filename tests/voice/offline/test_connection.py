@@ -56,6 +56,9 @@ class ScriptedIntents:
         self.checked.append((sentence, list(findings), question))
         return self.holds
 
+    def beyond_offline(self, text: str) -> str | None:
+        return None
+
 
 SWITCHED = ToolAnswer("Switching to Kitchen.")
 TILES = "Let's go with the white zellige tiles for the wall behind the sink."
