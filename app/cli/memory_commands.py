@@ -13,6 +13,7 @@ from uuid import UUID
 
 from app.account.sync import StampClock
 from app.cli.command_runner import UsageError, command
+from app.cli.out_file import add_out_arguments, check_out, write_out
 from app.config.settings import Settings
 from app.memory_controller import MemoryController
 from app.wiring import ChatServices
@@ -53,7 +54,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     action("forget", _forget, "forget a memory (and the older facts it replaced)").add_argument("id")
     export = action("export", _export, "write every memory as JSON or Markdown")
     export.add_argument("--format", choices=["json", "markdown"], default="json")
-    export.add_argument("--out", help="file to write (default: standard output)")
+    add_out_arguments(export)
     importing = sub.add_parser("import", help="import a JSON export of memories (again: no change)")
     importing.add_argument("file")
     importing.add_argument(
@@ -133,11 +134,12 @@ async def _forget(memory: MemoryController, args: argparse.Namespace) -> Any:
 
 
 async def _export(memory: MemoryController, args: argparse.Namespace) -> Any:
+    check_out(args.out, args.force)
     text, memories = await memory.export(args.format)
     if args.out is None:
         print(text, end="")
     else:
-        await asyncio.to_thread(Path(args.out).write_text, text, encoding="utf-8")
+        await asyncio.to_thread(write_out, args.out, text, args.force)
         print(f"Wrote {len(memories)} memories to {args.out}.")
     return None
 

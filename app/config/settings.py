@@ -143,7 +143,7 @@ class Settings:
         metadata=_about("Wake word: hey_jarvis, alexa, hey_mycroft, hey_rhasspy, or the path of a custom .onnx model."),
     )
     wake_threshold: float = field(
-        default=0.5, metadata=_about("Wake word score (0 to 1) above which Parley wakes.", kind="number")
+        default=0.5, metadata=_about("Wake word score (0 to 1) above which Parley wakes.", kind="fraction")
     )
     idle_seconds: float = field(
         default=10.0,
