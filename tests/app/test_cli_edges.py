@@ -4,6 +4,12 @@ traceback, and nothing written over or lost."""
 from __future__ import annotations
 
 import json
+import os
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +70,69 @@ def test_a_data_folder_that_is_a_file_is_named_as_such(parley: Parley) -> None:
         f"parley: the data folder {parley.data_dir} is a file, not a folder: choose another with "
         "PARLEY_DATA_DIR or --data-dir\n"
     )
+
+
+WITHOUT_ROOTS_PASS = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
+"""Root writes through any file mode; without these two capabilities it meets modes as their owner does."""
+
+
+@pytest.fixture
+def read_only_after(tmp_path: Path) -> Iterator[Path]:
+    """A folder made read-only by the test; writable again at the end, for pytest to remove."""
+    yield tmp_path
+    for path in [tmp_path, *tmp_path.rglob("*")]:
+        path.chmod(stat.S_IMODE(path.stat().st_mode) | stat.S_IWUSR)
+
+
+def _parley(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    as_user = WITHOUT_ROOTS_PASS if os.geteuid() == 0 else []
+    return subprocess.run(
+        [*as_user, sys.executable, "-m", "app.cli.main", "--data-dir", str(folder / "data"), *args],
+        capture_output=True,
+        text=True,
+        env={"PARLEY_CONFIG": str(folder / "config.toml"), "PATH": "/usr/bin:/bin", "HOME": str(folder)},
+        cwd=Path(__file__).resolve().parents[2],
+        check=False,
+    )
+
+
+def test_a_read_only_data_folder_is_read_and_exported_and_refuses_changes(read_only_after: Path) -> None:
+    folder = read_only_after
+    (folder / "config.toml").write_text("", encoding="utf-8")
+    made = _parley(folder, "chats", "new", "--title", "Groceries")
+    assert made.returncode == 0, made.stderr
+    chat_id = made.stdout.strip()
+    data = folder / "data"
+    for path in [data, *data.rglob("*")]:
+        path.chmod(stat.S_IMODE(path.stat().st_mode) & ~0o222)
+    assert not (data / "chats.sqlite3-wal").exists()  # a clean close leaves no WAL: read without a -shm
+
+    listed = _parley(folder, "chats", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [chat["id"] for chat in json.loads(listed.stdout)] == [chat_id]
+    shown = _parley(folder, "chats", "show", chat_id, "--json")
+    assert json.loads(shown.stdout)["title"] == "Groceries", shown.stderr
+    out = folder / "export.json"
+    exported = _parley(folder, "chats", "export", "--out", str(out))
+    assert exported.returncode == 0, exported.stderr
+    assert [chat["title"] for chat in json.loads(out.read_text(encoding="utf-8"))["chats"]] == ["Groceries"]
+
+    renamed = _parley(folder, "chats", "rename", chat_id, "Weekly groceries")
+    assert renamed.returncode == 1
+    assert renamed.stderr.splitlines()[-1] == (
+        f"parley: the chat database {data / 'chats.sqlite3'} is read-only here (its folder or file cannot be"
+        " written): it can be listed, shown and exported, not changed; make it writable to change it"
+    )
+    doctor = _parley(folder, "doctor")
+    assert "Traceback" not in doctor.stderr
+    assert "read-only here: they can be read and exported, not changed" in doctor.stdout
+    assert (
+        f"PROBLEM  listening    cannot write in the data folder {data} (Permission denied): Parley needs it writable"
+        in doctor.stdout
+    )
+    assert sorted(p.name for p in data.iterdir()) == [
+        "chats.sqlite3",
+        "chats.sqlite3-checked",
+        "installation-id",
+        "logs",
+    ]
