@@ -181,6 +181,8 @@ def _read(path: Path, user_id: str) -> MemoriesFile:
         raise UsageError(f"{path} is not UTF-8 text") from None
     except json.JSONDecodeError as error:
         raise UsageError(f"{path} is not valid JSON ({error})") from None
+    except RecursionError:
+        raise UsageError(f"{path} nests too deep to be a memories export") from None
     try:
         return read_export(data, user_id)
     except InvalidMemory as error:

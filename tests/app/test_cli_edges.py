@@ -136,3 +136,54 @@ def test_a_read_only_data_folder_is_read_and_exported_and_refuses_changes(read_o
         "installation-id",
         "logs",
     ]
+
+
+HELLO = [{"role": "user", "parts": [{"text": "Hello there, Parley."}]}]
+
+
+def test_an_import_keeps_to_the_rules_of_titles_folders_and_turns(parley: Parley) -> None:
+    for data, said in (
+        ({"title": "x" * 5000, "full_history": HELLO}, "a chat's 'title' is at most 120 characters, not 5000"),
+        ([], "the list of turns is empty: there is nothing to import"),
+        ({"title": "Nothing", "full_history": []}, "the chat's 'full_history' is empty: there is nothing to import"),
+        (
+            {"format": "parley.chats/2", "folders": [{"name": "Work\nHome"}], "chats": []},
+            "folder 1: a folder name is one line, without control characters (it holds '\\n')",
+        ),
+    ):
+        path = parley.write("import.json", data)
+        assert parley("chats", "import", path) == (1, "")
+        assert parley.err == f"parley: {path}: {said}\n"
+    assert parley.json("chats", "list") == []
+    assert parley.json("chats", "folders") == []
+
+
+def test_a_folder_name_is_one_line(parley: Parley) -> None:
+    assert parley("chats", "folder-new", "Work\nHome") == (1, "")
+    assert parley.err == "parley: a folder name is one line, without control characters (it holds '\\n')\n"
+    folder = parley.json("chats", "folder-new", "Work")["id"]
+    assert parley("chats", "folder-rename", folder, "Work\tHome") == (1, "")
+    assert [f["name"] for f in parley.json("chats", "folders")] == ["Work"]
+
+
+def test_an_import_with_a_byte_order_mark_is_read(parley: Parley) -> None:
+    path = parley.data_dir.parent / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(HELLO).encode("utf-8"))
+    assert parley.json("chats", "import", str(path))[0]["turns"] == 1
+    [chat] = parley.json("chats", "list")
+    assert parley.json("chats", "show", chat["id"])["full_history"][0]["parts"] == [{"text": "Hello there, Parley."}]
+
+
+def test_an_import_nested_too_deep_or_too_long_is_refused_at_once(parley: Parley) -> None:
+    deep = parley.data_dir.parent / "deep.json"
+    deep.write_text("[" * 30_000 + "]" * 30_000, encoding="utf-8")  # 60 KB: once 39 s and 4.5 GB
+    assert parley("chats", "import", str(deep)) == (1, "")
+    assert parley.err == f"parley: {deep} nests more than 64 levels deep, which no chat does: it is not an import\n"
+    assert parley("memories", "import", str(deep)) == (1, "")
+    assert parley.err == f"parley: {deep} nests too deep to be a memories export\n"
+    long = parley.write("long.json", [{"role": "user", "parts": [{"text": "a" * 1_000_001}]}])
+    assert parley("chats", "import", long) == (1, "")
+    assert parley.err == (
+        f"parley: {long} holds a text of 1,000,001 characters; an import's texts are at most 1,000,000\n"
+    )
+    assert parley.json("chats", "list") == []
