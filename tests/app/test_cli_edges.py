@@ -187,3 +187,21 @@ def test_an_import_nested_too_deep_or_too_long_is_refused_at_once(parley: Parley
         f"parley: {long} holds a text of 1,000,001 characters; an import's texts are at most 1,000,000\n"
     )
     assert parley.json("chats", "list") == []
+
+
+def test_a_list_of_turns_is_dated_by_its_messages(parley: Parley) -> None:
+    said = [
+        ("user", "Shall we paint the kitchen green?", "2024-03-01T09:00:00+00:00"),
+        ("model", "Sage green suits oak.", "2024-03-01T09:00:05+00:00"),
+        ("user", "Sage it is.", "2024-03-02T18:30:00+00:00"),
+    ]
+    turns = [{"role": role, "parts": [{"text": text}], "at": at} for role, text, at in said]
+    path = parley.write("kitchen.json", turns)
+    [report] = parley.json("chats", "import", path)
+    assert (report["turns"], report["added"], report["new"]) == (3, 3, True)
+    [chat] = parley.json("chats", "list")
+    assert (chat["created_at"], chat["last_activity_at"]) == ("2024-03-01T09:00:00+00:00", "2024-03-02T18:30:00+00:00")
+    shown = parley.json("chats", "show", chat["id"])
+    assert [turn["parts"][0]["text"] for turn in shown["full_history"]] == [text for _, text, _ in said]
+    assert parley.json("chats", "import", path)[0] == {**report, "added": 0, "new": False}  # again: no change
+    assert len(parley.json("chats", "show", chat["id"])["full_history"]) == 3
