@@ -205,3 +205,22 @@ def test_a_list_of_turns_is_dated_by_its_messages(parley: Parley) -> None:
     assert [turn["parts"][0]["text"] for turn in shown["full_history"]] == [text for _, text, _ in said]
     assert parley.json("chats", "import", path)[0] == {**report, "added": 0, "new": False}  # again: no change
     assert len(parley.json("chats", "show", chat["id"])["full_history"]) == 3
+
+
+def test_config_shows_the_values_in_force_where_they_come_from_and_no_secret(
+    parley: Parley, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = parley.data_dir.parent / "config.toml"
+    config.write_text("idle_seconds = 4\nwake_word = 'alexa'\n", encoding="utf-8")
+    monkeypatch.setenv("PARLEY_WAKE_WORD", "hey_mycroft")
+    monkeypatch.setenv("GEMINI_API_KEY", "a-secret-gemini-key")
+    code, out = parley("--embedder", "local", "config")
+    assert code == 0, parley.err
+    shown = {line.split()[0]: line.split()[1:] for line in out.split("\n\n")[1].splitlines()}
+    assert shown["idle_seconds"] == ["4.0", "config", "file"]
+    assert shown["wake_word"] == ["hey_mycroft", "environment", "PARLEY_WAKE_WORD"]
+    assert shown["embedder"] == ["local", "command", "line"]
+    assert shown["wake_threshold"] == ["0.5", "default"]
+    assert shown["gemini_api_key"] == ["(set)", "environment"]
+    assert shown["openai_api_key"] == ["-", "not", "set"]
+    assert "a-secret-gemini-key" not in out
