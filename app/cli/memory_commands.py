@@ -18,6 +18,7 @@ from app.config.settings import Settings
 from app.memory_controller import MemoryController
 from app.wiring import ChatServices
 from chats.errors import InvalidMemory
+from chats.memory.categories import guess_category
 from chats.memory.export import MemoriesFile, read_export
 from chats.memory.models import CATEGORIES, Memory, MemoryHit
 from chats.memory.service import Duplicate
@@ -46,7 +47,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     search.add_argument("--category", choices=CATEGORIES)
     add = action("add", _add, "remember a fact (say it as you would: 'I prefer tea')")
     add.add_argument("text")
-    add.add_argument("--category", choices=CATEGORIES, default="context")
+    add.add_argument(
+        "--category", choices=CATEGORIES, help="default: guessed from the words (a diet is a preference), else context"
+    )
     edit = action("edit", _edit, "change a memory's text or category")
     edit.add_argument("id")
     edit.add_argument("--text")
@@ -104,7 +107,7 @@ async def _search(memory: MemoryController, args: argparse.Namespace) -> Any:
 
 async def _add(memory: MemoryController, args: argparse.Namespace) -> Any:
     # Kept in the third person like a spoken fact ("I prefer tea": "User prefers tea").
-    outcome = await memory.add(args.text, category=args.category)
+    outcome = await memory.add(args.text, category=args.category or guess_category(args.text))
     if isinstance(outcome, Duplicate):
         raise UsageError(f"already remembered: {outcome.existing.content} ({outcome.existing.id})")
     if args.json:

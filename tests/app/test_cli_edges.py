@@ -224,3 +224,15 @@ def test_config_shows_the_values_in_force_where_they_come_from_and_no_secret(
     assert shown["gemini_api_key"] == ["(set)", "environment"]
     assert shown["openai_api_key"] == ["-", "not", "set"]
     assert "a-secret-gemini-key" not in out
+
+
+@pytest.mark.parametrize(("said", "kept"), [("I'm vegan", "User is vegan"), ("I am vegan", "User is vegan")])
+def test_a_short_diet_is_kept_in_the_third_person_as_a_preloaded_preference(
+    parley: Parley, said: str, kept: str
+) -> None:
+    added = parley.json("memories", "add", said)
+    assert (added["content"], added["category"]) == (kept, "preference")
+    [listed] = parley.json("memories", "list")
+    assert (listed["content"], listed["category"], listed["importance"]) == (kept, "preference", 9)
+    assert parley("memories", "add", "I'm 5") == (1, "")  # "User is 5": still too short once rewritten
+    assert parley.err == "parley: Content too short (minimum 10 characters)\n"
