@@ -9,9 +9,11 @@ file holds turns it lacks (known by their ids, or by position), those are append
 with fewer turns takes none away. With `as_new` an export's chats are copies, under ids derived from their
 content as below, so a second `--as-new` import finds the first copies.
 
-A chat without an id (a list of turns, a chat object of another tool) is created with all its turns in one
-`create` (one transaction: a stopped import leaves no chat with part of its turns). Its id is derived from
-its content, so importing the same chat again, after a stop or by mistake, finds it instead of making a copy.
+A chat without an id (a list of turns, a chat object of another tool) is created with its turns in one
+`create` (one transaction), dated by its first turn's time; when its last turn has a later time, that turn is
+appended after, dated by it, so that the chat begins and was last active when its messages say. Its id is
+derived from its content, so importing the same chat again, after a stop or by mistake, finds it instead of
+making a copy, and gives it any turn a stop left out.
 
 The model only ever sees `assistant_history`: a summary turn and what follows it, at most a window. An
 exported chat brings what its model saw (its summary turn and the turns after it), which is kept as it is,
@@ -30,9 +32,10 @@ import json
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from uuid import UUID
 
-from app.account.sync import StampClock, copy_folders, create_copy, extend_copy
+from app.account.sync import StampClock, copy_folders, create_copy, extend_copy, missing_turns
 from app.wiring import ChatServices
 from chats.compaction import SUMMARY_WINDOW_SIZE
 from chats.embedders.embedding import embed_one
@@ -130,25 +133,36 @@ class ChatImporter:
         return await self._maintain(ImportReport(chat_id, len(imported.turns), 0, new, added))
 
     async def _import_turns(self, imported: ImportedChat, saving: Callable[[], None]) -> ImportReport:
-        """A chat without an id: made whole in one transaction, under an id derived from its content."""
+        """A chat without an id, under an id derived from its content, dated by its turns (`chat_times`)."""
         store = self._s.store
         chat_id = imported_chat_id(self._s.installation, store.user_id, imported)
+        began, ended = chat_times(imported)
+        # All its turns but the last, dated by its start; then the last, dated by its end (a store stamps a
+        # new chat's two times alike). A stop between the two is completed by the next import.
+        first = imported.turns[:-1] if ended is not None and ended != began else imported.turns
         try:
-            context = await store.load_assistant_context(chat_id)
+            held = await store.get(chat_id)
         except ChatNotFound:
             folder_id = await self._folder_for_import(imported)
             saving()
-            chat = await store.create(title=imported.title, turns=imported.turns, project_id=folder_id, chat_id=chat_id)
-            version, history, new = chat.version, chat.assistant_history, True
+            with self._clock.at(began or self._clock()):
+                held = await store.create(title=imported.title, turns=first, project_id=folder_id, chat_id=chat_id)
+            new = True
         else:  # imported before, perhaps by an import stopped before it compacted the chat
-            version, history, new = context.version, context.assistant_history, False
+            new = False
+        version, history = held.version, held.assistant_history
+        rest = missing_turns(imported.turns, held.full_history)
+        if rest:
+            with self._clock.at(ended or self._clock()):
+                version = (await store.append(chat_id, rest)).version
+            history = (*history, *rest)
         view = exported_view(imported) or model_view(history)
         if view != history:
             summary = await self._summary(imported, view) if new else None
             await store.replace_assistant_history(
                 chat_id, expected_version=version, assistant_history=view, summary=summary
             )
-        report = ImportReport(chat_id, len(imported.turns), 0, new, len(imported.turns) if new else 0)
+        report = ImportReport(chat_id, len(imported.turns), 0, new, len(imported.turns) if new else len(rest))
         return await self._maintain(report)
 
     async def _maintain(self, report: ImportReport) -> ImportReport:
@@ -236,3 +250,12 @@ def imported_folder_id(project_id: str | None, name: str, folders: Sequence[Fold
     by_id = [folder.id for folder in folders if folder.id == project_id]
     by_name = [folder.id for folder in folders if folder_name_key(folder.name) == folder_name_key(name)]
     return next(iter(by_id + by_name), None)
+
+
+def chat_times(imported: ImportedChat) -> tuple[datetime | None, datetime | None]:
+    """When a chat without an id began and when it was last active: as the file says, else the times of its
+    first and last turns that carry one; None where neither tells."""
+    moments = [turn.at for turn in imported.turns if turn.at is not None]
+    began = imported.created_at or (moments[0] if moments else None)
+    ended = imported.last_activity_at or (moments[-1] if moments else None)
+    return began, ended

@@ -28,6 +28,16 @@ class AlreadyListening(VoiceError):
         """Which process: "process 1234"."""
 
 
+class FolderNotWritable(VoiceError):
+    """The lock file cannot be made: the data folder is read-only (or full) for this process."""
+
+    def __init__(self, data_dir: Path, error: OSError) -> None:
+        super().__init__(
+            f"cannot write in the data folder {data_dir} ({error.strerror or error}): Parley needs it writable to"
+            " listen and to change chats; make it writable, or choose another with --data-dir"
+        )
+
+
 @contextmanager
 def listening_lock(data_dir: Path) -> Iterator[None]:
     """Hold the data folder's voice loop for the block; raise `AlreadyListening` if another process has it."""
@@ -38,6 +48,8 @@ def listening_lock(data_dir: Path) -> Iterator[None]:
         lock.acquire()
     except filelock.Timeout:
         raise AlreadyListening(_owner(path)) from None
+    except OSError as error:
+        raise FolderNotWritable(data_dir, error) from None
     try:
         yield
     finally:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -152,9 +152,11 @@ def installation_id(data_dir: Path) -> UUID:
         return UUID(path.read_text(encoding="utf-8").strip())
     except (OSError, ValueError):
         made = uuid4()
+    # In a read-only data folder the id is not kept: nothing can be imported there, which is all it is for.
+    with suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"{made}\n", encoding="utf-8")
-        return made
+    return made
 
 
 def compose_services(

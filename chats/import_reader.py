@@ -24,7 +24,7 @@ import ijson
 import numpy as np
 
 from chats.errors import InvalidFolderName, InvalidTurn, InvalidWorkingMemory
-from chats.models import EmbeddedText, Turn, folder_name
+from chats.models import TITLE_MAX, EmbeddedText, Turn, folder_name
 from chats.storable_text import storable_text, storable_turn
 from chats.working_memory import apply_update
 
@@ -81,30 +81,88 @@ class ImportedFolder:
     """The folder's id in the store it was exported from (none before folders' ids were exported)."""
 
 
+MAX_DEPTH = 64
+"""How deep an import may nest: Parley's exports go 7 levels deep (export, chats, chat, history, turn,
+parts, part) and working memory 8 more. ijson's Python backend spends time in proportion to the depth on
+every value, so a file nested 30,000 deep (60 KB) took 39 s and 4.5 GB before it was refused."""
+MAX_TEXT = 1_000_000
+"""The longest text (a turn, a title, a key) an import may hold, in characters: each is read whole."""
+BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte-order mark some editors put first: not part of the JSON, and skipped."""
+
+
 def read_import(file: IO[bytes], folders: list[ImportedFolder] | None = None) -> Iterator[ImportedChat]:
     """The chats of an import file, one at a time; `InvalidTurn` says what is wrong and where (`chat 2,
-    turn 5: ...`), `InvalidJSON` when the file is not JSON at all. `folders`, when given, receives the
-    export's folders when they are read (before its chats, in the files Parley writes)."""
-    events = _events(file)
+    turn 5: ...`), `InvalidJSON` when the file is not JSON at all (or nests past `MAX_DEPTH`, or holds a
+    text past `MAX_TEXT`). `folders`, when given, receives the export's folders when they are read (before
+    its chats, in the files Parley writes)."""
+    events = _events(_WithoutBOM(file))
     _, event, _ = next(events, ("", None, None))
     if event == "start_array":
-        yield _chat(events, "", where="")
-    elif event == "start_map":
-        yield from _object(events, [] if folders is None else folders)
-    else:
+        chat = _chat(events, "", where="")
+        _end(events)
+        if not chat.turns:
+            raise InvalidTurn("the list of turns is empty: there is nothing to import")
+        yield chat
+        return
+    if event != "start_map":
         raise InvalidTurn(SHAPES)
+    yield from _object(events, [] if folders is None else folders)
+    _end(events)
+
+
+def _end(events: Iterator[tuple[str, str, Any]]) -> None:
     if next(events, None) is not None:
         raise InvalidJSON("is not valid JSON (more than one value)")
 
 
-def _events(file: IO[bytes]) -> Iterator[tuple[str, str, Any]]:
+def _events(file: _WithoutBOM) -> Iterator[tuple[str, str, Any]]:
+    """ijson's `parse` events (prefix, event, value), with the prefixes made here: its own parse makes them
+    for a whole 64 KB buffer at a time, each as long as the nesting is deep, before the first reaches the
+    caller, so a depth check on its events came after 4.5 GB of prefixes. Here it comes first."""
+    path: list[str] = []
     try:
-        yield from _PARSER.parse(file, use_float=True)
+        for event, value in _PARSER.basic_parse(file, use_float=True):
+            if event == "map_key":
+                prefix = ".".join(path[:-1])
+                path[-1] = value
+            elif event in ("start_map", "start_array"):
+                if len(path) >= MAX_DEPTH:
+                    raise InvalidJSON(
+                        f"nests more than {MAX_DEPTH} levels deep, which no chat does: it is not an import"
+                    )
+                prefix = ".".join(path)
+                path.append("" if event == "start_map" else "item")
+            elif event in ("end_map", "end_array"):
+                path.pop()
+                prefix = ".".join(path)
+            else:
+                if isinstance(value, str) and len(value) > MAX_TEXT:
+                    raise InvalidJSON(
+                        f"holds a text of {len(value):,} characters; an import's texts are at most {MAX_TEXT:,}"
+                    )
+                prefix = ".".join(path)
+            yield prefix, event, value
     except ijson.JSONError as error:
         cause = error.args[0] if error.args else error
         if isinstance(cause, UnicodeDecodeError):
             raise InvalidJSON("is not UTF-8 text") from None
         raise InvalidJSON(f"is not valid JSON ({cause})") from None
+
+
+class _WithoutBOM:
+    """`file` as ijson reads it, less a byte-order mark at its start."""
+
+    def __init__(self, file: IO[bytes]) -> None:
+        self._file = file
+        head = file.read(len(BOM))
+        self._head = b"" if head == BOM else head
+
+    def read(self, size: int = -1) -> bytes:
+        if self._head and size != 0:  # fewer bytes than asked is fine: a stream reader reads until it gets none
+            head, self._head = self._head, b""
+            return head
+        return self._file.read(size)
 
 
 def _object(events: Iterator[tuple[str, str, Any]], folders: list[ImportedFolder]) -> Iterator[ImportedChat]:
@@ -115,6 +173,8 @@ def _object(events: Iterator[tuple[str, str, Any]], folders: list[ImportedFolder
             if chat is not None:
                 if chat.turns is None:
                     raise InvalidTurn(SHAPES)
+                if not chat.turns and chat.id is None:  # an export's empty chat, with its id, is kept
+                    raise InvalidTurn("the chat's 'full_history' is empty: there is nothing to import")
                 yield chat.finish()
             return
         if prefix == "format" and event == "string":
@@ -242,6 +302,8 @@ class _ChatParts:
         if key in ("title", "project_id", "folder"):
             text = storable_text(value)
             self.repaired += text is not value
+            if key == "title" and len(text) > TITLE_MAX:  # the cap of `rename`; kept as it is otherwise
+                raise InvalidTurn(f"{self.where}a chat's 'title' is at most {TITLE_MAX} characters, not {len(text)}")
             if key == "folder":
                 try:
                     text = folder_name(text)

@@ -249,8 +249,13 @@ FolderFilter: TypeAlias = str | NoFolder | None
 
 
 def folder_name(text: str) -> str:
-    """`text` as a folder name: stripped; raise `InvalidFolderName` if blank or too long."""
-    return _bounded(text.strip(), "a folder name", FOLDER_NAME_MAX, InvalidFolderName)
+    """`text` as a folder name: stripped; raise `InvalidFolderName` if blank, too long or holding a control
+    character (a line break, a tab), which would break every list that shows it."""
+    name = _bounded(text.strip(), "a folder name", FOLDER_NAME_MAX, InvalidFolderName)
+    control = next((c for c in name if unicodedata.category(c) == "Cc"), None)
+    if control is not None:
+        raise InvalidFolderName(f"a folder name is one line, without control characters (it holds {control!r})")
+    return name
 
 
 def chat_title(text: str) -> str:

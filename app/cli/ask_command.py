@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import sys
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,10 @@ from voice.wake.protocol import WakeEvent
 
 class NoAnswer(VoiceError):
     """The conversation ended without the model saying anything to the message."""
+
+
+STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""Ctrl-C, and `kill` (or a desktop's session ending): both stop an `ask` the same clean way."""
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -162,19 +168,40 @@ async def ask(
 
 
 async def _until_answered(loop: VoiceLoop, answer: Answer, text: str) -> None:
-    """Run the loop on the one message until it is answered (or cannot be), then stop it: it closes as
-    `parley listen` does, the turns saved and the chat maintained."""
+    """Run the loop on the one message until it is answered (or cannot be), or until Ctrl-C or SIGTERM,
+    then stop it: it closes as `parley listen` does, the turns saved and the chat maintained. Stopped
+    early, what was said so far (the question, journaled once sent) is saved now, not left in the journal
+    for the next `ask` to deliver; `Stopped` says so."""
     await loop.send_text(text)
+    stopping = asyncio.Event()
+    events = asyncio.get_running_loop()
+    for number in STOPPING_SIGNALS:
+        # Windows' event loops take no signal handlers, nor does a loop outside the main thread (where the
+        # signal is not delivered anyway).
+        with suppress(NotImplementedError, RuntimeError):
+            events.add_signal_handler(number, stopping.set)
     running = asyncio.create_task(loop.run(), name="ask-voice-loop")
     over = asyncio.create_task(answer.over.wait(), name="ask-answer")
+    stopped = asyncio.create_task(stopping.wait(), name="ask-stopped")
     try:
-        await asyncio.wait({running, over}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({running, over, stopped}, return_when=asyncio.FIRST_COMPLETED)
         loop.stop()
         await running
     finally:
-        for task in (running, over):
+        for number in STOPPING_SIGNALS:
+            with suppress(NotImplementedError, RuntimeError):
+                events.remove_signal_handler(number)
+        for task in (running, over, stopped):
             task.cancel()
-        await asyncio.gather(running, over, return_exceptions=True)
+        await asyncio.gather(running, over, stopped, return_exceptions=True)
+    if stopping.is_set() and not answer.model:
+        if answer.user:
+            raise Stopped(f"stopped before the answer; the question is saved in chat {answer.chat_id}")
+        raise Stopped("stopped before the message was sent; nothing was saved")
+
+
+class Stopped(VoiceError):
+    """Ctrl-C or SIGTERM ended the `ask` before the answer came."""
 
 
 class HeardAtOnce:

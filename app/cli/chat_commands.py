@@ -7,12 +7,12 @@ import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 from app.cli.chat_file_commands import import_command, repair_command
 from app.cli.command_runner import Subcommands, UsageError, json_action, listing
+from app.cli.out_file import add_out_arguments, check_out, write_out
 from app.config.settings import Settings
 from app.controller import ChatController
 from app.wiring import open_chat_services, store_location
@@ -64,7 +64,7 @@ def add_parser(commands: Subcommands) -> None:
     importing.set_defaults(handler=import_command)
     export = action("export", _export, "write every chat as JSON or Markdown")
     export.add_argument("--format", choices=["json", "markdown"], default="json")
-    export.add_argument("--out", help="file to write (default: standard output)")
+    add_out_arguments(export)
     action("reembed", _reembed, "rebuild every vector with the current embedding model")
     repair = sub.add_parser("repair", help="rebuild a damaged chat database from what can still be read")
     repair.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -230,6 +230,7 @@ async def _folder_delete(controller: ChatController, args: argparse.Namespace) -
 
 
 async def _export(controller: ChatController, args: argparse.Namespace) -> Any:
+    check_out(args.out, args.force)
     if args.format == "json":
         exported, folders = await controller.export_chats()
         count, text = len(exported), json.dumps(export_json(exported, folders), indent=2, ensure_ascii=False) + "\n"
@@ -237,7 +238,7 @@ async def _export(controller: ChatController, args: argparse.Namespace) -> Any:
         chats = await controller.all_chats()
         count, text = len(chats), export_markdown(chats)
     if args.out:
-        await asyncio.to_thread(Path(args.out).write_text, text, encoding="utf-8")
+        await asyncio.to_thread(write_out, args.out, text, args.force)
         return {"chats": count, "out": args.out}
     sys.stdout.write(text)
     return None

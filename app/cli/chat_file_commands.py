@@ -112,9 +112,7 @@ def _open_import(path: Path) -> Iterator[IO[bytes]]:
         with file:
             yield file
     except InvalidJSON as error:
-        raise UsageError(
-            f"{path} is not UTF-8 text" if "UTF-8" in str(error) else f"{path} is not valid JSON ({error})"
-        ) from None
+        raise UsageError(f"{path} {error}") from None
     except InvalidTurn as error:
         raise UsageError(f"{path}: {error}") from None
 

@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import functools
 import json
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Literal
@@ -18,7 +19,7 @@ from app.config.settings import Settings, SettingsError
 from app.config.tls import ssl_context
 from app.front.device_checks import microphone_level, open_microphone, survey_devices, wake_model_problem
 from app.front.status import OFFLINE_NOTICE
-from app.listening_lock import who_listens
+from app.listening_lock import FolderNotWritable, who_listens
 from app.voice_loop import JOURNAL_FILE
 from app.wiring import open_chat_services, store_location
 from chats.errors import ChatsError
@@ -85,11 +86,17 @@ async def _store(settings: Settings) -> Finding:
     except (ChatsError, SettingsError) as error:
         return Finding("store", "problem", str(error))
     waiting = f"; {pending} journaled turn(s) waiting to be saved" if pending else ""
-    return Finding("store", "ok", f"{count} chat(s) in {store_location(settings)}{waiting}")
+    found = f"{count} chat(s) in {store_location(settings)}{waiting}"
+    if settings.storage == "sqlite" and not os.access(settings.data_dir, os.W_OK):
+        return Finding("store", "warning", f"{found}, read-only here: they can be read and exported, not changed")
+    return Finding("store", "ok", found)
 
 
 async def _listening(settings: Settings) -> Finding:
-    owner = who_listens(settings.data_dir)
+    try:
+        owner = who_listens(settings.data_dir)
+    except FolderNotWritable as error:
+        return Finding("listening", "problem", str(error))
     if owner is not None:
         return Finding("listening", "warning", f"Parley ({owner}) is listening on these chats")
     return Finding("listening", "ok", "no Parley is listening on these chats")

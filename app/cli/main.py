@@ -27,8 +27,8 @@ from app.cli.logs import configure_logging
 from app.config.desktop_entry import HIDDEN_FLAG
 from app.config.private_files import keep_private
 from app.config.secrets import SecretsError
-from app.config.settings import Settings, SettingsError, load_settings
-from app.config.settings_table import settings_table
+from app.config.settings import Settings, SettingsError, load_settings, setting_origins
+from app.config.settings_table import settings_in_force, settings_table
 from chats.errors import ChatsError
 from voice.errors import VoiceError
 
@@ -62,12 +62,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def show_config(settings: Settings, args: argparse.Namespace) -> int:
+    """The value in force of every setting and where it comes from (keys only as set or not), then where
+    each can be set."""
     print(f"config file: {settings.config_file}")
     print(f"data folder: {settings.data_dir}")
     print(f"embedder:    {settings.effective_embedder}  text model: {settings.effective_text_model}")
     print()
-    for row in settings_table():
-        print(f"  {row.setting:24} env {row.env_var:32} config {row.config_key:24} default {row.default}")
+    for row in settings_in_force(settings, setting_origins(_overrides(args))):
+        print(f"  {row.setting:24} {row.value:40} {row.origin}")
+    print()
+    print("where each is set (a command-line option, else the environment, else the config file, else the default):")
+    for ref in settings_table():
+        print(f"  {ref.setting:24} env {ref.env_var:32} config {ref.config_key:24} default {ref.default}")
     return 0
 
 
@@ -102,18 +108,21 @@ def main(argv: Sequence[str] | None = None, *, default: Opening = welcome) -> in
         return SIGPIPE_EXIT
 
 
+def _overrides(args: argparse.Namespace) -> dict[str, str | None]:
+    """The settings given on the command line (None: not given)."""
+    return {
+        "data_dir": args.data_dir,
+        "config_file": args.config,
+        "embedder": args.embedder,
+        "text_model": args.text_model,
+        "log_level": args.log_level,
+    }
+
+
 def _command(argv: Sequence[str] | None, default: Opening) -> int:
     args = build_parser().parse_args(argv)
     try:
-        settings = load_settings(
-            {
-                "data_dir": args.data_dir,
-                "config_file": args.config,
-                "embedder": args.embedder,
-                "text_model": args.text_model,
-                "log_level": args.log_level,
-            }
-        )
+        settings = load_settings(_overrides(args))
         keep_private(settings.data_dir)  # before the first file in it is written: the log's
         configure_logging(settings, stderr_level=args.log_level or "WARNING")
         handler = getattr(args, "handler", None)

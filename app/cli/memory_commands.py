@@ -13,10 +13,12 @@ from uuid import UUID
 
 from app.account.sync import StampClock
 from app.cli.command_runner import UsageError, command
+from app.cli.out_file import add_out_arguments, check_out, write_out
 from app.config.settings import Settings
 from app.memory_controller import MemoryController
 from app.wiring import ChatServices
 from chats.errors import InvalidMemory
+from chats.memory.categories import guess_category
 from chats.memory.export import MemoriesFile, read_export
 from chats.memory.models import CATEGORIES, Memory, MemoryHit
 from chats.memory.service import Duplicate
@@ -45,7 +47,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     search.add_argument("--category", choices=CATEGORIES)
     add = action("add", _add, "remember a fact (say it as you would: 'I prefer tea')")
     add.add_argument("text")
-    add.add_argument("--category", choices=CATEGORIES, default="context")
+    add.add_argument(
+        "--category", choices=CATEGORIES, help="default: guessed from the words (a diet is a preference), else context"
+    )
     edit = action("edit", _edit, "change a memory's text or category")
     edit.add_argument("id")
     edit.add_argument("--text")
@@ -53,7 +57,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     action("forget", _forget, "forget a memory (and the older facts it replaced)").add_argument("id")
     export = action("export", _export, "write every memory as JSON or Markdown")
     export.add_argument("--format", choices=["json", "markdown"], default="json")
-    export.add_argument("--out", help="file to write (default: standard output)")
+    add_out_arguments(export)
     importing = sub.add_parser("import", help="import a JSON export of memories (again: no change)")
     importing.add_argument("file")
     importing.add_argument(
@@ -103,7 +107,7 @@ async def _search(memory: MemoryController, args: argparse.Namespace) -> Any:
 
 async def _add(memory: MemoryController, args: argparse.Namespace) -> Any:
     # Kept in the third person like a spoken fact ("I prefer tea": "User prefers tea").
-    outcome = await memory.add(args.text, category=args.category)
+    outcome = await memory.add(args.text, category=args.category or guess_category(args.text))
     if isinstance(outcome, Duplicate):
         raise UsageError(f"already remembered: {outcome.existing.content} ({outcome.existing.id})")
     if args.json:
@@ -133,11 +137,12 @@ async def _forget(memory: MemoryController, args: argparse.Namespace) -> Any:
 
 
 async def _export(memory: MemoryController, args: argparse.Namespace) -> Any:
+    check_out(args.out, args.force)
     text, memories = await memory.export(args.format)
     if args.out is None:
         print(text, end="")
     else:
-        await asyncio.to_thread(Path(args.out).write_text, text, encoding="utf-8")
+        await asyncio.to_thread(write_out, args.out, text, args.force)
         print(f"Wrote {len(memories)} memories to {args.out}.")
     return None
 
@@ -179,6 +184,8 @@ def _read(path: Path, user_id: str) -> MemoriesFile:
         raise UsageError(f"{path} is not UTF-8 text") from None
     except json.JSONDecodeError as error:
         raise UsageError(f"{path} is not valid JSON ({error})") from None
+    except RecursionError:
+        raise UsageError(f"{path} nests too deep to be a memories export") from None
     try:
         return read_export(data, user_id)
     except InvalidMemory as error:

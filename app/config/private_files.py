@@ -23,6 +23,10 @@ def keep_private(data_dir: Path) -> None:
     private again, with what is in it: a folder from an older Parley, or copied in) 0700, its files 0600.
     Files and folders of other owners are left alone."""
     os.umask(PRIVATE_UMASK)
+    if data_dir.exists() and not data_dir.is_dir():
+        raise SettingsError(
+            f"the data folder {data_dir} is a file, not a folder: choose another with PARLEY_DATA_DIR or --data-dir"
+        )
     try:
         data_dir.mkdir(parents=True, exist_ok=True, mode=PRIVATE_FOLDER)
     except OSError as error:

@@ -11,7 +11,7 @@ from typing import Literal
 from app.config.config_file import SettingsError
 from app.config.secrets import Secret
 
-Kind = Literal["text", "optional", "masked", "path", "url", "level", "number", "flag", "secret"]
+Kind = Literal["text", "optional", "masked", "path", "url", "level", "number", "fraction", "flag", "secret"]
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
@@ -34,7 +34,8 @@ class SettingSpec:
     kind: Kind = "text"
     """How values are checked: text, optional (text; empty means the default), masked (optional, and kept
     out of logs), path (`~` expanded, made
-    absolute), url (http/https), level, number, flag (true or false), secret."""
+    absolute), url (http/https), level, number (greater than 0), fraction (a number between 0 and 1, both
+    excluded), flag (true or false), secret."""
     choices: tuple[str, ...] = ()
     """The allowed values; empty means any non-empty text."""
 
@@ -56,8 +57,8 @@ def convert_value(spec: SettingSpec, raw: object, where: str, *, base: Path | No
         if not path.is_absolute():
             path = (base / path) if base is not None else path.absolute()
         return path
-    if spec.kind == "number":
-        return _number(text, where)
+    if spec.kind in ("number", "fraction"):
+        return _number(text, where, below_one=spec.kind == "fraction")
     if spec.kind == "flag":
         return _flag(text, where)
     if spec.kind == "level":
@@ -71,7 +72,7 @@ def typed_value(spec: SettingSpec, value: str | Path | None) -> object:
         return None
     if spec.kind == "path":
         return Path(value)
-    if spec.kind == "number":
+    if spec.kind in ("number", "fraction"):
         return float(str(value))
     if spec.kind == "flag":
         return value == "true"
@@ -84,7 +85,7 @@ def _as_text(spec: SettingSpec, raw: object, where: str) -> str:
     """The raw value as stripped text: TOML numbers and booleans, and path objects, are taken as such."""
     if isinstance(raw, os.PathLike) and spec.kind == "path":
         raw = os.fspath(raw)
-    if spec.kind == "number" and isinstance(raw, int | float) and not isinstance(raw, bool):
+    if spec.kind in ("number", "fraction") and isinstance(raw, int | float) and not isinstance(raw, bool):
         raw = str(raw)
     if spec.kind == "flag" and isinstance(raw, bool):
         raw = str(raw).lower()
@@ -108,11 +109,13 @@ def _url(text: str, where: str) -> str | None:
     return text
 
 
-def _number(text: str, where: str) -> str:
+def _number(text: str, where: str, *, below_one: bool) -> str:
     try:
         number = float(text)
     except ValueError:
         raise SettingsError(f"{where} must be a number (got {text!r})") from None
+    if below_one and not 0 < number < 1:
+        raise SettingsError(f"{where} must be between 0 and 1, such as 0.5 (got {text!r})")
     if not number > 0:
         raise SettingsError(f"{where} must be greater than 0 (got {text!r})")
     return text

@@ -29,7 +29,7 @@ import platformdirs
 
 from app.config.config_file import SettingsError, read_config
 from app.config.desktop_language import desktop_language
-from app.config.secrets import SECRETS, Secret, SecretSpec, get_secret
+from app.config.secrets import SECRETS, Secret, SecretSpec, get_secret, secret_source
 from app.config.setting_values import LOG_LEVELS, Kind, SettingSpec, convert_value, typed_value
 from chats.language.words import Language
 
@@ -47,6 +47,7 @@ __all__ = [
     "desktop_language",
     "load_settings",
     "model_cache",
+    "setting_origins",
 ]
 
 APP_NAME = "parley"
@@ -151,7 +152,7 @@ class Settings:
         metadata=_about("Wake word: hey_jarvis, alexa, hey_mycroft, hey_rhasspy, or the path of a custom .onnx model."),
     )
     wake_threshold: float = field(
-        default=0.5, metadata=_about("Wake word score (0 to 1) above which Parley wakes.", kind="number")
+        default=0.5, metadata=_about("Wake word score (0 to 1) above which Parley wakes.", kind="fraction")
     )
     idle_seconds: float = field(
         default=10.0,
@@ -313,24 +314,44 @@ def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[
     `overrides` maps `Settings` field names to command-line values (None: not given); `env` defaults to
     `os.environ`. API keys are looked up in `env`, then the OS keyring.
     """
+    return _load(overrides, env)[0]
+
+
+def setting_origins(
+    overrides: Mapping[str, Override] | None = None, env: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Where the value in force of each setting (by field name) comes from, for people: "default", "config
+    file", "environment PARLEY_...", "command line", "keyring", or "not set" (an API key that is missing)."""
+    origins = _load(overrides, env)[1]
+    for setting, secret in _KEYS.items():  # looked up again only here: a keyring can be slow to answer
+        origins[setting] = secret_source(secret.name, env) or "not set"
+    return origins
+
+
+def _load(overrides: Mapping[str, Override] | None, env: Mapping[str, str] | None) -> tuple[Settings, dict[str, str]]:
     env = os.environ if env is None else env
     given = _given_overrides(overrides or {})
 
     config_file, explicit = _config_location(given, env)
     from_file = read_config(config_file, explicit=explicit, known_keys=CONFIG_KEYS)
+    origins: dict[str, str] = {}
 
     def resolve(name: str) -> str | Path | None:
         spec = _BY_NAME[name]
         value: str | Path | None = spec.default
+        origins[name] = "default"
         if spec.config_key is not None and spec.config_key in from_file:
             where = f"{config_file}: setting '{spec.config_key}'"
             value = convert_value(spec, from_file[spec.config_key], where, base=config_file.parent)
+            origins[name] = "config file"
         for var in spec.env_vars:
             if env.get(var, "").strip():
                 value = convert_value(spec, env[var], f"environment variable {var}", base=None)
+                origins[name] = f"environment {var}"
                 break
         if name in given:
             value = convert_value(spec, given[name], f"command-line option '{name}'", base=None)
+            origins[name] = "command line"
         return value
 
     values: dict[str, Any] = {}
@@ -339,12 +360,15 @@ def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[
             values[spec.name] = get_secret(_KEYS[spec.name].name, env)
         elif spec.name != "config_file":
             values[spec.name] = typed_value(spec, resolve(spec.name))
+    origins["config_file"] = "command line" if "config_file" in given else ("environment" if explicit else "default")
     computed = {
         "config_file": config_file,
         "data_dir": values["data_dir"] or default_data_dir(),
         "language": values["language"] or desktop_language(env),
     }
-    return Settings(**(values | computed))
+    if values["language"] is None:
+        origins["language"] = "desktop"
+    return Settings(**(values | computed)), origins
 
 
 def check_config_values(path: Path, table: Mapping[str, object]) -> None:

@@ -4,6 +4,7 @@ Markdown (a test keeps the two the same)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app.config.desktop_language import desktop_language
@@ -61,3 +62,29 @@ def settings_markdown() -> str:
         cells = (row.setting, row.env_var, row.config_key, row.default, row.description)
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class SettingInForce:
+    """One setting as `parley config` shows it: its value in force, never a secret's, and its origin."""
+
+    setting: str
+    value: str
+    """The value as text; "(set)" for an API key or a masked value, "-" for none."""
+    origin: str
+    """Where it comes from (`app.config.settings.setting_origins`)."""
+
+
+def settings_in_force(settings: object, origins: Mapping[str, str]) -> list[SettingInForce]:
+    """Every setting of `settings` (a `Settings`) with its value and origin, in `SETTINGS` order."""
+    rows = []
+    for spec in SETTINGS:
+        value = getattr(settings, spec.name)
+        if value is None:
+            text = "-"
+        elif spec.kind in ("secret", "masked"):
+            text = "(set)"  # never the value: a key or token on a screen ends up in screenshots and pastes
+        else:
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+        rows.append(SettingInForce(spec.name, text, origins.get(spec.name, "default")))
+    return rows

@@ -34,6 +34,7 @@ from app.tools.web_questions import needs_the_web
 from chats.embedders.embedding import Embedder
 from chats.errors import ChatsError, InvalidMemory
 from chats.language import words as languages
+from chats.memory.categories import guess_category
 from chats.memory.text import third_person
 from voice.live.connection import ToolCall
 from voice.offline.router import ToolAnswer
@@ -47,35 +48,6 @@ EXAMPLES: Mapping[str, tuple[str, ...]] = phrasings("en")
 """Tool -> how a user asks for it, said first in the sentence (the argument follows): `app/tools/languages/en.toml`."""
 
 _WORD = re.compile(r"[\w']+")
-_CATEGORY_WORDS = (
-    (
-        "identity",
-        re.compile(
-            r"\b(name|i am|i'm|years old|born|live|from|chiamo|sono|abito|vivo|anni|llamo|soy|appelle|suis|habite"
-            r"|heiße|bin|wohne|jahre)\b",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "relationship",
-        re.compile(
-            r"\b(wife|husband|partner|son|daughter|mother|father|friend|sister|brother|moglie|marito|figlio|figlia"
-            r"|madre|padre|amico|amica|sorella|fratello|esposa|esposo|hijo|hija|hermano|hermana|amigo|amiga|femme"
-            r"|mari|fils|fille|mère|père|ami|amie|sœur|frère|frau|mann|sohn|tochter|mutter|vater|freund|freundin"
-            r"|schwester|bruder)\b",
-            re.I,
-        ),
-    ),
-    (
-        "preference",
-        re.compile(
-            r"\b(prefer|like|love|hate|favou?rite|enjoy|dislike|preferisc\w*|piace|piacciono|odio|adoro|prefiero"
-            r"|gusta|gustan|encanta|préfère|aime|adore|déteste|mag|liebe|hasse|lieber|gern)\b",
-            re.IGNORECASE,
-        ),
-    ),
-    ("project", re.compile(r"\b(project|working on|building|writing|progetto|proyecto|projet|projekt)\b", re.I)),
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +118,7 @@ def _memory(tool: str, rest: str, language: str | None) -> dict[str, Any] | None
         content = third_person(rest, language)
     except InvalidMemory:
         return None
-    category = next((name for name, words in _CATEGORY_WORDS if words.search(rest)), "context")
+    category = guess_category(rest)
     if tool == "add_memory":
         return {"content": content, "metadata": {"category": category}}
     return {"content": content, "category": category, "reasoning": REASONING}

@@ -77,9 +77,10 @@ def third_person(content: str, language: str | None = None) -> str:
     is too short, too long, speaks to the assistant (`chats.memory.instructions`), or, in English, still
     speaks in the first person after the simple rewrites. `language`: the user's (a hint for short texts)."""
     text = " ".join(content.split())
-    if len(text) < CONTENT_MIN:
+    if not text:
         raise InvalidMemory(f"Content too short (minimum {CONTENT_MIN} characters)")
-    # Checked before the rewrites too: a long text in the first person must hear that it is too long, not
+    # The bounds hold for what is kept, after the rewrites ("I'm vegan", 9 characters, is kept as "User is
+    # vegan", 13). Checked before the rewrites too: a long text in the first person must hear that it is too long, not
     # how to rephrase what would then still be refused.
     _not_too_long(text)
     refuse_instructions(text)
@@ -87,8 +88,7 @@ def third_person(content: str, language: str | None = None) -> str:
     written_in = "en" if _USER_ELSEWHERE.match(text) else languages.detect(text, hint=language)
     if written_in != "en":
         result = _outside_quotes(text, lambda unquoted: _other_third_person(unquoted, text, written_in))
-        _not_too_long(result)
-        return result
+        return _within_bounds(result)
 
     def rewrite(unquoted: str) -> str:
         rewritten = " ".join(_rewrite_sentence(sentence) for sentence in _SENTENCE.split(unquoted))
@@ -99,9 +99,14 @@ def third_person(content: str, language: str | None = None) -> str:
             )
         return rewritten
 
-    result = _outside_quotes(text, rewrite)
-    _not_too_long(result)  # "I" becomes "User": the rewrite can lengthen it
-    return result
+    return _within_bounds(_outside_quotes(text, rewrite))  # "I" becomes "User": the rewrite lengthens it
+
+
+def _within_bounds(kept: str) -> str:
+    if len(kept) < CONTENT_MIN:
+        raise InvalidMemory(f"Content too short (minimum {CONTENT_MIN} characters)")
+    _not_too_long(kept)
+    return kept
 
 
 def _other_third_person(unquoted: str, whole: str, language: languages.Language) -> str:

@@ -3,6 +3,7 @@ two rules every query module keeps: how a write transaction is taken and how a m
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -12,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from chats.errors import StoreUnavailable
-from chats.sqlite.health import ensure_healthy
+from chats.sqlite.health import ensure_healthy, folder_writable, read_only
 
 BUSY_TIMEOUT_MS = 10_000
 """How long a writer waits for another process's write transaction before giving up."""
@@ -36,7 +37,11 @@ def connect(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Conne
     WAL lets readers in other Parley processes run beside the one writer; `BEGIN IMMEDIATE` plus the
     busy timeout serialise writers across processes, so two instances never corrupt the file. A damaged
     file is refused with `StoreDamaged` before anything is written into it (`chats.sqlite.health`).
+    A file this process cannot write, or in a folder it cannot write, is opened read-only
+    (`connect_read_only`).
     """
+    if path.exists() and not (folder_writable(path) and os.access(path, os.W_OK)):
+        return connect_read_only(path, busy_timeout_ms)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         ensure_healthy(path)
@@ -54,6 +59,34 @@ def connect(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Conne
     except BaseException:
         connection.close()
         raise
+    return connection
+
+
+def connect_read_only(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
+    """The database at `path` as it is, for reading: chats can be listed, shown and exported from a
+    read-only folder (a backup, a mounted disk); a write fails with SQLITE_READONLY, which the store's
+    worker says in one line. Never migrated: a file of another schema is refused."""
+    try:
+        ensure_healthy(path)
+        connection = read_only(path)
+    except (OSError, sqlite3.Error) as error:
+        raise StoreUnavailable(f"cannot open the chat database at {path}: {error}") from error
+    try:
+        connection.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
+        connection.execute("PRAGMA foreign_keys = ON")
+        applied = connection.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] or 0
+    except sqlite3.DatabaseError as error:
+        connection.close()
+        raise StoreUnavailable(f"the chat database at {path} is unreadable ({error})") from error
+    newest_known = migrations()[-1][0]
+    if applied != newest_known:
+        connection.close()
+        if applied > newest_known:
+            raise StoreUnavailable(f"the chat database at {path} was written by a newer Parley (schema {applied})")
+        raise StoreUnavailable(
+            f"the chat database at {path} needs an upgrade, and Parley cannot write there: make {path.parent}"
+            " writable, then try again"
+        )
     return connection
 
 

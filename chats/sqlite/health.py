@@ -92,7 +92,7 @@ def file_stamp(path: Path) -> list[int]:
     """What changes whenever anything writes into the database: its file's and its WAL's identity, size and
     modification time (nanoseconds)."""
     stamp = []
-    for file in (path, path.with_name(path.name + "-wal")):
+    for file in (path, _wal(path)):
         try:
             info = file.stat()
         except FileNotFoundError:
@@ -115,5 +115,21 @@ def _stamp_path(path: Path) -> Path:
 
 
 def read_only(path: Path) -> sqlite3.Connection:
-    """A connection that never writes into the file, not even a WAL checkpoint at its close."""
-    return sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True)
+    """A connection that never writes into the file, not even a WAL checkpoint at its close.
+
+    A WAL database read with `mode=ro` still needs its `-shm` index, which SQLite makes beside the file:
+    in a folder this process cannot write, that fails ("attempt to write a readonly database"). There a
+    file without a `-wal` (a clean close checkpoints and removes it) is opened `immutable=1`: no `-shm`,
+    no locks, since nothing but its own pages holds data. A `-wal` that is left must be read, and SQLite
+    reads it with `mode=ro` when its `-shm` is there too; `immutable` would silently skip it."""
+    immutable = "&immutable=1" if not folder_writable(path) and not _wal(path).exists() else ""
+    return sqlite3.connect(f"file:{quote(str(path))}?mode=ro{immutable}", uri=True)
+
+
+def folder_writable(path: Path) -> bool:
+    """Whether this process may make files beside `path` (SQLite's `-wal`, `-shm` and the stamp)."""
+    return os.access(path.parent, os.W_OK)
+
+
+def _wal(path: Path) -> Path:
+    return path.with_name(path.name + "-wal")

@@ -82,8 +82,14 @@ class ConnectionWorker:
 
 def unavailable(error: sqlite3.Error, what: str, path: Path) -> StoreUnavailable:
     """A sqlite error that is not damage, said so that the user knows what to do."""
-    if getattr(error, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_FULL:
+    code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+    if code == sqlite3.SQLITE_FULL:
         return StoreUnavailable(f"the disk holding {path} is full: free some space, then try again (nothing was lost)")
+    if code == sqlite3.SQLITE_READONLY:
+        return StoreUnavailable(
+            f"the {what} database {path} is read-only here (its folder or file cannot be written): it can be"
+            " listed, shown and exported, not changed; make it writable to change it"
+        )
     return StoreUnavailable(f"the {what} database is unavailable: {error}")
 
 

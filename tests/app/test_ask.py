@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import sys
 import wave
 from pathlib import Path
 from typing import Any
@@ -29,6 +32,8 @@ from voice.audio.earcon import earcon
 
 VOICE = bytes(range(256)) * 30
 """160 ms of 24 kHz model voice."""
+CHILD_START_S = 120.0
+"""A `parley` in another process starts in seconds, and in a minute on a loaded machine."""
 MIA = {
     "content": "User's daughter is called Mia",
     "category": "relationship",
@@ -218,3 +223,52 @@ async def test_without_a_key_the_offline_voice_answers_and_speaks_to_the_file(
     with wave.open(str(reply), "rb") as voice:
         spoken = voice.readframes(voice.getnframes())[len(earcon().pcm) :]
     assert len(spoken) > 24_000 * 2  # over a second of espeak-ng after the chime
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+async def test_an_ask_stopped_before_its_answer_saves_the_question_once_and_leaves_no_journal(
+    environment: Path,
+    gemini_live_server: FakeGeminiLiveServer,
+    capsys: pytest.CaptureFixture[str],
+    stop: signal.Signals,
+) -> None:
+    # The model starts an answer it never finishes: the command is stopped while it waits.
+    gemini_live_server.script(
+        script((AfterText(), (OutputTranscript("Let me see"),))),
+        script((AfterText(), (OutputTranscript("Milk."), CompleteTurn()))),
+    )
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "app.cli.main",
+        "ask",
+        "What is on my shopping list?",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=dict(os.environ),
+    )
+    asked = asyncio.create_task(
+        gemini_live_server.wait_until(
+            lambda: bool(gemini_live_server.connections) and bool(gemini_live_server.connections[0].texts),
+            timeout_s=CHILD_START_S,
+        )
+    )
+    ended = asyncio.create_task(child.wait())
+    await asyncio.wait({asked, ended}, return_when=asyncio.FIRST_COMPLETED)
+    assert not ended.done(), (await child.communicate())[1].decode()  # it failed before asking
+    await asked
+    child.send_signal(stop)
+    out, err = await child.communicate()
+    [chat] = await chats(capsys)
+    assert (child.returncode, out) == (1, b"")
+    assert err.decode().splitlines()[-1] == (
+        f"parley: stopped before the answer; the question is saved in chat {chat['id']}"
+    )
+    assert not (environment / "data" / "journal.jsonl").exists()  # nothing left for the next ask to replay
+    code, out_text, _ = await parley(capsys, "ask", "Just milk then?")
+    assert (code, out_text) == (0, "Milk.\n")
+    assert await texts_of(capsys, chat["id"]) == [
+        ("user", "What is on my shopping list?"),
+        ("user", "Just milk then?"),
+        ("model", "Milk."),
+    ]

@@ -62,7 +62,7 @@ REQUESTS: list[tuple[str, str, str, dict[str, Any]]] = [
         "de",
         "Merk dir, dass ich Vegetarier bin.",
         "save_memory",
-        {"content": "Der Nutzer ist Vegetarier", "category": "identity"},
+        {"content": "Der Nutzer ist Vegetarier", "category": "preference"},
     ),
     ("de", "Was weißt du über mich?", "search_memories", {}),
     ("de", "Tschüss!", "end_conversation", {}),

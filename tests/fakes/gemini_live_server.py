@@ -194,10 +194,11 @@ class FakeGeminiLiveServer:
         """Forget every resumption handle issued, as the service does two hours on: resuming one is refused."""
         self._handles.clear()
 
-    async def wait_until(self, predicate: Callable[[], bool]) -> None:
-        """Wait until `predicate()` holds; it is checked each time a client frame is recorded. `WAIT_S` is
-        only a safety net: a test that reaches it has failed."""
-        async with asyncio.timeout(WAIT_S), self._changed:
+    async def wait_until(self, predicate: Callable[[], bool], timeout_s: float = WAIT_S) -> None:
+        """Wait until `predicate()` holds; it is checked each time a client frame is recorded. `timeout_s`
+        is only a safety net: a test that reaches it has failed (a client in another process, which
+        takes seconds to start, needs a longer one)."""
+        async with asyncio.timeout(timeout_s), self._changed:
             await self._changed.wait_for(predicate)
 
     async def connection(self, index: int) -> RecordedConnection:
