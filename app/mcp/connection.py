@@ -18,7 +18,6 @@ import logging
 import os
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,35 +28,11 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import CallToolResult, PaginatedRequestParams, Tool
 
 from app.mcp.config import McpConfigError, RemoteServer, ServerConfig, resolved
+from app.mcp.server_tools import CALL_TIMEOUT_S, MAX_TEXT, START_TIMEOUT_S, McpServerError, McpTool
 
 log = logging.getLogger(__name__)
 # The SDK logs a server's bad output and lost connections with tracebacks; Parley says one line itself.
 logging.getLogger("mcp").setLevel(logging.CRITICAL)
-
-START_TIMEOUT_S = 15.0
-"""Starting, initialising and listing tools; `npx`/`uvx` servers may install themselves the first time."""
-CALL_TIMEOUT_S = 30.0
-"""How long a tool may take before the model is told it did not answer."""
-MAX_TEXT = 8_000
-"""Characters of a tool's text passed to the model: a long page would crowd out the conversation."""
-
-
-class McpServerError(Exception):
-    """A server could not be started or stopped answering; the message is one line for the user."""
-
-
-@dataclass(frozen=True, slots=True)
-class McpTool:
-    """A tool as its server lists it."""
-
-    server: str
-    name: str
-    description: str
-    input_schema: Mapping[str, Any]
-    read_only: bool | None
-    """`annotations.readOnlyHint`; None when the server does not say."""
-    destructive: bool | None
-    """`annotations.destructiveHint`; None when the server does not say (the protocol's default is true)."""
 
 
 class ServerConnection:

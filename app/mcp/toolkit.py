@@ -12,15 +12,18 @@ import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from app.mcp.config import McpConfigError, ServerConfig, mcp_file, read_servers
-from app.mcp.connection import CALL_TIMEOUT_S, START_TIMEOUT_S, McpServerError, McpTool, ServerConnection
 from app.mcp.names import declared_names
 from app.mcp.safety import CONFIRM_ACTION, Confirmations, needs_confirmation
+from app.mcp.server_tools import CALL_TIMEOUT_S, START_TIMEOUT_S, McpServerError, McpTool
 from app.tools.toolkit import ToolKit
 from voice.live.connection import ToolDeclaration
+
+if TYPE_CHECKING:
+    from app.mcp.connection import ServerConnection
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +127,8 @@ class McpToolKit:
                 self._connections[server.name] = started_connection
 
     async def _start(self, server: ServerConfig) -> ServerConnection | None:
+        from app.mcp.connection import ServerConnection  # the SDK, imported when first needed
+
         connection = ServerConnection(server, start_timeout_s=self._start_timeout_s)
         try:
             self._tool_lists[server.name] = await connection.start()
