@@ -11,7 +11,11 @@ from dataclasses import dataclass
 from app.mcp.config import ServerConfig
 from app.mcp.names import declared_names
 from app.mcp.safety import needs_confirmation
-from app.mcp.server_tools import START_TIMEOUT_S, McpServerError, McpTool
+from app.mcp.server_tools import McpServerError, McpTool
+
+LIST_TIMEOUT_S = 20.0
+"""How long a command waits for a server to start and list its tools (a conversation's background start
+waits longer: `START_TIMEOUT_S`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +43,7 @@ class ServerReport:
 
 
 async def catalogue(
-    servers: Sequence[ServerConfig], start_timeout_s: float = START_TIMEOUT_S
+    servers: Sequence[ServerConfig], start_timeout_s: float = LIST_TIMEOUT_S
 ) -> tuple[ServerReport, ...]:
     """Each server's report, in `servers` order (switched-off ones are not started); all start at once."""
     listed = await asyncio.gather(*(_listed(server, start_timeout_s) for server in servers))

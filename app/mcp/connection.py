@@ -28,7 +28,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import CallToolResult, PaginatedRequestParams, Tool
 
 from app.mcp.config import McpConfigError, RemoteServer, ServerConfig, resolved
-from app.mcp.server_tools import CALL_TIMEOUT_S, MAX_TEXT, START_TIMEOUT_S, McpServerError, McpTool
+from app.mcp.server_tools import CALL_TIMEOUT_S, CLOSE_TIMEOUT_S, MAX_TEXT, START_TIMEOUT_S, McpServerError, McpTool
 
 log = logging.getLogger(__name__)
 # The SDK logs a server's bad output and lost connections with tracebacks; Parley says one line itself.
@@ -59,12 +59,15 @@ class ServerConnection:
             async with asyncio.timeout(self._start_timeout_s):
                 return await asyncio.shield(ready)
         except TimeoutError:
-            self._task.cancel()  # stuck starting: nothing to wind down gently (the SDK still stops the process)
+            ready.cancel()
             await self.aclose()
             raise McpServerError(f"did not answer within {self._start_timeout_s:g} s of starting") from None
         except McpServerError:
             await self.aclose()
             raise
+        finally:
+            if not ready.done():  # cancelled: no one will read what the server task would put there
+                ready.cancel()
 
     async def call(self, tool: str, args: Mapping[str, Any], timeout_s: float = CALL_TIMEOUT_S) -> dict[str, Any]:
         """The tool's answer for the model: its text as `result` (`structured` too when it returns data),
@@ -85,13 +88,14 @@ class ServerConnection:
     async def aclose(self) -> None:
         """Stop the server (its process too, for a stdio one); nothing happens when it never started."""
         self._stop.set()
-        if self._task is not None:
-            try:
-                async with asyncio.timeout(self._start_timeout_s):
-                    await asyncio.gather(self._task, return_exceptions=True)
-            except TimeoutError:
-                self._task.cancel()
+        if self._task is None:
+            return
+        try:
+            async with asyncio.timeout(CLOSE_TIMEOUT_S):
                 await asyncio.gather(self._task, return_exceptions=True)
+        except TimeoutError:  # the last resort: a cancelled SDK transport may leave the process behind
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
         self._session = None
 
     async def _run(self, ready: asyncio.Future[tuple[McpTool, ...]]) -> None:
@@ -99,10 +103,25 @@ class ServerConnection:
             async with AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(_transport(self.config, stack))
                 session = await stack.enter_async_context(ClientSession(read, write))
-                await session.initialize()
-                tools = await _all_tools(session)
+                # Asked in a task of its own, raced with `aclose`: a server silent at start is then left by
+                # this task closing the transport itself. Cancelling this task instead would cut the SDK's
+                # shutdown short (it shields it from anyio's cancellation, not asyncio's), and could leave
+                # the server's process running.
+                listing = asyncio.create_task(_listed_tools(session, self.config.name))
+                listing.add_done_callback(_seen)
+                stopping = asyncio.create_task(self._stop.wait())
+                try:
+                    await asyncio.wait({listing, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for task in (listing, stopping):
+                        task.cancel()
+                    await asyncio.gather(listing, stopping, return_exceptions=True)
+                if listing.cancelled():  # stopped while starting: `start` has given up waiting
+                    ready.cancel()
+                    return
+                tools = listing.result()  # or its failure
                 self._session = session
-                ready.set_result(tuple(_tool(self.config.name, tool) for tool in tools))
+                ready.set_result(tools)
                 await self._stop.wait()
         except McpConfigError as exc:
             self._fail(ready, str(exc))
@@ -116,7 +135,7 @@ class ServerConnection:
     def _fail(self, ready: asyncio.Future[tuple[McpTool, ...]], reason: str) -> None:
         if not ready.done():
             ready.set_exception(McpServerError(reason))
-        elif self.failure is None:
+        elif self.failure is None and not ready.cancelled():  # cancelled: stopped while starting, on purpose
             self.failure = reason
             log.warning("MCP server %s %s", self.config.name, reason)
 
@@ -149,13 +168,21 @@ def _transport(config: ServerConfig, stack: AsyncExitStack) -> Any:
     return stdio_client(params, errlog=devnull)
 
 
-async def _all_tools(session: ClientSession) -> list[Tool]:
+def _seen(task: asyncio.Task[tuple[McpTool, ...]]) -> None:
+    """Marks a listing's failure as seen: one that ends as the transport closes under it matters no more."""
+    if not task.cancelled():
+        task.exception()
+
+
+async def _listed_tools(session: ClientSession, server: str) -> tuple[McpTool, ...]:
+    """Initialise the session and list every tool (all pages)."""
+    await session.initialize()
     page = await session.list_tools()
     tools = list(page.tools)
     while page.next_cursor:
         page = await session.list_tools(params=PaginatedRequestParams(cursor=page.next_cursor))
         tools.extend(page.tools)
-    return tools
+    return tuple(_tool(server, tool) for tool in tools)
 
 
 def _tool(server: str, tool: Tool) -> McpTool:

@@ -7,8 +7,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-START_TIMEOUT_S = 15.0
-"""Starting, initialising and listing tools; `npx`/`uvx` servers may install themselves the first time."""
+START_TIMEOUT_S = 60.0
+"""Starting, initialising and listing tools; `npx`/`uvx` servers may install themselves the first time. A
+conversation waits `DECLARE_WAIT_S` at most: a server still starting then comes with the next one."""
+DECLARE_WAIT_S = 5.0
+"""How long a conversation's opening waits for servers still starting."""
+CLOSE_TIMEOUT_S = 10.0
+"""For a server to stop when asked: the SDK closes its stdin, waits 2 s, terminates it, waits 2 s more."""
 CALL_TIMEOUT_S = 30.0
 """How long a tool may take before the model is told it did not answer."""
 MAX_TEXT = 8_000

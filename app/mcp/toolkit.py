@@ -1,8 +1,8 @@
-"""The user's MCP servers as a `ToolKit`: started at the first conversation (all at once), their tools
-declared under `server__tool` names, read-only ones called at once, others held for the user's yes
-(`app.mcp.safety`). A server that cannot start is left out, with one warning, until Parley restarts; one that
-stops mid-conversation is started again for the next conversation. A failing call gives the model a short
-error and the conversation goes on."""
+"""The user's MCP servers as a `ToolKit`: started together at the first conversation (which waits a few
+seconds at most: a slower server comes with the next one), their tools declared under `server__tool` names,
+read-only ones called at once, others held for the user's yes (`app.mcp.safety`). A server that cannot start
+is left out, with one warning, until Parley restarts; one that stops mid-conversation is started again for
+the next conversation. A failing call gives the model a short error and the conversation goes on."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from uuid import UUID
 from app.mcp.config import McpConfigError, ServerConfig, mcp_file, read_servers
 from app.mcp.names import declared_names
 from app.mcp.safety import CONFIRM_ACTION, Confirmations, needs_confirmation
-from app.mcp.server_tools import CALL_TIMEOUT_S, START_TIMEOUT_S, McpServerError, McpTool
+from app.mcp.server_tools import CALL_TIMEOUT_S, DECLARE_WAIT_S, START_TIMEOUT_S, McpServerError, McpTool
 from app.tools.toolkit import ToolKit
 from voice.live.connection import ToolDeclaration
 
@@ -37,11 +37,16 @@ class McpToolKit:
         *,
         start_timeout_s: float = START_TIMEOUT_S,
         call_timeout_s: float = CALL_TIMEOUT_S,
+        declare_wait_s: float = DECLARE_WAIT_S,
     ) -> None:
         self._servers = tuple(server for server in servers if not server.disabled)
         self._start_timeout_s = start_timeout_s
         self._call_timeout_s = call_timeout_s
+        self._declare_wait_s = declare_wait_s
         self._connections: dict[str, ServerConnection] = {}
+        self._starting: dict[str, asyncio.Task[None]] = {}
+        self._late: set[str] = set()
+        """Servers a conversation went without because they were still starting (said once each)."""
         self._given_up: set[str] = set()
         self._tool_lists: dict[str, tuple[McpTool, ...]] = {}
         """Each running server's tools, as it listed them when it started."""
@@ -55,7 +60,11 @@ class McpToolKit:
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        for task in self._starting.values():
+            task.cancel()
+        await asyncio.gather(*self._starting.values(), return_exceptions=True)
         await asyncio.gather(*(connection.aclose() for connection in self._connections.values()))
+        self._starting.clear()
         self._connections.clear()
 
     async def declarations(self) -> tuple[ToolDeclaration, ...]:
@@ -115,18 +124,25 @@ class McpToolKit:
             return {"success": False, "error": f"the {tool.server} server {exc}"}
 
     async def _start_servers(self) -> None:
-        """Start the servers not running (a stopped one again; one that never started, never again)."""
+        """Start the servers not running (a stopped one again; one that never started, never again), and wait
+        `declare_wait_s` at most for those starting: a slower one comes with the next conversation."""
         for name, connection in list(self._connections.items()):
             if not connection.running:
                 await connection.aclose()
                 del self._connections[name]
-        waiting = [s for s in self._servers if s.name not in self._connections and s.name not in self._given_up]
-        started = await asyncio.gather(*(self._start(server) for server in waiting))
-        for server, started_connection in zip(waiting, started, strict=True):
-            if started_connection is not None:
-                self._connections[server.name] = started_connection
+        for server in self._servers:
+            if server.name not in (*self._connections, *self._given_up, *self._starting):
+                self._starting[server.name] = asyncio.create_task(self._start(server), name=f"mcp-start-{server.name}")
+        if self._starting:
+            await asyncio.wait(self._starting.values(), timeout=self._declare_wait_s)
+        for name, task in list(self._starting.items()):
+            if task.done():
+                del self._starting[name]
+            elif name not in self._late:
+                self._late.add(name)
+                log.warning("MCP server %s is still starting: its tools come with the next conversation", name)
 
-    async def _start(self, server: ServerConfig) -> ServerConnection | None:
+    async def _start(self, server: ServerConfig) -> None:
         from app.mcp.connection import ServerConnection  # the SDK, imported when first needed
 
         connection = ServerConnection(server, start_timeout_s=self._start_timeout_s)
@@ -135,8 +151,11 @@ class McpToolKit:
         except McpServerError as exc:
             log.warning("MCP server %s %s: its tools are left out until Parley restarts", server.name, exc)
             self._given_up.add(server.name)
-            return None
-        return connection
+            return
+        except asyncio.CancelledError:  # the voice loop stopped while the server was starting
+            await connection.aclose()
+            raise
+        self._connections[server.name] = connection
 
 
 def mcp_toolkits(config_file: Path) -> tuple[ToolKit, ...]:

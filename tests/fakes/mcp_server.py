@@ -12,6 +12,15 @@ import sys
 import time
 from pathlib import Path
 
+# The failures at start come before the SDK's import (seconds on a busy machine), so they come at once.
+if "--die-at-start" in sys.argv:
+    sys.exit(2)
+if "--hang-at-start" in sys.argv:
+    time.sleep(3600)
+if "--garbage" in sys.argv:
+    print("this is not JSON-RPC", flush=True)
+    time.sleep(3600)
+
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
@@ -49,11 +58,4 @@ def echo_secret() -> str:
 
 
 if __name__ == "__main__":
-    if "--die-at-start" in sys.argv:
-        sys.exit(2)
-    if "--hang-at-start" in sys.argv:
-        time.sleep(3600)
-    if "--garbage" in sys.argv:
-        print("this is not JSON-RPC", flush=True)
-        time.sleep(3600)
     server.run("stdio")

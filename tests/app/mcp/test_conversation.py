@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.mcp.toolkit import McpToolKit
-from tests.app.mcp import fake_server
+from tests.app.mcp import fake_server, patient_kit
 from tests.app.voice_harness import running_loop
 from tests.fakes.gemini_live_scenario import (
     AfterText,
@@ -55,7 +54,7 @@ async def test_the_model_calls_the_users_tools_a_refusal_holds_and_a_crash_is_an
             (AfterToolResponse("y"), said("Its server has stopped.")),
         )
     )
-    kit = McpToolKit([fake_server(env={"FAKE_MCP_LOG": str(ran)})])
+    kit = patient_kit([fake_server(env={"FAKE_MCP_LOG": str(ran)})])
     typed = [
         "What is 2 plus 3?",
         "Delete my shopping note.",

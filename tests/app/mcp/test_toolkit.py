@@ -12,13 +12,13 @@ import pytest
 from app.mcp.config import RemoteServer, ServerConfig, StdioServer
 from app.mcp.toolkit import McpToolKit, mcp_toolkits
 from tests.app import MemoryKeyring
-from tests.app.mcp import fake_server
+from tests.app.mcp import fake_server, patient_kit
 
 CHAT = uuid4()
 
 
 async def test_tools_are_declared_with_their_schemas_and_a_read_only_one_runs_at_once() -> None:
-    async with McpToolKit([fake_server()]) as kit:
+    async with patient_kit([fake_server()]) as kit:
         declarations = {d.name: d for d in await kit.declarations()}
         assert set(declarations) == {
             "fake__add",
@@ -40,7 +40,7 @@ async def test_tools_are_declared_with_their_schemas_and_a_read_only_one_runs_at
 
 async def test_a_destructive_tool_waits_for_the_users_yes(tmp_path: Path) -> None:
     ran = tmp_path / "ran.txt"
-    async with McpToolKit([fake_server(env={"FAKE_MCP_LOG": str(ran)})]) as kit:
+    async with patient_kit([fake_server(env={"FAKE_MCP_LOG": str(ran)})]) as kit:
         await kit.declarations()
         kit.heard("delete my shopping note")
         held = await kit.call("fake__delete_note", {"title": "shopping"}, CHAT)
@@ -63,7 +63,7 @@ async def test_a_destructive_tool_waits_for_the_users_yes(tmp_path: Path) -> Non
 async def test_a_server_that_crashes_mid_call_is_an_error_and_starts_again_next_conversation(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    async with McpToolKit([fake_server()]) as kit:
+    async with patient_kit([fake_server()]) as kit:
         await kit.declarations()
         crashed = await kit.call("fake__crash", {}, CHAT)
         assert crashed == {"success": False, "error": "the fake server stopped (its connection closed)"}
@@ -77,7 +77,7 @@ async def test_a_server_that_crashes_mid_call_is_an_error_and_starts_again_next_
 
 
 async def test_a_tool_that_hangs_times_out_and_the_server_goes_on() -> None:
-    async with McpToolKit([fake_server()], call_timeout_s=0.5) as kit:
+    async with patient_kit([fake_server()], call_timeout_s=0.5) as kit:
         await kit.declarations()
         hung = await kit.call("fake__hang", {}, CHAT)
         assert hung == {"success": False, "error": "the fake server did not answer within 0.5 s"}
@@ -94,7 +94,7 @@ async def test_servers_that_cannot_start_are_left_out_and_the_others_go_on(
         fake_server("garbage", "--garbage"),
         ServerConfig("remote", RemoteServer("http://127.0.0.1:9/mcp")),  # nothing listens on the discard port
     ]
-    async with McpToolKit(servers, start_timeout_s=8.0) as kit:
+    async with patient_kit(servers, start_timeout_s=8.0) as kit:
         names = {d.name for d in await kit.declarations()}
         assert {name.split("__")[0] for name in names if "__" in name} == {"good"}
         lines = sorted(r.getMessage() for r in caplog.records)
@@ -119,7 +119,8 @@ async def test_start_failures_say_what_happened(tmp_path: Path, caplog: pytest.L
         fake_server("secret", env={"FAKE_MCP_SECRET": "keyring:absent"}),
     ]
     with caplog.at_level(logging.WARNING, logger="app.mcp"):
-        async with McpToolKit(servers, start_timeout_s=3.0) as kit:
+        # Waited for until the hanging one has been stopped: its process gets 2 s to leave, then SIGTERM.
+        async with patient_kit(servers, start_timeout_s=3.0) as kit:
             assert await kit.declarations() == ()
     lines = sorted(r.getMessage() for r in caplog.records if r.name.startswith("app.mcp"))
     assert all("\n" not in line and line.endswith("its tools are left out until Parley restarts") for line in lines)
@@ -131,13 +132,22 @@ async def test_start_failures_say_what_happened(tmp_path: Path, caplog: pytest.L
     assert lines[3].startswith("MCP server secret server 'secret': no keyring entry 'absent' for FAKE_MCP_SECRET")
 
 
+async def test_a_conversation_does_not_wait_for_a_slow_server(caplog: pytest.LogCaptureFixture) -> None:
+    async with McpToolKit([fake_server("slow", "--hang-at-start")], declare_wait_s=0.2) as kit:
+        assert await kit.declarations() == ()
+        assert await kit.declarations() == ()  # still starting: said once
+    assert [r.getMessage() for r in caplog.records] == [
+        "MCP server slow is still starting: its tools come with the next conversation"
+    ]
+
+
 async def test_switched_off_servers_and_tools_are_not_declared(memory_keyring: MemoryKeyring) -> None:
     memory_keyring.set_password("parley", "fake", "s3cret")
     servers = [
         fake_server("off", disabled=True),
         fake_server("on", env={"FAKE_MCP_SECRET": "keyring:fake"}, disabled_tools=frozenset({"delete_note"})),
     ]
-    async with McpToolKit(servers) as kit:
+    async with patient_kit(servers) as kit:
         names = {d.name for d in await kit.declarations()}
         secret = await kit.call("on__echo_secret", {}, CHAT)
     assert names == {"on__add", "on__crash", "on__hang", "on__echo_secret"}  # all read-only: no confirm_action
