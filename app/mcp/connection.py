@@ -80,7 +80,8 @@ class ServerConnection:
             reason = _reason(exc, timeout_s)
             if "stopped" in reason:
                 self.failure = reason
-            raise McpServerError(reason) from None
+            known = reason.startswith(("did not answer", "stopped"))
+            raise McpServerError(reason, None if known else f"refused the call ({type(exc).__name__})") from None
         if not isinstance(result, CallToolResult):  # input-required or extension results: not for a voice
             raise McpServerError("answered with a kind of result Parley does not handle")
         return answer_for_model(result)
@@ -148,7 +149,7 @@ def answer_for_model(result: CallToolResult) -> dict[str, Any]:
     if len(text) > MAX_TEXT:
         text = text[:MAX_TEXT] + " [cut]"
     if result.is_error:
-        return {"error": text or "the tool failed"}
+        return {"success": False, "error": text or "the tool failed"}
     answer: dict[str, Any] = {"result": text}
     if result.structured_content is not None:
         answer["structured"] = result.structured_content

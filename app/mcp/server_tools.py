@@ -23,6 +23,11 @@ MAX_TEXT = 8_000
 class McpServerError(Exception):
     """A server could not be started or stopped answering; the message is one line for the user."""
 
+    def __init__(self, reason: str, logged: str | None = None) -> None:
+        super().__init__(reason)
+        self.logged = logged or reason
+        """The same line without what the server said back (it may echo the user's words): for the log."""
+
 
 @dataclass(frozen=True, slots=True)
 class McpTool:

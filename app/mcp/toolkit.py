@@ -120,7 +120,7 @@ class McpToolKit:
         try:
             return await connection.call(tool.name, args, self._call_timeout_s)
         except McpServerError as exc:
-            log.warning("MCP server %s, tool %s: %s", tool.server, tool.name, exc)
+            log.warning("MCP server %s, tool %s: %s", tool.server, tool.name, exc.logged)
             return {"success": False, "error": f"the {tool.server} server {exc}"}
 
     async def _start_servers(self) -> None:

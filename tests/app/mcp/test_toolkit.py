@@ -85,6 +85,14 @@ async def test_a_tool_that_hangs_times_out_and_the_server_goes_on() -> None:
     assert answer["structured"] == {"sum": 3.0}
 
 
+async def test_a_tool_that_fails_tells_the_model_why_and_the_log_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    async with patient_kit([fake_server()]) as kit:
+        await kit.declarations()
+        answer = await kit.call("fake__add", {"a": "my private words", "b": 1}, CHAT)
+    assert answer["success"] is False and "my private words" in answer["error"]  # so the model can correct itself
+    assert not [r for r in caplog.records if r.name.startswith("app.")]  # the server answered: nothing to say
+
+
 async def test_servers_that_cannot_start_are_left_out_and_the_others_go_on(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
