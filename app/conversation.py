@@ -23,7 +23,7 @@ from app.tools.chat_tools import NEW_CHAT, SWITCH_CHAT, TOOLS, ChatTools, ToolOu
 from app.tools.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
 from app.tools.prompt import system_prompt
 from app.tools.recall_tools import RECALL_CONVERSATIONS, UPDATE_WORKING_MEMORY, RecallTools, working_memory_block
-from app.tools.toolkit import ToolKit
+from app.tools.toolkit import HearsTheUser, ToolKit
 from app.wiring import ChatServices
 from chats.errors import ChatNotFound, StoreUnavailable
 from chats.journal import TurnJournal
@@ -327,6 +327,9 @@ class ChatConversation:
                 self._answering_request = False
             else:
                 self._last_user_turn = turn_id
+                for kit in self._toolkits:
+                    if isinstance(kit, HearsTheUser):
+                        kit.heard(event.text)
         elif isinstance(event, ToolUsed):
             log.info("tool %s answered", event.call.name)
         await self._on_event(event)

@@ -38,6 +38,7 @@ SDK_HOMES = {
     "faster_whisper": ("voice/offline/transcriber.py",),
     "ctranslate2": ("voice/offline/chat_model.py", "voice/offline/convert.py"),
     "gguf": ("voice/offline/convert.py",),
+    "mcp": ("app/mcp/",),
 }
 """SDK -> the only modules (or folders) that may import it: one SDK per module."""
 

@@ -18,6 +18,7 @@ from app.cli.command_runner import UsageError
 from app.cli.listen_command import chat_to_talk_in
 from app.config.settings import Settings
 from app.conversation import ConversationEvent
+from app.mcp.toolkit import mcp_toolkits
 from app.voice_loop import VoiceLoop
 from app.wiring import open_chat_services
 from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk, AudioFormat, AudioSink
@@ -160,6 +161,7 @@ async def ask(
             chat_id=chat_id,
             new_chat=new,
             observer=answer,
+            toolkits=mcp_toolkits(settings.config_file),
         )
         await _until_answered(loop, answer, text)
         if answer.failure is None and not answer.model:

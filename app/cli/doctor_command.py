@@ -20,6 +20,8 @@ from app.config.tls import ssl_context
 from app.front.device_checks import microphone_level, open_microphone, survey_devices, wake_model_problem
 from app.front.status import OFFLINE_NOTICE
 from app.listening_lock import FolderNotWritable, who_listens
+from app.mcp.catalogue import ServerReport, catalogue
+from app.mcp.config import McpConfigError, mcp_file, read_servers
 from app.voice_loop import JOURNAL_FILE
 from app.wiring import open_chat_services, store_location
 from chats.errors import ChatsError
@@ -41,7 +43,8 @@ class Finding:
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     doctor = commands.add_parser(
-        "doctor", help="check the store, who listens, keys, Gemini models, audio, wake word and the Live endpoint"
+        "doctor",
+        help="check the store, who listens, keys, Gemini models, audio, wake word, the Live endpoint and MCP servers",
     )
     doctor.add_argument("--json", action="store_true", help="print JSON instead of text")
     doctor.add_argument(
@@ -75,7 +78,25 @@ async def examine(settings: Settings, *, microphone: bool = False) -> list[Findi
         _wake,
         _live,
     ]
-    return [await check(settings) for check in checks]
+    return [await check(settings) for check in checks] + await _mcp_servers(settings)
+
+
+async def _mcp_servers(settings: Settings) -> list[Finding]:
+    """One finding per server in `mcp.json`: started and listed, switched off, or why not."""
+    try:
+        servers = read_servers(mcp_file(settings.config_file))
+    except McpConfigError as error:
+        return [Finding("mcp", "problem", str(error))]
+    return [_mcp_server(report) for report in await catalogue(servers)]
+
+
+def _mcp_server(report: ServerReport) -> Finding:
+    check = f"mcp {report.server.name}"
+    if report.error:
+        return Finding(check, "problem", report.error)
+    if report.server.disabled:
+        return Finding(check, "ok", "switched off in mcp.json")
+    return Finding(check, "ok", f"{len(report.tools)} tool(s): {', '.join(t.tool.name for t in report.tools)}")
 
 
 async def _store(settings: Settings) -> Finding:

@@ -15,6 +15,7 @@ from app.cli.command_runner import UsageError
 from app.config.settings import Settings
 from app.conversation import ChatSwitched, ConversationEvent, Saved
 from app.front.device_checks import microphone_and_speaker
+from app.mcp.toolkit import mcp_toolkits
 from app.voice_loop import VoiceLoop
 from app.wiring import open_chat_services
 from chats.store import ChatStore
@@ -64,6 +65,7 @@ async def _listen(settings: Settings, args: argparse.Namespace) -> int:
             chat_id=chat_id,
             new_chat=new_chat,
             observer=printer,
+            toolkits=mcp_toolkits(settings.config_file),
         )
         await loop.run()
     # A conversation that could not connect is a failure of the command, so scripts and CI notice a wrong

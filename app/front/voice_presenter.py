@@ -32,6 +32,7 @@ from app.front.events import (
 )
 from app.front.status import OFFLINE_NOTICE, VoiceStatus
 from app.listening_lock import AlreadyListening
+from app.mcp.toolkit import mcp_toolkits
 from app.voice_loop import AudioDevice, VoiceLoop
 from app.wiring import ChatServices
 from chats.models import Turn, utc_now
@@ -120,6 +121,7 @@ class VoicePresenter:
                 chat_id=chat_id,
                 observer=self,
                 on_device_lost=self.device_lost,
+                toolkits=mcp_toolkits(self._settings.config_file),
             )
             await self._loop.set_muted(self._muted)
             await self._run_when_free(self._loop)

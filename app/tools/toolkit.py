@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 from uuid import UUID
 
 from voice.live.connection import ToolDeclaration
@@ -28,4 +28,13 @@ class ToolKit(AbstractAsyncContextManager["ToolKit"], Protocol):
     async def call(self, name: str, args: Mapping[str, Any], chat_id: UUID) -> dict[str, Any]:
         """The answer for the model (a JSON object; failures are answered, never raised: a bad call must not
         end a conversation). `chat_id`: the chat in conversation, where a tool's effect may be noted."""
+        ...
+
+
+@runtime_checkable
+class HearsTheUser(Protocol):
+    """A kit that must know when the user has spoken (a tool that waits for the user's yes, say)."""
+
+    def heard(self, text: str) -> None:
+        """The user finished a turn (spoken or typed): its words, told before the tools it leads to run."""
         ...

@@ -12,6 +12,7 @@ from contextlib import AbstractAsyncContextManager, aclosing
 from typing import Any
 
 import pytest
+from google.genai import types
 
 from tests.fakes.gemini_live_scenario import (
     AfterAudio,
@@ -152,6 +153,42 @@ async def test_setup_carries_model_prompt_tools_transcription_compression_and_re
     assert sent.session_resumption == {}
     assert not sent.history_in_client_content
     assert sent.frames == []
+
+
+def test_a_json_schema_from_another_program_is_declared_with_what_gemini_knows() -> None:
+    # As an MCP server written with zod or pydantic lists its tools: keywords the SDK's JSONSchema refuses.
+    notes = ToolDeclaration(
+        "notes__find",
+        "Find notes.",
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "title": "findArguments",
+            "additionalProperties": False,
+            "properties": {
+                "query": {"type": "string", "examples": ["milk"]},
+                "limit": {"type": "integer", "exclusiveMinimum": 0},
+                "tags": {"type": "array", "items": {"type": "string", "const": "x"}},
+            },
+            "required": ["query"],
+        },
+    )
+    odd = ToolDeclaration("odd__tool", "Odd.", {"type": "object", "properties": {"x": {"type": "strange"}}})
+    config = build_connect_config(LiveConfig("gemini-test-live", "", tools=(notes, odd)))
+    assert config.tools is not None
+    tool = config.tools[0]
+    assert isinstance(tool, types.Tool) and tool.function_declarations is not None
+    find, strange = tool.function_declarations
+    assert find.parameters is not None and find.parameters.properties is not None
+    assert find.parameters.required == ["query"]
+    assert [p.type for p in find.parameters.properties.values()] == [
+        types.Type.STRING,
+        types.Type.INTEGER,
+        types.Type.ARRAY,
+    ]
+    # One the SDK cannot translate goes as JSON Schema, rather than breaking the conversation's setup.
+    assert strange.parameters is None
+    assert strange.parameters_json_schema == {"type": "object", "properties": {"x": {"type": "strange"}}}
 
 
 async def test_history_is_seeded_once_and_completely_before_any_audio(

@@ -123,18 +123,47 @@ def _content(turn: HistoryTurn) -> types.Content:
 
 
 def _function_declaration(tool: ToolDeclaration) -> types.FunctionDeclaration:
-    parameters = None
+    parameters, as_json_schema = None, None
     # The API rejects an object schema without properties: a tool without arguments declares none.
     if tool.parameters.get("properties"):
-        parameters = types.Schema.from_json_schema(
-            json_schema=types.JSONSchema.model_validate(dict(tool.parameters)), api_option="GEMINI_API"
-        )
+        try:
+            parameters = types.Schema.from_json_schema(
+                json_schema=types.JSONSchema.model_validate(_known_keys(tool.parameters)), api_option="GEMINI_API"
+            )
+        except ValueError:  # a schema from a user's MCP server that the SDK cannot translate: sent as it is
+            log.warning("tool %s: arguments schema sent untranslated", tool.name)
+            as_json_schema = dict(tool.parameters)
     # Parley's tools answer what the model is about to say (which chat, which memory): the model must wait
     # for the result. BLOCKING is what 2.x and 3.1 Live models do anyway; 3.8 Live calls functions
     # NON_BLOCKING unless a declaration says BLOCKING (its migration notes).
     return types.FunctionDeclaration(
-        name=tool.name, description=tool.description, parameters=parameters, behavior=types.Behavior.BLOCKING
+        name=tool.name,
+        description=tool.description,
+        parameters=parameters,
+        parameters_json_schema=as_json_schema,
+        behavior=types.Behavior.BLOCKING,
     )
+
+
+_SCHEMA_KEYS = frozenset(field.alias or name for name, field in types.JSONSchema.model_fields.items())
+_SUBSCHEMA_LISTS = ("anyOf", "oneOf")
+_SUBSCHEMA_MAPS = ("properties", "$defs")
+
+
+def _known_keys(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """`schema` with only the keywords the SDK's `JSONSchema` knows, at every depth: an MCP server's schema
+    may say `$schema`, `const` or `exclusiveMinimum`, which it refuses, and the tool matters more."""
+    return {key: _known_in(key, value) for key, value in schema.items() if key in _SCHEMA_KEYS}
+
+
+def _known_in(key: str, value: Any) -> Any:
+    if key in _SUBSCHEMA_MAPS and isinstance(value, Mapping):
+        return {name: _known_keys(sub) if isinstance(sub, Mapping) else sub for name, sub in value.items()}
+    if key in _SUBSCHEMA_LISTS and isinstance(value, list):
+        return [_known_keys(sub) if isinstance(sub, Mapping) else sub for sub in value]
+    if key in ("items", "additionalProperties") and isinstance(value, Mapping):
+        return _known_keys(value)
+    return value
 
 
 class EventTranslator:

@@ -1,0 +1,169 @@
+"""The user's MCP servers as a `ToolKit`: started together at the first conversation (which waits a few
+seconds at most: a slower server comes with the next one), their tools declared under `server__tool` names,
+read-only ones called at once, others held for the user's yes (`app.mcp.safety`). A server that cannot start
+is left out, with one warning, until Parley restarts; one that stops mid-conversation is started again for
+the next conversation. A failing call gives the model a short error and the conversation goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from app.mcp.config import McpConfigError, ServerConfig, mcp_file, read_servers
+from app.mcp.names import declared_names
+from app.mcp.safety import CONFIRM_ACTION, Confirmations, needs_confirmation
+from app.mcp.server_tools import CALL_TIMEOUT_S, DECLARE_WAIT_S, START_TIMEOUT_S, McpServerError, McpTool
+from app.tools.toolkit import ToolKit
+from voice.live.connection import ToolDeclaration
+
+if TYPE_CHECKING:
+    from app.mcp.connection import ServerConnection
+
+log = logging.getLogger(__name__)
+
+
+class McpToolKit:
+    """The tools of the enabled servers in `servers`, for one voice loop."""
+
+    def __init__(
+        self,
+        servers: Sequence[ServerConfig],
+        *,
+        start_timeout_s: float = START_TIMEOUT_S,
+        call_timeout_s: float = CALL_TIMEOUT_S,
+        declare_wait_s: float = DECLARE_WAIT_S,
+    ) -> None:
+        self._servers = tuple(server for server in servers if not server.disabled)
+        self._start_timeout_s = start_timeout_s
+        self._call_timeout_s = call_timeout_s
+        self._declare_wait_s = declare_wait_s
+        self._connections: dict[str, ServerConnection] = {}
+        self._starting: dict[str, asyncio.Task[None]] = {}
+        self._late: set[str] = set()
+        """Servers a conversation went without because they were still starting (said once each)."""
+        self._given_up: set[str] = set()
+        self._tool_lists: dict[str, tuple[McpTool, ...]] = {}
+        """Each running server's tools, as it listed them when it started."""
+        self._tools: dict[str, McpTool] = {}
+        """The tools declared in this conversation, by declared name."""
+        self._confirmations = Confirmations()
+
+    async def __aenter__(self) -> McpToolKit:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        for task in self._starting.values():
+            task.cancel()
+        await asyncio.gather(*self._starting.values(), return_exceptions=True)
+        await asyncio.gather(*(connection.aclose() for connection in self._connections.values()))
+        self._starting.clear()
+        self._connections.clear()
+
+    async def declarations(self) -> tuple[ToolDeclaration, ...]:
+        await self._start_servers()
+        listed = [
+            tool
+            for connection in self._connections.values()
+            for tool in self._tool_lists.get(connection.config.name, ())
+            if tool.name not in connection.config.disabled_tools
+        ]
+        names = declared_names((tool.server, tool.name) for tool in listed)
+        by_origin = {(tool.server, tool.name): tool for tool in listed}
+        self._tools = {name: by_origin[origin] for name, origin in names.items()}
+        declarations = tuple(
+            ToolDeclaration(name, f"{tool.description} (the user's tool, from {tool.server})", tool.input_schema)
+            for name, tool in self._tools.items()
+        )
+        if any(needs_confirmation(tool.read_only, tool.destructive) for tool in self._tools.values()):
+            declarations += (CONFIRM_ACTION,)
+        return declarations
+
+    def handles(self, name: str) -> bool:
+        return name in self._tools or (name == CONFIRM_ACTION.name and bool(self._tools))
+
+    def heard(self, text: str) -> None:
+        """The user finished a turn: what a held call waits for."""
+        self._confirmations.heard(text)
+
+    async def call(self, name: str, args: Mapping[str, Any], chat_id: UUID) -> dict[str, Any]:
+        if name == CONFIRM_ACTION.name:
+            released = self._confirmations.release(str(args.get("confirmation", "")))
+            if isinstance(released, str):
+                return {"success": False, "error": released}
+            return await self._run(released.name, released.args)
+        tool = self._tools[name]
+        if needs_confirmation(tool.read_only, tool.destructive):
+            confirmation = self._confirmations.hold(name, dict(args))
+            arguments = json.dumps(dict(args), ensure_ascii=False)
+            return {
+                "needs_confirmation": (
+                    f"{tool.name} ({tool.server}) may change things. Ask the user whether to run it with "
+                    f"{arguments}; call confirm_action with this confirmation only after they say yes."
+                ),
+                "confirmation": confirmation,
+            }
+        return await self._run(name, args)
+
+    async def _run(self, name: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        tool = self._tools.get(name)
+        connection = self._connections.get(tool.server) if tool else None
+        if tool is None or connection is None:
+            return {"success": False, "error": "this tool is no longer available"}
+        try:
+            return await connection.call(tool.name, args, self._call_timeout_s)
+        except McpServerError as exc:
+            log.warning("MCP server %s, tool %s: %s", tool.server, tool.name, exc.logged)
+            return {"success": False, "error": f"the {tool.server} server {exc}"}
+
+    async def _start_servers(self) -> None:
+        """Start the servers not running (a stopped one again; one that never started, never again), and wait
+        `declare_wait_s` at most for those starting: a slower one comes with the next conversation."""
+        for name, connection in list(self._connections.items()):
+            if not connection.running:
+                await connection.aclose()
+                del self._connections[name]
+        for server in self._servers:
+            if server.name not in (*self._connections, *self._given_up, *self._starting):
+                self._starting[server.name] = asyncio.create_task(self._start(server), name=f"mcp-start-{server.name}")
+        if self._starting:
+            await asyncio.wait(self._starting.values(), timeout=self._declare_wait_s)
+        for name, task in list(self._starting.items()):
+            if task.done():
+                del self._starting[name]
+            elif name not in self._late:
+                self._late.add(name)
+                log.warning("MCP server %s is still starting: its tools come with the next conversation", name)
+
+    async def _start(self, server: ServerConfig) -> None:
+        from app.mcp.connection import ServerConnection  # the SDK, imported when first needed
+
+        connection = ServerConnection(server, start_timeout_s=self._start_timeout_s)
+        try:
+            self._tool_lists[server.name] = await connection.start()
+        except McpServerError as exc:
+            log.warning("MCP server %s %s: its tools are left out until Parley restarts", server.name, exc)
+            self._given_up.add(server.name)
+            return
+        except asyncio.CancelledError:  # the voice loop stopped while the server was starting
+            await connection.aclose()
+            raise
+        self._connections[server.name] = connection
+
+
+def mcp_toolkits(config_file: Path) -> tuple[ToolKit, ...]:
+    """The toolkit of the servers in the `mcp.json` beside `config_file`: none without one (or with none
+    enabled), and none, after one warning line, when the file is wrong."""
+    try:
+        servers = read_servers(mcp_file(config_file))
+    except McpConfigError as exc:
+        log.warning("%s; going on without the MCP servers", exc)
+        return ()
+    return (McpToolKit(servers),) if any(not server.disabled for server in servers) else ()
