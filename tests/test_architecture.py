@@ -115,7 +115,7 @@ LAYERS: dict[str, tuple[tuple[str, ...], ...]] = {
             "app.listening_lock",
             "app.wake_enrolment",
         ),
-        ("app.tools",),
+        ("app.tools", "app.mcp", "app.timers"),
         ("app",),
         ("app.front", "app.cli"),
     ),
