@@ -20,6 +20,7 @@ from app.cli import (
     memory_commands,
     supabase_commands,
     sync_command,
+    timer_commands,
     wake_command,
 )
 from app.cli.command_runner import UsageError
@@ -56,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     sync_command.add_parser(commands)
     wake_command.add_parser(commands)
     autostart_command.add_parser(commands)
+    timer_commands.add_parser(commands)
     config = commands.add_parser("config", help="show the settings in force and where each can be set")
     config.set_defaults(handler=show_config)
     return parser
