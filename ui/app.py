@@ -45,11 +45,14 @@ def open_window(
     window.setWindowIcon(app_icon())
     tray = Tray(window, window.voice.mute_action, close_to_tray=settings.close_to_tray, available=tray_available)
     bridge.state_changed.connect(tray.show_state)
+    bridge.timer_ringing.connect(lambda ringing: tray.notify(ringing.message))
+    bridge.timers_missed.connect(tray.notify)
     if not (hidden and tray.available):
         window.show()
     bridge.open()
     voice = WindowVoice(bridge, runtime, settings, functools.partial(microphone_and_speaker, settings))
     voice.bind(window.voice)
+    voice.bind_timers(window.timers)
     voice.start()
     return ParleyWindow(window, bridge, voice, tray)
 

@@ -36,6 +36,7 @@ from ui.chat_list import ChatListModel, ChatRole
 from ui.folders import AskText, FolderBar, MoveMenu, ask_text
 from ui.memory_bridge import MemoryBridge
 from ui.memory_page import MemoryPage
+from ui.timers_panel import TimersPanel
 from ui.transcript import TranscriptView
 from ui.tray import state_icon
 from ui.voice_controls import VoiceControls
@@ -107,6 +108,7 @@ class MainWindow(QMainWindow):
         self.pages.addTab(self.memory_page, "Memor&y")
         self.voice = VoiceControls(self)
         self.voice.add_to(self.statusBar())
+        self.timers = TimersPanel()
         self._lay_out()
         self._bind(bridge)
 
@@ -189,6 +191,7 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(central)
         layout.addWidget(self.banner_row)
         layout.addWidget(splitter, 1)
+        layout.addWidget(self.timers)
         layout.addLayout(self.voice.talk_row())
         self.setCentralWidget(central)
         self.resize(1000, 680)
@@ -239,6 +242,10 @@ class MainWindow(QMainWindow):
         bridge.error.connect(self.show_error)
         bridge.error_resolved.connect(self.clear_error)
         bridge.notice.connect(self.voice.show_notice)
+        bridge.timers_changed.connect(self.timers.show_timers)
+        bridge.timer_ringing.connect(self.timers.show_ringing)
+        bridge.timer_stopped.connect(self.timers.show_stopped)
+        bridge.timers_missed.connect(self.voice.show_notice)
 
     @Slot()
     def open_settings(self) -> None:
