@@ -19,8 +19,10 @@ from pathlib import Path
 from chats.language.files import language_file
 from chats.language.words import SUPPORTED
 
+_OCLOCK = r"(?:o'clock|uhr|heures?|horas?)\b"
+"""Said after a bare hour ("um 9 Uhr"): dropped once the hour is written 9:00 (dateparser read 17:00)."""
 _LANGUAGES = Path(__file__).parent.parent / "tools" / "languages"
-_WORD = re.compile(r"\d+(?:[:.]\d+)*|[\w'-]+|[^\w\s]+")
+_WORD = re.compile(r"\d+(?:[:.]\d+)*(?:h(?:\d\d)?)?|[\w'-]+|[^\w\s]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,22 +74,28 @@ def due_time(text: str, now: datetime, zone: tzinfo, language: str | None = "en"
 
 
 def split_reminder(text: str, now: datetime, zone: tzinfo, language: str | None = "en") -> tuple[datetime, str] | None:
-    """(when, what) of a reminder said in one go: "tomorrow at 9 to call the plumber", "to call the plumber
-    tomorrow at 9", "domani alle 9 di chiamare l'idraulico". Split at one of the language's `then` words,
-    the side that reads as a time is when. None when no split gives both."""
+    """(when, what) of a reminder said in one go: "tomorrow at 9 to call the plumber", "(to) call the plumber
+    tomorrow at 9", "domani alle 9 di chiamare l'idraulico": split at one of the language's `then` words,
+    the side that reads as a time is when; else the longest ending that reads as a time is when. None when
+    no split gives both."""
     words = WORDS.get(language or "en", WORDS["en"])
     tokens = text.split()
     for position, token in enumerate(tokens):
-        if token.lower().strip(",") not in words.then:
+        word = token.lower().strip(",")
+        elided = next((w for w in words.then if w.endswith("'") and word.startswith(w) and word != w), None)
+        if word not in words.then and elided is None:
             continue
-        before, after = " ".join(tokens[:position]).strip(" ,"), " ".join(tokens[position + 1 :]).strip(" ,.")
-        if before and after and (due := due_time(before, now, zone, language)) is not None:
-            return due, after
-    for cut in range(1, len(tokens)):
-        what, when = " ".join(tokens[:cut]), " ".join(tokens[cut:])
-        first, _, rest = what.partition(" ")
-        if rest and first.lower() in words.then and (due := due_time(when, now, zone, language)) is not None:
-            return due, rest.strip(" ,.")
+        after = [token[len(elided) :]] if elided else []  # French "d'appeler": "appeler"
+        before = " ".join(tokens[:position]).strip(" ,")
+        said = " ".join([*after, *tokens[position + 1 :]]).strip(" ,.")
+        if before and said and (due := due_time(before, now, zone, language)) is not None:
+            return due, said
+    for cut in range(1, len(tokens)):  # what first: "(to) call the plumber tomorrow at 9"
+        what, when = tokens[:cut], " ".join(tokens[cut:])
+        if what[0].lower() in words.then:
+            what = what[1:]
+        if what and (due := due_time(when, now, zone, language)) is not None:
+            return due, " ".join(what).strip(" ,.")
     return None
 
 
@@ -112,7 +120,9 @@ def _put_right(text: str, words: Words) -> str:
         out.append(str(pending))
     said = " ".join(out)
     for at in sorted(words.at, key=len, reverse=True):
-        said = re.sub(rf"(?i)\b({re.escape(at)})\s*(\d{{1,2}})\b(?![:.h]\d|\s*(?:am|pm|h)\b)", r"\1 \2:00", said)
+        said = re.sub(
+            rf"(?i)\b({re.escape(at)})\s*(\d{{1,2}})(?:\s*{_OCLOCK})?(?![:.h]?\d|\s*(?:am|pm|h)\b)", r" \2:00", said
+        )
     return said
 
 
@@ -124,6 +134,8 @@ def _unit_follows(text: str, token: str) -> bool:
 
 
 def _clock_time_only(text: str, words: Words) -> bool:
-    """Whether `text` names a clock time and nothing else ("at 9", "alle 21:30")."""
+    """Whether `text` names a clock time and nothing else ("at 9", "alle 21:30", "9 pm")."""
     said = _put_right(text, words).strip().lower()
-    return any(re.fullmatch(rf"{re.escape(at)}\s*\d{{1,2}}([:.]\d\d)?(\s*(am|pm))?", said) for at in words.at)
+    for at in sorted(words.at, key=len, reverse=True):
+        said = said.removeprefix(at).strip()
+    return re.fullmatch(r"\d{1,2}([:.h]\d\d)?h?(\s*(am|pm))?", said) is not None

@@ -138,19 +138,20 @@ def duration(seconds: int, language: str) -> str:
     return f" {say['and']} ".join(said) if said else f"0 {names[5]}"
 
 
-def tool_reply(tool: str, result: Mapping[str, Any], zone: tzinfo, language: str) -> str:
-    """What the offline voice says once a timer tool answered `result`."""
+def tool_reply(tool: str, result: Mapping[str, Any], language: str) -> str:
+    """What the offline voice says once a timer tool answered `result` (its times are the user's local
+    times, as the kit answers them)."""
     say = SAY.get(language, _EN)
     if tool in ("set_timer", "set_reminder"):
         if not result.get("success"):
             return say["failed"]
         if tool == "set_reminder":
-            return say["reminder_set"].format(_clock(result["due_at"], zone), result["label"])
+            return say["reminder_set"].format(_clock(result["due_at"]), result["label"])
         left = duration(int(result["seconds_left"]), language)
         label = result.get("label")
         return say["timer_set"].format(label, left) if label else say["plain_timer_set"].format(left)
     if tool == "list_timers":
-        items = [_left(item, zone, say, language) for item in result.get("timers", [])]
+        items = [_left(item, say, language) for item in result.get("timers", [])]
         return say["listed"].format(_listed(items, say)) if items else say["none"]
     if result.get("success"):
         return say["cancelled"].format(_listed([_label(item, say) for item in result.get("cancelled", [])], say))
@@ -159,9 +160,9 @@ def tool_reply(tool: str, result: Mapping[str, Any], zone: tzinfo, language: str
     return say["not_found"]
 
 
-def _left(item: Mapping[str, Any], zone: tzinfo, say: Mapping[str, str], language: str) -> str:
+def _left(item: Mapping[str, Any], say: Mapping[str, str], language: str) -> str:
     if item["kind"] == "reminder":
-        return say["reminder_at"].format(item["label"], _clock(item["due_at"], zone))
+        return say["reminder_at"].format(item["label"], _clock(item["due_at"]))
     left = duration(int(item["seconds_left"]), language)
     return say["timer_left"].format(item["label"], left) if item["label"] else say["plain_timer_left"].format(left)
 
@@ -171,11 +172,12 @@ def _label(item: Mapping[str, Any], say: Mapping[str, str]) -> str:
 
 
 def _named(timer: Timer, zone: tzinfo, say: Mapping[str, str]) -> str:
-    return say["reminder_at"].format(timer.label or timer.kind, _clock(timer.due_at.isoformat(), zone))
+    return say["reminder_at"].format(timer.label or timer.kind, _clock(timer.due_at.astimezone(zone).isoformat()))
 
 
-def _clock(iso: str, zone: tzinfo) -> str:
-    return datetime.fromisoformat(iso).astimezone(zone).strftime("%H:%M")
+def _clock(iso: str) -> str:
+    """ "09:00" of a local time written in ISO 8601."""
+    return datetime.fromisoformat(iso).strftime("%H:%M")
 
 
 def _listed(items: Sequence[str], say: Mapping[str, str]) -> str:

@@ -40,10 +40,11 @@ def running(timers: Sequence[Timer]) -> list[Timer]:
 
 def matching(timers: Sequence[Timer], which: str) -> list[Timer]:
     """The pending timers `which` names: by id, "all", or by words of its label ("pasta" finds "pasta",
-    "the pasta timer" finds it too: every word of the label that is said counts)."""
+    "the pasta timer" finds it too: every word of the label that is said counts). Nothing named ("cancel
+    the timer"): every pending one, which is the one meant when there is one."""
     pending = running(timers)
     said = which.strip().lower()
-    if said in ("all", "*"):
+    if said in ("all", "*", ""):
         return pending
     by_id = [t for t in pending if t.id == said]
     if by_id:

@@ -21,13 +21,16 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from app.timers.declarations import TIMER_TOOL_NAMES
+from app.timers.spoken import timer_arguments
 from app.tools.intent_phrases import PHRASES, leading_phrase, phrasings
 from app.tools.offline_replies import supported, tool_answer
 from chats.embedders.embedding import Embedder
@@ -122,10 +125,14 @@ def best_intent(
     return Intent(tool, score, options[row].rest)
 
 
-def arguments(intent: Intent, utterance: str, language: str | None = None) -> dict[str, Any] | None:
+def arguments(
+    intent: Intent, utterance: str, language: str | None = None, *, now: datetime | None = None, zone: tzinfo = UTC
+) -> dict[str, Any] | None:
     """The tool's arguments from the words after the intent; None when the tool cannot be called.
-    `language`: the user's, for a memory put in the third person."""
+    `language`: the user's, for a memory put in the third person. `now` and `zone`: for a timer's time."""
     rest = intent.rest.strip()
+    if intent.tool in TIMER_TOOL_NAMES:
+        return timer_arguments(intent.tool, rest, utterance, language, now=now or datetime.now(UTC), zone=zone)
     if intent.tool == "switch_chat":
         return {"query": rest or utterance.strip()}
     if intent.tool in ("search_memories", "forget_memory"):
@@ -154,9 +161,19 @@ def _memory(tool: str, rest: str, language: str | None) -> dict[str, Any] | None
 class OfflineIntents:
     """The offline connection's intent router (`voice.offline.router.IntentRouter`)."""
 
-    def __init__(self, embedder: Embedder, *, language: str | None = "en") -> None:
-        """`language`: the code of the language the user speaks; None ("auto") to take each utterance's."""
+    def __init__(
+        self,
+        embedder: Embedder,
+        *,
+        language: str | None = "en",
+        clock: Callable[[], datetime] | None = None,
+        zone: tzinfo = UTC,
+    ) -> None:
+        """`language`: the code of the language the user speaks; None ("auto") to take each utterance's.
+        `clock` and `zone`: the time now and the user's zone, for "in five minutes" and "tomorrow at 9"."""
         self._embedder = embedder
+        self._clock = clock or (lambda: datetime.now(UTC))
+        self._zone = zone
         self._language = language
         self.heard_in: str = language or languages.DEFAULT
         """The language of the last request: what its answer is said in."""
@@ -179,7 +196,7 @@ class OfflineIntents:
             intent = await self._by_similarity(text, tools)
         if intent is None:
             return None
-        args = arguments(intent, text, self.heard_in)
+        args = arguments(intent, text, self.heard_in, now=self._clock(), zone=self._zone)
         if args is None:
             return None
         return ToolCall(id=f"intent-{uuid.uuid4().hex[:8]}", name=intent.tool, args=args)
