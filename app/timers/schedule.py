@@ -13,6 +13,13 @@ GRACE = timedelta(seconds=60)
 rings; one found later is announced as missed instead: a pasta timer ringing an hour late is noise."""
 
 
+_NOT_NAMES = frozenset(
+    "the a an my this that timer reminder il lo la i gli le un una mio mia el los las mi de del di du des der "
+    "die das den dem ein eine mein meinen temporizador recordatorio promemoria minuteur rappel erinnerung".split()
+)
+"""Words said around a timer's name ("cancel the pasta timer") that name none."""
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
     ring: tuple[Timer, ...]
@@ -49,7 +56,7 @@ def matching(timers: Sequence[Timer], which: str) -> list[Timer]:
     by_id = [t for t in pending if t.id == said]
     if by_id:
         return by_id
-    words = set(said.replace(",", " ").split())
+    words = set(said.replace(",", " ").split()) - _NOT_NAMES
     scored = [(len(words & set(t.label.lower().split())), t) for t in pending]
     best = max((score for score, _ in scored), default=0)
     return [t for score, t in scored if score and score == best]
