@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 from uuid import uuid4
 from zoneinfo import ZoneInfo
 
@@ -21,7 +22,7 @@ def kit(folder: Path, clock: ManualClock, seen: list[tuple[Timer, ...]] | None =
 
 
 async def test_a_timer_is_set_listed_with_the_time_left_and_cancelled_by_its_label(tmp_path: Path) -> None:
-    clock, seen = ManualClock(), []
+    clock, seen = ManualClock(), list[tuple[Timer, ...]]()
     timers = kit(tmp_path, clock, seen)
     assert {d.name for d in await timers.declarations()} == {"set_timer", "set_reminder", "list_timers", "cancel_timer"}
     assert timers.handles("set_timer") and not timers.handles("switch_chat")
@@ -55,13 +56,14 @@ async def test_a_reminder_takes_the_user_s_words_for_its_time(tmp_path: Path) ->
 
 async def test_bad_calls_are_answered_and_change_nothing(tmp_path: Path) -> None:
     timers = kit(tmp_path, ManualClock())
-    for name, args in [
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("set_timer", {"seconds": 0}),
         ("set_timer", {"seconds": "ten"}),
         ("set_reminder", {"when": "yesterday", "text": "x"}),
         ("set_reminder", {"when": "", "text": "x"}),
         ("cancel_timer", {"which": "rice"}),
-    ]:
+    ]
+    for name, args in calls:
         answer = await timers.call(name, args, CHAT)
         assert answer["success"] is False and answer["error"], (name, args)
     assert TimerFile(tmp_path).read() == []
