@@ -3,6 +3,7 @@ the speaker, the chat store and the front end it rings through."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from app.config.settings import Settings
 from app.front.events import ChatSaved, FrontEvent, TimersChanged
 from app.timers.ringing import SoundRinger, Speak
+from app.timers.scheduler import Clock, Pause
 from app.timers.store import TimerFile
 from app.timers.toolkit import TimerKit
 from app.wiring import ChatServices, spoken_language
@@ -55,29 +57,33 @@ def timer_kit(
     post: Callable[[FrontEvent], None] | None = None,
     sink: AudioSink | None = None,
     rings: bool = True,
+    clock: Clock = now,
+    pause: Pause = asyncio.sleep,
 ) -> tuple[TimerKit, SoundRinger | None]:
     """The kit, and its ringer (None when it `rings` not: `parley ask`). `post`: the front end's events
-    (the running timers, a timer ringing); `sink`: the speaker the chime and the words go to."""
+    (the running timers, a timer ringing); `sink`: the speaker the chime and the words go to. `clock` and
+    `pause`: what the timers wait on (a test moves its own)."""
     zone = local_zone()
     language = spoken_language(settings)
     tell = post or (lambda event: None)
 
     async def note(chat_id: UUID, text: str, line_id: UUID) -> None:
-        await services.store.append(chat_id, [Turn(role="model", text=text, at=now(), id=line_id)])
+        await services.store.append(chat_id, [Turn(role="model", text=text, at=clock(), id=line_id)])
         tell(ChatSaved(chat_id))
 
     ringer = (
-        SoundRinger(post=tell, language=language or "en", zone=zone, sink=sink, speak=_espeak(), note=note)
+        SoundRinger(post=tell, language=language or "en", zone=zone, sink=sink, speak=_espeak(), note=note, pause=pause)
         if rings
         else None
     )
     kit = TimerKit(
         TimerFile(settings.data_dir),
-        clock=now,
+        clock=clock,
         zone=zone,
         language=language,
         ringer=ringer,
         on_change=lambda timers: tell(TimersChanged(tuple(timers))),
+        pause=pause,
     )
     return kit, ringer
 

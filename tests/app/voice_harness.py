@@ -5,7 +5,7 @@ server, the real SQLite store and journal)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +14,7 @@ from uuid import UUID
 
 from app.config.settings import load_settings
 from app.conversation import ConversationEvent, Saved
+from app.tools.toolkit import ToolKit
 from app.voice_loop import VoiceLoop
 from app.wiring import ChatServices, open_chat_services
 from chats.store import ChatStore
@@ -87,9 +88,14 @@ class Running:
 
 
 @asynccontextmanager
-async def running_loop(environment: Path, sink: NullSink | None = None) -> AsyncIterator[Running]:
+async def running_loop(
+    environment: Path,
+    sink: NullSink | None = None,
+    toolkits: Callable[[ChatServices, NullSink], Sequence[ToolKit]] | None = None,
+) -> AsyncIterator[Running]:
     """The voice loop, ready (the wake word model loaded), on a fed microphone; it ends with the audio.
-    `sink` stands for the speaker (default: one that plays in real time)."""
+    `sink` stands for the speaker (default: one that plays in real time). `toolkits`: the loop's, made from
+    its services and speaker."""
     settings = load_settings()
     async with open_chat_services(settings) as services:
         chat_id = (await services.store.create()).id
@@ -101,6 +107,7 @@ async def running_loop(environment: Path, sink: NullSink | None = None) -> Async
             sink=sink,
             chat_id=chat_id,
             observer=watcher,
+            toolkits=() if toolkits is None else toolkits(services, sink),
         )
         task = asyncio.create_task(loop.run(), name="test-voice-loop")
         try:
