@@ -303,7 +303,7 @@ class ChatBridge(ServicesBridge):
                 self.timer_ringing.emit(event)
             case events.TimerStopped(timer_id):
                 self.timer_stopped.emit(timer_id)
-            case events.TimersMissed(message):
+            case events.TimersMissed(message, _):
                 self.timers_missed.emit(message)
             case _:
                 assert_never(event)

@@ -126,7 +126,7 @@ class EventPrinter:
         if isinstance(event, TimerRinging):
             self.emit({"event": "timer", "id": event.timer.id, "message": event.message})
         elif isinstance(event, TimersMissed):
-            self.emit({"event": "timers_missed", "message": event.message})
+            self.emit({"event": "timers_missed", "ids": list(event.timer_ids), "message": event.message})
 
     def ready(self, wake_word: str, chat_id: UUID) -> None:
         self.emit({"event": "ready", "wake_word": wake_word, "chat_id": str(chat_id)})

@@ -127,6 +127,7 @@ class TimersMissed:
     """Timers due while Parley was not running: said once, at the next start."""
 
     message: str
+    timer_ids: tuple[str, ...] = ()
 
 
 FrontEvent = (

@@ -81,7 +81,7 @@ class SoundRinger:
 
     async def missed(self, timers: Sequence[Timer]) -> None:
         message = sayings.missed(timers, self._zone, self._language)
-        self._post(TimersMissed(message))
+        self._post(TimersMissed(message, tuple(t.id for t in timers)))
         for timer in timers:
             if timer.chat_id is not None:
                 await self._noted(timer.chat_id, sayings.missed([timer], self._zone, self._language), timer.id)
