@@ -69,10 +69,10 @@ class SoundRinger:
         stopped = self._stops.setdefault(timer.id, asyncio.Event())
         self._post(TimerRinging(timer, message))
         try:
-            if timer.chat_id is not None:
-                await self._noted(timer.chat_id, message, timer.id)
-            for _ in range(ROUNDS):
+            for round_ in range(ROUNDS):
                 await self._sound(message)
+                if round_ == 0 and timer.chat_id is not None:  # after the chime: a store write is not instant
+                    await self._noted(timer.chat_id, message, timer.id)
                 if await set_or_paused(stopped, self._pause, ROUND_GAP_S):
                     break
         finally:

@@ -95,6 +95,15 @@ def test_offline_words_become_a_timer_s_seconds_and_label() -> None:
         "set_timer", "cinque minuti", "metti un timer di cinque minuti", "it", now=START, zone=ROME
     )
     assert italian == {"seconds": 300, "label": ""}
+    for_the = timer_arguments(
+        "set_timer",
+        "cinque minuti per la pasta.",
+        "Metti un timer di cinque minuti per la pasta.",
+        "it",
+        now=START,
+        zone=ROME,
+    )
+    assert for_the == {"seconds": 300, "label": "pasta"}
     assert timer_arguments("set_timer", "", "set a timer", "en", now=START, zone=ROME) is None
     reminder = timer_arguments("set_reminder", "to call the plumber tomorrow at 9", "", "en", now=START, zone=ROME)
     assert reminder == {"when": "2026-11-28T09:00:00", "text": "call the plumber"}
