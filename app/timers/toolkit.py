@@ -49,20 +49,25 @@ class TimerKit:
             None if ringer is None else TimerScheduler(file, ringer, clock=clock, pause=pause, on_marked=self._told)
         )
         self._task: asyncio.Task[None] | None = None
+        self._warming: asyncio.Task[datetime | None] | None = None
 
     async def __aenter__(self) -> TimerKit:
         if self._scheduler is not None:
             self._task = asyncio.create_task(self._scheduler.run(), name="timer-scheduler")
+            # dateparser loads its language data on its first parse (0.3-0.5 s): now, not in the first
+            # reminder of a conversation.
+            self._warming = asyncio.create_task(asyncio.to_thread(due_time, "in 1 minute", self._clock(), self._zone))
         await self._changed()
         return self
 
     async def __aexit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        for task in (self._task, self._warming):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
 
     async def declarations(self) -> tuple[ToolDeclaration, ...]:
         return TIMER_TOOLS
