@@ -198,7 +198,7 @@ class MainWindow(QMainWindow):
 
         chain = [self.folders.chooser, self.folders.menu_button, self.search_box, self.chat_list]
         chain += [self.new_chat_button, self.rename_button, self.move_button, self.delete_button]
-        chain += [self.settings_button, self.transcript, *self.voice.focus_chain()]
+        chain += [self.settings_button, self.transcript, *self.timers.focus_chain(), *self.voice.focus_chain()]
         for first, second in itertools.pairwise(chain):
             self.setTabOrder(first, second)
 

@@ -66,6 +66,10 @@ class TimersPanel(QWidget):
         self._tick.timeout.connect(self._redraw)
         self._redraw()
 
+    def focus_chain(self) -> list[QWidget]:
+        """Its controls in Tab order (those hidden are skipped by Qt)."""
+        return [self.stop_button, self.list, self.cancel_button]
+
     @Slot(object)
     def show_timers(self, timers: tuple[Timer, ...]) -> None:
         self._timers = timers

@@ -29,8 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from app.timers.declarations import TIMER_TOOL_NAMES
-from app.timers.spoken import timer_arguments
+from app.timers.spoken import timer_call
 from app.tools.intent_phrases import PHRASES, leading_phrase, phrasings
 from app.tools.offline_replies import supported, tool_answer
 from chats.embedders.embedding import Embedder
@@ -125,14 +124,10 @@ def best_intent(
     return Intent(tool, score, options[row].rest)
 
 
-def arguments(
-    intent: Intent, utterance: str, language: str | None = None, *, now: datetime | None = None, zone: tzinfo = UTC
-) -> dict[str, Any] | None:
+def arguments(intent: Intent, utterance: str, language: str | None = None) -> dict[str, Any] | None:
     """The tool's arguments from the words after the intent; None when the tool cannot be called.
-    `language`: the user's, for a memory put in the third person. `now` and `zone`: for a timer's time."""
+    `language`: the user's, for a memory put in the third person."""
     rest = intent.rest.strip()
-    if intent.tool in TIMER_TOOL_NAMES:
-        return timer_arguments(intent.tool, rest, utterance, language, now=now or datetime.now(UTC), zone=zone)
     if intent.tool == "switch_chat":
         return {"query": rest or utterance.strip()}
     if intent.tool in ("search_memories", "forget_memory"):
@@ -191,12 +186,15 @@ class OfflineIntents:
 
     async def match(self, text: str, tools: Collection[str]) -> ToolCall | None:
         self.heard_in = self._language or languages.detect(text, hint=self.heard_in)
+        timer = timer_call(text, set(tools), self.heard_in, now=self._clock(), zone=self._zone)
+        if timer is not None:  # word for word, before any embedding (`app.timers.spoken`)
+            return ToolCall(id=f"intent-{uuid.uuid4().hex[:8]}", name=timer[0], args=timer[1])
         intent = self._said_as_written(text, tools)
         if intent is None:
             intent = await self._by_similarity(text, tools)
         if intent is None:
             return None
-        args = arguments(intent, text, self.heard_in, now=self._clock(), zone=self._zone)
+        args = arguments(intent, text, self.heard_in)
         if args is None:
             return None
         return ToolCall(id=f"intent-{uuid.uuid4().hex[:8]}", name=intent.tool, args=args)

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from app.timers.parsing import due_time, split_reminder
-from app.timers.spoken import timer_arguments
+from app.timers.spoken import timer_call
 from tests.app.timers.clock import START
 
 ROME = ZoneInfo("Europe/Rome")
@@ -86,24 +87,52 @@ def test_a_reminder_said_in_one_go_splits_into_when_and_what(language: str, said
     assert split_reminder(said, START, ROME, language) == (TOMORROW_9, what)
 
 
-def test_offline_words_become_a_timer_s_seconds_and_label() -> None:
-    args = timer_arguments(
-        "set_timer", "for nine minutes", "set a pasta timer for nine minutes", "en", now=START, zone=ROME
-    )
-    assert args == {"seconds": 540, "label": "pasta"}
-    italian = timer_arguments(
-        "set_timer", "cinque minuti", "metti un timer di cinque minuti", "it", now=START, zone=ROME
-    )
-    assert italian == {"seconds": 300, "label": ""}
-    for_the = timer_arguments(
-        "set_timer",
-        "cinque minuti per la pasta.",
-        "Metti un timer di cinque minuti per la pasta.",
-        "it",
-        now=START,
-        zone=ROME,
-    )
-    assert for_the == {"seconds": 300, "label": "pasta"}
-    assert timer_arguments("set_timer", "", "set a timer", "en", now=START, zone=ROME) is None
-    reminder = timer_arguments("set_reminder", "to call the plumber tomorrow at 9", "", "en", now=START, zone=ROME)
-    assert reminder == {"when": "2026-11-28T09:00:00", "text": "call the plumber"}
+TIMER_TOOLS = {"set_timer", "set_reminder", "list_timers", "cancel_timer"}
+
+
+@pytest.mark.parametrize(
+    ("language", "said", "tool", "args"),
+    [
+        ("en", "Set a timer for five minutes.", "set_timer", {"seconds": 300, "label": ""}),
+        ("en", "Set a pasta timer for nine minutes.", "set_timer", {"seconds": 540, "label": "pasta"}),
+        ("en", "Set a timer for five minutes for the eggs", "set_timer", {"seconds": 300, "label": "eggs"}),
+        ("it", "Metti un timer di cinque minuti per la pasta.", "set_timer", {"seconds": 300, "label": "pasta"}),
+        ("es", "Pon un temporizador de cinco minutos", "set_timer", {"seconds": 300, "label": ""}),
+        ("fr", "Mets un minuteur de cinq minutes", "set_timer", {"seconds": 300, "label": ""}),
+        ("de", "Stell einen Nudel-Timer auf fünf Minuten", "set_timer", {"seconds": 300, "label": "nudel"}),
+        (
+            "en",
+            "Remind me to call the plumber tomorrow at 9.",
+            "set_reminder",
+            {"when": "2026-11-28T09:00:00", "text": "call the plumber"},
+        ),
+        (
+            "it",
+            "Ricordami domani alle 9 di chiamare l'idraulico",
+            "set_reminder",
+            {"when": "2026-11-28T09:00:00", "text": "chiamare l'idraulico"},
+        ),
+        ("en", "What timers do I have?", "list_timers", {}),
+        ("de", "Wie lange noch?", "list_timers", {}),
+        ("en", "Cancel the pasta timer.", "cancel_timer", {"which": "pasta"}),
+        ("es", "Cancela el temporizador del arroz", "cancel_timer", {"which": "del arroz"}),
+    ],
+)
+def test_offline_requests_become_timer_calls(language: str, said: str, tool: str, args: dict[str, Any]) -> None:
+    assert timer_call(said, TIMER_TOOLS, language, now=START, zone=ROME) == (tool, args)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Remind me what we discussed about the holiday.",  # no time: the recall intent's
+        "Set a timer",  # no time to set
+        "What did we decide about the timer?",
+    ],
+)
+def test_words_that_set_no_timer_are_left_to_the_other_intents(said: str) -> None:
+    assert timer_call(said, TIMER_TOOLS, "en", now=START, zone=ROME) is None
+
+
+def test_only_declared_tools_are_called() -> None:
+    assert timer_call("What timers do I have?", {"set_timer"}, "en", now=START, zone=ROME) is None
