@@ -12,7 +12,15 @@ from types import TracebackType
 from typing import Any
 from uuid import UUID
 
-from app.timers.declarations import MAX_SECONDS, SET_REMINDER, SET_TIMER, TIMER_TOOL_NAMES, TIMER_TOOLS
+from app.timers.declarations import (
+    CANCEL_TIMER,
+    LIST_TIMERS,
+    MAX_SECONDS,
+    SET_REMINDER,
+    SET_TIMER,
+    TIMER_TOOL_NAMES,
+    TIMER_TOOLS,
+)
 from app.timers.model import Kind, Timer
 from app.timers.parsing import due_time
 from app.timers.schedule import matching, running
@@ -81,9 +89,11 @@ class TimerKit:
                 return await self._set_timer(args, chat_id)
             if name == SET_REMINDER.name:
                 return await self._set_reminder(args, chat_id)
-            if name == "list_timers":
+            if name == LIST_TIMERS.name:
                 return {"success": True, "timers": [self.shown(t) for t in await self.running()]}
-            return await self.cancel(str(args.get("which", "")))
+            if name == CANCEL_TIMER.name:
+                return await self.cancel(str(args.get("which", "")))
+            return {"success": False, "error": f"No timer tool is called {name!r}."}
         except TimerFileError as error:
             return {"success": False, "error": f"The timers could not be kept: {error}"}
 
