@@ -263,6 +263,7 @@ class VoiceLoop:
             )
             return gemini, settings.gemini_live_model
         # Imported here for the same reason: faster-whisper and CTranslate2 take a quarter of a second.
+        from app.timers.wiring import local_zone
         from app.tools.offline_intents import OfflineIntents
         from voice.offline import connection as offline
         from voice.offline.engine import OfflineVoice
@@ -270,7 +271,7 @@ class VoiceLoop:
 
         voice = await OfflineVoice.load(model_cache(), language=spoken_language(settings), language_of=language_of)
         stack.push_async_callback(voice.aclose)
-        intents = OfflineIntents(self._services.embedder, language=spoken_language(settings))
+        intents = OfflineIntents(self._services.embedder, language=spoken_language(settings), zone=local_zone())
         await intents.prepare()
         factory: LiveConnectionFactory = functools.partial(
             offline.connect,

@@ -1,16 +1,16 @@
-"""Tools beyond the chat's own, timed: `python -m bench.tools [--runs N] [--out FILE]` (bench/results/tools.json).
+"""Parley's tools, timed: `python -m bench.tools [--out FILE]`.
 
-One function per measurement, each returning its figures:
+Each measurement is one function in `MEASUREMENTS` (name -> coroutine giving a JSON object); the results
+go to bench/results/tools.json under those names, with the machine's load, and a summary is printed.
 
-- `mcp_call_round_trip`: a model's call of a local MCP server's tool, from the fake Live service sending
-  `toolCall` to it receiving the `toolResponse` (both on the service's clock): the google-genai client, the
-  voice session, `McpToolKit` and the official MCP client over stdio to tests/fakes/mcp_server.py, and back.
-  The tool (`add`) does no work of its own, so the figure is what Parley and MCP add. Goal p95 <= 50 ms.
-- `mcp_first_start`: what the first conversation waits for a server before its first call can be made:
-  `declarations()` on a fresh toolkit (spawn, initialize, tools/list), then that first call; and importing
-  the `mcp` SDK in a fresh interpreter, which the first conversation of a process pays once too.
-
-The load average is recorded beside the figures: on a shared machine it moves them.
+- timer_lateness_asleep: how late a timer rings (its chime written to the speaker, minus its due time),
+  with nothing else running: the real scheduler, timers file (fsynced marks) and ringer. Goal p95 <= 250 ms.
+- timer_lateness_in_conversation: the same while a conversation goes on in the same event loop (the real
+  VoiceSession and google-genai client against the fake Live server, a microphone streaming 80 ms chunks
+  in real time, an answer with voice after each). Goal p95 <= 250 ms.
+- own_tool_answer: from the model's tool call arriving at the session to the answer being sent back, for
+  Parley's timer tools (set_timer, list_timers, cancel_timer, set_reminder) through the real session.
+- mcp_call_round_trip, mcp_first_start: the user's MCP tools (`bench.tools_mcp`).
 """
 
 from __future__ import annotations
@@ -19,137 +19,304 @@ import argparse
 import asyncio
 import json
 import os
-import subprocess
-import sys
+import tempfile
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
-from bench.voice_latency import CHUNK, TimingSink, forever, ignore, opener, reached, summarise
-from tests.app.mcp import fake_server, patient_kit
-from tests.fakes.gemini_live_scenario import AfterAudio, AfterToolResponse, Call, CallTools, CompleteTurn, script
+from app.timers.model import Timer
+from app.timers.ringing import SoundRinger
+from app.timers.store import TimerFile
+from app.timers.toolkit import TimerKit
+from app.timers.wiring import local_zone
+from bench.voice_latency import TimingSink, forever, ignore, summarise
+from tests.fakes.gemini_live_scenario import (
+    AfterAudio,
+    AfterToolResponse,
+    Audio,
+    Call,
+    CallTools,
+    CompleteTurn,
+    Trigger,
+    script,
+)
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer, make_live_tls
-from voice.audio.chunks import MIC_FORMAT, AudioChunk
+from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.audio.preroll import PrerollStream
-from voice.live.connection import LiveConfig, ToolCall
+from voice.live.connection import LiveConfig, LiveConnection, LiveConnectionFactory, LiveEvent, ToolCall
+from voice.live.gemini import connect
 from voice.session import ToolReply, VoiceSession
 from voice.state import AssistantState, StateMachine
 
 RESULTS = Path(__file__).resolve().parent / "results"
-CALL_GOAL_P95_MS = 50.0
+LATENESS_GOAL_MS = 250.0
+TIMERS = 40
+SPACING_S = 0.37
+"""Between two timers' due times: not a round number, so rings fall anywhere in the scheduler's pauses."""
+MIC_CHUNK = bytes(MIC_FORMAT.bytes_per_second * 80 // 1000)
+VOICE = bytes(MODEL_VOICE_FORMAT.bytes_per_second * 80 // 1000)
+TOOL_ROUNDS = 15
 
 
-async def mcp_call_round_trip(runs: int = 60) -> dict[str, Any]:
-    """The model's call to the tool's answer back at the model, p50/p95/max over `runs` calls."""
-    async with FakeGeminiLiveServer(make_live_tls()) as server, patient_kit([fake_server()]) as kit:
-        tools = await kit.declarations()
+class FirstChime:
+    """A speaker for one ring: notes when the chime is written, then stops the ring (one round is enough)."""
+
+    format = MODEL_VOICE_FORMAT
+    queued_ms = 0.0
+
+    def __init__(self, heard: Callable[[datetime], None]) -> None:
+        self._heard = heard
+        self.ringer: SoundRinger | None = None
+
+    async def write(self, chunk: AudioChunk) -> None:
+        self._heard(datetime.now(UTC))
+        if self.ringer is not None:
+            self.ringer.stop()
+
+    def clear(self) -> None:
+        return None
+
+    async def drain(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+
+class TimedRinger:
+    """The real ringer (no words: the chime is what is heard first), one per ring, timing its chime."""
+
+    def __init__(self, expected: int) -> None:
+        self.late_ms: list[float] = []
+        self.done = asyncio.Event()
+        self._expected = expected
+
+    async def ring(self, timer: Timer) -> None:
+        def heard(at: datetime) -> None:
+            self.late_ms.append((at - timer.due_at).total_seconds() * 1000)
+            if len(self.late_ms) >= self._expected:
+                self.done.set()
+
+        speaker = FirstChime(heard)
+        speaker.ringer = SoundRinger(post=lambda event: None, language="en", zone=UTC, sink=speaker)
+        await speaker.ringer.ring(timer)
+
+    async def missed(self, timers: Sequence[Timer]) -> None:
+        raise AssertionError("no timer should be missed")
+
+
+async def _ring_timers(folder: Path) -> list[float]:
+    """Set `TIMERS` timers due from a second from now on, and how late each one's chime was (ms)."""
+    ringer = TimedRinger(TIMERS)
+    file = TimerFile(folder)
+    kit = TimerKit(file, clock=lambda: datetime.now(UTC), zone=UTC, language="en", ringer=ringer)
+    start = datetime.now(UTC) + timedelta(seconds=1)
+    for n in range(TIMERS):
+        file.add(Timer(f"{n:06x}", "timer", f"bench {n}", start + timedelta(seconds=SPACING_S * n), datetime.now(UTC)))
+    async with kit:
+        await asyncio.wait_for(ringer.done.wait(), timeout=SPACING_S * TIMERS + 30)
+    return ringer.late_ms
+
+
+async def timer_lateness_asleep() -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="parley-bench-timers-") as folder:
+        late = await _ring_timers(Path(folder))
+    return summarise(late) | {"goal_p95_ms": LATENESS_GOAL_MS}
+
+
+async def timer_lateness_in_conversation() -> dict[str, Any]:
+    async with FakeGeminiLiveServer(make_live_tls()) as server:
+        turns = round(SPACING_S * TIMERS / 0.08) + 200
         server.script(
-            script(
-                *[
-                    step
-                    for i in range(runs)
-                    for step in (
-                        (AfterAudio(len(CHUNK)), (CallTools((Call(f"t{i}", "fake__add", {"a": i, "b": 1}),)),)),
-                        (AfterToolResponse(f"t{i}"), (CompleteTurn(),)),
-                    )
-                ]
-            )
+            script(*[(AfterAudio(len(MIC_CHUNK) * 10), (Audio(VOICE), CompleteTurn())) for _ in range(turns)])
         )
-
-        async def answer(call: ToolCall) -> ToolReply:
-            return ToolReply(await kit.call(call.name, call.args, uuid4()))
-
-        states = StateMachine(AssistantState.CONNECTING)
         microphone = PrerollStream()
         session = VoiceSession(
-            config=LiveConfig(model="gemini-3.8-live", system_prompt="Parley.", tools=tools),
-            connect=opener(server, {}),
+            config=LiveConfig(model="gemini-3.8-live", system_prompt="Parley."),
+            connect=_connect(server),
             sink=TimingSink(),
-            tools=answer,
-            states=states,
+            tools=_no_tools,
+            states=StateMachine(AssistantState.CONNECTING),
             on_event=ignore,
             wait=forever,
         )
-        task = asyncio.create_task(session.run(microphone.since()))
-        await reached(states, AssistantState.LISTENING).wait()
-        for _ in range(runs):
-            answered = reached(states, AssistantState.LISTENING, old=AssistantState.THINKING)
-            microphone.append(AudioChunk(MIC_FORMAT, CHUNK, 0.0))
-            await answered.wait()
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        recorded = await server.connection(0)
-    called = {_call_id(frame): at for at, frame in recorded.sent if "toolCall" in frame}
-    answered_at = {
-        _response_id(frame): at
-        for at, frame in zip(recorded.received_at, recorded.frames, strict=True)
-        if "tool_response" in frame
-    }
-    spent = [(answered_at[call_id] - at) * 1000 for call_id, at in called.items()]
-    return summarise(spent) | {"goal_p95_ms": CALL_GOAL_P95_MS}
+        talking = asyncio.create_task(session.run(microphone.since()))
+        streaming = asyncio.create_task(_stream(microphone))
+        try:
+            with tempfile.TemporaryDirectory(prefix="parley-bench-timers-") as folder:
+                late = await _ring_timers(Path(folder))
+        finally:
+            for task in (talking, streaming):
+                task.cancel()
+            await asyncio.gather(talking, streaming, return_exceptions=True)
+    return summarise(late) | {"goal_p95_ms": LATENESS_GOAL_MS}
 
 
-async def mcp_first_start(runs: int = 5) -> dict[str, Any]:
-    """A fresh toolkit's first `declarations()` (the server started and listed) and first call, `runs` times;
-    and the SDK's import in a fresh interpreter."""
-    start, first_call = [], []
-    for _ in range(runs):
-        async with patient_kit([fake_server()]) as kit:
-            began = time.perf_counter()
-            await kit.declarations()
-            declared = time.perf_counter()
-            await kit.call("fake__add", {"a": 1, "b": 2}, uuid4())
-            start.append((declared - began) * 1000)
-            first_call.append((time.perf_counter() - declared) * 1000)
-    imports = [await asyncio.to_thread(_sdk_import_ms) for _ in range(3)]
-    return {
-        "server_start": summarise(start),
-        "first_call_after_start": summarise(first_call),
-        "sdk_import": summarise(imports),
-        "server": "tests/fakes/mcp_server.py (Python, the mcp SDK's MCPServer)",
-    }
+async def own_tool_answer() -> dict[str, Any]:
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("set_timer", {"seconds": 540, "label": "pasta"}),
+        ("list_timers", {}),
+        ("cancel_timer", {"which": "pasta"}),
+        ("set_reminder", {"when": "tomorrow at 9", "text": "call the plumber"}),
+    ]
+    steps: list[tuple[Trigger, str, str, dict[str, Any]]] = []
+    for n in range(TOOL_ROUNDS):
+        for name, args in calls:
+            call_id = f"{name}-{n}"
+            steps.append(
+                (AfterAudio(len(MIC_CHUNK)) if not steps else AfterToolResponse(steps[-1][2]), name, call_id, args)
+            )
+    answered: dict[str, list[float]] = {name: [] for name, _ in calls}
+    async with AsyncExitStack() as stack:
+        folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="parley-bench-tools-"))
+        zone = local_zone()
+        ringer = SoundRinger(post=lambda event: None, language="en", zone=zone)
+        # Entered, as the voice loop enters it: its scheduler runs, and dateparser warms up meanwhile.
+        kit = await stack.enter_async_context(
+            TimerKit(TimerFile(Path(folder)), clock=lambda: datetime.now(UTC), zone=zone, language="en", ringer=ringer)
+        )
+        chat = uuid4()
+
+        async def tools(call: ToolCall) -> ToolReply:
+            return ToolReply(await kit.call(call.name, call.args, chat))
+
+        async with FakeGeminiLiveServer(make_live_tls()) as server:
+            server.script(
+                script(
+                    *[(when, (CallTools((Call(call_id, name, args),)),)) for when, name, call_id, args in steps],
+                    (AfterToolResponse(steps[-1][2]), (CompleteTurn(),)),
+                )
+            )
+            stamps: dict[str, float] = {}
+            all_sent = asyncio.Event()
+
+            def sent(call_id: str, at: float) -> None:
+                name = call_id.rsplit("-", 1)[0]
+                answered[name].append((at - stamps[call_id]) * 1000)
+                if sum(map(len, answered.values())) == len(steps):
+                    all_sent.set()
+
+            microphone = PrerollStream()
+            session = VoiceSession(
+                config=LiveConfig(model="gemini-3.8-live", system_prompt="Parley."),
+                connect=_connect(server, stamps, sent),
+                sink=TimingSink(),
+                tools=tools,
+                states=StateMachine(AssistantState.CONNECTING),
+                on_event=ignore,
+                wait=forever,
+            )
+            task = asyncio.create_task(session.run(microphone.since()))
+            microphone.append(AudioChunk(MIC_FORMAT, MIC_CHUNK, 0.0))
+            try:
+                await asyncio.wait_for(all_sent.wait(), timeout=120)
+            finally:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+    return {name: summarise(ms) for name, ms in answered.items()}
 
 
-def _sdk_import_ms() -> float:
-    code = "import time; t = time.perf_counter(); import app.mcp.connection; print(time.perf_counter() - t)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    return float(out) * 1000
+MEASUREMENTS: Mapping[str, Callable[[], Awaitable[dict[str, Any]]]] = {
+    "timer_lateness_asleep": timer_lateness_asleep,
+    "timer_lateness_in_conversation": timer_lateness_in_conversation,
+    "own_tool_answer": own_tool_answer,
+}
+"""Name -> measurement: each is one entry of the results."""
 
 
-def _call_id(frame: dict[str, Any]) -> str:
-    return str(frame["toolCall"]["functionCalls"][0]["id"])
+class _Stamped:
+    """A real connection that notes when a tool call arrives and when its answer is sent."""
+
+    def __init__(self, inner: LiveConnection, stamps: dict[str, float], sent: Callable[[str, float], None]) -> None:
+        self._inner = inner
+        self._stamps = stamps
+        self._sent = sent
+
+    @property
+    def resumption_handle(self) -> str | None:
+        return self._inner.resumption_handle
+
+    async def send_audio(self, chunk: AudioChunk) -> None:
+        await self._inner.send_audio(chunk)
+
+    async def send_text(self, text: str) -> None:
+        await self._inner.send_text(text)
+
+    async def send_tool_result(self, call_id: str, name: str, result: Mapping[str, Any]) -> None:
+        await self._inner.send_tool_result(call_id, name, result)
+        self._sent(call_id, time.perf_counter())
+
+    async def events(self) -> AsyncIterator[LiveEvent]:
+        async for event in self._inner.events():
+            if isinstance(event, ToolCall):
+                self._stamps[event.id] = time.perf_counter()
+            yield event
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
 
-def _response_id(frame: dict[str, Any]) -> str:
-    response = frame["tool_response"]
-    calls = response.get("function_responses") or response.get("functionResponses")
-    return str(calls[0]["id"])
+def _connect(
+    server: FakeGeminiLiveServer,
+    stamps: dict[str, float] | None = None,
+    sent: Callable[[str, float], None] = lambda call_id, at: None,
+) -> LiveConnectionFactory:
+    @asynccontextmanager
+    async def opened(config: LiveConfig) -> AsyncIterator[LiveConnection]:
+        async with connect(
+            config, api_key=server.api_key, base_url=server.base_url, ssl_context=server.ssl_context
+        ) as connection:
+            yield _Stamped(connection, {} if stamps is None else stamps, sent)
+
+    return opened
 
 
-def report(figures: dict[str, Any]) -> None:
-    call, first = figures["mcp_call_round_trip"], figures["mcp_first_start"]
-    start, after, sdk = first["server_start"], first["first_call_after_start"], first["sdk_import"]
-    print(f"MCP tools (load average {figures['load_average']}):")
-    print(f"  model's call -> answer back at the model (local stdio server)  p50 {call['p50_ms']:7.2f} ms", end="")
-    print(f"  p95 {call['p95_ms']:7.2f} ms  (goal <= {CALL_GOAL_P95_MS:g})")
-    print(f"  first conversation waits for the server to start               p50 {start['p50_ms']:7.0f} ms", end="")
-    print(f"  p95 {start['p95_ms']:7.0f} ms")
-    print(f"  then its first call                                            p50 {after['p50_ms']:7.2f} ms")
-    print(f"  importing the mcp SDK, once per process                        p50 {sdk['p50_ms']:7.0f} ms")
+async def _no_tools(call: ToolCall) -> ToolReply:
+    return ToolReply({})
+
+
+async def _stream(microphone: PrerollStream) -> None:
+    """A microphone in real time: 80 ms of audio every 80 ms."""
+    started = time.perf_counter()
+    for n in range(1_000_000):
+        microphone.append(AudioChunk(MIC_FORMAT, MIC_CHUNK, n * 80.0))
+        await asyncio.sleep(max(0.0, started + (n + 1) * 0.08 - time.perf_counter()))
+
+
+async def measure(names: list[str] | None = None) -> dict[str, Any]:
+    results: dict[str, Any] = {"loadavg": os.getloadavg(), "cpus": os.cpu_count()}
+    for name, measurement in MEASUREMENTS.items():
+        if names is None or name in names:
+            results[name] = await measurement()
+    return results
+
+
+def report(results: dict[str, Any]) -> None:
+    print(f"load average {results['loadavg'][0]:.1f} on {results['cpus']} cores")
+    for name in ("timer_lateness_asleep", "timer_lateness_in_conversation"):
+        if name in results:
+            late = results[name]
+            verdict = "meets" if late["p95_ms"] <= late["goal_p95_ms"] else "MISSES"
+            print(
+                f"{name}: p50 {late['p50_ms']} ms, p95 {late['p95_ms']} ms, max {late['max_ms']} ms "
+                f"({late['runs']} timers; {verdict} the goal p95 <= {late['goal_p95_ms']:.0f} ms)"
+            )
+    for tool, spent in results.get("own_tool_answer", {}).items():
+        print(f"own_tool_answer {tool}: p50 {spent['p50_ms']} ms, p95 {spent['p95_ms']} ms ({spent['runs']} calls)")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=60)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--only", help="comma-separated measurements: " + ", ".join(MEASUREMENTS))
     parser.add_argument("--out", type=Path, default=RESULTS / "tools.json")
     args = parser.parse_args()
-    figures: dict[str, Any] = {"load_average": [round(x, 2) for x in os.getloadavg()]}
-    figures["mcp_call_round_trip"] = asyncio.run(mcp_call_round_trip(args.runs))
-    figures["mcp_first_start"] = asyncio.run(mcp_first_start())
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
-    report(figures)
+    results = asyncio.run(measure(args.only.split(",") if args.only else None))
+    args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    report(results)
 
 
 if __name__ == "__main__":

@@ -55,11 +55,14 @@ def open_window(
     tray_ref = weakref.ref(tray)  # the window holds the dialog factory: a strong reference would be a cycle
 
     bridge.state_changed.connect(tray.show_state)
+    bridge.timer_ringing.connect(lambda ringing: tray.notify(ringing.message))
+    bridge.timers_missed.connect(tray.notify)
     if not (hidden and tray.available):
         window.show()
     bridge.open()
     voice = WindowVoice(bridge, runtime, settings, functools.partial(microphone_and_speaker, settings))
     voice.bind(window.voice)
+    voice.bind_timers(window.timers)
     voice.start()
     return ParleyWindow(window, bridge, voice, tray)
 

@@ -99,6 +99,13 @@ class ChatBridge(ServicesBridge):
     error_resolved = Signal(str)
     """An error said earlier (its message as `error` had it) no longer holds."""
 
+    timers_changed = Signal(object)
+    """The running timers (`tuple[Timer, ...]`, soonest first)."""
+    timer_ringing = Signal(object)
+    """`events.TimerRinging`: a timer rings until `timer_stopped`."""
+    timer_stopped = Signal(str)
+    timers_missed = Signal(str)
+    """What was missed while Parley was not running, said once."""
     _posted = Signal(object)
     """An `app.front.events.FrontEvent`, from any thread, queued to `_on_posted`."""
 
@@ -294,6 +301,14 @@ class ChatBridge(ServicesBridge):
                 self.error_resolved.emit(message)
             case events.Notice(message):
                 self.notice.emit(message)
+            case events.TimersChanged(timers):
+                self.timers_changed.emit(timers)
+            case events.TimerRinging():
+                self.timer_ringing.emit(event)
+            case events.TimerStopped(timer_id):
+                self.timer_stopped.emit(timer_id)
+            case events.TimersMissed(message, _):
+                self.timers_missed.emit(message)
             case _:
                 assert_never(event)
 

@@ -37,6 +37,7 @@ from ui.folders import AskText, FolderBar, MoveMenu, ask_text
 from ui.long_text import LongTextDialog
 from ui.memory_bridge import MemoryBridge
 from ui.memory_page import MemoryPage
+from ui.timers_panel import TimersPanel
 from ui.transcript import TranscriptView
 from ui.tray import state_icon
 from ui.voice_controls import VoiceControls
@@ -110,6 +111,7 @@ class MainWindow(QMainWindow):
         self.pages.addTab(self.memory_page, "Memor&y")
         self.voice = VoiceControls(self)
         self.voice.add_to(self.statusBar())
+        self.timers = TimersPanel()
         self._lay_out()
         self._bind(bridge)
 
@@ -189,13 +191,14 @@ class MainWindow(QMainWindow):
         layout.setSpacing(SPACING)
         layout.addWidget(self.banner_row)
         layout.addWidget(splitter, 1)
+        layout.addWidget(self.timers)
         layout.addLayout(self.voice.talk_row())
         self.setCentralWidget(central)
         self.resize(1000, 680)
 
         chain = [self.folders.chooser, self.folders.menu_button, self.search_box, self.chat_list]
         chain += [self.new_chat_button, self.rename_button, self.move_button, self.delete_button]
-        chain += [self.settings_button, self.transcript, *self.voice.focus_chain()]
+        chain += [self.settings_button, self.transcript, *self.timers.focus_chain(), *self.voice.focus_chain()]
         for first, second in itertools.pairwise(chain):
             self.setTabOrder(first, second)
 
@@ -241,6 +244,10 @@ class MainWindow(QMainWindow):
         bridge.error_resolved.connect(self.clear_error)
         bridge.notice.connect(self.voice.show_notice)
         bridge.device_lost.connect(self.voice.show_device_lost)
+        bridge.timers_changed.connect(self.timers.show_timers)
+        bridge.timer_ringing.connect(self.timers.show_ringing)
+        bridge.timer_stopped.connect(self.timers.show_stopped)
+        bridge.timers_missed.connect(self.voice.show_notice)
 
     @Slot()
     def open_settings(self) -> None:

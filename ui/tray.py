@@ -54,6 +54,10 @@ def state_icon(state: VoiceStatus, *, muted: bool = False) -> QIcon:
     return QIcon(pixmap)
 
 
+NOTIFY_MS = 10_000
+"""How long a notification stays (desktops may keep it longer in their list)."""
+
+
 class Tray(QObject):
     def __init__(
         self,
@@ -141,6 +145,12 @@ class Tray(QObject):
                 self.icon.showMessage("Parley", KEEPS_LISTENING, QSystemTrayIcon.MessageIcon.Information, 5000)
             return True
         return super().eventFilter(watched, event)
+
+    @Slot(str)
+    def notify(self, message: str) -> None:
+        """A desktop notification (a timer rings, one was missed): the window may be hidden."""
+        if self.available:
+            self.icon.showMessage("Parley", message, QSystemTrayIcon.MessageIcon.Information, NOTIFY_MS)
 
     @Slot()
     def _show_icon(self) -> None:

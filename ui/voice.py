@@ -13,6 +13,7 @@ from app.config.settings import Settings
 from app.front.voice_presenter import AudioFactory, VoicePresenter
 from app.runtime import Runtime, RuntimeClosed
 from ui.bridge import ChatBridge
+from ui.timers_panel import TimersPanel
 from ui.voice_controls import VoiceControls
 
 
@@ -36,7 +37,18 @@ class WindowVoice:
         controls.text_typed.connect(self.send_text)
         controls.mute_action.toggled.connect(self.set_muted)
 
+    def bind_timers(self, panel: TimersPanel) -> None:
+        """The timers panel's Stop and Cancel act on the loop's timers."""
+        panel.stop_requested.connect(self.stop_timer)
+        panel.cancel_requested.connect(self.cancel_timer)
+
     # GUI thread in, runtime thread to act.
+
+    def stop_timer(self, timer_id: str) -> None:
+        self._submit(self._presenter.stop_timer(timer_id))
+
+    def cancel_timer(self, timer_id: str) -> None:
+        self._submit(self._presenter.cancel_timer(timer_id))
 
     def continue_in(self, chat_id: UUID | None) -> None:
         """The chat selected in the window is where the next conversation goes."""

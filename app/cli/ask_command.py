@@ -19,6 +19,7 @@ from app.cli.listen_command import chat_to_talk_in
 from app.config.settings import Settings
 from app.conversation import ConversationEvent
 from app.mcp.toolkit import mcp_toolkits
+from app.timers.wiring import timer_kit
 from app.voice_loop import VoiceLoop
 from app.wiring import open_chat_services
 from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk, AudioFormat, AudioSink
@@ -153,6 +154,7 @@ async def ask(
         sink = NullSink(MODEL_VOICE_FORMAT) if audio_out is None else WavFileSink(audio_out, MODEL_VOICE_FORMAT)
         # The local embedding model stays in this process (`parley listen` puts it in a child): no
         # microphone or speaker callback waits on this interpreter's lock here.
+        timers, _ = timer_kit(settings, services, rings=False)  # it ends long before they ring
         loop = VoiceLoop(
             settings=settings,
             services=services,
@@ -161,7 +163,7 @@ async def ask(
             chat_id=chat_id,
             new_chat=new,
             observer=answer,
-            toolkits=mcp_toolkits(settings.config_file),
+            toolkits=[timers, *mcp_toolkits(settings.config_file)],
         )
         await _until_answered(loop, answer, text)
         if answer.failure is None and not answer.model:

@@ -15,7 +15,9 @@ from app.cli.command_runner import UsageError
 from app.config.settings import Settings
 from app.conversation import ChatSwitched, ConversationEvent, Saved
 from app.front.device_checks import microphone_and_speaker
+from app.front.events import FrontEvent, TimerRinging, TimersMissed
 from app.mcp.toolkit import mcp_toolkits
+from app.timers.wiring import timer_kit
 from app.voice_loop import VoiceLoop
 from app.wiring import open_chat_services
 from chats.store import ChatStore
@@ -57,6 +59,7 @@ async def _listen(settings: Settings, args: argparse.Namespace) -> int:
         source, sink = _audio(settings, args)
         printer = EventPrinter(enabled=args.events)
         chat_id, new_chat = await chat_to_talk_in(services.store, args.chat, new_chat=args.new_chat)
+        timers, _ = timer_kit(settings, services, post=printer.timer, sink=sink)
         loop = VoiceLoop(
             settings=settings,
             services=services,
@@ -65,7 +68,7 @@ async def _listen(settings: Settings, args: argparse.Namespace) -> int:
             chat_id=chat_id,
             new_chat=new_chat,
             observer=printer,
-            toolkits=mcp_toolkits(settings.config_file),
+            toolkits=[timers, *mcp_toolkits(settings.config_file)],
         )
         await loop.run()
     # A conversation that could not connect is a failure of the command, so scripts and CI notice a wrong
@@ -118,6 +121,13 @@ class EventPrinter:
         if self._enabled:
             sys.stdout.write(json.dumps(event, ensure_ascii=False) + "\n")
             sys.stdout.flush()
+
+    def timer(self, event: FrontEvent) -> None:
+        """A timer rang, stopped or was missed (the list of running timers is `parley timers`'s)."""
+        if isinstance(event, TimerRinging):
+            self.emit({"event": "timer", "id": event.timer.id, "message": event.message})
+        elif isinstance(event, TimersMissed):
+            self.emit({"event": "timers_missed", "ids": list(event.timer_ids), "message": event.message})
 
     def ready(self, wake_word: str, chat_id: UUID) -> None:
         self.emit({"event": "ready", "wake_word": wake_word, "chat_id": str(chat_id)})

@@ -20,6 +20,7 @@ from app.cli import (
     memory_commands,
     supabase_commands,
     sync_command,
+    timer_commands,
     tools_command,
     wake_command,
 )
@@ -58,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     wake_command.add_parser(commands)
     autostart_command.add_parser(commands)
     tools_command.add_parser(commands)
+    timer_commands.add_parser(commands)
     config = commands.add_parser("config", help="show the settings in force and where each can be set")
     config.set_defaults(handler=show_config)
     return parser

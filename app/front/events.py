@@ -13,6 +13,7 @@ from typing import Any, Literal
 from uuid import UUID
 
 from app.front.status import VoiceStatus
+from app.timers.model import Timer
 from chats.models import Turn
 
 
@@ -109,6 +110,35 @@ class Notice:
     """Something the user should know that is not a problem (the offline voice is a small model)."""
 
 
+@dataclass(frozen=True, slots=True)
+class TimersChanged:
+    """The timers and reminders still to ring, soonest first (one was set, cancelled, rang or was missed)."""
+
+    timers: tuple[Timer, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TimerRinging:
+    """A timer rings (a desktop notification, and a way to stop it) until `TimerStopped`."""
+
+    timer: Timer
+    message: str
+    """What is said, in the user's language ("Your pasta timer is up.")."""
+
+
+@dataclass(frozen=True, slots=True)
+class TimerStopped:
+    timer_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class TimersMissed:
+    """Timers due while Parley was not running: said once, at the next start."""
+
+    message: str
+    timer_ids: tuple[str, ...] = ()
+
+
 FrontEvent = (
     StatusChanged
     | MutedChanged
@@ -123,6 +153,10 @@ FrontEvent = (
     | Problem
     | ProblemResolved
     | Notice
+    | TimersChanged
+    | TimerRinging
+    | TimerStopped
+    | TimersMissed
 )
 
 Post = Callable[[FrontEvent], None]

@@ -33,6 +33,9 @@ from app.front.events import (
 from app.front.status import OFFLINE_NOTICE, VoiceStatus
 from app.listening_lock import AlreadyListening
 from app.mcp.toolkit import mcp_toolkits
+from app.timers.ringing import SoundRinger
+from app.timers.toolkit import TimerKit
+from app.timers.wiring import timer_kit
 from app.voice_loop import AudioDevice, VoiceLoop
 from app.wiring import ChatServices
 from chats.models import Turn, utc_now
@@ -78,6 +81,8 @@ class VoicePresenter:
         self._banner: str | None = None
         """The problem this presenter said (another process listens on these chats; a conversation could
         not connect) while it holds: resolved once the loop is ready, or a conversation connects."""
+        self._timers: TimerKit | None = None
+        self._ringer: SoundRinger | None = None
         self._devices: dict[AudioDevice, str] = {}
         """The audio devices that failed (or could not be opened), with why: the loop goes on without them,
         and the problem is said for as long as it runs."""
@@ -113,6 +118,7 @@ class VoicePresenter:
             # Off the event loop: the echo canceller loads its native library and scipy (half a second), while
             # the chat list waits on this loop for its first page.
             source, sink = await asyncio.to_thread(self._audio)
+            self._timers, self._ringer = timer_kit(self._settings, services, post=self._post, sink=sink)
             self._loop = VoiceLoop(
                 settings=self._settings,
                 services=services,
@@ -121,7 +127,7 @@ class VoicePresenter:
                 chat_id=chat_id,
                 observer=self,
                 on_device_lost=self.device_lost,
-                toolkits=mcp_toolkits(self._settings.config_file),
+                toolkits=[self._timers, *mcp_toolkits(self._settings.config_file)],
             )
             await self._loop.set_muted(self._muted)
             await self._run_when_free(self._loop)
@@ -147,6 +153,16 @@ class VoicePresenter:
             self._post(Problem(NOT_LISTENING))
         else:
             await self._loop.send_text(text)
+
+    async def stop_timer(self, timer_id: str | None = None) -> None:
+        """Stop a ringing timer (None: every one that rings)."""
+        if self._ringer is not None:
+            self._ringer.stop(timer_id)
+
+    async def cancel_timer(self, timer_id: str) -> None:
+        """Cancel a timer or a reminder before it rings; the front end learns the list that remains."""
+        if self._timers is not None:
+            await self._timers.cancel(timer_id)
 
     async def set_muted(self, muted: bool) -> None:
         self._muted = muted

@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from app.timers.spoken import timer_call
 from app.tools.intent_phrases import PHRASES, leading_phrase, phrasings
 from app.tools.offline_replies import SAY, supported, tool_answer
 from app.tools.web_questions import needs_the_web
@@ -127,9 +129,19 @@ def _memory(tool: str, rest: str, language: str | None) -> dict[str, Any] | None
 class OfflineIntents:
     """The offline connection's intent router (`voice.offline.router.IntentRouter`)."""
 
-    def __init__(self, embedder: Embedder, *, language: str | None = "en") -> None:
-        """`language`: the code of the language the user speaks; None ("auto") to take each utterance's."""
+    def __init__(
+        self,
+        embedder: Embedder,
+        *,
+        language: str | None = "en",
+        clock: Callable[[], datetime] | None = None,
+        zone: tzinfo = UTC,
+    ) -> None:
+        """`language`: the code of the language the user speaks; None ("auto") to take each utterance's.
+        `clock` and `zone`: the time now and the user's zone, for "in five minutes" and "tomorrow at 9"."""
         self._embedder = embedder
+        self._clock = clock or (lambda: datetime.now(UTC))
+        self._zone = zone
         self._language = language
         self.heard_in: str = language or languages.DEFAULT
         """The language of the last request: what its answer is said in."""
@@ -147,6 +159,9 @@ class OfflineIntents:
 
     async def match(self, text: str, tools: Collection[str]) -> ToolCall | None:
         self.heard_in = self._language or languages.detect(text, hint=self.heard_in)
+        timer = timer_call(text, set(tools), self.heard_in, now=self._clock(), zone=self._zone)
+        if timer is not None:  # word for word, before any embedding (`app.timers.spoken`)
+            return ToolCall(id=f"intent-{uuid.uuid4().hex[:8]}", name=timer[0], args=timer[1])
         intent = self._said_as_written(text, tools)
         if intent is None:
             intent = await self._by_similarity(text, tools)

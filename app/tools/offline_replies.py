@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from app.timers.declarations import TIMER_TOOL_NAMES
+from app.timers.sayings import tool_reply as timer_reply
 from chats.memory.grounding import grounded, names_and_numbers
 from chats.memory.text import second_person
 from voice.offline.router import ToolAnswer
@@ -180,6 +182,8 @@ def tool_answer(tool: str, result: Mapping[str, Any], language: str = "en") -> T
     """What to say about `result`, the answer of `tool`, in `language` (a code; English for one it has
     no templates in)."""
     say = SAY.get(language, _ENGLISH)
+    if tool in TIMER_TOOL_NAMES:
+        return ToolAnswer(timer_reply(tool, result, language))
     if "error" in result and tool not in _MEMORY_TOOLS:
         return ToolAnswer(say["failed"])
     if tool == "switch_chat":

@@ -89,10 +89,13 @@ class Running:
 
 @asynccontextmanager
 async def running_loop(
-    environment: Path, sink: NullSink | None = None, toolkits: Sequence[ToolKit] = ()
+    environment: Path,
+    sink: NullSink | None = None,
+    toolkits: Callable[[ChatServices, NullSink], Sequence[ToolKit]] | None = None,
 ) -> AsyncIterator[Running]:
     """The voice loop, ready (the wake word model loaded), on a fed microphone; it ends with the audio.
-    `sink` stands for the speaker (default: one that plays in real time); `toolkits` go to the loop."""
+    `sink` stands for the speaker (default: one that plays in real time). `toolkits`: the loop's, made from
+    its services and speaker."""
     settings = load_settings()
     async with open_chat_services(settings) as services:
         chat_id = (await services.store.create()).id
@@ -104,7 +107,7 @@ async def running_loop(
             sink=sink,
             chat_id=chat_id,
             observer=watcher,
-            toolkits=toolkits,
+            toolkits=() if toolkits is None else toolkits(services, sink),
         )
         task = asyncio.create_task(loop.run(), name="test-voice-loop")
         try:

@@ -64,7 +64,7 @@ async def test_the_model_calls_the_users_tools_a_refusal_holds_and_a_crash_is_an
         "Now crash.",
         "And 1 plus 1?",
     ]
-    async with running_loop(environment, toolkits=[kit]) as running:
+    async with running_loop(environment, toolkits=lambda services, sink: [kit]) as running:
         running.microphone.feed(silence(240))
         await running.microphone.until_drained()
         for turn, text in enumerate(typed, start=1):

@@ -1,0 +1,109 @@
+"""How a timer rings: the chime and the spoken line through the speaker, a desktop notification (a front
+event), and a line in the chat it was set in. It rings a few rounds, then gives up; `stop` ends it early
+(the window's Stop button, the tray's message).
+
+The voice is espeak-ng's (the offline voice's, `voice.offline.speech`) even when Gemini answers the
+conversations: a timer rings while Parley sleeps, when no Live session is open, and opening one to say
+one sentence would take a second or more and a network."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import tzinfo
+from uuid import UUID
+
+from app.front.events import FrontEvent, TimerRinging, TimersMissed, TimerStopped
+from app.timers import sayings
+from app.timers.model import Timer
+from app.timers.scheduler import Pause, set_or_paused
+from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk, AudioSink
+from voice.audio.earcon import earcon
+
+log = logging.getLogger(__name__)
+
+ROUNDS = 3
+"""Chime and words this many times, unless stopped."""
+ROUND_GAP_S = 5.0
+"""Between rounds: long enough to answer "stop", short enough to be heard from the next room."""
+NOTE_IDS = uuid.UUID("6f1f7b0e-7a53-4a8e-9d43-5c1d2b3a4e50")
+"""Namespace of the ids of chat lines about timers: one line per timer, whatever happens twice."""
+
+Speak = Callable[[str, str], Awaitable[bytes]]
+"""Text and language -> PCM16 in `MODEL_VOICE_FORMAT`, what speakers take (b"" for nothing)."""
+NoteInChat = Callable[[UUID, str, UUID], Awaitable[None]]
+"""Add a line to a chat (chat id, text, the line's id)."""
+
+
+class SoundRinger:
+    def __init__(
+        self,
+        *,
+        post: Callable[[FrontEvent], None],
+        language: str,
+        zone: tzinfo,
+        sink: AudioSink | None = None,
+        speak: Speak | None = None,
+        note: NoteInChat | None = None,
+        pause: Pause = asyncio.sleep,
+    ) -> None:
+        self._post = post
+        self._language = language
+        self._zone = zone
+        self._sink = sink
+        self._speak = speak
+        self._note = note
+        self._pause = pause
+        self._stops: dict[str, asyncio.Event] = {}
+
+    def stop(self, timer_id: str | None = None) -> None:
+        """Stop `timer_id` ringing, or every timer that rings. On the ringer's event loop."""
+        for ringing, stopped in self._stops.items():
+            if timer_id in (None, ringing):
+                stopped.set()
+
+    async def ring(self, timer: Timer) -> None:
+        message = sayings.rang(timer, self._language)
+        stopped = self._stops.setdefault(timer.id, asyncio.Event())
+        self._post(TimerRinging(timer, message))
+        try:
+            for round_ in range(ROUNDS):
+                await self._sound(message)
+                if round_ == 0 and timer.chat_id is not None:  # after the chime: a store write is not instant
+                    await self._noted(timer.chat_id, message, timer.id)
+                if await set_or_paused(stopped, self._pause, ROUND_GAP_S):
+                    break
+        finally:
+            del self._stops[timer.id]
+            self._post(TimerStopped(timer.id))
+
+    async def missed(self, timers: Sequence[Timer]) -> None:
+        message = sayings.missed(timers, self._zone, self._language)
+        self._post(TimersMissed(message, tuple(t.id for t in timers)))
+        for timer in timers:
+            if timer.chat_id is not None:
+                await self._noted(timer.chat_id, sayings.missed([timer], self._zone, self._language), timer.id)
+        await self._sound(message)
+
+    async def _sound(self, message: str) -> None:
+        if self._sink is None:
+            return
+        try:
+            chime = earcon(self._sink.format)
+            await self._sink.write(chime)
+            speaks = self._speak is not None and self._sink.format == MODEL_VOICE_FORMAT
+            words = await self._speak(message, self._language) if self._speak and speaks else b""
+            if words:
+                await self._sink.write(AudioChunk(self._sink.format, words, chime.end_ms))
+        except Exception as error:  # a speaker or espeak failing must not stop the ring's other signs
+            log.warning("a timer could not be heard: %r", error)
+
+    async def _noted(self, chat_id: UUID, message: str, timer_id: str) -> None:
+        if self._note is None:
+            return
+        try:
+            await self._note(chat_id, message, uuid.uuid5(NOTE_IDS, timer_id))
+        except Exception as error:  # the chat deleted, the store unreachable: the ring goes on
+            log.warning("a timer's line could not be added to its chat: %r", error)
