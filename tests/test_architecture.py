@@ -115,6 +115,7 @@ LAYERS: dict[str, tuple[tuple[str, ...], ...]] = {
             "app.listening_lock",
             "app.wake_enrolment",
         ),
+        ("app.front.events", "app.front.status", "app.timers.model"),
         ("app.tools", "app.mcp", "app.timers"),
         ("app",),
         ("app.front", "app.cli"),
