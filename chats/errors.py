@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from uuid import UUID
 
@@ -69,12 +70,29 @@ class StoreDamaged(StoreUnavailable):
         self.problem = problem
 
 
+@dataclass(frozen=True, slots=True)
+class QuotaRefusal:
+    """A service refused a call for quota (HTTP 429, RESOURCE_EXHAUSTED): asking again at once is refused too."""
+
+    retry_after_seconds: float | None
+    """How long the service asked to wait (`Retry-After`, Google's `RetryInfo`); None when it did not say."""
+
+
 class EmbeddingError(ChatsError):
-    """The embedding model could not embed (missing weights, bad key, service down)."""
+    """The embedding model could not embed (missing weights, bad key, service down). `quota`: the service
+    refused for quota."""
+
+    def __init__(self, message: str, *, quota: QuotaRefusal | None = None) -> None:
+        super().__init__(message)
+        self.quota = quota
 
 
 class TextModelError(ChatsError):
-    """The text model could not produce a summary or a title."""
+    """The text model could not produce a summary or a title. `quota`: the service refused for quota."""
+
+    def __init__(self, message: str, *, quota: QuotaRefusal | None = None) -> None:
+        super().__init__(message)
+        self.quota = quota
 
 
 class MemoryNotFound(ChatsError, LookupError):

@@ -17,8 +17,9 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from chats.errors import ChatsError, TextModelError
-from chats.models import Turn
+from chats.degrade import parse_duration, parse_retry_after
+from chats.errors import ChatsError, QuotaRefusal, TextModelError
+from chats.models import Turn, utc_now
 from chats.text.text_budget import cut_at_sentence
 
 log = logging.getLogger(__name__)
@@ -159,7 +160,7 @@ def error_for(error: Exception, model: str) -> TextModelError:
         if code == 404:
             return TextModelError(f"the Gemini API has no model named {model!r}")
         if code == 429:
-            return TextModelError("the Gemini API quota is used up for now; try again later")
+            return TextModelError("the Gemini API quota is used up for now; try again later", quota=gemini_quota(error))
         if code >= 500:
             return TextModelError(f"the Gemini API failed (HTTP {code}); try again later")
         return TextModelError(f"the Gemini API rejected the request (HTTP {code})")
@@ -168,6 +169,23 @@ def error_for(error: Exception, model: str) -> TextModelError:
     if isinstance(error, httpx2.TransportError):
         return TextModelError("cannot reach the Gemini API")
     return TextModelError(f"the Gemini API call failed ({type(error).__name__})")
+
+
+def gemini_quota(error: Exception) -> QuotaRefusal | None:
+    """The quota refusal an SDK error is (HTTP 429, RESOURCE_EXHAUSTED), with the wait the service asked: its
+    `RetryInfo.retryDelay` ("34s"), else the `Retry-After` header; None for any other error."""
+    if not isinstance(error, genai_errors.APIError) or (error.code != 429 and error.status != "RESOURCE_EXHAUSTED"):
+        return None
+    body = error.details.get("error", error.details) if isinstance(error.details, dict) else {}
+    details = body.get("details") if isinstance(body, dict) else None
+    for detail in details if isinstance(details, list) else []:
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("google.rpc.RetryInfo"):
+            delay = parse_duration(detail.get("retryDelay"))
+            if delay is not None:
+                return QuotaRefusal(delay)
+    headers = getattr(error.response, "headers", None)
+    header = headers.get("retry-after") if headers is not None else None
+    return QuotaRefusal(parse_retry_after(header if isinstance(header, str) else None, utc_now()))
 
 
 def _is_key_error(error: genai_errors.APIError) -> bool:
