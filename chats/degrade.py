@@ -71,6 +71,13 @@ def failed(now: datetime, quota: QuotaRefusal | None) -> Health:
     return Health(degraded=True, resting_until=now + rest_after(quota))
 
 
+def is_outage(status: int | None) -> bool:
+    """Whether a failure with this HTTP status (None: no answer, or one that is not the service's) is the
+    service's rather than the request's: a refused key or an unknown model is the user's to fix, and falling
+    back would hide it."""
+    return status is None or status in (408, 429) or status >= 500
+
+
 def parse_retry_after(value: str | None, now: datetime) -> float | None:
     """Seconds from an HTTP `Retry-After` header: a number of seconds or an HTTP date; None when absent or
     unreadable."""
@@ -131,11 +138,14 @@ class RemotePart:
 
     async def call(self, remote: Callable[[], Awaitable[T]], twin: Callable[[], Awaitable[T]]) -> tuple[T, bool]:
         """`remote()`'s answer and True, or, while the part rests or when `remote()` raises an
-        `EmbeddingError` or `TextModelError`, `twin()`'s and False. Anything else goes up unchanged."""
+        `EmbeddingError` or `TextModelError` of an outage, `twin()`'s and False. Anything else (a refused key)
+        goes up unchanged."""
         if self.should_ask():
             try:
                 answer = await remote()
             except (EmbeddingError, TextModelError) as error:
+                if not error.outage:
+                    raise
                 self.failed(error)
             else:
                 self.succeeded()

@@ -79,19 +79,22 @@ class QuotaRefusal:
 
 
 class EmbeddingError(ChatsError):
-    """The embedding model could not embed (missing weights, bad key, service down). `quota`: the service
-    refused for quota."""
+    """The embedding model could not embed (missing weights, bad key, service down). `outage`: the service
+    failed (unreachable, a hang, a server error, a quota refusal, an answer that is not one), not the request
+    (a refused key, an unknown model), so a local twin may answer instead; `quota`: it refused for quota."""
 
-    def __init__(self, message: str, *, quota: QuotaRefusal | None = None) -> None:
+    def __init__(self, message: str, *, outage: bool = False, quota: QuotaRefusal | None = None) -> None:
         super().__init__(message)
+        self.outage = outage or quota is not None
         self.quota = quota
 
 
 class TextModelError(ChatsError):
-    """The text model could not produce a summary or a title. `quota`: the service refused for quota."""
+    """The text model could not produce a summary or a title; `outage` and `quota` as for `EmbeddingError`."""
 
-    def __init__(self, message: str, *, quota: QuotaRefusal | None = None) -> None:
+    def __init__(self, message: str, *, outage: bool = False, quota: QuotaRefusal | None = None) -> None:
         super().__init__(message)
+        self.outage = outage or quota is not None
         self.quota = quota
 
 

@@ -49,7 +49,8 @@ class FallbackEmbedder:
         try:
             matrix = await self._remote.embed(texts)
         except EmbeddingError as error:
-            self.part.failed(error)
+            if error.outage:
+                self.part.failed(error)
             raise
         self.part.succeeded()
         return matrix

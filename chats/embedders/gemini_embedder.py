@@ -74,9 +74,14 @@ class GeminiEmbedder(RemoteEmbedder[types.EmbedContentResponse]):
         rows = [embedding.values or [] for embedding in response.embeddings or []]
         if len(rows) != count or any(len(row) != DIMENSIONS for row in rows):
             sizes = sorted({len(row) for row in rows})
-            raise EmbeddingError(f"the Gemini API sent {len(rows)} vectors of sizes {sizes} for {count} texts")
+            raise EmbeddingError(
+                f"the Gemini API sent {len(rows)} vectors of sizes {sizes} for {count} texts", outage=True
+            )
         # gemini-embedding-001 scales only its full 3,072-d vector to unit length; a truncated one is not.
         return normalise_rows(np.array(rows, dtype=np.float32))
+
+    def _status(self, error: Exception) -> int | None:
+        return error.code if isinstance(error, genai_errors.APIError) else None
 
     def _quota(self, error: Exception) -> QuotaRefusal | None:
         return gemini_quota(error)

@@ -83,8 +83,11 @@ class OpenAIEmbedder(RemoteEmbedder[CreateEmbeddingResponse]):
         by_index = sorted(response.data, key=lambda item: item.index)
         matrix = np.array([item.embedding for item in by_index], dtype=np.float32)
         if matrix.shape != (count, DIMENSIONS):
-            raise EmbeddingError(f"the OpenAI API sent vectors of shape {matrix.shape} for {count} texts")
+            raise EmbeddingError(f"the OpenAI API sent vectors of shape {matrix.shape} for {count} texts", outage=True)
         return normalise_rows(matrix)
+
+    def _status(self, error: Exception) -> int | None:
+        return error.status_code if isinstance(error, openai.APIStatusError) else None
 
     def _quota(self, error: Exception) -> QuotaRefusal | None:
         """A 429 with the wait the API asked: `retry-after-ms`, else `retry-after` (as the SDK reads them)."""

@@ -17,7 +17,7 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from chats.degrade import parse_duration, parse_retry_after
+from chats.degrade import is_outage, parse_duration, parse_retry_after
 from chats.errors import ChatsError, QuotaRefusal, TextModelError
 from chats.models import Turn, utc_now
 from chats.text.text_budget import cut_at_sentence
@@ -95,7 +95,7 @@ class GeminiTextModel:
             return "New chat"
         title = clean_title(await self._generate(TITLE_INSTRUCTION, text.strip(), "title"))
         if not title:
-            raise TextModelError("the Gemini model answered with an empty title")
+            raise TextModelError("the Gemini model answered with an empty title", outage=True)
         return title
 
     async def _generate(self, instruction: str, prompt: str, what: str) -> str:
@@ -138,7 +138,7 @@ def answer_text(response: types.GenerateContentResponse, what: str) -> str:
     blocked = response.prompt_feedback.block_reason if response.prompt_feedback else None
     reason = blocked or (candidates[0].finish_reason if candidates else None)
     detail = f" (finish reason: {getattr(reason, 'value', reason)})" if reason is not None else ""
-    raise TextModelError(f"the Gemini model answered with no text for the {what}{detail}")
+    raise TextModelError(f"the Gemini model answered with no text for the {what}{detail}", outage=True)
 
 
 def clean_title(answer: str) -> str:
@@ -150,11 +150,13 @@ def clean_title(answer: str) -> str:
 
 
 def error_for(error: Exception, model: str) -> TextModelError:
-    """One key-free line for what went wrong; never the server's text, which may quote the request."""
+    """One key-free line for what went wrong; never the server's text, which may quote the request. An
+    `outage` unless the service refused the request itself (a key, a model, an argument)."""
     if isinstance(error, TextModelError):
         return error
     if isinstance(error, genai_errors.APIError):
         code = error.code
+        outage = is_outage(code)
         if code in (401, 403) or (code == 400 and _is_key_error(error)):
             return TextModelError("the Gemini API key was refused")
         if code == 404:
@@ -162,13 +164,13 @@ def error_for(error: Exception, model: str) -> TextModelError:
         if code == 429:
             return TextModelError("the Gemini API quota is used up for now; try again later", quota=gemini_quota(error))
         if code >= 500:
-            return TextModelError(f"the Gemini API failed (HTTP {code}); try again later")
-        return TextModelError(f"the Gemini API rejected the request (HTTP {code})")
+            return TextModelError(f"the Gemini API failed (HTTP {code}); try again later", outage=outage)
+        return TextModelError(f"the Gemini API rejected the request (HTTP {code})", outage=outage)
     if isinstance(error, httpx2.TimeoutException):
-        return TextModelError("the Gemini API did not answer in time")
+        return TextModelError("the Gemini API did not answer in time", outage=True)
     if isinstance(error, httpx2.TransportError):
-        return TextModelError("cannot reach the Gemini API")
-    return TextModelError(f"the Gemini API call failed ({type(error).__name__})")
+        return TextModelError("cannot reach the Gemini API", outage=True)
+    return TextModelError(f"the Gemini API call failed ({type(error).__name__})", outage=True)
 
 
 def gemini_quota(error: Exception) -> QuotaRefusal | None:

@@ -15,6 +15,9 @@ from chats.embedders.embedding import Embedder
 from chats.embedders.fallback_embedder import FallbackEmbedder
 from chats.embedders.gemini_embedder import GeminiEmbedder
 from chats.embedders.openai_embedder import OpenAIEmbedder
+from chats.text.fallback_text import FallbackTextModel
+from chats.text.gemini_text import GeminiTextModel
+from chats.text.offline_text import OfflineTextModel
 from tests.fakes.gemini_server import FAKE_GEMINI_KEY, FakeGeminiServer
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
 from tests.fakes.outages import OUTAGES
@@ -48,12 +51,33 @@ async def gemini_in_trouble(
     server: FakeGeminiServer, failure: Failure, twin: Embedder, clock: Clock
 ) -> AsyncIterator[FallbackEmbedder]:
     """Gemini embeddings failing as `failure` says, with `twin` behind them."""
+    async with gemini_parts_in_trouble(server, failure, twin, clock) as (embedder, _):
+        yield embedder
+
+
+@asynccontextmanager
+async def gemini_parts_in_trouble(
+    server: FakeGeminiServer, failure: Failure, twin: Embedder, clock: Clock
+) -> AsyncIterator[tuple[FallbackEmbedder, FallbackTextModel]]:
+    """Gemini embeddings (with `twin` behind them) and Gemini summaries and titles (with the offline writer
+    behind them), both failing as `failure` says until `server.restore()` (a refused connection: for good)."""
     with refused_url() as refused:
         url = refused if failure == "refused" else server.base_url
         if failure != "refused":
-            server.break_down(failure, text=False)
-        async with GeminiEmbedder(FAKE_GEMINI_KEY, base_url=url, timeout_seconds=TIMEOUT_S, max_retries=0) as remote:
-            yield FallbackEmbedder(remote, twin, RemotePart("Gemini embeddings", "the local model", clock=clock))
+            server.break_down(failure)
+        text = GeminiTextModel(FAKE_GEMINI_KEY, base_url=url, timeout_s=TIMEOUT_S)
+        try:
+            async with GeminiEmbedder(
+                FAKE_GEMINI_KEY, base_url=url, timeout_seconds=TIMEOUT_S, max_retries=0
+            ) as remote:
+                yield (
+                    FallbackEmbedder(remote, twin, RemotePart("Gemini embeddings", "the local model", clock=clock)),
+                    FallbackTextModel(
+                        text, OfflineTextModel("en"), RemotePart("Gemini text", "the offline writer", clock=clock)
+                    ),
+                )
+        finally:
+            await text.aclose()
 
 
 @asynccontextmanager

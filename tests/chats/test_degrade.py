@@ -15,6 +15,7 @@ from chats.degrade import (
     Health,
     RemotePart,
     failed,
+    is_outage,
     parse_duration,
     parse_retry_after,
     rest_after,
@@ -104,7 +105,7 @@ async def test_the_log_says_once_that_a_part_degraded_however_often_it_fails(cap
     part = RemotePart("Gemini summaries and titles", "the offline writer", clock=clock)
 
     async def failing() -> str:
-        raise TextModelError("cannot reach the Gemini API")
+        raise TextModelError("cannot reach the Gemini API", outage=True)
 
     async def twin() -> str:
         return "offline"
@@ -129,4 +130,26 @@ async def test_other_errors_are_not_outages() -> None:
 
     with pytest.raises(RuntimeError):
         await part.call(broken, twin)
+    assert part.health == Health()
+
+
+@pytest.mark.parametrize(
+    ("status", "outage"),
+    [(None, True), (408, True), (429, True), (500, True), (503, True), (400, False), (401, False), (404, False)],
+)
+def test_the_service_failing_is_an_outage_and_a_refused_request_is_not(status: int | None, outage: bool) -> None:
+    assert is_outage(status) is outage
+
+
+async def test_a_refused_key_is_said_not_hidden_behind_the_twin() -> None:
+    part = RemotePart("Gemini embeddings", "the local model m", clock=Clock())
+
+    async def refused() -> str:
+        raise EmbeddingError("the Gemini API key was refused")
+
+    async def twin() -> str:
+        return "local"
+
+    with pytest.raises(EmbeddingError, match="key was refused"):
+        await part.call(refused, twin)
     assert part.health == Health()
