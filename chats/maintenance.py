@@ -151,8 +151,8 @@ class ChatMaintainer:
     async def _embed_turns(self, chat_id: UUID) -> int:
         try:
             return await self._turns.embed_chat(chat_id)
-        except EmbeddingError:
-            if self._embedding_part is None:
+        except EmbeddingError as error:
+            if self._embedding_part is None or not error.outage:
                 raise
             return 0  # the part said once that it degraded; the turns wait for the catch-up
 

@@ -45,7 +45,7 @@ class FallbackEmbedder:
     async def embed(self, texts: Sequence[str]) -> Matrix:
         """The remote model's vectors; `EmbeddingError` when it fails, and at once while it rests."""
         if not self.part.should_ask():
-            raise EmbeddingError(f"{self.part.name} rest after a failure; they are asked again later")
+            raise EmbeddingError(f"{self.part.name} rest after a failure; they are asked again later", outage=True)
         try:
             matrix = await self._remote.embed(texts)
         except EmbeddingError as error:

@@ -16,6 +16,7 @@ from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import ChatMaintainer
 from chats.memory.service import MemoryService
 from chats.models import Turn
+from chats.recall import Recaller
 from chats.search import ChatFinder
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
@@ -132,3 +133,16 @@ async def test_memory_search_falls_back_to_the_local_model(
     assert by_words[0].memory.content == "User prefers green tea in the morning"
     assert by_meaning[0].memory.content == "User prefers green tea in the morning"
     assert saved[0].memory.content == "User lives in Lyon"
+
+
+@pytest.mark.parametrize("failure", ["refused", "hang"])
+async def test_recall_falls_back_to_the_local_model(
+    failure: Failure, store: SqliteChatStore, minilm: MiniLMEmbedder, gemini_server: FakeGeminiServer
+) -> None:
+    ids = await chats_made_before_the_key(store, minilm)  # their turns got the local model's vectors
+    async with gemini_in_trouble(gemini_server, failure, minilm, Clock()) as embedder:
+        recaller = Recaller(store, embedder)
+        by_words = await recaller.recall("when does the tiler come", current_chat=None)
+        by_meaning = await recaller.recall("what is wrong with my bread", current_chat=None)
+    assert by_words[0].chat_id == ids["kitchen"] and by_words[0].turn.text == CHATS["kitchen"][1]
+    assert by_meaning[0].chat_id == ids["sourdough"]
