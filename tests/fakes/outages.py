@@ -27,11 +27,9 @@ class Hold:
 
     def __init__(self) -> None:
         self._released = threading.Event()
-        self._held = threading.Semaphore(0)
 
     def hang(self) -> None:
         """Hold the calling (server) thread until `release`."""
-        self._held.release()
         self._released.wait()
 
     def release(self) -> None:
@@ -40,7 +38,3 @@ class Hold:
     def renew(self) -> None:
         """Hold again after a `release`."""
         self._released.clear()
-
-    def held(self, timeout: float) -> bool:
-        """Whether a request was held within `timeout` seconds (each held request counts once)."""
-        return self._held.acquire(timeout=timeout)
