@@ -127,7 +127,7 @@ class ChatController:
         for chat_id, kind, old in await store.embedded_texts():
             embedded_chats.add(chat_id)
             if old.model != embedder.model_name:
-                await store.set_embedding(chat_id, kind, await embed_one(embedder, old.text))
+                await store.set_embedding(chat_id, kind, await embed_one(embedder, old.text, fall_back=False))
                 rebuilt += 1
         added = 0
         offset = 0
@@ -141,5 +141,5 @@ class ChatController:
             (memory_id, old) for memory_id, old in await memories.embedded_texts() if old.model != embedder.model_name
         ]
         for memory_id, old in stale:
-            await memories.set_embedding(memory_id, await embed_one(embedder, old.text))
+            await memories.set_embedding(memory_id, await embed_one(embedder, old.text, fall_back=False))
         return ReembedReport(embedder.model_name, rebuilt, added, len(stale))

@@ -12,7 +12,9 @@ from uuid import UUID, uuid4
 
 from app.config.secrets import Secret
 from app.config.settings import Settings, SettingsError, StorageChoice
+from chats.degrade import RemotePart
 from chats.embedders.embedding import Embedder
+from chats.embedders.fallback_embedder import FallbackEmbedder
 from chats.embedders.local_models import local_embedder_for, local_model_for
 from chats.embedders.local_process import LocalModelsProcess, ProcessEmbedder, ProcessTextModel
 from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
@@ -27,6 +29,7 @@ from chats.search import ChatFinder
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
 from chats.store import ChatStore
+from chats.text.fallback_text import FallbackTextModel
 from chats.text.text_model import TextModel
 from chats.working_memory import WorkingMemory
 
@@ -83,46 +86,94 @@ def chosen_key(key: Secret | None, chosen: str, variable: str) -> str:
     return key.reveal()
 
 
-def make_embedder(settings: Settings, closing: AsyncExitStack, child: LocalModelsProcess | None = None) -> Embedder:
+REMOTE_TIMEOUT_SECONDS = 5.0
+"""How long a remote embedding request may take when a local twin stands behind it: a voice switch waits
+on it. The SDKs' retries are off too (the twin is the retry): a service that hangs costs one timeout, then
+rests (`chats.degrade`)."""
+REMOTE_TEXT_TIMEOUT_SECONDS = 20.0
+"""The same for a summary or title: written in the background, but leaving Parley waits for it."""
+
+
+def make_local_embedder(settings: Settings, child: LocalModelsProcess | None = None) -> Embedder:
+    """The local embedder of the user's language; `child`: MiniLM runs there (see `open_chat_services`)."""
+    if local_model_for(settings.language) != MINILM_MODEL_NAME:
+        return local_embedder_for(settings.language)  # cheap enough to run here, even beside the window
+    return MiniLMEmbedder() if child is None else ProcessEmbedder(child)
+
+
+def make_embedder(
+    settings: Settings,
+    closing: AsyncExitStack,
+    child: LocalModelsProcess | None = None,
+    *,
+    clock: Callable[[], datetime] = utc_now,
+) -> Embedder:
     """The embedder the settings choose; network clients are closed with `closing`. `child`: the local
-    model runs there (see `open_chat_services`)."""
+    model runs there (see `open_chat_services`). A remote embedder comes with its local twin, which answers
+    when the service cannot (`FallbackEmbedder`); `clock` times its rests."""
     choice = settings.effective_embedder
+    twin = make_local_embedder(settings, child)
     if choice == "local":
-        if local_model_for(settings.language) != MINILM_MODEL_NAME:
-            return local_embedder_for(settings.language)  # cheap enough to run here, even beside the window
-        return MiniLMEmbedder() if child is None else ProcessEmbedder(child)
-    embedder: OpenAIEmbedder | GeminiEmbedder
+        return twin
+    remote: OpenAIEmbedder | GeminiEmbedder
     if choice == "gemini":
         key = chosen_key(settings.gemini_api_key, "the Gemini embedder", "GEMINI_API_KEY")
         # Imported when chosen, like the text model: google-genai takes 0.4 s to import.
         from chats.embedders.gemini_embedder import GeminiEmbedder
 
-        embedder = GeminiEmbedder(key, model=settings.gemini_embedding_model, base_url=settings.gemini_base_url)
+        remote = GeminiEmbedder(
+            key,
+            model=settings.gemini_embedding_model,
+            base_url=settings.gemini_base_url,
+            timeout_seconds=REMOTE_TIMEOUT_SECONDS,
+            max_retries=0,
+        )
+        part = "Gemini embeddings"
     else:
         key = chosen_key(settings.openai_api_key, "the OpenAI embedder", "OPENAI_API_KEY")
         from chats.embedders.openai_embedder import OpenAIEmbedder
 
-        embedder = OpenAIEmbedder(key, model=settings.openai_embedding_model, base_url=settings.openai_base_url)
-    closing.push_async_callback(embedder.aclose)
-    return embedder
+        remote = OpenAIEmbedder(
+            key,
+            model=settings.openai_embedding_model,
+            base_url=settings.openai_base_url,
+            timeout_seconds=REMOTE_TIMEOUT_SECONDS,
+            max_retries=0,
+        )
+        part = "OpenAI embeddings"
+    closing.push_async_callback(remote.aclose)
+    return FallbackEmbedder(remote, twin, RemotePart(part, f"the local model {twin.model_name}", clock=clock))
 
 
-def make_text_model(settings: Settings, closing: AsyncExitStack, child: LocalModelsProcess | None = None) -> TextModel:
+def make_text_model(
+    settings: Settings,
+    closing: AsyncExitStack,
+    child: LocalModelsProcess | None = None,
+    *,
+    clock: Callable[[], datetime] = utc_now,
+) -> TextModel:
     """The text model the settings choose; network clients are closed with `closing`. `child`: the
-    offline model runs there (see `open_chat_services`)."""
-    if settings.effective_text_model == "offline":
-        if child is not None:
-            return ProcessTextModel(child)
-        # Imported when chosen, like the Gemini one: yake brings networkx, 0.2 s of the window's first paint.
+    offline model runs there (see `open_chat_services`). Gemini comes with the offline model as its twin,
+    which writes when the service cannot (`FallbackTextModel`); `clock` times its rests."""
+    if child is not None:
+        offline: TextModel = ProcessTextModel(child)
+    else:
+        # Imported when needed, like the Gemini one: yake brings networkx, 0.2 s of the window's first paint.
         from chats.text.offline_text import OfflineTextModel
 
-        return OfflineTextModel(spoken_language(settings))
+        offline = OfflineTextModel(spoken_language(settings))
+    if settings.effective_text_model == "offline":
+        return offline
     key = chosen_key(settings.gemini_api_key, "the Gemini text model", "GEMINI_API_KEY")
     from chats.text.gemini_text import GeminiTextModel
 
-    text_model = GeminiTextModel(key, model=settings.gemini_text_model, base_url=settings.gemini_base_url)
-    closing.push_async_callback(text_model.aclose)
-    return text_model
+    remote = GeminiTextModel(
+        key, model=settings.gemini_text_model, base_url=settings.gemini_base_url, timeout_s=REMOTE_TEXT_TIMEOUT_SECONDS
+    )
+    closing.push_async_callback(remote.aclose)
+    return FallbackTextModel(
+        remote, offline, RemotePart("Gemini summaries and titles", "the offline writer", clock=clock)
+    )
 
 
 NO_INSTALLATION = UUID(int=0)

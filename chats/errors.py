@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from uuid import UUID
 
@@ -69,12 +70,32 @@ class StoreDamaged(StoreUnavailable):
         self.problem = problem
 
 
+@dataclass(frozen=True, slots=True)
+class QuotaRefusal:
+    """A service refused a call for quota (HTTP 429, RESOURCE_EXHAUSTED): asking again at once is refused too."""
+
+    retry_after_seconds: float | None
+    """How long the service asked to wait (`Retry-After`, Google's `RetryInfo`); None when it did not say."""
+
+
 class EmbeddingError(ChatsError):
-    """The embedding model could not embed (missing weights, bad key, service down)."""
+    """The embedding model could not embed (missing weights, bad key, service down). `outage`: the service
+    failed (unreachable, a hang, a server error, a quota refusal, an answer that is not one), not the request
+    (a refused key, an unknown model), so a local twin may answer instead; `quota`: it refused for quota."""
+
+    def __init__(self, message: str, *, outage: bool = False, quota: QuotaRefusal | None = None) -> None:
+        super().__init__(message)
+        self.outage = outage or quota is not None
+        self.quota = quota
 
 
 class TextModelError(ChatsError):
-    """The text model could not produce a summary or a title."""
+    """The text model could not produce a summary or a title; `outage` and `quota` as for `EmbeddingError`."""
+
+    def __init__(self, message: str, *, outage: bool = False, quota: QuotaRefusal | None = None) -> None:
+        super().__init__(message)
+        self.outage = outage or quota is not None
+        self.quota = quota
 
 
 class MemoryNotFound(ChatsError, LookupError):

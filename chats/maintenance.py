@@ -22,10 +22,11 @@ from uuid import UUID
 import numpy as np
 
 from chats.compaction import apply_plan, plan_compaction, summary_turn
+from chats.degrade import part_of
 from chats.embedders.embedding import Embedder, embed_one
 from chats.errors import ChatNotFound, ChatsError, EmbeddingError, StoreUnavailable, VersionConflict
 from chats.models import AssistantContext, EmbeddedText, Turn, utc_now
-from chats.store import ChatStore, TurnVector
+from chats.store import ChatStore, EmbeddingKind, TurnVector
 from chats.text.text_budget import cut_at_sentence
 from chats.text.text_model import TextModel
 
@@ -49,6 +50,19 @@ class MaintenanceReport:
     topic_refreshed: bool = False
     turns_embedded: int = 0
     """Turns that got their recall vector."""
+
+
+@dataclass(frozen=True, slots=True)
+class Owed:
+    """What a chat maintained while a remote part was degraded lacks from it."""
+
+    text: bool = False
+    """Its title (and summary) came from the offline twin."""
+    vectors: bool = False
+    """Its summary or topic vector came from the local twin, and its turns have no vectors of the model."""
+
+    def __or__(self, other: Owed) -> Owed:
+        return Owed(self.text or other.text, self.vectors or other.vectors)
 
 
 class TurnIndexer:
@@ -102,6 +116,10 @@ class ChatMaintainer:
         self._text = text_model
         self._clock = clock
         self._turns = TurnIndexer(store, embedder)
+        self._embedding_part = part_of(embedder)
+        self._text_part = part_of(text_model)
+        self._owed: dict[UUID, Owed] = {}
+        """Chats maintained while a remote part was degraded, caught up once when it answers again."""
 
     @property
     def turns(self) -> TurnIndexer:
@@ -119,8 +137,60 @@ class ChatMaintainer:
         if context.summary is None:
             topic_refreshed = await self._refresh_topic(context)
             titled = await self._title_young_chat(context)
-        turns_embedded = await self._turns.embed_chat(chat_id) if embed_turns else 0
+        turns_embedded = await self._embed_turns(chat_id) if embed_turns else 0
+        owed = Owed(
+            text=self._text_part is not None and self._text_part.health.degraded,
+            vectors=self._embedding_part is not None and self._embedding_part.health.degraded,
+        )
+        if owed.text or owed.vectors:
+            self._owed[chat_id] = owed | self._owed.get(chat_id, Owed())
+        elif self._owed:
+            await self._catch_up()
         return MaintenanceReport(compactions, titled, topic_refreshed, turns_embedded)
+
+    async def _embed_turns(self, chat_id: UUID) -> int:
+        try:
+            return await self._turns.embed_chat(chat_id)
+        except EmbeddingError as error:
+            if self._embedding_part is None or not error.outage:
+                raise
+            return 0  # the part said once that it degraded; the turns wait for the catch-up
+
+    async def _catch_up(self) -> None:
+        """Once the remote parts answer again, give each chat maintained without them what they would have
+        made: its automatic title written again, its summary or topic vector and its turns' vectors made by
+        the embedder's own model. Each chat once: one that fails again waits for its next maintenance."""
+        owed, self._owed = self._owed, {}
+        for chat_id, what in owed.items():
+            try:
+                await self._catch_up_chat(chat_id, what)
+            except ChatNotFound:
+                pass  # deleted meanwhile
+            except ChatsError as error:
+                log.warning("catching up chat %s after the outage failed: %s", chat_id, error)
+
+    async def _catch_up_chat(self, chat_id: UUID, owed: Owed) -> None:
+        context = await self._store.load_assistant_context(chat_id)
+        model = self._embedder.model_name
+        if owed.vectors:
+            vectors: tuple[tuple[EmbeddingKind, EmbeddedText | None], ...] = (
+                ("summary", context.summary),
+                ("topic", context.topic),
+            )
+            for kind, value in vectors:
+                if value is not None and value.model != model:
+                    await self._store.set_embedding(
+                        chat_id, kind, await embed_one(self._embedder, value.text, fall_back=False)
+                    )
+            await self._turns.embed_chat(chat_id)
+        if owed.text and context.title is not None:
+            about = (
+                context.summary.text
+                if context.summary is not None
+                else transcript(about_the_chat(context.assistant_history))
+            )
+            await self._retitle(chat_id, about)
+        log.info("chat %s caught up after the outage", chat_id)
 
     async def _compact_once(self, chat_id: UUID) -> bool:
         context = await self._store.load_assistant_context(chat_id)

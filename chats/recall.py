@@ -41,7 +41,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from chats.embedders.embedding import Embedder
+from chats.embedders.embedding import Embedder, embed_named
 from chats.embedders.use_multilingual import MODEL_NAME as USE_MODEL_NAME
 from chats.errors import ChatNotFound, InvalidRecallQuery
 from chats.models import FolderFilter, Role, Turn, Vector
@@ -241,15 +241,18 @@ class Recaller:
         benchmark timing all but the embedding); None embeds it here, and a blank query finds nothing.
         Raises `InvalidRecallQuery` for a `limit` past 1..10 or `neighbours` past 0..5."""
         _check(limit, neighbours)
+        model = self._embedder.model_name
         if vector is None:
             if not query.strip():
                 return []
-            vector = (await self._embedder.embed([query]))[0]
+            # The local twin's vector when the service cannot answer: it meets the turn vectors it made.
+            embedded = await embed_named(self._embedder, [query])
+            vector, model = embedded.matrix[0], embedded.model
         hidden = await self._hidden(current_chat, seen_turns)
         candidates = await self._store.recall_candidates(
             RecallQuery(
                 vector=vector,
-                model=self._embedder.model_name,
+                model=model,
                 text=query,
                 limit=CANDIDATES_PER_SIGNAL,
                 context=len(NEIGHBOUR_WEIGHTS),
@@ -257,7 +260,7 @@ class Recaller:
                 project_id=project_id,
             )
         )
-        floors = floors_for(self._embedder.model_name)
+        floors = floors_for(model)
         relevant = [turn for turn in rank_turns(candidates) if is_relevant(turn, floors)]
         planned = plan_hits(relevant, limit=limit, neighbours=neighbours)
         if not planned:

@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Literal
 from uuid import UUID
 
-from chats.embedders.embedding import Embedder
+from chats.embedders.embedding import Embedder, embed_named
 from chats.embedders.use_multilingual import MODEL_NAME as USE_MODEL_NAME
 from chats.language.words import MIN_STEM_CHARS, resolve, split_elisions, stem, stop_words, words
 from chats.models import utc_now
@@ -180,14 +180,20 @@ class ChatFinder:
         self._embedder = embedder
 
     async def ranked(self, query: str, *, limit: int = 50, now: datetime | None = None) -> list[RankedChat]:
-        vector = (await self._embedder.embed([query]))[0]
+        return (await self._ranked(query, limit=limit, now=now))[0]
+
+    async def _ranked(self, query: str, *, limit: int, now: datetime | None) -> tuple[list[RankedChat], str]:
+        """The chats ranked, and the model the query was embedded with: the embedder's, or its local twin's
+        when the service cannot answer (`embed_named`), whose vectors meet only the stored vectors it made,
+        while the words find the rest."""
+        embedded = await embed_named(self._embedder, [query])
         candidates = await self._store.search(
-            SearchQuery(vector=vector, model=self._embedder.model_name, text=query, limit=limit)
+            SearchQuery(vector=embedded.matrix[0], model=embedded.model, text=query, limit=limit)
         )
-        return rank(candidates, now or utc_now())
+        return rank(candidates, now or utc_now()), embedded.model
 
     async def find_chats(self, query: str, *, now: datetime | None = None, current: UUID | None = None) -> ChatMatch:
         """Which chat the user means: one clear match, several to choose from, none, or `current` (the chat
         the request is said in) when it is the best match."""
-        ranked = await self.ranked(query, now=now)
-        return decide(ranked, current=current, floors=floors_for(self._embedder.model_name))
+        ranked, model = await self._ranked(query, limit=50, now=now)
+        return decide(ranked, current=current, floors=floors_for(model))

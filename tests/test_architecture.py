@@ -95,7 +95,7 @@ LAYERS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("voice",),
     ),
     "chats": (
-        ("chats.models", "chats.errors", "chats.storable_text", "chats.store", "chats.compaction"),
+        ("chats.models", "chats.errors", "chats.storable_text", "chats.store", "chats.compaction", "chats.degrade"),
         ("chats.working_memory", "chats.language"),
         ("chats.text",),
         ("chats.embedders",),

@@ -16,7 +16,7 @@ from uuid import UUID
 import jsonschema
 
 from app.wiring import ChatServices
-from chats.errors import ChatNotFound, ChatsError
+from chats.errors import ChatNotFound, ChatsError, EmbeddingError, StoreUnavailable
 from chats.models import utc_now
 from chats.search import RankedChat
 from voice.live.connection import ToolDeclaration
@@ -92,6 +92,16 @@ def invalid_arguments(spec: ToolDeclaration, args: Mapping[str, Any]) -> str | N
     return f"{where}: {error.message}" if where else error.message
 
 
+def unavailable(failure: ChatsError) -> str:
+    """What the model tells the user of a failure, and nothing more than is true: only a store that did not
+    answer is "cannot be reached"."""
+    if isinstance(failure, StoreUnavailable):
+        return "the chat history cannot be reached right now; say so and carry on"
+    if isinstance(failure, EmbeddingError):
+        return "the chats cannot be searched by meaning right now; say so and carry on"
+    return "that could not be done right now; say so and carry on"
+
+
 def error(code: str, message: str) -> ToolOutcome:
     return ToolOutcome({"error": {"code": code, "message": message}})
 
@@ -117,7 +127,7 @@ class ChatTools:
             return await self._handlers[name](args, current_chat)
         except ChatsError as failure:
             log.warning("tool %s failed: %s", name, type(failure).__name__)
-            return error("unavailable", "the chat history cannot be reached right now; say so and carry on")
+            return error("unavailable", unavailable(failure))
 
     async def _switch_chat(self, args: Mapping[str, Any], current_chat: UUID) -> ToolOutcome:
         if "chat_id" in args:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 from uuid import UUID
 
-from app.tools.chat_tools import invalid_arguments
+from app.tools.chat_tools import invalid_arguments, unavailable
 from app.tools.memory_tools import failure
 from chats.errors import ChatsError, InvalidRecallQuery, InvalidWorkingMemory, WorkingMemoryTooLarge
 from chats.recall import DEFAULT_LIMIT, MAX_LIMIT, Recaller
@@ -79,7 +79,7 @@ class RecallTools:
             return failure(str(invalid))
         except ChatsError as error:
             log.warning("tool %s failed: %s", name, type(error).__name__)
-            return failure("the chat history cannot be reached right now; say so and carry on")
+            return failure(unavailable(error))
 
     async def _recall(self, args: Mapping[str, Any], chat_id: UUID) -> dict[str, Any]:
         hits = await self._recaller.recall(

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +29,32 @@ class Embedder(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    """Texts embedded, and the name of the model that made the vectors: only vectors of the same model are
+    compared."""
+
+    matrix: Matrix
+    model: str
+
+
+@runtime_checkable
+class FallsBack(Protocol):
+    """An embedder that answers with a local twin's vectors when its own model cannot
+    (`chats.embedders.fallback_embedder`)."""
+
+    async def embed_or_fall_back(self, texts: Sequence[str]) -> Embedded: ...
+
+
+async def embed_named(embedder: Embedder, texts: Sequence[str], *, fall_back: bool = True) -> Embedded:
+    """`texts` embedded, named by the model that made them: an embedder that falls back says which of its
+    models answered; any other (or any, without `fall_back`) answers with its own, or raises
+    `EmbeddingError`."""
+    if fall_back and isinstance(embedder, FallsBack):
+        return await embedder.embed_or_fall_back(texts)
+    return Embedded(await embedder.embed(texts), embedder.model_name)
+
+
 PIECE_CHARS = 300
 """A text longer than this is embedded as the mean of its pieces of about this many characters (cut
 between words): all-MiniLM-L6-v2 reads only its first 256 word pieces, and a chat's topic or summary is
@@ -35,11 +62,13 @@ longer. On LoCoMo with Parley's own maintenance (bench/chats.py), switching's hi
 0.841 once a chat's whole text counted (pieces of 1200 characters: 0.831, 600: 0.836, 150: 0.837)."""
 
 
-async def embed_one(embedder: Embedder, text: str) -> EmbeddedText:
-    """`text` and its vector: one vector, however long the text (see `PIECE_CHARS`)."""
-    matrix = await embedder.embed(pieces(text))
+async def embed_one(embedder: Embedder, text: str, *, fall_back: bool = True) -> EmbeddedText:
+    """`text` and its vector: one vector, however long the text (see `PIECE_CHARS`), named by the model that
+    made it (`embed_named`: a local twin's when the embedder's own model could not, unless not `fall_back`)."""
+    embedded = await embed_named(embedder, pieces(text), fall_back=fall_back)
+    matrix = embedded.matrix
     vector = matrix[0] if len(matrix) == 1 else normalise_rows(matrix.mean(axis=0, keepdims=True))[0]
-    return EmbeddedText(text=text, vector=vector, model=embedder.model_name)
+    return EmbeddedText(text=text, vector=vector, model=embedded.model)
 
 
 def pieces(text: str) -> list[str]:

@@ -23,8 +23,8 @@ from google.genai import types
 
 from chats.embedders.embedding import Matrix, normalise_rows
 from chats.embedders.remote_embedding import MAX_RETRIES, TIMEOUT_SECONDS, RemoteEmbedder, RequestLimits
-from chats.errors import EmbeddingError
-from chats.text.gemini_text import gemini_client
+from chats.errors import EmbeddingError, QuotaRefusal
+from chats.text.gemini_text import gemini_client, gemini_quota
 
 __all__ = ["DEFAULT_MODEL", "DIMENSIONS", "LIMITS", "MAX_RETRIES", "TIMEOUT_SECONDS", "GeminiEmbedder"]
 """`MAX_RETRIES` and `TIMEOUT_SECONDS` are `chats.embedders.remote_embedding`'s, named here too for callers."""
@@ -74,9 +74,17 @@ class GeminiEmbedder(RemoteEmbedder[types.EmbedContentResponse]):
         rows = [embedding.values or [] for embedding in response.embeddings or []]
         if len(rows) != count or any(len(row) != DIMENSIONS for row in rows):
             sizes = sorted({len(row) for row in rows})
-            raise EmbeddingError(f"the Gemini API sent {len(rows)} vectors of sizes {sizes} for {count} texts")
+            raise EmbeddingError(
+                f"the Gemini API sent {len(rows)} vectors of sizes {sizes} for {count} texts", outage=True
+            )
         # gemini-embedding-001 scales only its full 3,072-d vector to unit length; a truncated one is not.
         return normalise_rows(np.array(rows, dtype=np.float32))
+
+    def _status(self, error: Exception) -> int | None:
+        return error.code if isinstance(error, genai_errors.APIError) else None
+
+    def _quota(self, error: Exception) -> QuotaRefusal | None:
+        return gemini_quota(error)
 
     def _describe(self, error: Exception) -> str:
         """One line for a user, built only from our settings, the status and the error's status name."""

@@ -15,10 +15,12 @@ import numpy as np
 import openai
 from openai.types import CreateEmbeddingResponse
 
+from chats.degrade import parse_retry_after
 from chats.embedders.embedding import Matrix, normalise_rows
 from chats.embedders.remote_embedding import MAX_RETRIES, TIMEOUT_SECONDS, RemoteEmbedder, RequestLimits
 from chats.embedders.remote_embedding import plan_batches as plan_within
-from chats.errors import EmbeddingError
+from chats.errors import EmbeddingError, QuotaRefusal
+from chats.models import utc_now
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -57,7 +59,9 @@ class OpenAIEmbedder(RemoteEmbedder[CreateEmbeddingResponse]):
     DEFAULT_MODEL = DEFAULT_MODEL
     DIMENSIONS = DIMENSIONS
     LIMITS = LIMITS
-    SDK_ERRORS = (openai.OpenAIError,)
+    SDK_ERRORS = (openai.OpenAIError, AttributeError, TypeError, ValueError)
+    """Besides its own errors, the SDK fails in its own parser on an answer that is not JSON (a proxy's HTML
+    page with status 200: `parse_embedding_response` reads `.data` of a str, openai 3.57)."""
 
     def _open(self, api_key: str, base_url: str | None, max_retries: int) -> None:
         # base_url None is the SDK's default: OPENAI_BASE_URL, else the public API. The SDK retries
@@ -79,8 +83,21 @@ class OpenAIEmbedder(RemoteEmbedder[CreateEmbeddingResponse]):
         by_index = sorted(response.data, key=lambda item: item.index)
         matrix = np.array([item.embedding for item in by_index], dtype=np.float32)
         if matrix.shape != (count, DIMENSIONS):
-            raise EmbeddingError(f"the OpenAI API sent vectors of shape {matrix.shape} for {count} texts")
+            raise EmbeddingError(f"the OpenAI API sent vectors of shape {matrix.shape} for {count} texts", outage=True)
         return normalise_rows(matrix)
+
+    def _status(self, error: Exception) -> int | None:
+        return error.status_code if isinstance(error, openai.APIStatusError) else None
+
+    def _quota(self, error: Exception) -> QuotaRefusal | None:
+        """A 429 with the wait the API asked: `retry-after-ms`, else `retry-after` (as the SDK reads them)."""
+        if not isinstance(error, openai.APIStatusError) or error.status_code != 429:
+            return None
+        headers = error.response.headers
+        milliseconds = parse_retry_after(headers.get("retry-after-ms"), utc_now())
+        if milliseconds is not None:
+            return QuotaRefusal(milliseconds / 1000)
+        return QuotaRefusal(parse_retry_after(headers.get("retry-after"), utc_now()))
 
     def _describe(self, error: Exception) -> str:
         """One line for a user, built only from our settings, the status and the error code."""

@@ -11,8 +11,9 @@ from typing import ClassVar, Generic, Self, TypeVar
 
 import numpy as np
 
+from chats.degrade import is_outage
 from chats.embedders.embedding import Matrix
-from chats.errors import EmbeddingError
+from chats.errors import EmbeddingError, QuotaRefusal
 
 R = TypeVar("R")
 
@@ -125,12 +126,12 @@ class RemoteEmbedder(ABC, Generic[R]):
         try:
             response = await self._send(texts)
         except self.SDK_ERRORS as error:
-            failure = self._describe(error)
+            failure, quota, outage = self._describe(error), self._quota(error), is_outage(self._status(error))
         else:
             return self._matrix(response, len(texts))
         # Raised outside the handler so the SDK error, whose text can quote the server's or echo the key, is
         # not even chained.
-        raise EmbeddingError(failure)
+        raise EmbeddingError(failure, outage=outage, quota=quota)
 
     @abstractmethod
     async def _send(self, texts: list[str]) -> R:
@@ -139,6 +140,14 @@ class RemoteEmbedder(ABC, Generic[R]):
     @abstractmethod
     def _matrix(self, response: R, count: int) -> Matrix:
         """One unit row per text, or `EmbeddingError` when the answer is not that."""
+
+    @abstractmethod
+    def _status(self, error: Exception) -> int | None:
+        """The HTTP status the service answered `error` with; None when it did not answer (or not as itself)."""
+
+    @abstractmethod
+    def _quota(self, error: Exception) -> QuotaRefusal | None:
+        """The quota refusal `error` is (with the wait the service asked), or None for any other failure."""
 
     @abstractmethod
     def _describe(self, error: Exception) -> str:

@@ -17,8 +17,9 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from chats.errors import ChatsError, TextModelError
-from chats.models import Turn
+from chats.degrade import is_outage, parse_duration, parse_retry_after
+from chats.errors import ChatsError, QuotaRefusal, TextModelError
+from chats.models import Turn, utc_now
 from chats.text.text_budget import cut_at_sentence
 
 log = logging.getLogger(__name__)
@@ -94,7 +95,7 @@ class GeminiTextModel:
             return "New chat"
         title = clean_title(await self._generate(TITLE_INSTRUCTION, text.strip(), "title"))
         if not title:
-            raise TextModelError("the Gemini model answered with an empty title")
+            raise TextModelError("the Gemini model answered with an empty title", outage=True)
         return title
 
     async def _generate(self, instruction: str, prompt: str, what: str) -> str:
@@ -137,7 +138,7 @@ def answer_text(response: types.GenerateContentResponse, what: str) -> str:
     blocked = response.prompt_feedback.block_reason if response.prompt_feedback else None
     reason = blocked or (candidates[0].finish_reason if candidates else None)
     detail = f" (finish reason: {getattr(reason, 'value', reason)})" if reason is not None else ""
-    raise TextModelError(f"the Gemini model answered with no text for the {what}{detail}")
+    raise TextModelError(f"the Gemini model answered with no text for the {what}{detail}", outage=True)
 
 
 def clean_title(answer: str) -> str:
@@ -149,25 +150,44 @@ def clean_title(answer: str) -> str:
 
 
 def error_for(error: Exception, model: str) -> TextModelError:
-    """One key-free line for what went wrong; never the server's text, which may quote the request."""
+    """One key-free line for what went wrong; never the server's text, which may quote the request. An
+    `outage` unless the service refused the request itself (a key, a model, an argument)."""
     if isinstance(error, TextModelError):
         return error
     if isinstance(error, genai_errors.APIError):
         code = error.code
+        outage = is_outage(code)
         if code in (401, 403) or (code == 400 and _is_key_error(error)):
             return TextModelError("the Gemini API key was refused")
         if code == 404:
             return TextModelError(f"the Gemini API has no model named {model!r}")
         if code == 429:
-            return TextModelError("the Gemini API quota is used up for now; try again later")
+            return TextModelError("the Gemini API quota is used up for now; try again later", quota=gemini_quota(error))
         if code >= 500:
-            return TextModelError(f"the Gemini API failed (HTTP {code}); try again later")
-        return TextModelError(f"the Gemini API rejected the request (HTTP {code})")
+            return TextModelError(f"the Gemini API failed (HTTP {code}); try again later", outage=outage)
+        return TextModelError(f"the Gemini API rejected the request (HTTP {code})", outage=outage)
     if isinstance(error, httpx2.TimeoutException):
-        return TextModelError("the Gemini API did not answer in time")
+        return TextModelError("the Gemini API did not answer in time", outage=True)
     if isinstance(error, httpx2.TransportError):
-        return TextModelError("cannot reach the Gemini API")
-    return TextModelError(f"the Gemini API call failed ({type(error).__name__})")
+        return TextModelError("cannot reach the Gemini API", outage=True)
+    return TextModelError(f"the Gemini API call failed ({type(error).__name__})", outage=True)
+
+
+def gemini_quota(error: Exception) -> QuotaRefusal | None:
+    """The quota refusal an SDK error is (HTTP 429, RESOURCE_EXHAUSTED), with the wait the service asked: its
+    `RetryInfo.retryDelay` ("34s"), else the `Retry-After` header; None for any other error."""
+    if not isinstance(error, genai_errors.APIError) or (error.code != 429 and error.status != "RESOURCE_EXHAUSTED"):
+        return None
+    body = error.details.get("error", error.details) if isinstance(error.details, dict) else {}
+    details = body.get("details") if isinstance(body, dict) else None
+    for detail in details if isinstance(details, list) else []:
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("google.rpc.RetryInfo"):
+            delay = parse_duration(detail.get("retryDelay"))
+            if delay is not None:
+                return QuotaRefusal(delay)
+    headers = getattr(error.response, "headers", None)
+    header = headers.get("retry-after") if headers is not None else None
+    return QuotaRefusal(parse_retry_after(header if isinstance(header, str) else None, utc_now()))
 
 
 def _is_key_error(error: genai_errors.APIError) -> bool:

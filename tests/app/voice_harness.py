@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from app.config.settings import load_settings
+from app.config.settings import Settings, load_settings
 from app.conversation import ConversationEvent, Saved
 from app.tools.toolkit import ToolKit
 from app.voice_loop import VoiceLoop
@@ -87,17 +87,22 @@ class Running:
     sink: NullSink
 
 
+ServicesOpener = Callable[[Settings], AbstractAsyncContextManager[ChatServices]]
+
+
 @asynccontextmanager
 async def running_loop(
     environment: Path,
     sink: NullSink | None = None,
     toolkits: Callable[[ChatServices, NullSink], Sequence[ToolKit]] | None = None,
+    open_services: ServicesOpener = open_chat_services,
 ) -> AsyncIterator[Running]:
     """The voice loop, ready (the wake word model loaded), on a fed microphone; it ends with the audio.
     `sink` stands for the speaker (default: one that plays in real time). `toolkits`: the loop's, made from
-    its services and speaker."""
+    its services and speaker. `open_services` opens the chat services for the settings (default: as Parley
+    does)."""
     settings = load_settings()
-    async with open_chat_services(settings) as services:
+    async with open_services(settings) as services:
         chat_id = (await services.store.create()).id
         microphone, watcher, sink = FedMicrophone(), Watcher(), sink or NullSink()
         loop = VoiceLoop(

@@ -6,7 +6,8 @@ keys the way the API does (400 INVALID_ARGUMENT / API_KEY_INVALID for a wrong ke
 for none). It is driven by data: script the answers, then read what the client sent. It also answers the
 models calls (`GET /{version}/models[/{name}]`) from its `models` (`gemini_models.CATALOGUE` by default),
 and embeds with the models there that list `embedContent`, as `gemini_embeddings` describes; `fail_embeddings`
-scripts error answers for those calls.
+scripts error answers for those calls, and `break_down` an outage of either kind of call until `restore`
+(`outages`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import pytest
 
 from tests.fakes import gemini_embeddings
 from tests.fakes.gemini_models import CATALOGUE, KnownModel, find, is_models_path, models_answer
+from tests.fakes.outages import MALFORMED_PAGE, RETRY_AFTER_SECONDS, Hold, Outage
 
 FAKE_GEMINI_KEY = "fake-gemini-key-7f3a"
 
@@ -140,6 +142,17 @@ NO_KEY = Reply.error(
     " Key or other form of API consumer identity to call this API.",
 )
 NOT_SCRIPTED = Reply.error(500, "INTERNAL", "The fake Gemini server has no scripted answer left.")
+QUOTA_SPENT = Reply(
+    status=429,
+    error_status="RESOURCE_EXHAUSTED",
+    message="You exceeded your current quota, please check your plan and billing details.",
+    details=({"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{RETRY_AFTER_SECONDS}s"},),
+)
+INTERNAL = Reply.error(
+    500,
+    "INTERNAL",
+    "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting",
+)
 
 Responder = Callable[[RecordedRequest], "Reply | str"]
 
@@ -156,6 +169,10 @@ class FakeGeminiServer:
         self._embedding_failures: deque[Reply] = deque()
         self._responder: Responder | None = None
         self._requests: list[RecordedRequest] = []
+        self._outages: dict[str, Outage] = {}
+        """By method ("generateContent", "batchEmbedContents"): how those calls fail until `restore`."""
+        self.hold = Hold()
+        """Where a `hang` holds its requests."""
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
@@ -192,6 +209,28 @@ class FakeGeminiServer:
         with self._lock:
             self._embedding_failures.extend(replies)
 
+    def break_down(self, outage: Outage, *, embeddings: bool = True, text: bool = True) -> None:
+        """Fail every embedding (`embeddings`) and text (`text`) call this way until `restore`."""
+        with self._lock:
+            for method, wanted in ((EMBED, embeddings), ("generateContent", text)):
+                if wanted:
+                    self._outages[method] = outage
+            self.hold.renew()
+
+    def restore(self) -> None:
+        """End the outage: held requests go (their clients gave up), and calls are answered again."""
+        with self._lock:
+            self._outages.clear()
+        self.hold.release()
+
+    def outage_for(self, request: RecordedRequest) -> Outage | None:
+        """Record `request` and say how it fails, when the server is broken down for its kind of call."""
+        with self._lock:
+            outage = self._outages.get(request.method)
+            if outage is not None:
+                self._requests.append(request)
+            return outage
+
     def respond_with(self, responder: Responder) -> None:
         """Answer every request the script does not cover by calling `responder` (on the server thread)."""
         with self._lock:
@@ -207,6 +246,7 @@ class FakeGeminiServer:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        self.hold.release()
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join()
@@ -279,16 +319,39 @@ def _handler_for(server: FakeGeminiServer) -> type[BaseHTTPRequestHandler]:
                 body=json.loads(raw or b"{}"),
                 method=match["method"],
             )
+            outage = server.outage_for(request)
+            if outage is not None:
+                self._fail(outage)
+                return
             if request.method == EMBED:
                 self._send(*server._embed(request))
                 return
             reply = server._reply_to(request)
             self._send(reply.status, reply.body(request.model))
 
-        def _send(self, status: int, body: Mapping[str, Any]) -> None:
-            data = json.dumps(body).encode()
+        def _fail(self, outage: Outage) -> None:
+            if outage == "hang":
+                server.hold.hang()
+                self.close_connection = True
+            elif outage == "malformed":
+                self._send(200, MALFORMED_PAGE, content_type="text/html; charset=UTF-8")
+            else:
+                reply = QUOTA_SPENT if outage == "quota" else INTERNAL
+                self._send(reply.status, reply.body(""), retry_after=RETRY_AFTER_SECONDS if outage == "quota" else None)
+
+        def _send(
+            self,
+            status: int,
+            body: Mapping[str, Any] | bytes,
+            *,
+            content_type: str = "application/json; charset=UTF-8",
+            retry_after: int | None = None,
+        ) -> None:
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=UTF-8")
+            if retry_after is not None:
+                self.send_header("Retry-After", str(retry_after))
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)

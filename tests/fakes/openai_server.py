@@ -5,7 +5,8 @@ string or a list of at most 2,048 non-empty strings, `model`, `dimensions`, and 
 ("float" or "base64"; the `openai` client asks for base64 unless told otherwise). Vectors are a
 hashed bag of lowercase words, so texts that share words are close and unrelated texts are not.
 
-Every request is recorded for assertions; `fail_next` scripts error answers. Use the
+Every request is recorded for assertions; `fail_next` scripts error answers, and `outage` fails every
+request one way until it is set back to None (`outages`; `hold.release()` lets hung requests go). Use the
 `openai_server` fixture (wired up in `tests/conftest.py`), or `closed_port_url` for an address
 where nothing answers.
 """
@@ -26,6 +27,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+from tests.fakes.outages import MALFORMED_PAGE, RETRY_AFTER_SECONDS, Hold, Outage
 
 FAKE_API_KEY = "sk-fake-test-key-0123456789abcdef"
 NATIVE_DIMENSIONS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072}
@@ -78,6 +81,10 @@ class FakeOpenAIServer:
     requests: list[RecordedRequest] = field(default_factory=list)
     fail_next: list[ScriptedFailure] = field(default_factory=list)
     """Answered in order, one per request, before any normal answer (after the key check)."""
+    outage: Outage | None = None
+    """How every request fails (after the key check) while set."""
+    hold: Hold = field(default_factory=Hold)
+    """Where a `hang` holds its requests."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _http: ThreadingHTTPServer | None = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
@@ -101,6 +108,7 @@ class FakeOpenAIServer:
         self._thread.start()
 
     def stop(self) -> None:
+        self.hold.release()
         if self._http is not None:
             self._http.shutdown()
             self._http.server_close()
@@ -108,7 +116,7 @@ class FakeOpenAIServer:
             self._thread.join()
 
     def answer(self, path: str, authorization: str | None, raw: bytes) -> tuple[int, dict[str, str], Any]:
-        """Record the request and decide the reply: (status, extra headers, JSON body)."""
+        """Record the request and decide the reply: (status, extra headers, JSON body or raw bytes)."""
         try:
             body = json.loads(raw)
         except ValueError:
@@ -121,11 +129,25 @@ class FakeOpenAIServer:
                 return _error(401, f"Incorrect API key provided: {given}.", "invalid_api_key")
             if path != "/v1/embeddings":
                 return _error(404, f"Unknown request URL: POST {path}.", "unknown_url")
-            if self.fail_next:
+            outage = self.outage
+            if outage is None and self.fail_next:
                 failure = self.fail_next.pop(0)
                 status, _, reply = _error(failure.status, "scripted failure", failure.code)
                 return status, {"retry-after-ms": str(failure.retry_after_ms)}, reply
+        if outage is not None:
+            return self._fail(outage)
         return _embeddings(body)
+
+    def _fail(self, outage: Outage) -> tuple[int, dict[str, str], Any]:
+        if outage == "hang":
+            self.hold.hang()  # until the test or `stop` lets it go: the client has given up by then
+            return _error(500, "released", "server_error")
+        if outage == "malformed":
+            return 200, {"Content-Type": "text/html"}, MALFORMED_PAGE
+        if outage == "quota":
+            _, _, reply = _error(429, "You exceeded your current quota.", "insufficient_quota")
+            return 429, {"retry-after": str(RETRY_AFTER_SECONDS)}, reply
+        return _error(500, "The server had an error while processing your request.", "server_error")
 
 
 def _error(status: int, message: str, code: str) -> tuple[int, dict[str, str], Any]:
@@ -182,9 +204,9 @@ class _Handler(BaseHTTPRequestHandler):
         assert isinstance(self.server, _HTTPServer)
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         status, headers, reply = self.server.fake.answer(self.path, self.headers.get("Authorization"), raw)
-        payload = json.dumps(reply).encode()
+        payload = reply if isinstance(reply, bytes) else json.dumps(reply).encode()
         self.send_response(status, HTTPStatus(status).phrase)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", headers.pop("Content-Type", "application/json"))
         self.send_header("Content-Length", str(len(payload)))
         for name, value in headers.items():
             self.send_header(name, value)
