@@ -18,6 +18,7 @@ from app.cli import (
     key_commands,
     listen_command,
     memory_commands,
+    setup_command,
     supabase_commands,
     sync_command,
     wake_command,
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     supabase_commands.add_parser(commands)
     sync_command.add_parser(commands)
     wake_command.add_parser(commands)
+    setup_command.add_parser(commands)
     autostart_command.add_parser(commands)
     config = commands.add_parser("config", help="show the settings in force and where each can be set")
     config.set_defaults(handler=show_config)
