@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import getpass
 import sys
+from dataclasses import dataclass
 from functools import partial
 
 from app.cli.command_runner import UsageError
@@ -23,6 +24,9 @@ from app.config.secrets import set_secret
 from app.config.settings import LANGUAGES, Settings
 from app.front.device_checks import (
     LEVEL_TEST_S,
+    DeviceLister,
+    MicrophoneFactory,
+    SpeakerFactory,
     metered,
     microphone_level,
     open_microphone,
@@ -50,15 +54,32 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     setup.set_defaults(handler=setup_command)
 
 
+@dataclass(frozen=True, slots=True)
+class AudioParts:
+    """Where the devices step and the enrolment find the sound card (tests give recordings and a fake)."""
+
+    devices: DeviceLister | None = None
+    """Lists the sound cards (None: PortAudio's)."""
+    microphone: MicrophoneFactory = open_microphone
+    speaker: SpeakerFactory = open_speaker
+
+
 def setup_command(settings: Settings, args: argparse.Namespace) -> int:
+    return run_setup(settings, None if args.no_audio else AudioParts())
+
+
+def run_setup(settings: Settings, audio: AudioParts | None) -> int:
+    """The four steps, questions on stdin; without `audio`, the language and the key only."""
     print("Parley's first start. Press Enter for the answer in brackets; every step can be skipped.")
-    heard = False if args.no_audio else _devices(settings)
-    if heard and ask(
-        f'Teach the wake word your voice: say "{spoken(settings.wake_word)}" {ENROLMENT_UTTERANCES} times?', "y"
+    word = spoken(settings.wake_word)
+    if (
+        audio is not None
+        and _devices(settings, audio)
+        and ask(f'Teach the wake word your voice: say "{word}" {ENROLMENT_UTTERANCES} times?', "y")
     ):
-        print(asyncio.run(enrol_by_voice(partial(open_microphone, settings.input_device), settings, say)))
-    elif not heard:
-        print("Wake word enrolment skipped: later, `parley wake enrol` (say it three times).")
+        print(asyncio.run(enrol_by_voice(partial(audio.microphone, settings.input_device), settings, say)))
+    else:
+        print(f'Wake word enrolment skipped: later, `parley wake enrol` (say "{word}" three times).')
     _language(settings)
     _key(settings)
     mark_guide_done(settings)
@@ -87,9 +108,9 @@ def answer_to(prompt: str) -> str:
         return ""
 
 
-def _devices(settings: Settings) -> bool:
+def _devices(settings: Settings, audio: AudioParts) -> bool:
     """The devices step; whether a microphone may be there to enrol with."""
-    found = survey_devices()
+    found = survey_devices(audio.devices)
     if not found.inputs and not found.outputs:
         print(f"Microphone and speaker: {found.problem}.")
         return False
@@ -98,11 +119,11 @@ def _devices(settings: Settings) -> bool:
     print(f"Parley uses {using[0]} and {using[1]} (`input_device`, `output_device` in Settings or the config file).")
     if found.inputs and ask(f"Test the microphone ({LEVEL_TEST_S:g} s: say something)?", "y"):
         live = sys.stdout.isatty()
-        microphone = metered(open_microphone, _print_level) if live else open_microphone
+        microphone = metered(audio.microphone, _print_level) if live else audio.microphone
         result = asyncio.run(microphone_level(microphone, settings.input_device))
         print(("\r" if live else "") + result.line.ljust(METER_WIDTH + 12))
     if found.outputs and ask("Play a test sound?", "y"):
-        print(asyncio.run(play_test_sound(open_speaker, settings.output_device)))
+        print(asyncio.run(play_test_sound(audio.speaker, settings.output_device)))
     return bool(found.inputs)
 
 
