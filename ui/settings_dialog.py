@@ -350,6 +350,11 @@ class SettingsDialog(QDialog):
     def _after_guide(self) -> None:
         self._settings = as_saved(self._settings, self._env)
         self.language.setCurrentIndex(max(self.language.findData(self._settings.language or "auto"), 0))
+        for combo, device in (
+            (self.input_device, self._settings.input_device),
+            (self.output_device, self._settings.output_device),
+        ):
+            combo.setCurrentIndex(0 if device is None else max(combo.findData(device), 0))
         self.key_box.show_statuses()
 
     # -- answers -----------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import keyring
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QDialog, QWidget
+from PySide6.QtWidgets import QComboBox, QDialog, QLineEdit, QProgressBar, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.config.secrets import KEYRING_SERVICE
@@ -206,12 +206,14 @@ def test_settings_runs_the_guide_again_and_shows_what_it_saved(
     qtbot.addWidget(dialog)
     QTest.mouseClick(dialog.guide_button, CLICK)
     assert len(opened) == 1 and opened[0].isVisible()
-    for _ in range(2):
-        QTest.mouseClick(opened[0].skip_button, CLICK)
+    opened[0].devices_page.output_device.setCurrentText("Headphones")
+    QTest.mouseClick(opened[0].button(opened[0].WizardButton.NextButton), CLICK)
+    QTest.mouseClick(opened[0].skip_button, CLICK)
     opened[0].language_page.language.setCurrentIndex(opened[0].language_page.language.findData("fr"))
     QTest.mouseClick(opened[0].button(opened[0].WizardButton.NextButton), CLICK)
     QTest.mouseClick(opened[0].skip_button, CLICK)
     assert dialog.language.currentData() == "fr"
+    assert dialog.output_device.currentData() == "Headphones"
     assert dialog.changes() == {}  # what the guide saved is not a change of the dialog's to save again
 
 
@@ -219,3 +221,16 @@ def test_without_a_settings_guide_there_is_no_button(qtbot: QtBot, settings: Set
     dialog = SettingsDialog(settings, runtime, devices=list, env={})
     qtbot.addWidget(dialog)
     assert dialog.guide_button.isHidden()
+
+
+def test_every_control_of_the_guide_has_an_accessible_name(qtbot: QtBot, settings: Settings, runtime: Runtime) -> None:
+    guide = make_guide(qtbot, settings, runtime)
+    controls = [
+        widget
+        for page in (guide.devices_page, guide.enrol_page, guide.language_page, guide.key_page)
+        for widget in page.findChildren(QWidget)
+        if isinstance(widget, QLineEdit | QComboBox | QPushButton | QProgressBar)
+    ]
+    assert len(controls) == 9
+    assert [w for w in controls if not w.accessibleName()] == []
+    assert guide.skip_button.accessibleName() == "Skip this step"
