@@ -16,7 +16,7 @@ import logging
 from collections.abc import Mapping
 
 from PySide6.QtCore import Signal, Slot
-from PySide6.QtWidgets import QComboBox, QLineEdit, QVBoxLayout, QWidget, QWizard, QWizardPage
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget, QWizard, QWizardPage
 
 from app.config.config_writer import save_config
 from app.config.key_checks import KeyCheckFailed, check_gemini_key
@@ -104,8 +104,10 @@ class KeyPage(QWizardPage):
                 "to stay offline. The key goes to the OS keyring, never a file. " + status.get(source or "", "")
             )
         )
-        layout.addWidget(self.key)
-        layout.addWidget(self.test_button)
+        row = QHBoxLayout()
+        row.addWidget(self.key, 1)
+        row.addWidget(self.test_button)
+        layout.addLayout(row)
         layout.addWidget(self.result)
         layout.addStretch(1)
         self.test_button.clicked.connect(self.test_key)

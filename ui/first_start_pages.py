@@ -76,6 +76,7 @@ class DevicesPage(QWizardPage):
         self.meter = QProgressBar()
         self.meter.setRange(0, 100)
         self.meter.setTextVisible(False)
+        self.meter.setMaximumHeight(12)  # as the status bar's: a strip, not a field
         self.meter.setAccessibleName("Microphone level")
         self.level_result = text_line("Microphone test result", hidden=True)
         self.sound_button = push_button("Play a test soun&d", "Play a test sound on the speaker")
