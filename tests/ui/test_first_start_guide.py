@@ -234,3 +234,29 @@ def test_every_control_of_the_guide_has_an_accessible_name(qtbot: QtBot, setting
     assert len(controls) == 9
     assert [w for w in controls if not w.accessibleName()] == []
     assert guide.skip_button.accessibleName() == "Skip this step"
+
+
+def test_a_start_hidden_in_the_tray_leaves_the_guide_for_a_start_in_view(
+    qtbot: QtBot, settings: Settings, runtime: Runtime
+) -> None:
+    window = open_window(settings, runtime, tray_available=True, hidden=True)
+    qtbot.addWidget(window.main)
+    window.tray.quit_action.setEnabled(False)  # nothing here may quit the test's application
+    assert offer_first_start_guide(window, settings) is None
+    assert not guide_done(settings)
+
+
+def test_without_a_sound_card_the_guide_says_so_and_goes_on(qtbot: QtBot, settings: Settings, runtime: Runtime) -> None:
+    guide = FirstStartGuide(settings, runtime, devices=list, env={})
+    qtbot.addWidget(guide)
+    guide.show()
+    qtbot.waitExposed(guide)
+    page = guide.devices_page
+    assert (
+        page.problem.text()
+        == "No audio devices found: no sound card, and no sound server running: skip this step for now."
+    )
+    assert not page.level_button.isEnabled() and not page.sound_button.isEnabled()
+    assert not guide.enrol_page.start_button.isEnabled()
+    QTest.mouseClick(guide.button(guide.WizardButton.NextButton), CLICK)  # nothing chosen, nothing to save
+    assert guide.currentPage() is guide.enrol_page
