@@ -6,6 +6,7 @@ import functools
 import logging
 import sys
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtWidgets import QApplication, QWidget
@@ -13,9 +14,11 @@ from PySide6.QtWidgets import QApplication, QWidget
 from app.config.desktop_entry import DesktopPaths, DesktopUnsupported, install_menu_entry, parley_command
 from app.config.settings import Settings
 from app.front.device_checks import microphone_and_speaker
+from app.front.first_start import guide_done
 from app.runtime import Runtime
 from app.wiring import open_chat_services
 from ui.bridge import ChatBridge
+from ui.first_start_guide import FirstStartGuide
 from ui.main_window import MainWindow
 from ui.settings_dialog import SettingsDialog, as_saved
 from ui.single_instance import WindowSocket, show_open_window
@@ -33,6 +36,8 @@ class ParleyWindow:
     bridge: ChatBridge
     voice: WindowVoice
     tray: Tray
+    guide: Callable[[QWidget], FirstStartGuide]
+    """Opens the first-start guide over a widget (Settings' button does, and the first start)."""
 
 
 def open_window(
@@ -43,13 +48,26 @@ def open_window(
     `tray_available`: whether the desktop has a tray (None: ask Qt)."""
     bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings, local_models_in_child=True))
 
+    def guide(parent: QWidget) -> FirstStartGuide:
+        """The guide on the settings as saved now. The window's microphone is muted while it runs (the
+        enrolment's "hey Jarvis" must not wake Parley), and as it was once it closes."""
+        opened = FirstStartGuide(as_saved(settings), runtime, parent)
+        main = window_ref()
+        if main is not None:
+            mute = main.voice.mute_action
+            was_muted = mute.isChecked()
+            mute.setChecked(True)
+            opened.finished.connect(lambda: mute.setChecked(was_muted))
+        return opened
+
     def settings_dialog(parent: QWidget) -> SettingsDialog:
         """The settings as saved now, not as Parley started; what is saved reaches the tray at once."""
-        dialog = SettingsDialog(as_saved(settings), runtime, parent)
+        dialog = SettingsDialog(as_saved(settings), runtime, parent, guide=guide)
         dialog.saved.connect(lambda saved: _apply_to_tray(tray_ref, saved))
         return dialog
 
     window = MainWindow(bridge, settings_dialog=settings_dialog)
+    window_ref = weakref.ref(window)  # the window holds the factories: a strong reference would be a cycle
     window.setWindowIcon(app_icon())
     tray = Tray(window, window.voice.mute_action, close_to_tray=settings.close_to_tray, available=tray_available)
     tray_ref = weakref.ref(tray)  # the window holds the dialog factory: a strong reference would be a cycle
@@ -64,7 +82,17 @@ def open_window(
     voice.bind(window.voice)
     voice.bind_timers(window.timers)
     voice.start()
-    return ParleyWindow(window, bridge, voice, tray)
+    return ParleyWindow(window, bridge, voice, tray, guide)
+
+
+def offer_first_start_guide(window: ParleyWindow, settings: Settings) -> FirstStartGuide | None:
+    """The first-start guide over the window, when none has been through in this data folder and the
+    window shows (a start at login, hidden in the tray, leaves it for a start in view)."""
+    if guide_done(settings) or not window.main.isVisible():
+        return None
+    guide = window.guide(window.main)
+    guide.open()
+    return guide
 
 
 def _apply_to_tray(tray: weakref.ref[Tray], saved: Settings) -> None:
@@ -87,6 +115,7 @@ def run_window(settings: Settings, argv: list[str] | None = None, *, hidden: boo
     _in_the_menu()
     with Runtime() as runtime:
         window = open_window(settings, runtime, hidden=hidden)
+        offer_first_start_guide(window, settings)
         WindowSocket(settings.data_dir, window.main).show_requested.connect(window.tray.show_window)
         code = app.exec()
     # The window is still referenced here, after the runtime stopped: no answer can arrive for an

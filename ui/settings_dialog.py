@@ -13,7 +13,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 
 from PySide6.QtCore import Signal, Slot
@@ -34,13 +34,13 @@ from PySide6.QtWidgets import (
 
 from app.config.config_writer import ConfigValue, save_config
 from app.config.secrets import SecretsError
-from app.config.settings import SETTINGS, Settings, SettingsError, check_config_values, load_settings
+from app.config.settings import LANGUAGES, SETTINGS, Settings, SettingsError, check_config_values, load_settings
 from app.front.device_checks import (
     LEVEL_TEST_S,
     WAKE_WORDS,
     DeviceLister,
     MicrophoneFactory,
-    microphone_level,
+    level_line,
     open_microphone,
     survey_devices,
     wake_model_problem,
@@ -51,19 +51,11 @@ from ui.runtime_answers import submit_for_answer
 from ui.settings_keys import KeysBox
 from ui.settings_startup import StartAtLogin
 from ui.settings_storage import StorageBox
-from ui.widgets import form_label, push_button, stacked, text_line
+from ui.widgets import fill_devices, form_label, push_button, stacked, text_line
 
 RESTART_NOTE = "The tray setting applies at once; the others, and keys, when Parley next starts."
-SYSTEM_DEFAULT = "System default"
-LANGUAGES = (
-    ("en", "English"),
-    ("it", "Italiano"),
-    ("es", "Español"),
-    ("fr", "Français"),
-    ("de", "Deutsch"),
-    ("auto", "Whatever I speak (auto)"),
-)
-"""The `language` setting's values, each with the name its speakers give it."""
+GuideFactory = Callable[[QWidget], QDialog]
+"""Makes the first-start guide, parented to the dialog."""
 THRESHOLD_DECIMALS = 3
 """Enough to show any threshold a config file holds as it is (0.425 is not 0.43)."""
 
@@ -101,9 +93,11 @@ class SettingsDialog(QDialog):
         devices: DeviceLister | None = None,
         microphone: MicrophoneFactory = open_microphone,
         env: Mapping[str, str] | None = None,
+        guide: GuideFactory | None = None,
     ) -> None:
         """`devices` lists the sound cards (None: PortAudio's), `microphone` opens one for the level test;
-        `env` is where keys set in the environment are looked for (None: `os.environ`)."""
+        `env` is where keys set in the environment are looked for (None: `os.environ`); `guide` makes the
+        first-start guide, run again by a button (None: no button)."""
         super().__init__(parent)
         self._settings = settings
         self._runtime = runtime
@@ -111,6 +105,7 @@ class SettingsDialog(QDialog):
         self._microphone = microphone
         self._level_check: concurrent.futures.Future[str] | None = None
         self._enrolment: concurrent.futures.Future[str] | None = None
+        self._guide = guide
         self.setWindowTitle("Parley settings")
         self.setAccessibleName("Parley settings")
         self.setMinimumWidth(560)
@@ -179,8 +174,8 @@ class SettingsDialog(QDialog):
         self.level_result = text_line("Microphone level", hidden=True)  # until a test says something
         self.device_message = text_line("Audio devices message", hidden=True)
         found = survey_devices(devices)
-        _fill_devices(self.input_device, found.inputs, self._settings.input_device)
-        _fill_devices(self.output_device, found.outputs, self._settings.output_device)
+        fill_devices(self.input_device, found.inputs, self._settings.input_device)
+        fill_devices(self.output_device, found.outputs, self._settings.output_device)
         self.level_button.setEnabled(bool(found.inputs))
         self.enrol_button.setEnabled(bool(found.inputs))
         if not found.inputs and not found.outputs:
@@ -209,6 +204,11 @@ class SettingsDialog(QDialog):
         self.environment_note.setAccessibleName("Environment note")
         if not overridden:
             self.environment_note.hide()  # never setVisible(True) before it has a parent: that opens a window
+        self.guide_button = push_button(
+            "&Run the first-start guide…", "Run the first-start guide", "Microphone, speaker, your voice, language, key"
+        )
+        if self._guide is None:
+            self.guide_button.hide()
         self.restart_note = QLabel(RESTART_NOTE)
         self.restart_note.setWordWrap(True)
         self.restart_note.setAccessibleName("Restart note")
@@ -246,6 +246,7 @@ class SettingsDialog(QDialog):
             audio,
             self.storage_box,
             self.environment_note,
+            self.guide_button,
             self.restart_note,
             self.buttons,
         ):
@@ -260,6 +261,7 @@ class SettingsDialog(QDialog):
         self._level_measured.connect(self._show_level)
         self.enrol_button.clicked.connect(self.enrol_voice)
         self._enrolment_said.connect(self._show_enrolment)
+        self.guide_button.clicked.connect(self.run_guide)
 
     # -- actions -----------------------------------------------------------------------------------
 
@@ -318,7 +320,7 @@ class SettingsDialog(QDialog):
         self.level_button.setEnabled(False)
         self._level_check = submit_for_answer(
             self._runtime,
-            _level_line(self._microphone, device),
+            level_line(self._microphone, device),
             self._level_measured.emit,
             refused="Not tested",
         )
@@ -335,6 +337,25 @@ class SettingsDialog(QDialog):
             refused="Not enrolled",
             failed="Not enrolled",
         )
+
+    @Slot()
+    def run_guide(self) -> None:
+        """The first-start guide over this dialog; what it saved shows here once it closes."""
+        if self._guide is not None:
+            guide = self._guide(self)
+            guide.finished.connect(self._after_guide)
+            guide.open()
+
+    @Slot()
+    def _after_guide(self) -> None:
+        self._settings = as_saved(self._settings, self._env)
+        self.language.setCurrentIndex(max(self.language.findData(self._settings.language or "auto"), 0))
+        for combo, device in (
+            (self.input_device, self._settings.input_device),
+            (self.output_device, self._settings.output_device),
+        ):
+            combo.setCurrentIndex(0 if device is None else max(combo.findData(device), 0))
+        self.key_box.show_statuses()
 
     # -- answers -----------------------------------------------------------------------------------
 
@@ -372,19 +393,3 @@ class SettingsDialog(QDialog):
     def _show_error(self, message: str) -> None:
         self.error.setText(f"Error: {message}")
         self.error.show()
-
-
-async def _level_line(microphone: MicrophoneFactory, device: str | None) -> str:
-    return (await microphone_level(microphone, device)).line
-
-
-def _fill_devices(combo: QComboBox, names: tuple[str, ...], current: str | None) -> None:
-    """The system default, then every device, the current one selected. A configured device that is not
-    found stays listed (and selected), so that saving other settings does not drop it."""
-    combo.addItem(SYSTEM_DEFAULT, None)
-    for name in names:
-        combo.addItem(name, name)
-    if current is not None:
-        if combo.findData(current) < 0:
-            combo.addItem(f"{current} (not found)", current)
-        combo.setCurrentIndex(combo.findData(current))

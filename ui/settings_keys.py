@@ -66,8 +66,7 @@ class KeysBox(QGroupBox):
         self.rows = {name: _make_row(name) for name in _CHECKS}
         self._lay_out()
         self._bind()
-        for name in self.rows:
-            self._show_status(name)
+        self.show_statuses()
 
     def _lay_out(self) -> None:
         form = QFormLayout(self)
@@ -126,6 +125,11 @@ class KeysBox(QGroupBox):
         else:
             self.cleared.emit("")
         self._show_status(name)
+
+    def show_statuses(self) -> None:
+        """Where each key is set, as it is now."""
+        for name in self.rows:
+            self._show_status(name)
 
     @Slot()
     def cancel_checks(self) -> None:

@@ -7,10 +7,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 ICONS = Path(__file__).resolve().parent / "icons"
 ICON_PX = 18
+SYSTEM_DEFAULT = "System default"
 
 
 def push_button(text: str, name: str, tip: str = "") -> QPushButton:
@@ -65,3 +66,15 @@ def stacked(*parts: QWidget | QHBoxLayout) -> QVBoxLayout:
         else:
             column.addLayout(part)
     return column
+
+
+def fill_devices(combo: QComboBox, names: tuple[str, ...], current: str | None) -> None:
+    """The system default, then every device, the current one selected. A configured device that is not
+    found stays listed (and selected), so that saving other settings does not drop it."""
+    combo.addItem(SYSTEM_DEFAULT, None)
+    for name in names:
+        combo.addItem(name, name)
+    if current is not None:
+        if combo.findData(current) < 0:
+            combo.addItem(f"{current} (not found)", current)
+        combo.setCurrentIndex(combo.findData(current))

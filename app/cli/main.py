@@ -18,6 +18,7 @@ from app.cli import (
     key_commands,
     listen_command,
     memory_commands,
+    setup_command,
     supabase_commands,
     sync_command,
     timer_commands,
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     supabase_commands.add_parser(commands)
     sync_command.add_parser(commands)
     wake_command.add_parser(commands)
+    setup_command.add_parser(commands)
     autostart_command.add_parser(commands)
     tools_command.add_parser(commands)
     timer_commands.add_parser(commands)

@@ -57,6 +57,16 @@ TextModelChoice = Literal["auto", "offline", "gemini"]
 VoiceModelChoice = Literal["auto", "gemini", "offline"]
 StorageChoice = Literal["sqlite", "supabase"]
 LanguageChoice = Literal["auto", Language]
+LANGUAGES: tuple[tuple[LanguageChoice, str], ...] = (
+    ("en", "English"),
+    ("it", "Italiano"),
+    ("es", "Español"),
+    ("fr", "Français"),
+    ("de", "Deutsch"),
+    ("auto", "Whatever I speak (auto)"),
+)
+"""The `language` setting's values, each with the name its speakers give it (Settings, the first-start guide
+and `parley setup` offer them in this order)."""
 
 Override = str | os.PathLike[str] | None
 """A command-line value: None means the option was not given."""

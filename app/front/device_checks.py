@@ -1,16 +1,17 @@
-"""The audio devices, the microphone level test and the wake word model check, as the settings window
-and `parley doctor` both run them, each answering in a line for the user; and the microphone and speaker
-as the window and `parley listen` open them."""
+"""The audio devices, the microphone level test and the wake word model check, as the settings window,
+the first-start guide and `parley doctor` run them, each answering in a line for the user (the guide adds a
+live level and a test sound); and the microphone and speaker as the window and `parley listen` open them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 from app.config.settings import Settings
-from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioSink, AudioSource
+from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk, AudioFormat, AudioSink, AudioSource
 from voice.audio.devices import AudioDevice, audio_devices
-from voice.audio.level import loudest
+from voice.audio.earcon import earcon
+from voice.audio.level import LevelMeter, loudest
 from voice.audio.microphone import MicrophoneSource
 from voice.audio.speaker import SpeakerSink
 from voice.echo.canceller import EchoCancelledSource, EchoCanceller
@@ -81,6 +82,11 @@ async def microphone_level(
     return MicrophoneTest(f"Loudest in {seconds:g} s: {level:.0f} dBFS{hint}", heard=not hint)
 
 
+async def level_line(microphone: MicrophoneFactory, device: str | None) -> str:
+    """`microphone_level`'s line, for a window to show."""
+    return (await microphone_level(microphone, device)).line
+
+
 def wake_model_problem(wake_word: str) -> str | None:
     """Why `wake_word` names no wake word model (an unknown name; a missing or non-ONNX file), or None.
     Only the name and the file are checked: loading the model is the detector's."""
@@ -102,3 +108,54 @@ def microphone_and_speaker(settings: Settings, speaker: AudioSink | None = None)
     else:
         canceller, sink = EchoCanceller(), speaker
     return EchoCancelledSource(MicrophoneSource(device=settings.input_device), canceller), sink
+
+
+SpeakerFactory = Callable[[str | None], AudioSink]
+"""Opens the speaker of a device name (None: the system default)."""
+LevelReport = Callable[[float], object]
+"""Gets the live microphone level (dBFS) about ten times a second, on the thread that reads the microphone."""
+
+
+def open_speaker(device: str | None) -> AudioSink:
+    return SpeakerSink(MODEL_VOICE_FORMAT, device=device)
+
+
+async def play_test_sound(speaker: SpeakerFactory, device: str | None) -> str:
+    """Play the wake chime on `device` to its end; a line for the user: what to listen for, or why not."""
+    try:
+        sink = speaker(device)
+        try:
+            await sink.write(earcon(sink.format))
+            await sink.drain()
+        finally:
+            await sink.aclose()
+    except VoiceError as error:
+        return f"Failed: {error}"
+    return "Played Parley's chime: heard nothing? Choose another speaker, or turn the volume up."
+
+
+def metered(microphone: MicrophoneFactory, report: LevelReport) -> MicrophoneFactory:
+    """`microphone`, reporting its live level to `report` as it is read (the first-start guide's meter)."""
+    return lambda device: MeteredSource(microphone(device), report)
+
+
+class MeteredSource:
+    """An `AudioSource` that passes another's chunks on, reporting their level (`LevelMeter`) on the way."""
+
+    def __init__(self, source: AudioSource, report: LevelReport) -> None:
+        self._source = source
+        self._report = report
+
+    @property
+    def format(self) -> AudioFormat:
+        return self._source.format
+
+    async def chunks(self) -> AsyncIterator[AudioChunk]:
+        meter = LevelMeter()
+        async for chunk in self._source.chunks():
+            if (level := meter.feed(chunk)) is not None:
+                self._report(level)
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._source.aclose()

@@ -38,7 +38,8 @@ from tests.voice.fixtures import read_pcm, split
 from tests.voice.rooms import RoomCondition, SimulatedRoom
 from ui.bridge import ChatBridge
 from ui.main_window import SETTINGS_SAVED, MainWindow
-from ui.settings_dialog import SYSTEM_DEFAULT, SettingsDialog
+from ui.settings_dialog import SettingsDialog
+from ui.widgets import SYSTEM_DEFAULT
 from voice.audio.chunks import MIC_FORMAT, AudioChunk, AudioSource
 from voice.audio.devices import AudioDevice
 from voice.audio.synthetic import SyntheticSource, frames, silence, tone
