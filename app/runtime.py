@@ -1,4 +1,4 @@
-"""The runtime thread: one ordinary asyncio loop that owns the store, the clients and (later) the assistant.
+"""The runtime thread: one ordinary asyncio loop that owns the store, the clients and the voice loop.
 
 The window's main thread runs `QApplication.exec()`; everything asynchronous runs here instead, because
 PySide6's QtAsyncio has no socket support and cannot carry the Live websocket. Other threads reach the

@@ -25,6 +25,7 @@ SDK_HOMES = {
         "chats/embedders/gemini_embedder.py",
         "voice/live/gemini.py",
         "voice/live/gemini_grounding.py",
+        "voice/live/gemini_setup.py",
         "voice/live/gemini_warm_up.py",
     ),
     "openai": ("chats/embedders/openai_embedder.py",),

@@ -55,7 +55,8 @@ from voice.live.connection import (
     TurnComplete,
     UserTranscript,
 )
-from voice.live.gemini import GeminiLiveConnection, build_connect_config, connect
+from voice.live.gemini import GeminiLiveConnection, connect
+from voice.live.gemini_setup import build_connect_config
 from voice.live.gemini_wire import parse_duration_ms, refusal, text_route
 
 SWITCH_CHAT = ToolDeclaration(

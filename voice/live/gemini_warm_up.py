@@ -18,7 +18,8 @@ import pydantic
 from google.genai import types
 
 from voice.live.connection import HistoryTurn, LiveConfig, ToolDeclaration
-from voice.live.gemini import build_connect_config, history_contents, make_client
+from voice.live.gemini import make_client
+from voice.live.gemini_setup import build_connect_config, history_contents
 
 WARM_UP_MESSAGES: tuple[dict[str, Any], ...] = (
     {"setupComplete": {}},
