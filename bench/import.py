@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from chats.store import TurnVector
 
 RESULTS = Path(__file__).resolve().parent / "results"
 GOAL_SECONDS = 60.0
+SMALL_CHATS = 5000
 GOAL_MB = 500.0
 WORDS = (
     "kitchen renovation oak walnut cabinets budget euros Marco suggests tiles counter sink window light"
@@ -80,7 +81,29 @@ def write_files(folder: Path, turns: int) -> dict[str, Path]:
         )
     export = folder / "export.json"
     export.write_text(json.dumps({"format": "parley.chats/1", "chats": chats}), encoding="utf-8")
-    return {"one chat": one_chat, "export": export}
+    return {"one chat": one_chat, "export": export, "small chats": small_chats(folder, SMALL_CHATS)}
+
+
+def small_chats(folder: Path, count: int) -> Path:
+    """The issue's other case: an export of `count` chats of 4 turns each, with ids and times but nothing
+    the model saw (no summary, topic or title): 5,000 make a file of about 4 MB."""
+    rng = random.Random(24)
+    start = datetime(2025, 1, 1, tzinfo=UTC)
+    chats = []
+    for n in range(count):
+        at = (start + timedelta(hours=n)).isoformat()
+        history = [{**turn, "at": at} for turn in turns_json(rng, 4)]
+        chats.append(
+            {
+                "id": f"00000000-0000-4000-9000-{n:012d}",
+                "created_at": at,
+                "last_activity_at": at,
+                "full_history": history,
+            }
+        )
+    path = folder / "small_chats.json"
+    path.write_text(json.dumps({"format": "parley.chats/2", "chats": chats}), encoding="utf-8")
+    return path
 
 
 def run_import(folder: Path, name: str, source: Path) -> dict[str, Any]:

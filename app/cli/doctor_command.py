@@ -16,13 +16,9 @@ from typing import Literal
 from app.config.secrets import secret_source
 from app.config.settings import Settings, SettingsError
 from app.config.tls import ssl_context
-from app.front.device_checks import microphone_level, open_microphone, survey_devices, wake_model_problem
 from app.front.status import OFFLINE_NOTICE
 from app.listening_lock import who_listens
-from app.voice_loop import JOURNAL_FILE
-from app.wiring import open_chat_services, store_location
 from chats.errors import ChatsError
-from chats.journal import TurnJournal
 from voice.errors import VoiceError
 from voice.live.connection import LiveConfig
 
@@ -78,6 +74,9 @@ async def examine(settings: Settings, *, microphone: bool = False) -> list[Findi
 
 
 async def _store(settings: Settings) -> Finding:
+    from app.wiring import open_chat_services, store_location
+    from chats.journal import JOURNAL_FILE, TurnJournal
+
     try:
         async with open_chat_services(settings) as services:
             count = await services.store.count()
@@ -104,6 +103,8 @@ async def _keys(settings: Settings) -> Finding:
 
 
 async def _audio(settings: Settings) -> Finding:
+    from app.front.device_checks import survey_devices
+
     devices = await asyncio.to_thread(survey_devices)
     if devices.failure is not None:
         return Finding("audio", "warning", f"{devices.failure}; recordings still work (parley listen --audio-in)")
@@ -115,6 +116,8 @@ async def _audio(settings: Settings) -> Finding:
 
 async def _microphone(settings: Settings) -> Finding:
     """The settings window's level test, on the configured microphone."""
+    from app.front.device_checks import microphone_level, open_microphone
+
     test = await microphone_level(open_microphone, settings.input_device)
     return Finding("microphone", "ok" if test.heard else "warning", test.line)
 
@@ -125,6 +128,7 @@ async def _microphone(settings: Settings) -> Finding:
 
 
 async def _wake(settings: Settings) -> Finding:
+    from app.front.device_checks import wake_model_problem
     from app.wake_enrolment import wake_detector
 
     # The name or the file first, as the settings window checks it; loading the model is the slow part.

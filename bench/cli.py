@@ -1,0 +1,210 @@
+"""How long `parley` commands take, as a user feels it: `python -m bench.cli [--runs N] [--out FILE]`.
+
+Each command runs as a user runs it: the `parley` entry point of this interpreter's environment, in a child
+process, on a fresh data folder with an empty config file and no API key (so offline), the model cache
+kept (a second start, not a first). Cases:
+- `parley --help`; `parley chats list` with 1,000 chats in the store (p50 of N runs; goal <= 0.5 s);
+- `parley chats search` warm (the store and the models in the page cache: p50 of the runs after the
+  first; goal <= 1.0 s);
+- `parley doctor` (goal <= 3 s);
+- `parley listen` with no microphone: until its one line (goal <= 1 s); this machine has no sound card;
+- `parley ask` offline: until the answer is printed, and until the process has exited (goal: the exit
+  follows the answer at once; <= 1 s after it).
+
+Every figure is given in seconds and as a ratio to a bare `python -c pass` measured in the same run, so
+that the load of a shared machine is factored out as far as it can be; the load average is recorded
+before each case (`os.getloadavg()`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+PARLEY = Path(sys.executable).parent / "parley"
+STORE_CHATS = 1000
+GOALS = {
+    "--help": 0.5,
+    "chats list": 0.5,
+    "chats search (warm)": 1.0,
+    "doctor": 3.0,
+    "listen, no microphone": 1.0,
+    "ask, answer printed to exit": 1.0,
+}
+WORDS = (
+    "kitchen renovation oak walnut cabinets budget euros Marco suggests tiles counter sink window light"
+    " delivery Tuesday plumber quote drawers handles paint white green floor boards island stools garden"
+    " holiday Lisbon flights hotel museum train tickets birthday cake candles guitar lesson chords"
+).split()
+
+
+def child_env(folder: Path) -> dict[str, str]:
+    """An environment with no key and an empty config: offline, as a new user starts."""
+    config = folder / "config.toml"
+    config.write_text("", encoding="utf-8")
+    keep = {name: value for name, value in os.environ.items() if not name.endswith("_API_KEY")}
+    return {**keep, "PARLEY_CONFIG": str(config), "PARLEY_DATA_DIR": str(folder / "data")}
+
+
+def timed(command: Sequence[str], env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    return time.perf_counter() - started, done
+
+
+def runs_of(command: Sequence[str], env: dict[str, str], runs: int, *, warm_up: int = 0) -> dict[str, Any]:
+    """`runs` timings of `command` after `warm_up` untimed ones; each must succeed."""
+    load = os.getloadavg()[0]
+    for _ in range(warm_up):
+        timed(command, env)
+    seconds = []
+    for _ in range(runs):
+        elapsed, done = timed(command, env)
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(command)} failed ({done.returncode}): {done.stderr.strip()[-400:]}")
+        seconds.append(elapsed)
+    return {"p50_s": statistics.median(seconds), "runs_s": [round(s, 3) for s in seconds], "load_before": load}
+
+
+def build_store(folder: Path, chats: int) -> None:
+    """`chats` chats of 4 turns, titled, with their topic vectors, written through the store."""
+    asyncio.run(_build_store(folder, chats))
+
+
+async def _build_store(folder: Path, chats: int) -> None:
+    import numpy as np
+
+    from app.config.settings import load_settings
+    from app.wiring import open_stores
+    from chats.models import EmbeddedText, Turn
+
+    settings = load_settings({"data_dir": str(folder / "data"), "config_file": str(folder / "config.toml")}, env={})
+    rng, vectors = random.Random(24), np.random.default_rng(24)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    from contextlib import AsyncExitStack
+
+    async with AsyncExitStack() as closing:
+        store, _ = await open_stores(settings, closing, clock=lambda: start)
+        for n in range(chats):
+            turns = tuple(
+                Turn(role="user" if i % 2 == 0 else "model", text=" ".join(rng.choices(WORDS, k=14)), at=start)
+                for i in range(4)
+            )
+            chat = await store.create(title=f"Chat {n} " + " ".join(rng.choices(WORDS, k=3)), turns=turns)
+            vector = vectors.standard_normal(384).astype(np.float32)
+            vector /= np.linalg.norm(vector)
+            topic = " ".join(turn.text for turn in turns)
+            await store.set_embedding(chat.id, "topic", EmbeddedText(topic, vector, "all-MiniLM-L6-v2"))
+            start += timedelta(minutes=1)
+
+
+def ask_timings(env: dict[str, str], runs: int) -> dict[str, Any]:
+    """`parley ask` offline: seconds until its answer is printed, and until it has exited."""
+    load = os.getloadavg()[0]
+    printed, exited = [], []
+    for _ in range(runs):
+        started = time.perf_counter()
+        child = subprocess.Popen(
+            [str(PARLEY), "ask", "What should we plan for the weekend?", "--new-chat"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert child.stdout is not None
+        answer = child.stdout.readline()
+        printed.append(time.perf_counter() - started)
+        _, error = child.communicate()
+        exited.append(time.perf_counter() - started)
+        if child.returncode != 0 or not answer.strip():
+            raise SystemExit(f"parley ask failed ({child.returncode}): {error.strip()[-400:]}")
+    return {
+        "answer_printed_p50_s": statistics.median(printed),
+        "exited_p50_s": statistics.median(exited),
+        "p50_s": statistics.median(e - p for p, e in zip(printed, exited, strict=True)),
+        "runs_s": [[round(p, 3), round(e, 3)] for p, e in zip(printed, exited, strict=True)],
+        "load_before": load,
+    }
+
+
+def listen_timing(env: dict[str, str], runs: int) -> dict[str, Any]:
+    """`parley listen` with no microphone: it must say so (exit 1, one line) quickly."""
+    load = os.getloadavg()[0]
+    seconds = []
+    for _ in range(runs):
+        elapsed, done = timed([str(PARLEY), "listen"], env)
+        if done.returncode != 1 or "microphone" not in done.stderr:
+            raise SystemExit(f"parley listen did not report the missing microphone: {done.stderr.strip()[-400:]}")
+        seconds.append(elapsed)
+    return {"p50_s": statistics.median(seconds), "runs_s": [round(s, 3) for s in seconds], "load_before": load}
+
+
+def measure(runs: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        env = child_env(folder)
+        build_store(folder, STORE_CHATS)
+        bare = runs_of([sys.executable, "-c", "pass"], env, runs * 2)["p50_s"]
+        cases = {
+            "--help": runs_of([str(PARLEY), "--help"], env, runs),
+            "chats list": runs_of([str(PARLEY), "chats", "list"], env, runs),
+            "chats search (warm)": runs_of([str(PARLEY), "chats", "search", "the kitchen tiles"], env, runs, warm_up=1),
+            "doctor": runs_of([str(PARLEY), "doctor"], env, max(1, runs // 2)),
+            "listen, no microphone": listen_timing(env, max(1, runs // 2)),
+            "ask, answer printed to exit": ask_timings(env, max(1, runs // 2)),
+        }
+    for name, case in cases.items():
+        case["ratio_to_bare_python"] = round(case["p50_s"] / bare, 1)
+        case["goal_s"] = GOALS[name]
+        case["met"] = case["p50_s"] <= GOALS[name]
+        case["p50_s"] = round(case["p50_s"], 3)
+    return {
+        "bare_python_s": round(bare, 4),
+        "cpus": os.cpu_count(),
+        "load_average_after": [round(value, 2) for value in os.getloadavg()],
+        "store_chats": STORE_CHATS,
+        "cases": cases,
+    }
+
+
+def report(results: dict[str, Any]) -> None:
+    print(
+        f"parley commands, {results['cpus']} CPUs, bare python {results['bare_python_s'] * 1000:.0f} ms,"
+        f" {results['store_chats']} chats in the store:"
+    )
+    for name, case in results["cases"].items():
+        extra = ""
+        if "exited_p50_s" in case:
+            extra = f" (answer at {case['answer_printed_p50_s']:.2f} s, exit at {case['exited_p50_s']:.2f} s)"
+        print(
+            f"  {name:28} {case['p50_s']:6.2f} s  x{case['ratio_to_bare_python']:<6} goal <= {case['goal_s']} s"
+            f" {'met' if case['met'] else 'MISSED'} (load {case['load_before']:.2f}){extra}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=RESULTS / "cli.json")
+    args = parser.parse_args()
+    results = measure(args.runs)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    report(results)
+
+
+if __name__ == "__main__":
+    main()
