@@ -17,7 +17,6 @@ from app.config.secrets import secret_source
 from app.config.settings import Settings, SettingsError
 from app.config.tls import ssl_context
 from app.front.status import OFFLINE_NOTICE
-from app.listening_lock import who_listens
 from chats.errors import ChatsError
 from voice.errors import VoiceError
 from voice.live.connection import LiveConfig
@@ -70,7 +69,8 @@ async def examine(settings: Settings, *, microphone: bool = False) -> list[Findi
         _wake,
         _live,
     ]
-    return [await check(settings) for check in checks]
+    # At once: the wake word model loads (a second of imports) while PortAudio starts and the store opens.
+    return list(await asyncio.gather(*(check(settings) for check in checks)))
 
 
 async def _store(settings: Settings) -> Finding:
@@ -88,6 +88,8 @@ async def _store(settings: Settings) -> Finding:
 
 
 async def _listening(settings: Settings) -> Finding:
+    from app.listening_lock import who_listens
+
     owner = who_listens(settings.data_dir)
     if owner is not None:
         return Finding("listening", "warning", f"Parley ({owner}) is listening on these chats")
