@@ -13,7 +13,9 @@ kept (a second start, not a first). Cases:
 
 Every figure is given in seconds and as a ratio to a bare `python -c pass` measured in the same run, so
 that the load of a shared machine is factored out as far as it can be; the load average is recorded
-before each case (`os.getloadavg()`).
+before each case (`os.getloadavg()`). The CPU seconds each command used (user and system, its children
+included) are given too: on a machine where other work queues for the cores, they are what the command
+would take on a quiet one, less its waits for the disk.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import asyncio
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -34,7 +37,9 @@ from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
-PARLEY = Path(sys.executable).parent / "parley"
+PARLEY = [str(Path(sys.executable).parent / "parley")]
+"""How `parley` is run: the entry point (`--module`: `python -m ui.launcher` from the current folder, to
+measure another checkout, such as a commit before a change, with this environment)."""
 STORE_CHATS = 1000
 GOALS = {
     "--help": 0.5,
@@ -59,10 +64,17 @@ def child_env(folder: Path) -> dict[str, str]:
     return {**keep, "PARLEY_CONFIG": str(config), "PARLEY_DATA_DIR": str(folder / "data")}
 
 
-def timed(command: Sequence[str], env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str]]:
-    started = time.perf_counter()
+def cpu_of_children() -> float:
+    """CPU seconds (user and system) of every child process waited for so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command: Sequence[str], env: dict[str, str]) -> tuple[float, float, subprocess.CompletedProcess[str]]:
+    """Wall seconds, CPU seconds and the outcome of one run of `command`."""
+    cpu, started = cpu_of_children(), time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    return time.perf_counter() - started, done
+    return time.perf_counter() - started, cpu_of_children() - cpu, done
 
 
 def runs_of(command: Sequence[str], env: dict[str, str], runs: int, *, warm_up: int = 0) -> dict[str, Any]:
@@ -70,13 +82,23 @@ def runs_of(command: Sequence[str], env: dict[str, str], runs: int, *, warm_up: 
     load = os.getloadavg()[0]
     for _ in range(warm_up):
         timed(command, env)
-    seconds = []
+    seconds, cpu = [], []
     for _ in range(runs):
-        elapsed, done = timed(command, env)
+        elapsed, used, done = timed(command, env)
         if done.returncode != 0:
             raise SystemExit(f"{' '.join(command)} failed ({done.returncode}): {done.stderr.strip()[-400:]}")
         seconds.append(elapsed)
-    return {"p50_s": statistics.median(seconds), "runs_s": [round(s, 3) for s in seconds], "load_before": load}
+        cpu.append(used)
+    return summary(seconds, cpu, load)
+
+
+def summary(seconds: list[float], cpu: list[float], load: float) -> dict[str, Any]:
+    return {
+        "p50_s": statistics.median(seconds),
+        "cpu_p50_s": round(statistics.median(cpu), 3),
+        "runs_s": [round(s, 3) for s in seconds],
+        "load_before": load,
+    }
 
 
 def build_store(folder: Path, chats: int) -> None:
@@ -112,13 +134,14 @@ async def _build_store(folder: Path, chats: int) -> None:
 
 
 def ask_timings(env: dict[str, str], runs: int) -> dict[str, Any]:
-    """`parley ask` offline: seconds until its answer is printed, and until it has exited."""
+    """`parley ask` offline: seconds until its answer is printed, and until it has exited; its CPU seconds
+    are the whole run's (the answer included)."""
     load = os.getloadavg()[0]
-    printed, exited = [], []
+    printed, exited, cpu = [], [], []
     for _ in range(runs):
-        started = time.perf_counter()
+        used, started = cpu_of_children(), time.perf_counter()
         child = subprocess.Popen(
-            [str(PARLEY), "ask", "What should we plan for the weekend?", "--new-chat"],
+            [*PARLEY, "ask", "What should we plan for the weekend?", "--new-chat"],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -129,12 +152,14 @@ def ask_timings(env: dict[str, str], runs: int) -> dict[str, Any]:
         printed.append(time.perf_counter() - started)
         _, error = child.communicate()
         exited.append(time.perf_counter() - started)
+        cpu.append(cpu_of_children() - used)
         if child.returncode != 0 or not answer.strip():
             raise SystemExit(f"parley ask failed ({child.returncode}): {error.strip()[-400:]}")
     return {
         "answer_printed_p50_s": statistics.median(printed),
         "exited_p50_s": statistics.median(exited),
         "p50_s": statistics.median(e - p for p, e in zip(printed, exited, strict=True)),
+        "cpu_p50_s": round(statistics.median(cpu), 3),
         "runs_s": [[round(p, 3), round(e, 3)] for p, e in zip(printed, exited, strict=True)],
         "load_before": load,
     }
@@ -143,13 +168,14 @@ def ask_timings(env: dict[str, str], runs: int) -> dict[str, Any]:
 def listen_timing(env: dict[str, str], runs: int) -> dict[str, Any]:
     """`parley listen` with no microphone: it must say so (exit 1, one line) quickly."""
     load = os.getloadavg()[0]
-    seconds = []
+    seconds, cpu = [], []
     for _ in range(runs):
-        elapsed, done = timed([str(PARLEY), "listen"], env)
+        elapsed, used, done = timed([*PARLEY, "listen"], env)
         if done.returncode != 1 or "microphone" not in done.stderr:
             raise SystemExit(f"parley listen did not report the missing microphone: {done.stderr.strip()[-400:]}")
         seconds.append(elapsed)
-    return {"p50_s": statistics.median(seconds), "runs_s": [round(s, 3) for s in seconds], "load_before": load}
+        cpu.append(used)
+    return summary(seconds, cpu, load)
 
 
 def measure(runs: int) -> dict[str, Any]:
@@ -159,10 +185,10 @@ def measure(runs: int) -> dict[str, Any]:
         build_store(folder, STORE_CHATS)
         bare = runs_of([sys.executable, "-c", "pass"], env, runs * 2)["p50_s"]
         cases = {
-            "--help": runs_of([str(PARLEY), "--help"], env, runs),
-            "chats list": runs_of([str(PARLEY), "chats", "list"], env, runs),
-            "chats search (warm)": runs_of([str(PARLEY), "chats", "search", "the kitchen tiles"], env, runs, warm_up=1),
-            "doctor": runs_of([str(PARLEY), "doctor"], env, max(1, runs // 2)),
+            "--help": runs_of([*PARLEY, "--help"], env, runs),
+            "chats list": runs_of([*PARLEY, "chats", "list"], env, runs),
+            "chats search (warm)": runs_of([*PARLEY, "chats", "search", "the kitchen tiles"], env, runs, warm_up=1),
+            "doctor": runs_of([*PARLEY, "doctor"], env, max(1, runs // 2)),
             "listen, no microphone": listen_timing(env, max(1, runs // 2)),
             "ask, answer printed to exit": ask_timings(env, max(1, runs // 2)),
         }
@@ -190,7 +216,8 @@ def report(results: dict[str, Any]) -> None:
         if "exited_p50_s" in case:
             extra = f" (answer at {case['answer_printed_p50_s']:.2f} s, exit at {case['exited_p50_s']:.2f} s)"
         print(
-            f"  {name:28} {case['p50_s']:6.2f} s  x{case['ratio_to_bare_python']:<6} goal <= {case['goal_s']} s"
+            f"  {name:28} {case['p50_s']:6.2f} s  x{case['ratio_to_bare_python']:<6} cpu {case['cpu_p50_s']:5.2f} s"
+            f"  goal <= {case['goal_s']} s"
             f" {'met' if case['met'] else 'MISSED'} (load {case['load_before']:.2f}){extra}"
         )
 
@@ -199,7 +226,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--out", type=Path, default=RESULTS / "cli.json")
+    parser.add_argument("--module", action="store_true", help="run `python -m ui.launcher` from the current folder")
     args = parser.parse_args()
+    if args.module:
+        PARLEY[:] = [sys.executable, "-m", "ui.launcher"]
     results = measure(args.runs)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
