@@ -22,7 +22,7 @@ turn and keeps at most `MODEL_VIEW_TURNS` turns after it; compaction then summar
 the summary (or a young chat's topic) is embedded: the work is bounded by what the model will see, not by
 the chat's length. The turns' recall
 vectors are left to the maintenance backfill, which runs in the background of the window and the voice
-loop (`MaintenanceWorker.request_backfill`).
+loop (`MaintenanceWorker.request_backfill`), and so is everything else of a large import (`MAINTAINED_INLINE`).
 """
 
 from __future__ import annotations
@@ -47,6 +47,11 @@ MODEL_VIEW_TURNS = 4 * SUMMARY_WINDOW_SIZE
 """The most turns an imported chat's first summary and tail are made from: a chat of a few windows is
 summarised whole, as if it had been spoken; past that the summary covers the latest of them. (The offline
 summariser takes about as long for 120 turns as for 30; for 100,000 it took minutes.)"""
+MAINTAINED_INLINE = 100
+"""An import of at most this many chats makes their summaries, topics and titles as it goes, so that they
+are found by meaning at once; a larger one writes the chats only, and the maintenance backfill of the window
+or `parley listen` makes the rest in the background (their turns have no recall vectors yet, which is what
+it looks for). Maintained one by one, 5,000 small chats took 28 minutes (a topic vector and a title each)."""
 IMPORT_NAMESPACE = UUID("5b0e7c52-5f0c-4d2a-9a39-51d1a3f0c615")
 """Of the ids of imported chats (UUID version 5 of the user and the chat's content)."""
 
@@ -86,17 +91,21 @@ class ChatImporter:
         self._folders = None  # read again when next needed
         return made
 
-    async def import_chat(self, imported: ImportedChat, saving: Callable[[], None] = lambda: None) -> ImportReport:
-        """Import one chat; `saving` is called just before its turns are written."""
+    async def import_chat(
+        self, imported: ImportedChat, saving: Callable[[], None] = lambda: None, *, maintain: bool = True
+    ) -> ImportReport:
+        """Import one chat; `saving` is called just before its turns are written. `maintain` False: its
+        summary, topic and title are left to the maintenance backfill (see `MAINTAINED_INLINE`)."""
         if imported.id is None:
-            return await self._import_turns(imported, saving)
+            return await self._import_turns(imported, saving, maintain)
         if self._as_new:
-            return await self._copy(
-                imported, imported_chat_id(self._s.installation, self._s.store.user_id, imported), saving
-            )
-        return await self._copy(imported, imported.id, saving)
+            chat_id = imported_chat_id(self._s.installation, self._s.store.user_id, imported)
+            return await self._copy(imported, chat_id, saving, maintain)
+        return await self._copy(imported, imported.id, saving, maintain)
 
-    async def _copy(self, imported: ImportedChat, chat_id: UUID, saving: Callable[[], None]) -> ImportReport:
+    async def _copy(
+        self, imported: ImportedChat, chat_id: UUID, saving: Callable[[], None], maintain: bool
+    ) -> ImportReport:
         """An exported chat, under `chat_id`: its own, or as a copy one derived from its content."""
         store = self._s.store
         view = exported_view(imported) or model_view(imported.turns)
@@ -128,11 +137,12 @@ class ChatImporter:
             topic = await embed_one(self._s.embedder, topic.text)
         added = await extend_copy(store, self._clock, chat, copy, topic)
         restored = new and view == imported.model_history and (chat.summary or topic) is not None
-        if not added or restored:  # as the export had it: nothing to make again
-            return ImportReport(chat_id, len(imported.turns), 0, new, added)
-        return await self._maintain(ImportReport(chat_id, len(imported.turns), 0, new, added))
+        report = ImportReport(chat_id, len(imported.turns), 0, new, added)
+        if not added or restored or not maintain:  # as the export had it (nothing to make again), or later
+            return report
+        return await self._maintain(report)
 
-    async def _import_turns(self, imported: ImportedChat, saving: Callable[[], None]) -> ImportReport:
+    async def _import_turns(self, imported: ImportedChat, saving: Callable[[], None], maintain: bool) -> ImportReport:
         """A chat without an id, under an id derived from its content, dated by its turns (`chat_times`)."""
         store = self._s.store
         chat_id = imported_chat_id(self._s.installation, store.user_id, imported)
@@ -163,7 +173,7 @@ class ChatImporter:
                 chat_id, expected_version=version, assistant_history=view, summary=summary
             )
         report = ImportReport(chat_id, len(imported.turns), 0, new, len(imported.turns) if new else len(rest))
-        return await self._maintain(report)
+        return await self._maintain(report) if maintain else report
 
     async def _maintain(self, report: ImportReport) -> ImportReport:
         try:

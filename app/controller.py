@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from uuid import UUID
 
-from app.account.sync import StampClock
-from app.chat_import import ChatImporter, ImportReport
 from app.wiring import ChatServices
 from chats.embedders.embedding import embed_one
-from chats.import_reader import ImportedFolder
 from chats.models import Chat, ChatInfo, Folder, FolderFilter, chat_title
-from chats.search import ChatMatch
-from chats.transfer import ChatState, ExportedChat, ImportedChat
+
+# The importer and the exporter (ijson, the sync rules) are imported when an import or an export runs:
+# `parley chats list` and the window's first paint need neither.
+if TYPE_CHECKING:
+    from app.account.sync import StampClock
+    from app.chat_import import ChatImporter, ImportReport
+    from chats.import_reader import ImportedFolder
+    from chats.search import ChatMatch
+    from chats.transfer import ExportedChat, ImportedChat
 
 PAGE = 200
 
@@ -93,6 +98,8 @@ class ChatController:
     async def export_chats(self) -> tuple[list[ExportedChat], list[Folder]]:
         """Every chat with what an export carries beside it (`chats.transfer`), most recent activity first,
         and every folder."""
+        from chats.transfer import ChatState, ExportedChat
+
         store = self._s.store
         folders = await store.list_folders()
         names = {folder.id: folder.name for folder in folders}
@@ -108,6 +115,8 @@ class ChatController:
         """Imports chats one at a time (`app.chat_import`); one importer per import. `clock`: the store's, for
         exported chats to keep their times (default: the controller's); `as_new`: an export's chats become
         copies with new ids."""
+        from app.chat_import import ChatImporter
+
         return ChatImporter(self._s, clock or self._clock, as_new=as_new)
 
     async def import_chats(

@@ -21,7 +21,7 @@ from app.outbox import Outbox
 from app.tools.toolkit import ToolKit
 from app.wake_enrolment import wake_detector
 from app.wiring import ChatServices, language_of, live_language_code, spoken_language
-from chats.journal import Delivery, TurnJournal
+from chats.journal import JOURNAL_FILE, Delivery, TurnJournal
 from chats.maintenance import MaintenanceWorker
 from voice.assistant import Assistant
 from voice.audio.chunks import AudioSink, AudioSource
@@ -35,7 +35,6 @@ from voice.typed import TypedText
 from voice.wake.detector import OpenWakeWordDetector
 from voice.wake.protocol import WakeEvent
 
-JOURNAL_FILE = "journal.jsonl"
 AudioDevice = Literal["microphone", "speaker"]
 
 
@@ -78,6 +77,7 @@ class VoiceLoop:
         on_device_lost: Callable[[AudioDevice, str], None] | None = None,
         new_chat: bool = False,
         toolkits: Sequence[ToolKit] = (),
+        background: bool = True,
     ) -> None:
         """`source`: the microphone, or None for a loop that takes typed messages only (no wake word model is
         loaded). `new_chat`: `chat_id` is a new id, and the chat is created with its first saved turn.
@@ -86,7 +86,10 @@ class VoiceLoop:
         it is told which device and why (one line), once each, on the loop's event loop. Without it
         (`parley listen`, which has nothing to type into), a failing microphone ends the loop with its
         error, and so does a failing speaker. `toolkits`: tools beyond the chat's own (`app.tools.toolkit`),
-        entered when the loop starts and exited when it stops."""
+        entered when the loop starts and exited when it stops. `background` False (`parley ask`, one message
+        and gone): the loop starts no backfill, and ends once the turns are saved, leaving the chat's title,
+        topic and recall vectors to the next loop's or window's backfill (its new turns have no vectors yet),
+        instead of making its user wait seconds for them."""
         if settings.effective_voice_model == "gemini" and settings.gemini_api_key is None:
             raise SettingsError(
                 "voice_model is gemini but no Gemini API key is set: set GEMINI_API_KEY or "
@@ -103,6 +106,7 @@ class VoiceLoop:
         self._chat_id = chat_id
         self._new_chat = new_chat
         self._toolkits = tuple(toolkits)
+        self._background = background
         self._typed = TypedText()
         self._conversation: ChatConversation | None = None
         self._assistant: Assistant | None = None
@@ -154,7 +158,9 @@ class VoiceLoop:
         settings = self._settings
         async with AsyncExitStack() as stack:
             stack.enter_context(listening_lock(settings.data_dir))  # before the journal is replayed
-            maintenance = await stack.enter_async_context(MaintenanceWorker(self._services.maintainer))
+            maintenance = await stack.enter_async_context(
+                MaintenanceWorker(self._services.maintainer, finish=self._background)
+            )
             saved = functools.partial(self._saved, maintenance)
             outbox = await stack.enter_async_context(
                 Outbox(self._journal, self._services.store, on_retry_delivered=saved)
@@ -162,7 +168,8 @@ class VoiceLoop:
             left_behind = await outbox.deliver()  # turns a crash (or an outage) left behind, first
             if left_behind.delivered:
                 await saved(left_behind)  # their chats are compacted, titled and listed as after any conversation
-            maintenance.request_backfill()  # recall vectors for chats that have none yet, while idle
+            if self._background:
+                maintenance.request_backfill()  # chats never maintained, or without recall vectors, while idle
             for kit in self._toolkits:
                 await stack.enter_async_context(kit)
             wake = await self._wake_detector(stack)

@@ -2,40 +2,37 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import functools
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
-from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 from uuid import UUID, uuid4
 
 from app.config.secrets import Secret
 from app.config.settings import Settings, SettingsError, StorageChoice
-from chats.degrade import RemotePart
-from chats.embedders.embedding import Embedder
-from chats.embedders.fallback_embedder import FallbackEmbedder
-from chats.embedders.local_models import local_embedder_for, local_model_for
-from chats.embedders.local_process import LocalModelsProcess, ProcessEmbedder, ProcessTextModel
-from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
-from chats.embedders.minilm import MiniLMEmbedder
-from chats.maintenance import ChatMaintainer
-from chats.memory.ranking import memory_ranking_for
-from chats.memory.service import MemoryService
-from chats.memory.store import MemoryStore
 from chats.models import utc_now
-from chats.recall import Recaller
-from chats.search import ChatFinder
-from chats.sqlite import SqliteChatStore
-from chats.sqlite.memories import SqliteMemoryStore
-from chats.store import ChatStore
-from chats.text.fallback_text import FallbackTextModel
-from chats.text.text_model import TextModel
-from chats.working_memory import WorkingMemory
 
+# What a command may not need is imported where it is built (in `ChatServices` and the `make_` functions),
+# not here: `parley chats list` reads the store alone, and the embedding model's code (numpy, tokenizers),
+# the memory service's language tables (simplemma) and the offline text model (yake) each take tenths of a
+# second to import on a 2-core machine.
 if TYPE_CHECKING:
+    from chats.embedders.embedding import Embedder
     from chats.embedders.gemini_embedder import GeminiEmbedder
+    from chats.embedders.local_process import LocalModelsProcess
     from chats.embedders.openai_embedder import OpenAIEmbedder
+    from chats.maintenance import ChatMaintainer
+    from chats.memory.service import MemoryService
+    from chats.memory.store import MemoryStore
+    from chats.models import Turn
+    from chats.recall import Recaller
+    from chats.search import ChatFinder
+    from chats.store import ChatStore
+    from chats.text.text_model import TextModel
+    from chats.working_memory import WorkingMemory
 
 STORE_FILE = "chats.sqlite3"
 
@@ -96,6 +93,11 @@ REMOTE_TEXT_TIMEOUT_SECONDS = 20.0
 
 def make_local_embedder(settings: Settings, child: LocalModelsProcess | None = None) -> Embedder:
     """The local embedder of the user's language; `child`: MiniLM runs there (see `open_chat_services`)."""
+    from chats.embedders.local_models import local_embedder_for, local_model_for
+    from chats.embedders.local_process import ProcessEmbedder
+    from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
+    from chats.embedders.minilm import MiniLMEmbedder
+
     if local_model_for(settings.language) != MINILM_MODEL_NAME:
         return local_embedder_for(settings.language)  # cheap enough to run here, even beside the window
     return MiniLMEmbedder() if child is None else ProcessEmbedder(child)
@@ -142,6 +144,9 @@ def make_embedder(
         )
         part = "OpenAI embeddings"
     closing.push_async_callback(remote.aclose)
+    from chats.degrade import RemotePart
+    from chats.embedders.fallback_embedder import FallbackEmbedder
+
     return FallbackEmbedder(remote, twin, RemotePart(part, f"the local model {twin.model_name}", clock=clock))
 
 
@@ -156,6 +161,8 @@ def make_text_model(
     offline model runs there (see `open_chat_services`). Gemini comes with the offline model as its twin,
     which writes when the service cannot (`FallbackTextModel`); `clock` times its rests."""
     if child is not None:
+        from chats.embedders.local_process import ProcessTextModel
+
         offline: TextModel = ProcessTextModel(child)
     else:
         # Imported when needed, like the Gemini one: yake brings networkx, 0.2 s of the window's first paint.
@@ -171,29 +178,93 @@ def make_text_model(
         key, model=settings.gemini_text_model, base_url=settings.gemini_base_url, timeout_s=REMOTE_TEXT_TIMEOUT_SECONDS
     )
     closing.push_async_callback(remote.aclose)
+    from chats.degrade import RemotePart
+    from chats.text.fallback_text import FallbackTextModel
+
     return FallbackTextModel(
         remote, offline, RemotePart("Gemini summaries and titles", "the offline writer", clock=clock)
     )
+
+
+class TextModelOnFirstUse:
+    """The text model `make` makes, made when first asked for a summary or a title: the offline one takes
+    most of a second to import (yake, its cue tables), which a command or a conversation that writes
+    neither would pay at its start."""
+
+    def __init__(self, make: Callable[[], TextModel]) -> None:
+        self._make = make
+        self._model: TextModel | None = None
+
+    def _made(self) -> TextModel:
+        if self._model is None:
+            self._model = self._make()
+        return self._model
+
+    @property
+    def name(self) -> str:
+        return self._made().name
+
+    async def summarize(self, turns: Sequence[Turn], max_chars: int) -> str:
+        return await self._made().summarize(turns, max_chars)
+
+    async def title(self, text: str) -> str:
+        return await self._made().title(text)
 
 
 NO_INSTALLATION = UUID(int=0)
 """Services composed without a data folder (tests, benches): one store, so one installation."""
 
 
-@dataclass(frozen=True, slots=True)
 class ChatServices:
-    store: ChatStore
-    embedder: Embedder
-    text_model: TextModel
-    maintainer: ChatMaintainer
-    finder: ChatFinder
-    memory: MemoryService
-    recaller: Recaller
-    working_memory: WorkingMemory
-    installation: UUID = NO_INSTALLATION
-    """This data folder's own random id (`installation_id`): what makes an imported chat's id, derived from
-    its content so that importing it again finds it, differ from another installation's import of the same
-    file, which a shared Supabase project could not hold twice."""
+    """The chat services over a chat store and a memory store of the same user. Each service is built, and
+    its module imported, when first used (see the imports above): a command pays only for what it uses."""
+
+    def __init__(
+        self,
+        store: ChatStore,
+        memories: MemoryStore,
+        embedder: Embedder,
+        text_model: TextModel,
+        installation: UUID = NO_INSTALLATION,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.text_model = text_model
+        self.installation = installation
+        """This data folder's own random id (`installation_id`): what makes an imported chat's id, derived
+        from its content so that importing it again finds it, differ from another installation's import of
+        the same file, which a shared Supabase project could not hold twice."""
+        self._memories = memories
+
+    @cached_property
+    def maintainer(self) -> ChatMaintainer:
+        from chats.maintenance import ChatMaintainer
+
+        return ChatMaintainer(self.store, self.embedder, self.text_model)
+
+    @cached_property
+    def finder(self) -> ChatFinder:
+        from chats.search import ChatFinder
+
+        return ChatFinder(self.store, self.embedder)
+
+    @cached_property
+    def memory(self) -> MemoryService:
+        from chats.memory.service import MemoryService
+
+        return MemoryService(self._memories, self.embedder)
+
+    @cached_property
+    def recaller(self) -> Recaller:
+        from chats.recall import Recaller
+
+        return Recaller(self.store, self.embedder)
+
+    @cached_property
+    def working_memory(self) -> WorkingMemory:
+        from chats.working_memory import WorkingMemory
+
+        return WorkingMemory(self.store)
 
 
 def installation_id(data_dir: Path) -> UUID:
@@ -218,17 +289,7 @@ def compose_services(
     installation: UUID = NO_INSTALLATION,
 ) -> ChatServices:
     """The services over a chat store and a memory store of the same user."""
-    return ChatServices(
-        store=store,
-        embedder=embedder,
-        text_model=text_model,
-        maintainer=ChatMaintainer(store, embedder, text_model),
-        finder=ChatFinder(store, embedder),
-        memory=MemoryService(memories, embedder),
-        recaller=Recaller(store, embedder),
-        working_memory=WorkingMemory(store),
-        installation=installation,
-    )
+    return ChatServices(store, memories, embedder, text_model, installation)
 
 
 async def open_stores(
@@ -241,12 +302,18 @@ async def open_stores(
 ) -> tuple[ChatStore, MemoryStore]:
     """The chat and memory stores of `storage` (None: the one the settings choose), closed with `closing`;
     `clock` stamps what they write; memory search reads cosines as `embedder_model`'s (None: MiniLM's)."""
+    from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
+    from chats.memory.ranking import memory_ranking_for
+
     ranking = memory_ranking_for(embedder_model or MINILM_MODEL_NAME)
     if (storage or settings.storage) == "supabase":
         # Imported when chosen: the supabase client takes a while to import, and most runs use SQLite.
         from app.account.supabase_account import open_supabase_stores
 
         return await open_supabase_stores(settings, closing, clock, ranking)
+    from chats.sqlite import SqliteChatStore
+    from chats.sqlite.memories import SqliteMemoryStore
+
     store = await SqliteChatStore.open(store_path(settings), settings.user_id, clock=clock)
     closing.push_async_callback(store.close)
     memories = await SqliteMemoryStore.open(store_path(settings), settings.user_id, clock=clock, ranking=ranking)
@@ -265,9 +332,11 @@ async def open_chat_services(
     async with AsyncExitStack() as closing:
         child = None
         if local_models_in_child:
+            from chats.embedders.local_process import LocalModelsProcess
+
             child = LocalModelsProcess()
             closing.push_async_callback(child.aclose)
         embedder = make_embedder(settings, closing, child)
-        text_model = make_text_model(settings, closing, child)
         store, memories = await open_stores(settings, closing, clock=clock, embedder_model=embedder.model_name)
-        yield compose_services(store, memories, embedder, text_model, installation_id(settings.data_dir))
+        text_model = TextModelOnFirstUse(functools.partial(make_text_model, settings, closing, child))
+        yield ChatServices(store, memories, embedder, text_model, installation_id(settings.data_dir))

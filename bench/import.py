@@ -5,6 +5,8 @@
    - one chat of N turns (default 100,000), the issue's case;
    - an export in `parley chats export`'s shape of N/100 chats of 100 turns, each compacted as a store
      leaves it (a summary turn and the last 12 turns, the summary's text and vector).
+   - an export of 5,000 chats of 4 turns with nothing the model saw (no title, topic or summary: they
+     follow in the background, `app.chat_import.MAINTAINED_INLINE`), the issue's second case.
    Wall time and the child's peak resident set (`os.wait4`'s rusage). Goal: <= 60 s and <= 500 MB.
    Turn texts are kitchen-renovation sentences drawn with a fixed seed.
 2. Health check: the cost of `PRAGMA quick_check` (what `chats.sqlite.health` runs when the file changed
@@ -27,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,8 @@ from chats.store import TurnVector
 
 RESULTS = Path(__file__).resolve().parent / "results"
 GOAL_SECONDS = 60.0
+SMALL_CHATS = 5000
+CASES = ["one chat", "export", "small chats"]
 GOAL_MB = 500.0
 WORDS = (
     "kitchen renovation oak walnut cabinets budget euros Marco suggests tiles counter sink window light"
@@ -80,7 +84,29 @@ def write_files(folder: Path, turns: int) -> dict[str, Path]:
         )
     export = folder / "export.json"
     export.write_text(json.dumps({"format": "parley.chats/1", "chats": chats}), encoding="utf-8")
-    return {"one chat": one_chat, "export": export}
+    return {"one chat": one_chat, "export": export, "small chats": small_chats(folder, SMALL_CHATS)}
+
+
+def small_chats(folder: Path, count: int) -> Path:
+    """The issue's other case: an export of `count` chats of 4 turns each, with ids and times but nothing
+    the model saw (no summary, topic or title): 5,000 make a file of about 4 MB."""
+    rng = random.Random(24)
+    start = datetime(2025, 1, 1, tzinfo=UTC)
+    chats = []
+    for n in range(count):
+        at = (start + timedelta(hours=n)).isoformat()
+        history = [{**turn, "at": at} for turn in turns_json(rng, 4)]
+        chats.append(
+            {
+                "id": f"00000000-0000-4000-9000-{n:012d}",
+                "created_at": at,
+                "last_activity_at": at,
+                "full_history": history,
+            }
+        )
+    path = folder / "small_chats.json"
+    path.write_text(json.dumps({"format": "parley.chats/2", "chats": chats}), encoding="utf-8")
+    return path
 
 
 def run_import(folder: Path, name: str, source: Path) -> dict[str, Any]:
@@ -175,7 +201,7 @@ def report(results: dict[str, Any]) -> None:
     print(f"Import (goal <= {GOAL_SECONDS:.0f} s and <= {GOAL_MB:.0f} MB), {os.cpu_count()} CPUs:")
     for case in results["import"]:
         print(
-            f"  {case['case']:9} {case['chats']:5d} chat(s) {case['turns']:7d} turns {case['file_mb']:5.1f} MB:"
+            f"  {case['case']:11} {case['chats']:5d} chat(s) {case['turns']:7d} turns {case['file_mb']:5.1f} MB:"
             f" {case['seconds']:6.2f} s, {case['turns_per_second']} turns/s, peak {case['peak_rss_mb']:.0f} MB"
             f" (load {case['load_average_before']}) {'met' if case['met'] else 'MISSED'}"
         )
@@ -191,12 +217,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=100_000)
     parser.add_argument("--health-chats", type=int, default=10_000, help="0: skip the health check part")
+    parser.add_argument("--cases", nargs="+", choices=CASES, default=CASES, help="the import cases to run")
     parser.add_argument("--out", type=Path, default=RESULTS / "import.json")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         files = write_files(folder, args.turns)
-        results: dict[str, Any] = {"import": [run_import(folder, name, path) for name, path in files.items()]}
+        cases = [(name, path) for name, path in files.items() if name in args.cases]
+        results: dict[str, Any] = {"import": [run_import(folder, name, path) for name, path in cases]}
         if args.health_chats:
             results["health"] = health(folder, args.health_chats)
     args.out.parent.mkdir(parents=True, exist_ok=True)

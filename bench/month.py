@@ -299,8 +299,7 @@ def _decision(tool: str) -> str:
 
 
 async def _journal_pending(data_dir: Path) -> list[Any]:
-    from app.voice_loop import JOURNAL_FILE
-    from chats.journal import TurnJournal
+    from chats.journal import JOURNAL_FILE, TurnJournal
 
     return await TurnJournal(data_dir / JOURNAL_FILE).pending()
 

@@ -18,7 +18,6 @@ import os
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -101,8 +100,8 @@ async def open_services(settings: Settings, clock: Callable[[], datetime]) -> As
     """The services as the window and `parley listen` open them, with the stores on `clock` and a
     `CountingMaintainer`."""
     async with open_chat_services(settings, local_models_in_child=True, clock=clock) as services:
-        counting = CountingMaintainer(services.store, services.embedder, services.text_model, clock=clock)
-        yield replace(services, maintainer=counting)
+        services.maintainer = CountingMaintainer(services.store, services.embedder, services.text_model, clock=clock)
+        yield services
 
 
 class Observer:

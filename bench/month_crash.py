@@ -21,10 +21,9 @@ from datetime import datetime
 from pathlib import Path
 from uuid import UUID
 
-from app.voice_loop import JOURNAL_FILE
 from bench.month_app import WAIT_S, Clock, RunningApp
 from bench.month_talk import Exchange, exchange_steps
-from chats.journal import JournalEntry, TurnJournal
+from chats.journal import JOURNAL_FILE, JournalEntry, TurnJournal
 from tests.fakes.gemini_live_scenario import script
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from voice.session import SpokenTurn

@@ -59,6 +59,10 @@ class Delivery:
     """(chat id, turns it received) for each chat that received turns, in delivery order."""
 
 
+JOURNAL_FILE = "journal.jsonl"
+"""The journal's file name in the data folder."""
+
+
 class TurnJournal:
     def __init__(self, path: Path) -> None:
         self._path = path

@@ -280,14 +280,17 @@ class MaintenanceWorker:
     logged (ids only) and the chat is maintained again on its next request: nothing is lost, since
     compaction only ever rewrites `assistant_history` from turns the store already holds.
 
-    `request_backfill` embeds the turns of every chat that lacks recall vectors, one chat at a time
-    and only while no chat waits for maintenance, so the chats just spoken in come first. A backfill
-    is never waited for: leaving the worker finishes the requested chats and drops the rest of it, and
-    a store that is unavailable or an embedder that fails stops it (the next start plans it again).
+    `request_backfill` maintains every chat whose turns lack recall vectors, one chat at a time and only
+    while no chat waits for maintenance, so the chats just spoken in come first: their turns get their
+    vectors, and a chat never maintained (imported, or spoken in by `parley ask`, which leaves it) its
+    topic, title and summary too. A backfill is never waited for: leaving the worker finishes the requested
+    chats (unless `finish` is False: then they wait for the next backfill too) and drops the rest of it,
+    and a store that is unavailable or an embedder that fails stops it (the next start plans it again).
     """
 
-    def __init__(self, maintainer: ChatMaintainer) -> None:
+    def __init__(self, maintainer: ChatMaintainer, *, finish: bool = True) -> None:
         self._maintainer = maintainer
+        self._finish = finish
         self._pending: dict[UUID, None] = {}
         self._backfill_requested = False
         self._backfill: deque[UUID] = deque()
@@ -303,7 +306,7 @@ class MaintenanceWorker:
     async def __aexit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        if kind is None:
+        if kind is None and self._finish:
             self._stop_backfill()
             await self.idle()
         if self._task is not None:
@@ -316,7 +319,7 @@ class MaintenanceWorker:
         self._wake.set()
 
     def request_backfill(self) -> None:
-        """Give every chat's turns their recall vectors, in the background, after requested chats."""
+        """Maintain every chat whose turns lack recall vectors, in the background, after requested chats."""
         self._backfill_requested = True
         self._idle.clear()
         self._wake.set()
@@ -338,7 +341,7 @@ class MaintenanceWorker:
                     await self._plan_backfill()
                 else:
                     chat_id = self._backfill.popleft()
-                    await self._step(chat_id, self._maintainer.turns.embed_chat(chat_id))
+                    await self._step(chat_id, self._maintainer.maintain(chat_id))
             self._idle.set()
 
     async def _step(self, chat_id: UUID, work: Coroutine[Any, Any, object]) -> None:

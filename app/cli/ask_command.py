@@ -11,24 +11,20 @@ import sys
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from app.cli.command_runner import UsageError
-from app.cli.listen_command import chat_to_talk_in
 from app.config.settings import Settings
-from app.conversation import ConversationEvent
-from app.mcp.toolkit import mcp_toolkits
-from app.timers.wiring import timer_kit
-from app.voice_loop import VoiceLoop
-from app.wiring import open_chat_services
-from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk, AudioFormat, AudioSink
-from voice.audio.null_sink import NullSink
-from voice.audio.wav import WavFileSink
 from voice.errors import VoiceError
-from voice.session import ConnectionFailed, SpokenTurn, ToolUsed
+from voice.session_events import ConnectionFailed, SpokenTurn, ToolUsed
 from voice.state import AssistantState, StateChanged
-from voice.wake.protocol import WakeEvent
+
+if TYPE_CHECKING:  # the voice loop and its audio are imported by `ask`, not when `parley` reads its options
+    from app.conversation import ConversationEvent
+    from app.voice_loop import VoiceLoop
+    from voice.audio.chunks import AudioChunk, AudioFormat, AudioSink
+    from voice.wake.protocol import WakeEvent
 
 
 class NoAnswer(VoiceError):
@@ -148,6 +144,17 @@ async def ask(
     nowhere). The answer's `failure` says when the model could not be reached; raises what the loop
     raises, `NoAnswer`, or `ChatNotFound` for an unknown chat. A new chat is created only once the message
     reaches it: no empty chat is left behind."""
+    # Imported here, not with the module: the voice loop (the offline voice, the echo canceller, the tools)
+    # takes a second to import, which every other `parley` command would pay.
+    from app.cli.listen_command import chat_to_talk_in
+    from app.mcp.toolkit import mcp_toolkits
+    from app.timers.wiring import timer_kit
+    from app.voice_loop import VoiceLoop
+    from app.wiring import open_chat_services
+    from voice.audio.chunks import MODEL_VOICE_FORMAT
+    from voice.audio.null_sink import NullSink
+    from voice.audio.wav import WavFileSink
+
     async with open_chat_services(settings) as services:
         chat_id, new = await chat_to_talk_in(services.store, chat, new_chat=new_chat)
         answer = Answer(chat_id)
@@ -164,6 +171,7 @@ async def ask(
             new_chat=new,
             observer=answer,
             toolkits=[timers, *mcp_toolkits(settings.config_file)],
+            background=False,  # saved, the answer is printed at once: the next `listen` or window maintains the chat
         )
         await _until_answered(loop, answer, text)
         if answer.failure is None and not answer.model:

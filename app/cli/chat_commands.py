@@ -7,20 +7,22 @@ import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from app.cli.chat_file_commands import import_command, repair_command
 from app.cli.command_runner import Subcommands, UsageError, json_action, listing
 from app.cli.out_file import add_out_arguments, check_out, write_out
 from app.config.settings import Settings
-from app.controller import ChatController
-from app.wiring import open_chat_services, store_location
-from chats.models import NO_FOLDER, ChatInfo, Folder, FolderFilter
-from chats.search import ChatMatch
-from chats.transfer import chat_to_json, export_json, export_markdown
 
-Handler = Callable[[ChatController, argparse.Namespace], Awaitable[Any]]
+# What an action needs is imported when it runs, not here: `parley --help` and `parley chats list` would
+# otherwise pay for the importer, the exporter and search (ijson, tqdm, the language tables).
+if TYPE_CHECKING:
+    from app.controller import ChatController
+    from app.wiring import ChatServices
+    from chats.models import ChatInfo, Folder, FolderFilter
+    from chats.search import ChatMatch
+
+Handler = Callable[["ChatController", argparse.Namespace], Awaitable[Any]]
 
 
 def add_parser(commands: Subcommands) -> None:
@@ -28,7 +30,7 @@ def add_parser(commands: Subcommands) -> None:
     sub = chats.add_subparsers(dest="chats_command", metavar="ACTION", required=True)
 
     def action(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
-        return json_action(sub, name, ChatController, handler, help_text)
+        return json_action(sub, name, _controller, handler, help_text)
 
     list_action = action("list", _list, "chats by recent activity")
     list_action.add_argument("--limit", type=int, default=50)
@@ -61,18 +63,38 @@ def add_parser(commands: Subcommands) -> None:
     importing.add_argument("file")
     importing.add_argument("--as-new", action="store_true", help="import an export's chats as copies with new ids")
     importing.add_argument("--json", action="store_true", help="print JSON instead of text")
-    importing.set_defaults(handler=import_command)
+    importing.set_defaults(handler=_import_command)
     export = action("export", _export, "write every chat as JSON or Markdown")
     export.add_argument("--format", choices=["json", "markdown"], default="json")
     add_out_arguments(export)
     action("reembed", _reembed, "rebuild every vector with the current embedding model")
     repair = sub.add_parser("repair", help="rebuild a damaged chat database from what can still be read")
     repair.add_argument("--json", action="store_true", help="print JSON instead of text")
-    repair.set_defaults(handler=repair_command)
+    repair.set_defaults(handler=_repair_command)
+
+
+def _controller(services: ChatServices) -> ChatController:
+    from app.controller import ChatController
+
+    return ChatController(services)
+
+
+def _import_command(settings: Settings, args: argparse.Namespace) -> int:
+    from app.cli.chat_file_commands import import_command
+
+    return import_command(settings, args)
+
+
+def _repair_command(settings: Settings, args: argparse.Namespace) -> int:
+    from app.cli.chat_file_commands import repair_command
+
+    return repair_command(settings, args)
 
 
 async def welcome(settings: Settings) -> int:
     """`parley` alone: where things are and what to try."""
+    from app.wiring import open_chat_services, store_location
+
     async with open_chat_services(settings) as services:
         count = await services.store.count()
     print(f"Parley keeps {count} chat{'s' * (count != 1)} in {store_location(settings)}.")
@@ -104,6 +126,8 @@ def _folder_json(folder: Folder) -> dict[str, Any]:
 
 
 def _folder_filter(args: argparse.Namespace) -> FolderFilter:
+    from chats.models import NO_FOLDER
+
     return NO_FOLDER if args.no_folder else args.folder
 
 
@@ -119,6 +143,8 @@ def _info_line(info: ChatInfo) -> str:
 
 
 async def _show(controller: ChatController, args: argparse.Namespace) -> Any:
+    from chats.transfer import chat_to_json, export_markdown
+
     chat = await controller.show(_chat_id(args.id))
     if args.json:
         return chat_to_json(chat)
@@ -230,6 +256,8 @@ async def _folder_delete(controller: ChatController, args: argparse.Namespace) -
 
 
 async def _export(controller: ChatController, args: argparse.Namespace) -> Any:
+    from chats.transfer import export_json, export_markdown
+
     check_out(args.out, args.force)
     if args.format == "json":
         exported, folders = await controller.export_chats()

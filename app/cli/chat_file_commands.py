@@ -14,7 +14,7 @@ from typing import IO, Any
 from tqdm import tqdm
 
 from app.account.sync import StampClock
-from app.chat_import import ChatImporter, ImportReport
+from app.chat_import import MAINTAINED_INLINE, ChatImporter, ImportReport
 from app.cli.command_runner import UsageError, command
 from app.config.settings import Settings
 from app.controller import ChatController
@@ -42,6 +42,7 @@ async def _import(importer: ChatImporter, args: argparse.Namespace) -> Any:
     path = Path(args.file)
     chats, turns, repaired, folders = await asyncio.to_thread(_check_import, path)
     folders_made = await importer.import_folders(folders)
+    maintain = chats <= MAINTAINED_INLINE
     reports: list[ImportReport] = []
     with (
         _open_import(path) as file,
@@ -54,7 +55,7 @@ async def _import(importer: ChatImporter, args: argparse.Namespace) -> Any:
             def saving(number: int = number) -> None:
                 bar.set_description(f"saving chat {number}/{chats}")
 
-            reports.append(await importer.import_chat(imported, saving))
+            reports.append(await importer.import_chat(imported, saving, maintain=maintain))
             bar.set_description("importing")
             bar.update(len(imported.turns))
     if repaired:
@@ -70,6 +71,12 @@ async def _import(importer: ChatImporter, args: argparse.Namespace) -> Any:
             " they are made when each chat is next used",
             file=sys.stderr,
         )
+    if not maintain:
+        print(
+            f"parley: {chats} chats imported; their titles, topics and summaries are made in the background"
+            " while Parley listens (the window or `parley listen`)",
+            file=sys.stderr,
+        )
     if args.json:
         return [
             {"id": str(r.chat_id), "turns": r.turns, "added": r.added, "compactions": r.compactions, "new": r.new}
@@ -79,6 +86,8 @@ async def _import(importer: ChatImporter, args: argparse.Namespace) -> Any:
         print(f"{report.chat_id}  {_import_line(report)}")
     if folders_made:
         print(f"{folders_made} folder(s) made.")
+    new = sum(report.new for report in reports)
+    print(f"{len(reports)} chat(s) read: {new} new, {len(reports) - new} already here; {turns} turn(s) in the file.")
     return None
 
 

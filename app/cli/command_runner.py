@@ -8,11 +8,12 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
-from typing import Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from app.config.settings import Settings
-from app.wiring import ChatServices, open_chat_services
-from chats.models import utc_now
+
+if TYPE_CHECKING:  # the stores and models are imported when a command runs, not when `parley` reads its options
+    from app.wiring import ChatServices
 
 S = TypeVar("S")
 Item = TypeVar("Item")
@@ -29,14 +30,18 @@ class UsageError(Exception):
 def command(
     use: Callable[[ChatServices], S],
     handler: Callable[[S, argparse.Namespace], Awaitable[Any]],
-    clock: Callable[[], datetime] = utc_now,
+    clock: Callable[[], datetime] | None = None,
 ) -> Command:
     """The command that calls `handler` with `use(services)`; a result it returns is printed as JSON when
-    `--json` was given (handlers print their own text otherwise). `clock` stamps what the stores write."""
+    `--json` was given (handlers print their own text otherwise). `clock` stamps what the stores write
+    (None: the time of day)."""
 
     def run(settings: Settings, args: argparse.Namespace) -> int:
+        from app.wiring import open_chat_services
+        from chats.models import utc_now
+
         async def with_services() -> int:
-            async with open_chat_services(settings, clock=clock) as services:
+            async with open_chat_services(settings, clock=clock or utc_now) as services:
                 result = await handler(use(services), args)
                 if args.json and result is not None:
                     print(json.dumps(result, indent=2, ensure_ascii=False))

@@ -12,22 +12,18 @@ import json
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from app.config.secrets import secret_source
 from app.config.settings import Settings, SettingsError
 from app.config.tls import ssl_context
-from app.front.device_checks import microphone_level, open_microphone, survey_devices, wake_model_problem
 from app.front.status import OFFLINE_NOTICE
-from app.listening_lock import FolderNotWritable, who_listens
-from app.mcp.catalogue import ServerReport, catalogue
-from app.mcp.config import McpConfigError, mcp_file, read_servers
-from app.voice_loop import JOURNAL_FILE
-from app.wiring import open_chat_services, store_location
 from chats.errors import ChatsError
-from chats.journal import TurnJournal
 from voice.errors import VoiceError
 from voice.live.connection import LiveConfig
+
+if TYPE_CHECKING:  # the MCP client is imported when the check runs
+    from app.mcp.catalogue import ServerReport
 
 LIVE_CHECK_TIMEOUT_S = 15.0
 
@@ -78,11 +74,19 @@ async def examine(settings: Settings, *, microphone: bool = False) -> list[Findi
         _wake,
         _live,
     ]
-    return [await check(settings) for check in checks] + await _mcp_servers(settings)
+    # At once: the wake word model loads (a second of imports) while PortAudio starts, the store opens and
+    # the MCP servers start.
+    checked, servers = await asyncio.gather(
+        asyncio.gather(*(check(settings) for check in checks)), _mcp_servers(settings)
+    )
+    return [*checked, *servers]
 
 
 async def _mcp_servers(settings: Settings) -> list[Finding]:
     """One finding per server in `mcp.json`: started and listed, switched off, or why not."""
+    from app.mcp.catalogue import catalogue
+    from app.mcp.config import McpConfigError, mcp_file, read_servers
+
     try:
         servers = read_servers(mcp_file(settings.config_file))
     except McpConfigError as error:
@@ -100,6 +104,9 @@ def _mcp_server(report: ServerReport) -> Finding:
 
 
 async def _store(settings: Settings) -> Finding:
+    from app.wiring import open_chat_services, store_location
+    from chats.journal import JOURNAL_FILE, TurnJournal
+
     try:
         async with open_chat_services(settings) as services:
             count = await services.store.count()
@@ -114,6 +121,8 @@ async def _store(settings: Settings) -> Finding:
 
 
 async def _listening(settings: Settings) -> Finding:
+    from app.listening_lock import FolderNotWritable, who_listens
+
     try:
         owner = who_listens(settings.data_dir)
     except FolderNotWritable as error:
@@ -132,6 +141,8 @@ async def _keys(settings: Settings) -> Finding:
 
 
 async def _audio(settings: Settings) -> Finding:
+    from app.front.device_checks import survey_devices
+
     devices = await asyncio.to_thread(survey_devices)
     if devices.failure is not None:
         return Finding("audio", "warning", f"{devices.failure}; recordings still work (parley listen --audio-in)")
@@ -143,6 +154,8 @@ async def _audio(settings: Settings) -> Finding:
 
 async def _microphone(settings: Settings) -> Finding:
     """The settings window's level test, on the configured microphone."""
+    from app.front.device_checks import microphone_level, open_microphone
+
     test = await microphone_level(open_microphone, settings.input_device)
     return Finding("microphone", "ok" if test.heard else "warning", test.line)
 
@@ -153,6 +166,7 @@ async def _microphone(settings: Settings) -> Finding:
 
 
 async def _wake(settings: Settings) -> Finding:
+    from app.front.device_checks import wake_model_problem
     from app.wake_enrolment import wake_detector
 
     # The name or the file first, as the settings window checks it; loading the model is the slow part.

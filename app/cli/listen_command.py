@@ -7,26 +7,26 @@ import asyncio
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID, uuid4
 
 from app.cli.command_runner import UsageError
 from app.config.settings import Settings
-from app.conversation import ChatSwitched, ConversationEvent, Saved
-from app.front.device_checks import microphone_and_speaker
-from app.front.events import FrontEvent, TimerRinging, TimersMissed
-from app.mcp.toolkit import mcp_toolkits
-from app.timers.wiring import timer_kit
-from app.voice_loop import VoiceLoop
-from app.wiring import open_chat_services
-from chats.store import ChatStore
-from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioSink, AudioSource
-from voice.audio.null_sink import NullSink
-from voice.audio.wav import WavFileSink, WavFileSource, read_header
-from voice.session import ConnectionFailed, SpokenTurn, ToolUsed
-from voice.state import StateChanged
-from voice.wake.protocol import WakeEvent
+from voice.audio.devices import AudioDevice, audio_devices
+from voice.errors import NoAudioDevice
+from voice.session_events import ConnectionFailed, SpokenTurn, ToolUsed
+
+NO_SOUND = "no sound card, and no sound server running"
+
+if TYPE_CHECKING:  # the voice loop and its audio are imported by `run`, not when `parley` reads its options
+    from app.conversation import ConversationEvent
+    from app.front.events import FrontEvent
+    from chats.store import ChatStore
+    from voice.audio.chunks import AudioSink, AudioSource
+    from voice.state import StateChanged
+    from voice.wake.protocol import WakeEvent
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,15 +44,36 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(settings: Settings, args: argparse.Namespace) -> int:
     if args.fast and args.audio_in is None:
         raise UsageError("--fast only applies to a recording (--audio-in)")
+    # Before the models load and the chats open (seconds): a wrong file, or no microphone, is said at once.
     if args.audio_in is not None:
-        # Before the models load and the chats open: a wrong file is said at once, and changes nothing.
+        from voice.audio.wav import read_header
+
         header = read_header(args.audio_in)
         if header.ended_early:
             print(f"parley: warning: {header.warning(args.audio_in)}", file=sys.stderr)
+    else:
+        require_microphone()
     return asyncio.run(_listen(settings, args))
 
 
+def require_microphone(devices: Callable[[], list[AudioDevice]] = audio_devices) -> None:
+    """`NoAudioDevice` when `devices` (PortAudio's) holds nothing that records. A device that is listed and
+    still fails to open is found when the loop opens it."""
+    found = devices()
+    if not found:
+        raise NoAudioDevice(f"no microphone found: PortAudio sees no audio devices ({NO_SOUND})")
+    if not any(device.input_channels > 0 for device in found):
+        raise NoAudioDevice(f"no microphone found: PortAudio sees no device that records ({NO_SOUND})")
+
+
 async def _listen(settings: Settings, args: argparse.Namespace) -> int:
+    # Imported here, not with the module: the voice loop (the offline voice, the echo canceller, the tools)
+    # takes a second to import, which every other `parley` command would pay.
+    from app.mcp.toolkit import mcp_toolkits
+    from app.timers.wiring import timer_kit
+    from app.voice_loop import VoiceLoop
+    from app.wiring import open_chat_services
+
     # The local embedding model in a child process: its work would otherwise hold this interpreter's
     # lock while the microphone and speaker callbacks wait for it.
     async with open_chat_services(settings, local_models_in_child=True) as services:
@@ -81,6 +102,11 @@ async def _listen(settings: Settings, args: argparse.Namespace) -> int:
 
 def _audio(settings: Settings, args: argparse.Namespace) -> tuple[AudioSource, AudioSink]:
     """A recording in and the voice to a file (or nowhere); else the microphone and the speaker."""
+    from app.front.device_checks import microphone_and_speaker
+    from voice.audio.chunks import MODEL_VOICE_FORMAT
+    from voice.audio.null_sink import NullSink
+    from voice.audio.wav import WavFileSink, WavFileSource
+
     if args.audio_in is not None:
         source = WavFileSource(args.audio_in, realtime=not args.fast)
         # Read in real time, the voice plays in real time too (speaking over it stops it); read as fast as
@@ -124,6 +150,8 @@ class EventPrinter:
 
     def timer(self, event: FrontEvent) -> None:
         """A timer rang, stopped or was missed (the list of running timers is `parley timers`'s)."""
+        from app.front.events import TimerRinging, TimersMissed  # loaded with the loop already
+
         if isinstance(event, TimerRinging):
             self.emit({"event": "timer", "id": event.timer.id, "message": event.message})
         elif isinstance(event, TimersMissed):
@@ -145,6 +173,8 @@ class EventPrinter:
         self.emit({"event": "wake", "model": wake.model, "score": round(wake.score, 3), "offset_ms": wake.offset_ms})
 
     async def conversation(self, event: ConversationEvent) -> None:
+        from app.conversation import ChatSwitched, Saved  # loaded with the loop already (see `_listen`)
+
         if isinstance(event, SpokenTurn):
             self.emit({"event": "transcript", "role": event.role, "text": event.text, "interrupted": event.interrupted})
         elif isinstance(event, ToolUsed):

@@ -8,22 +8,24 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from app.account.sync import StampClock
 from app.cli.command_runner import UsageError, command
 from app.cli.out_file import add_out_arguments, check_out, write_out
 from app.config.settings import Settings
-from app.memory_controller import MemoryController
-from app.wiring import ChatServices
 from chats.errors import InvalidMemory
-from chats.memory.categories import guess_category
-from chats.memory.export import MemoriesFile, read_export
 from chats.memory.models import CATEGORIES, Memory, MemoryHit
-from chats.memory.service import Duplicate
 
-Handler = Callable[[MemoryController, argparse.Namespace], Awaitable[Any]]
+# The memory service and its language tables (simplemma) are imported when an action runs, not when
+# `parley` reads its options.
+if TYPE_CHECKING:
+    from app.account.sync import StampClock
+    from app.memory_controller import MemoryController
+    from app.wiring import ChatServices
+    from chats.memory.export import MemoriesFile
+
+Handler = Callable[["MemoryController", argparse.Namespace], Awaitable[Any]]
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,7 +35,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     def action(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
         parser = sub.add_parser(name, help=help_text)
         parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-        parser.set_defaults(handler=command(MemoryController, handler))
+        parser.set_defaults(handler=command(_controller, handler))
         return parser
 
     listing = action("list", _list, "memories by category, newest first")
@@ -65,6 +67,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     importing.add_argument("--json", action="store_true", help="print JSON instead of text")
     importing.set_defaults(handler=_import_command)
+
+
+def _controller(services: ChatServices, clock: StampClock | None = None) -> MemoryController:
+    from app.memory_controller import MemoryController
+
+    return MemoryController(services, clock)
 
 
 def _memory_id(text: str) -> UUID:
@@ -107,6 +115,9 @@ async def _search(memory: MemoryController, args: argparse.Namespace) -> Any:
 
 async def _add(memory: MemoryController, args: argparse.Namespace) -> Any:
     # Kept in the third person like a spoken fact ("I prefer tea": "User prefers tea").
+    from chats.memory.categories import guess_category
+    from chats.memory.service import Duplicate
+
     outcome = await memory.add(args.text, category=args.category or guess_category(args.text))
     if isinstance(outcome, Duplicate):
         raise UsageError(f"already remembered: {outcome.existing.content} ({outcome.existing.id})")
@@ -149,10 +160,12 @@ async def _export(memory: MemoryController, args: argparse.Namespace) -> Any:
 
 def _import_command(settings: Settings, args: argparse.Namespace) -> int:
     """With the stores stamping what they write by a `StampClock`, so that memories keep their times."""
+    from app.account.sync import StampClock
+
     clock = StampClock()
 
     def use(services: ChatServices) -> MemoryController:
-        return MemoryController(services, clock)
+        return _controller(services, clock)
 
     return command(use, _import, clock)(settings, args)
 
@@ -176,6 +189,8 @@ async def _import(memory: MemoryController, args: argparse.Namespace) -> Any:
 
 
 def _read(path: Path, user_id: str) -> MemoriesFile:
+    from chats.memory.export import read_export
+
     try:
         data = json.loads(path.read_bytes())
     except OSError as error:

@@ -7,16 +7,17 @@ import asyncio
 import getpass
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.account.supabase_account import SIGN_IN, SupabaseProject, resume, sign_in_and_check, supabase_project
 from app.cli.command_runner import UsageError
 from app.config.config_writer import save_config
 from app.config.settings import Settings, SettingsError
 from chats.errors import StoreUnavailable
-from chats.supabase import SignInRequired
-from chats.supabase.database import apply_migrations
-from chats.supabase.migrations import SCHEMA_VERSION, migration_script, require_schema
+
+# The Supabase and Postgres clients are imported when an action runs: they take most of a second to import,
+# which every other `parley` command would pay.
+if TYPE_CHECKING:
+    from app.account.supabase_account import SupabaseProject
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,6 +44,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _setup(settings: Settings, args: argparse.Namespace) -> int:
+    from app.account.supabase_account import SIGN_IN
+    from chats.supabase.database import apply_migrations
+    from chats.supabase.migrations import SCHEMA_VERSION, migration_script
+
     if args.url is not None or args.anon_key is not None:
         if not (args.url and args.anon_key):
             raise UsageError("give both --url and --anon-key")
@@ -72,6 +77,8 @@ def _setup(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _signin(settings: Settings, args: argparse.Namespace) -> int:
+    from app.account.supabase_account import sign_in_and_check, supabase_project
+
     project = supabase_project(settings)
     interactive = sys.stdin.isatty()
     email = args.email or (input("Email: ") if interactive else "")
@@ -89,6 +96,8 @@ def _signin(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _signout(settings: Settings, args: argparse.Namespace) -> int:
+    from app.account.supabase_account import supabase_project
+
     project = supabase_project(settings)
     print(asyncio.run(_sign_out(project)))
     return 0
@@ -96,6 +105,9 @@ def _signout(settings: Settings, args: argparse.Namespace) -> int:
 
 async def _sign_out(project: SupabaseProject) -> str:
     """End the session on the server when it can be reached; forget it here in any case."""
+    from app.account.supabase_account import resume
+    from chats.supabase import SignInRequired
+
     try:
         connection = await resume(project)
         try:
@@ -112,6 +124,8 @@ async def _sign_out(project: SupabaseProject) -> str:
 
 
 def _status(settings: Settings, args: argparse.Namespace) -> int:
+    from chats.supabase.migrations import SCHEMA_VERSION
+
     report = asyncio.run(_report(settings))
     if args.json:
         print(json.dumps(report, indent=2))
@@ -129,6 +143,9 @@ def _status(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _report(settings: Settings) -> dict[str, Any]:
+    from app.account.supabase_account import resume, supabase_project
+    from chats.supabase.migrations import require_schema
+
     report: dict[str, Any] = {
         "storage": settings.storage,
         "project": settings.supabase_url,

@@ -6,12 +6,12 @@ import argparse
 import asyncio
 import json
 from contextlib import AsyncExitStack
+from typing import TYPE_CHECKING
 
-from app.account.sync import StampClock, Stores, SyncReport, sync
 from app.config.settings import Settings, StorageChoice
-from app.voice_loop import JOURNAL_FILE
-from app.wiring import open_stores
-from chats.journal import TurnJournal
+
+if TYPE_CHECKING:  # imported when the command runs, not when `parley` reads its options
+    from app.account.sync import SyncReport
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,6 +33,10 @@ def _sync(settings: Settings, args: argparse.Namespace) -> int:
 async def copy_history(settings: Settings, to: StorageChoice) -> SyncReport:
     """Copy into the `to` store what it lacks of the other one, with the turns this computer's journal
     holds for the store Parley uses (see `SyncReport.journal_delivered`)."""
+    from app.account.sync import StampClock, Stores, sync
+    from app.wiring import open_stores
+    from chats.journal import JOURNAL_FILE, TurnJournal
+
     origin: StorageChoice = "sqlite" if to == "supabase" else "supabase"
     clock = StampClock()
     journal = TurnJournal(settings.data_dir / JOURNAL_FILE)

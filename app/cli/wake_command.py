@@ -14,11 +14,11 @@ import time
 from functools import partial
 from pathlib import Path
 
-from app import wake_enrolment
 from app.cli.command_runner import UsageError
 from app.config.settings import Settings
-from voice.audio.microphone import MicrophoneSource
-from voice.audio.wav import read_recording
+
+# The enrolment (the wake word model, the echo canceller, numpy) is imported when an action runs, not when
+# `parley` reads its options: every other command would pay for it.
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,13 +28,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     enrolling.add_argument(
         "--audio-in",
         type=Path,
-        nargs=wake_enrolment.ENROLMENT_UTTERANCES,
+        nargs="+",
         metavar="FILE",
         help="three recordings of the wake word to use instead of the microphone",
     )
-    enrolling.add_argument(
-        "--seconds", type=float, default=wake_enrolment.RECORD_SECONDS, help="length of each recording"
-    )
+    enrolling.add_argument("--seconds", type=float, help="length of each recording (default: 3)")
     enrolling.set_defaults(handler=enrol_command)
     status = actions.add_parser("status", help="whether the wake word knows your voice")
     status.set_defaults(handler=status_command)
@@ -43,12 +41,19 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def enrol_command(settings: Settings, args: argparse.Namespace) -> int:
-    if args.seconds < 1.5:
+    from app.wake_enrolment import ENROLMENT_UTTERANCES, RECORD_SECONDS
+
+    seconds = RECORD_SECONDS if args.seconds is None else args.seconds
+    if seconds < 1.5:
         raise UsageError("--seconds must be at least 1.5: the wake word and a little room noise around it")
-    return asyncio.run(_enrol(settings, args.audio_in, args.seconds))
+    if args.audio_in is not None and len(args.audio_in) != ENROLMENT_UTTERANCES:
+        raise UsageError(f"--audio-in takes {ENROLMENT_UTTERANCES} recordings, one per time the wake word is said")
+    return asyncio.run(_enrol(settings, args.audio_in, seconds))
 
 
 def status_command(settings: Settings, args: argparse.Namespace) -> int:
+    from app import wake_enrolment
+
     path = wake_enrolment.verifier_path(settings)
     if not path.is_file():
         print(f"not enrolled: {settings.wake_word} wakes for anyone (parley wake enrol to teach it your voice)")
@@ -60,6 +65,8 @@ def status_command(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def forget_command(settings: Settings, args: argparse.Namespace) -> int:
+    from app import wake_enrolment
+
     path = wake_enrolment.verifier_path(settings)
     path.unlink(missing_ok=True)
     print(f"forgotten: {settings.wake_word} wakes for anyone again")
@@ -67,6 +74,10 @@ def forget_command(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _enrol(settings: Settings, files: list[Path] | None, seconds: float) -> int:
+    from app import wake_enrolment
+    from voice.audio.microphone import MicrophoneSource
+    from voice.audio.wav import read_recording
+
     if files is not None:
         recordings = [await asyncio.to_thread(read_recording, path) for path in files]
     else:

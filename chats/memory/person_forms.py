@@ -18,7 +18,7 @@ as one: names ("Marco") and nouns ("Domani") are left alone.
 When a sentence still speaks in the first person after that, `third_person` keeps the user's words with
 a clear subject: 'L'utente ha detto: “...”' (`said`). The way back, a memory said to the user, is
 `chats.memory.said_to_user`. The words are data, in `chats/language/tables/<code>.toml` (`[person_forms]`).
-Pure apart from loading simplemma's tables once.
+Pure apart from loading simplemma's tables once (on first use).
 """
 
 from __future__ import annotations
@@ -27,8 +27,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-
-import simplemma
 
 from chats.language.files import CHATS_LANGUAGES, language_file, words
 from chats.language.words import SUPPORTED, Language
@@ -294,4 +292,8 @@ def _article(owner: str, noun: str, said: str | None, language: Other, forms: Fo
 
 @cache
 def _lemma(word: str, language: Other) -> str:
+    # Imported on first use: simplemma takes a fifth of a second to import, and most runs (a chat list, an
+    # English memory) never lemmatise.
+    import simplemma
+
     return str(simplemma.lemmatize(word, lang=language))

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from app.chat_import import MODEL_VIEW_TURNS, model_view
+from app.chat_import import MAINTAINED_INLINE, MODEL_VIEW_TURNS, model_view
 from chats.models import Turn
 from tests.app.conftest import Parley
 from tests.app.test_cli import JAPAN, kitchen_turns
@@ -170,3 +170,17 @@ def test_an_imported_chats_id_is_its_installations_own(
     [other] = elsewhere.json("chats", "import", file)
     # Another installation's import of the same file: a Supabase project both sync into holds both chats.
     assert other["id"] != first["id"]
+
+
+def test_a_large_import_leaves_titles_and_topics_to_the_background(parley: Parley) -> None:
+    count = MAINTAINED_INLINE + 1
+    chats = [[*kitchen_turns(1), {"role": "user", "parts": [{"text": f"Chat number {n}."}]}] for n in range(count)]
+    code, out = parley("chats", "import", parley.write("many.json", _export(*chats)))
+    assert code == 0
+    assert out.endswith(f"{count} chat(s) read: {count} new, 0 already here; {3 * count} turn(s) in the file.\n")
+    assert parley.err == (
+        f"parley: {count} chats imported; their titles, topics and summaries are made in the background while"
+        " Parley listens (the window or `parley listen`)\n"
+    )
+    listed = parley.json("chats", "list", "--limit", str(count + 1))
+    assert len(listed) == count and {chat["title"] for chat in listed} == {None}  # made by the backfill, later

@@ -14,6 +14,7 @@ from uuid import UUID
 
 import pytest
 
+from app.cli.listen_command import require_microphone
 from app.cli.main import main
 from chats.journal import TurnJournal
 from chats.models import Turn
@@ -31,7 +32,9 @@ from tests.fakes.gemini_live_scenario import (
     script,
 )
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from voice.audio.devices import AudioDevice
 from voice.audio.earcon import earcon
+from voice.errors import NoAudioDevice
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "audio"
 VOICE = bytes(range(256)) * 30
@@ -343,3 +346,16 @@ async def test_gemini_live_is_asked_to_speak_the_users_language(
     setup = json.dumps((await gemini_live_server.connection(0)).setup)
     assert '"it-IT"' in setup  # speechConfig's language code, as the SDK spells it
     assert "The user speaks Italian" in setup
+
+
+def _device(name: str, inputs: int, outputs: int) -> AudioDevice:
+    return AudioDevice(0, name, "ALSA", inputs, outputs, 48_000.0, inputs > 0, outputs > 0)
+
+
+def test_no_microphone_is_said_before_anything_loads() -> None:
+    # `run` asks this before the chats open and the models load, which took 26 s to end in the same line.
+    with pytest.raises(NoAudioDevice, match=r"^no microphone found: PortAudio sees no audio devices \(no sound card"):
+        require_microphone(list)
+    with pytest.raises(NoAudioDevice, match=r"^no microphone found: PortAudio sees no device that records "):
+        require_microphone(lambda: [_device("HDMI", 0, 2)])
+    require_microphone(lambda: [_device("HDMI", 0, 2), _device("USB headset", 1, 2)])  # one that records: go on

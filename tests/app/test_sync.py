@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 
 from app.account.sync import StampClock, Stores, missing_turns, supersession_order, sync
-from app.voice_loop import JOURNAL_FILE
-from chats.journal import TurnJournal
+from chats.journal import JOURNAL_FILE, TurnJournal
 from chats.memory.models import Memory
 from chats.memory.store import NewMemory
 from chats.models import EmbeddedText, Source, Turn

@@ -163,3 +163,25 @@ async def test_a_broken_embedder_stops_the_backfill_with_one_warning(
     assert len([r for r in caplog.records if r.levelno == logging.WARNING]) == 1
     assert "down" in caplog.text and "lighthouse" not in caplog.text  # ids in the log, never words
     assert set(await store.chats_without_turn_vectors("broken")) == {chat.id for chat in chats}
+
+
+async def test_the_backfill_maintains_a_chat_never_maintained(store: SqliteChatStore, minilm: MiniLMEmbedder) -> None:
+    # An imported chat, or one `parley ask` spoke in: turns only, no title, topic or recall vectors yet.
+    chat = await store.create(turns=talk(2, "lighthouse"))
+    async with MaintenanceWorker(ChatMaintainer(store, minilm, ScriptedTextModel(titles=["The lighthouse"]))) as worker:
+        worker.request_backfill()
+        await worker.idle()
+    context = await store.load_assistant_context(chat.id)
+    assert context.title == "The lighthouse"
+    assert context.topic is not None and context.topic.model == minilm.model_name
+    assert await store.chats_without_turn_vectors(minilm.model_name) == []
+
+
+async def test_a_worker_that_does_not_finish_leaves_requested_chats_to_the_next_backfill(
+    store: SqliteChatStore, minilm: MiniLMEmbedder
+) -> None:
+    chat = await store.create(turns=talk(2, "just asked"))
+    async with MaintenanceWorker(ChatMaintainer(store, minilm, ScriptedTextModel()), finish=False) as worker:
+        worker.request(chat.id)
+    assert (await store.load_assistant_context(chat.id)).title is None
+    assert await store.chats_without_turn_vectors(minilm.model_name) == [chat.id]
