@@ -34,7 +34,9 @@ TITLE_WEIGHT = 0.4
 """Added for a title that holds every word of the request: a chat named after its subject ("Sourdough
 baking") is about it, more surely than one whose turns mention the word once. A title holding some of a
 longer request's words gets nothing: a question about a detail names a person or a place that many titles
-hold."""
+hold. LoCoMo switching with Parley's own maintenance is the same with it and without (hit@1 0.668, hit@3
+0.850; a lift in proportion to the share of words held gave 0.840 on two of its conversations); the
+language set's switching is unchanged too (bench/languages.py)."""
 RECENCY_WEIGHT = 0.05
 """Weight of recency (1 now, halving every half-life): a tie-breaker between chats that match alike."""
 RECENCY_HALF_LIFE_DAYS = 30.0
