@@ -200,7 +200,7 @@ async def quality(
         for question, vector in zip(conversation.questions, query_vectors, strict=True):
             wanted = {chat for chat, number in session_of.items() if number in question.sessions}
             candidates = await store.search(SearchQuery(vector, embedder.model_name, question.text))
-            ranked: list[RankedChat] = rank(candidates, now)
+            ranked: list[RankedChat] = rank(candidates, now, question.text)
             variants["fused"].add([r.chat_id for r in ranked], wanted)
             variants["summary_similarity_only"].add(by_similarity(candidates), wanted)
             variants["bm25_only"].add(by_lexical(candidates), wanted)

@@ -203,7 +203,7 @@ class Month:
         done = time.perf_counter()
         self.week["find_ms"].append((done - started) * 1000)
         self.week["search_ms"].append((done - searched) * 1000)
-        return rank(candidates, self.clock.now)
+        return rank(candidates, self.clock.now, words)
 
     async def crash(self, chat_id: UUID, turns: list[Exchange]) -> None:
         await self.close()  # the app is the child process now: one voice loop per data folder

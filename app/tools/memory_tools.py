@@ -20,10 +20,12 @@ from uuid import UUID
 from jsonschema import ValidationError
 
 from app.tools.chat_tools import argument_error, query_or_id
+from app.tools.memory_questions import BroadQuestion, broad_question
 from chats.errors import ChatsError, InvalidMemory, MemoryNotFound
 from chats.memory.grounding import grounded
+from chats.memory.importance import IMPORTANCE_MAX
 from chats.memory.models import CATEGORIES, CONTENT_MAX, CONTENT_MIN, Memory, MemoryHit, scope_of, shown_category
-from chats.memory.service import REASONING_MAX, REASONING_MIN, Duplicate, MemoryService, Saved
+from chats.memory.service import REASONING_MAX, REASONING_MIN, Duplicate, MemoryService, Saved, most_important_first
 from chats.memory.store import SEARCH_LIMIT_MAX
 from chats.models import FolderFilter
 from voice.live.connection import ToolDeclaration
@@ -96,7 +98,9 @@ ADD_MEMORY = ToolDeclaration(
 SEARCH_MEMORIES = ToolDeclaration(
     "search_memories",
     "Look up what you saved about the user when it matters to the answer: project details, earlier "
-    "decisions, facts not in your instructions. Pass what you are looking for as `query`.",
+    "decisions, facts not in your instructions. Pass what you are looking for as `query`. When the user asks "
+    "what you know about them (or about their family, work...), pass the question as they said it: the answer "
+    "lists what is saved, most important first.",
     {
         "type": "object",
         "properties": {
@@ -244,16 +248,51 @@ class MemoryTools:
         return {"success": True, "memoryId": str(outcome.memory.id), "message": "Memory added", **_replaced(outcome)}
 
     async def _search(self, args: Mapping[str, Any], context: MemoryCallContext) -> dict[str, Any]:
+        query, scope = str(args["query"]), scope_of(context.project_id)
+        broad = broad_question(query)
+        if broad is not None:
+            return await self._overview(broad, args, context)
         hits = await self._service.search(
-            str(args["query"]),
-            scope=scope_of(context.project_id),
+            query,
+            scope=scope,
             limit=int(args.get("limit") or 5),
             category=args.get("category"),
             tags=args.get("tags") or (),
         )
-        if not hits:
-            return {"success": True, "results": [], "message": "No saved memory matches that."}
-        return {"success": True, "results": [_result(hit) for hit in hits]}
+        if hits:
+            return {"success": True, "results": [_result(hit) for hit in hits]}
+        # Said so that the model never tells the user nothing is saved when other memories are.
+        others = len(await self._service.saved(scope=scope))
+        shown = " ".join(query.split())[:80]
+        saved = f"{others} other memor{'y is' if others == 1 else 'ies are'} saved" if others else "none is saved yet"
+        return {
+            "success": True,
+            "results": [],
+            "message": f"Nothing saved matches '{shown}'; {saved}.",
+            "totalSaved": others,
+        }
+
+    async def _overview(
+        self, broad: BroadQuestion, args: Mapping[str, Any], context: MemoryCallContext
+    ) -> dict[str, Any]:
+        """The answer to "what do you know about me": what is saved, most important first (the parts of the
+        user's life asked about first), rather than a search for the question's words."""
+        saved = await self._service.saved(
+            scope=scope_of(context.project_id), category=args.get("category"), tags=args.get("tags") or ()
+        )
+        listed = most_important_first(saved, broad.about)[: int(args.get("limit") or 5)]
+        if not saved:
+            message = "Nothing is saved about the user yet."
+        else:
+            about = f", those about {', '.join(sorted(broad.parts))} first" if broad.parts else ""
+            message = f"{len(saved)} saved memories, most important first{about}; {len(listed)} shown."
+        hits = [MemoryHit(memory, memory.importance / IMPORTANCE_MAX, 0.0) for memory in listed]
+        return {
+            "success": True,
+            "results": [_result(hit) for hit in hits],
+            "message": message,
+            "totalSaved": len(saved),
+        }
 
     async def _forget(self, args: Mapping[str, Any], context: MemoryCallContext) -> dict[str, Any]:
         scope = scope_of(context.project_id)

@@ -47,6 +47,9 @@ _ENGLISH = {
     "forgotten": "Okay, I've forgotten that.",
     "which": "Which one should I forget: {}?",
     "nothing": "I don't have anything saved about that.",
+    "nothing_but": "I have nothing saved about that, though I remember other things about you.",
+    "nothing_yet": "I haven't saved anything about you yet.",
+    "more": "And {} more.",
     "saved": "Here is what I have saved: {}.",
     "not_recalled": "I couldn't find that in our earlier chats.",
     "in_chat": "In our chat {}",
@@ -78,6 +81,9 @@ SAY: Mapping[str, Mapping[str, str]] = {
         "forgotten": "Va bene, l'ho dimenticato.",
         "which": "Quale devo dimenticare: {}?",
         "nothing": "Non ho niente di salvato su questo.",
+        "nothing_but": "Su questo non ho salvato niente, ma ricordo altre cose di te.",
+        "nothing_yet": "Non ho ancora salvato niente su di te.",
+        "more": "E altri {}.",
         "saved": "Ecco cosa ho salvato: {}.",
         "not_recalled": "Non l'ho trovato nelle nostre chat precedenti.",
         "in_chat": "Nella chat {}",
@@ -107,6 +113,9 @@ SAY: Mapping[str, Mapping[str, str]] = {
         "forgotten": "Vale, lo he olvidado.",
         "which": "¿Cuál debo olvidar: {}?",
         "nothing": "No tengo nada guardado sobre eso.",
+        "nothing_but": "No tengo nada guardado sobre eso, aunque recuerdo otras cosas de ti.",
+        "nothing_yet": "Todavía no he guardado nada sobre ti.",
+        "more": "Y {} más.",
         "saved": "Esto es lo que tengo guardado: {}.",
         "not_recalled": "No lo encontré en nuestros chats anteriores.",
         "in_chat": "En nuestro chat {}",
@@ -136,6 +145,9 @@ SAY: Mapping[str, Mapping[str, str]] = {
         "forgotten": "D'accord, je l'ai oublié.",
         "which": "Lequel dois-je oublier : {} ?",
         "nothing": "Je n'ai rien d'enregistré à ce sujet.",
+        "nothing_but": "Je n'ai rien d'enregistré à ce sujet, mais je me souviens d'autres choses sur toi.",
+        "nothing_yet": "Je n'ai encore rien enregistré sur toi.",
+        "more": "Et {} autres.",
         "saved": "Voici ce que j'ai enregistré : {}.",
         "not_recalled": "Je ne l'ai pas trouvé dans nos discussions précédentes.",
         "in_chat": "Dans notre discussion {}",
@@ -165,6 +177,9 @@ SAY: Mapping[str, Mapping[str, str]] = {
         "forgotten": "Okay, ich habe es vergessen.",
         "which": "Was soll ich vergessen: {}?",
         "nothing": "Dazu habe ich nichts gespeichert.",
+        "nothing_but": "Dazu habe ich nichts gespeichert, aber ich weiß anderes über dich.",
+        "nothing_yet": "Ich habe noch nichts über dich gespeichert.",
+        "more": "Und {} weitere.",
         "saved": "Das habe ich gespeichert: {}.",
         "not_recalled": "Das habe ich in unseren früheren Chats nicht gefunden.",
         "in_chat": "In unserem Chat {}",
@@ -238,10 +253,13 @@ def _memory_answer(tool: str, result: Mapping[str, Any], say: Mapping[str, str],
         return ToolAnswer(say["nothing"])
     # Said to the user, and so handed to the model: "You live in Lyon", not "User lives in Lyon".
     contents = [str(hit["content"]) for hit in result.get("results", [])]
+    saved = result.get("totalSaved")
     if not contents:
-        return ToolAnswer(say["nothing"])
+        return ToolAnswer(say["nothing"] if saved is None else say["nothing_but"] if saved else say["nothing_yet"])
     found = tuple(second_person(content, language) for content in contents)
     template = say["saved"].format(_listed([_mid_sentence(c, language) for c in contents], say))
+    if isinstance(saved, int) and saved > len(contents):
+        template += " " + say["more"].format(saved - len(contents))
     # The best match's names must be said: the small model drops them ("your daughter loves horses").
     return ToolAnswer(template, found, tuple(dict.fromkeys(names_and_numbers(found[0]))))
 

@@ -11,7 +11,7 @@ contradicts (`chats.memory.supersede`), score its importance, and keep it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 from uuid import UUID
@@ -30,10 +30,12 @@ from chats.memory.models import (
     scope_of,
     spec_category,
 )
+from chats.memory.preload import importance_order
 from chats.memory.store import (
     SEARCH_LIMIT_MAX,
     UNCHANGED,
     MemoryChanges,
+    MemoryListing,
     MemoryQuery,
     MemoryStore,
     NewMemory,
@@ -114,6 +116,16 @@ def plan_save(content: str, category: Category, candidates: Sequence[MemoryHit])
         hit.memory for hit in candidates if contradicts(content, category, hit.memory.content, hit.memory.category)
     )
     return SavePlan(None, older)
+
+
+LISTING_PAGE = 200
+"""Memories read per page when every saved one is listed."""
+
+
+def most_important_first(memories: Sequence[Memory], first: Callable[[Memory], bool] = lambda _: False) -> list[Memory]:
+    """`memories` in the order "what do you know about me" answers: those `first` picks, then the rest, each
+    most important first (then identity before preference..., then the oldest: `importance_order`)."""
+    return sorted(memories, key=lambda memory: (not first(memory), *importance_order(memory)))
 
 
 def storable_content(content: str) -> str:
@@ -253,6 +265,22 @@ class MemoryService:
                 tags=tags,
             )
         )
+
+    async def saved(
+        self, *, scope: FolderFilter, category: str | None = None, tags: Sequence[str] = ()
+    ) -> list[Memory]:
+        """Every current memory visible from `scope` (of `category`, carrying every one of `tags`, as
+        `search` filters), in no set order: what "what do you know about me" lists, and how many are kept."""
+        kind, tags = spec_category(category, clean_tags(tags))
+        wanted = {tag.casefold() for tag in tags}
+        found: list[Memory] = []
+        while True:
+            page = await self._store.list_memories(
+                MemoryListing(category=kind, scope=scope, limit=LISTING_PAGE, offset=len(found))
+            )
+            found += page
+            if len(page) < LISTING_PAGE:
+                return [memory for memory in found if wanted <= {tag.casefold() for tag in memory.tags}]
 
     async def update(
         self,

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from uuid import UUID, uuid4
@@ -20,6 +21,7 @@ from chats.errors import (
     VersionConflict,
 )
 from chats.models import NO_FOLDER, EmbeddedText, Source, Turn
+from chats.search import rank
 from chats.store import ChatStore, SearchQuery
 
 StoreFactory = Callable[[str], Awaitable[ChatStore]]
@@ -360,6 +362,69 @@ async def test_a_chat_matched_in_its_turns_and_its_title_outranks_one_matched_in
     in_title = await store.create(title="Wedding venue")
     found = {c.chat_id: c.lexical for c in await store.search(SearchQuery(vector=unit(1), model="m", text="venue"))}
     assert found[both.id] > max(found[in_turns.id], found[in_title.id]) > 0
+
+
+async def described_chat(store: ChatStore, title: str, similarity: float, *said: str) -> UUID:
+    """A chat titled `title` that said `said` (its topic text, as maintenance makes it), at `similarity` to
+    the query vector `unit(1)`."""
+    chat = await store.create(title=title, turns=turns(*said))
+    topic = unit(similarity, math.sqrt(1 - similarity**2))
+    await store.set_embedding(chat.id, "topic", EmbeddedText(" ".join(said), topic, "m"))
+    return chat.id
+
+
+async def ranked_for(store: ChatStore, request: str) -> list[UUID]:
+    found = await store.search(SearchQuery(vector=unit(1), model="m", text=request))
+    return [chat.chat_id for chat in rank(found, datetime.now(UTC), request)]
+
+
+async def test_a_chat_titled_after_a_subject_is_offered_over_one_that_mentions_it_once(store: ChatStore) -> None:
+    # Similarities as all-MiniLM-L6-v2 gives them for "sourdough" (0.36 and 0.21).
+    baking = await described_chat(
+        store,
+        "Sourdough baking",
+        0.36,
+        "My starter is finally bubbly after a week of feeding it flour and water.",
+        "Then it is ready: feed it the night before you bake.",
+        "What hydration should I use for a first loaf? I want an open crumb.",
+        "Start at 70 percent; raise it as you get used to the dough.",
+    )
+    trip = await described_chat(
+        store,
+        "San Francisco trip",
+        0.21,
+        "We're flying to San Francisco in May for a week.",
+        "May is a good month: mild and not too foggy.",
+        "Someone said we must try sourdough at the wharf.",
+        "Yes, it's famous there.",
+    )
+    for request in ("sourdough", "the chat about sourdough"):
+        assert (await ranked_for(store, request))[:2] == [baking, trip], request
+
+
+async def test_one_trivia_question_does_not_outrank_the_chat_about_the_subject(store: ChatStore) -> None:
+    # Similarities as all-MiniLM-L6-v2 gives them for "the Roman Empire" (0.50 and 0.41).
+    essay = await described_chat(
+        store,
+        "Essay on the Roman Empire",
+        0.50,
+        "I am writing an essay on the decline of ancient Rome and why the empire split in two.",
+        "Start from the third-century crisis; the economy and the invasions both matter.",
+        "My teacher wants sources on Diocletian and Constantine for the essay.",
+        "Their reforms are covered well in most histories of late antiquity.",
+    )
+    quiz = await described_chat(
+        store,
+        "Pub quiz practice",
+        0.41,
+        "What is the capital of Australia?",
+        "Canberra.",
+        "In what year did the Western Roman Empire fall?",
+        "476.",
+        "Which planet has the most moons?",
+        "Saturn.",
+    )
+    assert (await ranked_for(store, "the Roman Empire"))[:2] == [essay, quiz]
 
 
 async def test_search_words_are_never_query_syntax(store: ChatStore) -> None:

@@ -12,7 +12,7 @@ import pytest
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import ChatMaintainer
 from chats.models import Turn
-from chats.search import ChatFinder, decide, fts_match_expression, query_terms, rank
+from chats.search import ChatFinder, decide, fts_match_expression, names_all, query_terms, rank
 from chats.sqlite import SqliteChatStore
 from chats.store import SearchCandidate
 from tests.fakes.text_models import ScriptedTextModel
@@ -20,8 +20,10 @@ from tests.fakes.text_models import ScriptedTextModel
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
 
-def candidate(similarity: float | None, lexical: float = 0.0, days_ago: float = 1.0) -> SearchCandidate:
-    return SearchCandidate(uuid4(), "t", similarity, lexical, NOW - timedelta(days=days_ago))
+def candidate(
+    similarity: float | None, lexical: float = 0.0, days_ago: float = 1.0, title: str = "t"
+) -> SearchCandidate:
+    return SearchCandidate(uuid4(), title, similarity, lexical, NOW - timedelta(days=days_ago))
 
 
 def test_query_terms_drop_the_words_that_ask_for_a_chat() -> None:
@@ -65,6 +67,16 @@ def test_nothing_similar_means_none_even_with_some_shared_words() -> None:
 def test_recency_breaks_a_tie() -> None:
     old, recent = candidate(0.5, days_ago=200), candidate(0.5, days_ago=1)
     assert rank([old, recent], NOW)[0].chat_id == recent.chat_id
+
+
+def test_a_title_that_names_the_whole_request_lifts_its_chat() -> None:
+    mentioned = candidate(0.21, lexical=3.1, title="San Francisco trip")
+    named = candidate(0.36, lexical=0.3, title="Sourdough baking")
+    assert rank([mentioned, named], NOW)[0].chat_id == mentioned.chat_id  # without the request: words win
+    assert rank([mentioned, named], NOW, "the chat about sourdough")[0].chat_id == named.chat_id
+    # A title holding some of a longer request's words is no sign that the chat is about it.
+    assert names_all({"sourdough", "bake"}, "Sourdough baking", "en")
+    assert not names_all({"sourdough", "diego"}, "Sourdough baking", "en")
 
 
 def test_at_most_three_choices() -> None:
