@@ -33,7 +33,7 @@ from app.timers.ringing import SoundRinger
 from app.timers.store import TimerFile
 from app.timers.toolkit import TimerKit
 from app.timers.wiring import local_zone
-from bench.voice_latency import TimingSink, forever, ignore, summarise
+from bench.voice_latency import StampedConnection, TimingSink, forever, ignore, summarise
 from tests.fakes.gemini_live_scenario import (
     AfterAudio,
     AfterToolResponse,
@@ -228,26 +228,15 @@ MEASUREMENTS: Mapping[str, Callable[[], Awaitable[dict[str, Any]]]] = {
 """Name -> measurement: each is one entry of the results."""
 
 
-class _Stamped:
-    """A real connection that notes when a tool call arrives and when its answer is sent."""
+class _Stamped(StampedConnection):
+    """A real connection that notes when a tool call arrives (by the call's id) and when its answer is sent."""
 
     def __init__(self, inner: LiveConnection, stamps: dict[str, float], sent: Callable[[str, float], None]) -> None:
-        self._inner = inner
-        self._stamps = stamps
+        super().__init__(inner, stamps)
         self._sent = sent
 
-    @property
-    def resumption_handle(self) -> str | None:
-        return self._inner.resumption_handle
-
-    async def send_audio(self, chunk: AudioChunk) -> None:
-        await self._inner.send_audio(chunk)
-
-    async def send_text(self, text: str) -> None:
-        await self._inner.send_text(text)
-
     async def send_tool_result(self, call_id: str, name: str, result: Mapping[str, Any]) -> None:
-        await self._inner.send_tool_result(call_id, name, result)
+        await super().send_tool_result(call_id, name, result)
         self._sent(call_id, time.perf_counter())
 
     async def events(self) -> AsyncIterator[LiveEvent]:
@@ -255,9 +244,6 @@ class _Stamped:
             if isinstance(event, ToolCall):
                 self._stamps[event.id] = time.perf_counter()
             yield event
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
 
 def _connect(
