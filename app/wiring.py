@@ -13,6 +13,7 @@ from uuid import UUID, uuid4
 
 from app.config.secrets import Secret
 from app.config.settings import Settings, SettingsError, StorageChoice
+from chats.degrade import RemotePart
 from chats.models import utc_now
 
 # What a command may not need is imported where it is built (in `ChatServices` and the `make_` functions),
@@ -156,10 +157,12 @@ def make_text_model(
     child: LocalModelsProcess | None = None,
     *,
     clock: Callable[[], datetime] = utc_now,
+    part: RemotePart | None = None,
 ) -> TextModel:
     """The text model the settings choose; network clients are closed with `closing`. `child`: the
     offline model runs there (see `open_chat_services`). Gemini comes with the offline model as its twin,
-    which writes when the service cannot (`FallbackTextModel`); `clock` times its rests."""
+    which writes when the service cannot (`FallbackTextModel`); `clock` times its rests, `part` holds its
+    health (`text_part`; a new one when None)."""
     if child is not None:
         from chats.embedders.local_process import ProcessTextModel
 
@@ -178,22 +181,34 @@ def make_text_model(
         key, model=settings.gemini_text_model, base_url=settings.gemini_base_url, timeout_s=REMOTE_TEXT_TIMEOUT_SECONDS
     )
     closing.push_async_callback(remote.aclose)
-    from chats.degrade import RemotePart
     from chats.text.fallback_text import FallbackTextModel
 
-    return FallbackTextModel(
-        remote, offline, RemotePart("Gemini summaries and titles", "the offline writer", clock=clock)
-    )
+    return FallbackTextModel(remote, offline, part or _remote_text_part(clock))
+
+
+def text_part(settings: Settings, clock: Callable[[], datetime] = utc_now) -> RemotePart | None:
+    """The health of the remote text model the settings choose (None: the offline one, which has none)."""
+    return None if settings.effective_text_model == "offline" else _remote_text_part(clock)
+
+
+def _remote_text_part(clock: Callable[[], datetime]) -> RemotePart:
+    return RemotePart("Gemini summaries and titles", "the offline writer", clock=clock)
 
 
 class TextModelOnFirstUse:
     """The text model `make` makes, made when first asked for a summary or a title: the offline one takes
     most of a second to import (yake, its cue tables), which a command or a conversation that writes
-    neither would pay at its start."""
+    neither would pay at its start. `part`: the health of the remote model it will make (None for the
+    offline one), known before it is made, so that maintenance reads it (`chats.degrade.part_of`)."""
 
-    def __init__(self, make: Callable[[], TextModel]) -> None:
+    def __init__(self, make: Callable[[], TextModel], part: RemotePart | None = None) -> None:
         self._make = make
         self._model: TextModel | None = None
+        self._part = part
+
+    @property
+    def part(self) -> RemotePart | None:
+        return self._part
 
     def _made(self) -> TextModel:
         if self._model is None:
@@ -338,5 +353,6 @@ async def open_chat_services(
             closing.push_async_callback(child.aclose)
         embedder = make_embedder(settings, closing, child)
         store, memories = await open_stores(settings, closing, clock=clock, embedder_model=embedder.model_name)
-        text_model = TextModelOnFirstUse(functools.partial(make_text_model, settings, closing, child))
+        part = text_part(settings)
+        text_model = TextModelOnFirstUse(functools.partial(make_text_model, settings, closing, child, part=part), part)
         yield ChatServices(store, memories, embedder, text_model, installation_id(settings.data_dir))

@@ -162,5 +162,6 @@ class Degradable(Protocol):
 
 
 def part_of(model: object) -> RemotePart | None:
-    """The remote part of an embedder or text model that falls back; None for one that does not."""
+    """The remote part of an embedder or text model that falls back; None for one that does not (or for a
+    model made on first use that will have none: its `part` is None)."""
     return model.part if isinstance(model, Degradable) else None
