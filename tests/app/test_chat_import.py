@@ -146,7 +146,7 @@ def test_an_exported_chat_keeps_what_its_model_saw(parley: Parley) -> None:
         assert copy[field] == original[field], field
 
 
-def test_a_text_model_out_of_reach_leaves_the_chats_imported_and_says_so(
+def test_a_text_model_out_of_reach_leaves_the_offline_writer_to_title_the_chats_and_says_so_once(
     parley: Parley, monkeypatch: pytest.MonkeyPatch, unused_tcp_port: int
 ) -> None:
     monkeypatch.setenv("GEMINI_API_KEY", "AIzaSyFakeKeyForAnUnreachableService00000")
@@ -154,10 +154,11 @@ def test_a_text_model_out_of_reach_leaves_the_chats_imported_and_says_so(
     monkeypatch.setenv("PARLEY_EMBEDDER", "local")
     [report] = parley.json("chats", "import", parley.write("japan.json", JAPAN))
     assert report["turns"] == len(JAPAN)
-    assert parley.err.startswith("parley: 1 chat(s) imported without their summary or title (")
-    assert parley.err.endswith("): they are made when each chat is next used\n") and "AIza" not in parley.err
+    # Degrade, never die: the offline writer titles the chat, and one line says Gemini's part degraded.
+    assert parley.err.count("Gemini summaries and titles degraded") == 1 and "AIza" not in parley.err
+    assert "without their summary or title" not in parley.err
     [shown] = parley.json("chats", "list")
-    assert (shown["id"], shown["turns"], shown["title"]) == (report["id"], len(JAPAN), None)
+    assert (shown["id"], shown["turns"]) == (report["id"], len(JAPAN)) and shown["title"]
 
 
 def test_an_imported_chats_id_is_its_installations_own(

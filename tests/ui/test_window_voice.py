@@ -323,7 +323,7 @@ def test_without_a_key_the_offline_voice_listens_and_says_it_is_small(
     window, _microphone = open_on_microphone(qtbot, runtime, settings)
     notice = window.main.voice.notice
     qtbot.waitUntil(lambda: not notice.isHidden(), timeout=TIMEOUT_MS)
-    assert notice.text() == "Offline voice: a small local model answers."
+    assert notice.text() == "Offline voice: a small local model (SmolLM2-135M) answers."
     assert notice.toolTip() == OFFLINE_NOTICE
     assert window.main.banner_row.isHidden()
     assert window.main.voice.talk_button.isEnabled()
