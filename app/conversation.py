@@ -67,7 +67,17 @@ class ChatSwitched:
     chat_id: UUID
 
 
-ConversationEvent = SessionEvent | Saved | ChatSwitched
+@dataclass(frozen=True, slots=True)
+class TurnRecorded:
+    """A turn as the journal holds it: its id, its time and the chat it belongs to, which after a switch by
+    voice is the chat switched to (the model's "here is your kitchen chat"), not the one the session began in.
+    What a window shows; it never makes a turn of its own."""
+
+    chat_id: UUID
+    turn: Turn
+
+
+ConversationEvent = SessionEvent | Saved | ChatSwitched | TurnRecorded
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,6 +329,7 @@ class ChatConversation:
                 searches=event.searches,
             )
             await self._journal.record(chat_id, turn, opens_chat=chat_id == self._opening)
+            await self._on_event(TurnRecorded(chat_id, turn))
             if self._choosing and event.role == "model" and not self._answering_request:
                 self._choosing, self._request = False, []  # not a choice: the user moved on
             elif self._choosing:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from uuid import UUID
 
 from app.config.settings import Settings
-from app.conversation import ChatSwitched, ConversationEvent, Saved, turn_sources
+from app.conversation import ChatSwitched, ConversationEvent, Saved, TurnRecorded
 from app.front.events import (
     ChatSaved,
     DefaultChat,
@@ -38,9 +38,8 @@ from app.timers.toolkit import TimerKit
 from app.timers.wiring import timer_kit
 from app.voice_loop import AudioDevice, VoiceLoop
 from app.wiring import ChatServices
-from chats.models import Turn, utc_now
 from voice.audio.chunks import AudioSink, AudioSource
-from voice.session import ConnectionFailed, SpokenTurn, ToolStarted, ToolUsed
+from voice.session import ConnectionFailed, ToolStarted, ToolUsed
 from voice.state import AssistantState, StateChanged
 from voice.wake.protocol import WakeEvent
 
@@ -198,10 +197,8 @@ class VoicePresenter:
         return None  # the state change to "connecting" says it
 
     async def conversation(self, event: ConversationEvent) -> None:
-        if isinstance(event, SpokenTurn) and self._loop is not None:
-            sources, searches = turn_sources(event), event.searches
-            turn = Turn(role=event.role, text=event.text, at=utc_now(), sources=sources, searches=searches)
-            self._post(TurnSpoken(self._loop.chat_id, turn))
+        if isinstance(event, TurnRecorded):
+            self._post(TurnSpoken(event.chat_id, event.turn))  # the conversation's own record, as journaled
         elif isinstance(event, ToolStarted) and self._loop is not None:
             call = event.call
             self._post(ToolActivity(self._loop.chat_id, call.id, call.name, call.args))

@@ -148,6 +148,39 @@ def test_a_voice_switch_selects_the_chat_in_the_window(
     assert text.index("oak cabinets") < text.index("Switched to chat")
 
 
+def test_after_a_voice_switch_the_reply_is_shown_in_the_chat_switched_to_not_the_one_left(
+    qtbot: QtBot, runtime: Runtime, voice_settings: Settings, live_server: FakeGeminiLiveServer
+) -> None:
+    kitchen_id, japan_id = seed_chats(
+        voice_settings, "We are renovating the kitchen with oak cabinets.", "Plan a trip to Japan in April."
+    )
+    live_server.script(
+        script(
+            (
+                AfterAudio(16_000),
+                (
+                    InputTranscript("Let's go back to the chat about the kitchen renovation."),
+                    CallTools((Call("c-1", "switch_chat", {"chat_id": str(kitchen_id)}),)),
+                ),
+            ),
+            (AfterToolResponse("c-1"), (OutputTranscript("Back to the kitchen."), CompleteTurn())),
+        ),
+        script(),
+    )
+    window = open_window(qtbot, runtime, voice_settings, "wake_switch_chat.wav")
+    shown_in: list[tuple[UUID | None, str]] = []
+    window.bridge.turn_spoken.connect(lambda turn: shown_in.append((window.bridge.current_chat_id, turn.text)))
+    transcript = window.main.transcript
+    # The reply is journaled in the kitchen chat: the window shows it there, never under Japan's turns.
+    qtbot.waitUntil(lambda: window.bridge.current_chat_id == kitchen_id, timeout=TIMEOUT_MS)
+    window.bridge.select_chat(kitchen_id)  # as the store holds it: the switch saved the conversation first
+    qtbot.waitUntil(lambda: "Back to the kitchen." in transcript.toPlainText(), timeout=TIMEOUT_MS)
+    assert (japan_id, "Back to the kitchen.") not in shown_in
+    window.bridge.select_chat(japan_id)
+    qtbot.waitUntil(lambda: "Plan a trip to Japan" in transcript.toPlainText(), timeout=TIMEOUT_MS)
+    assert "Back to the kitchen." not in transcript.toPlainText()
+
+
 def test_without_a_key_the_window_says_what_to_do(qtbot: QtBot, runtime: Runtime, settings: Settings) -> None:
     _older, newest = seed_chats(settings, "An older chat.", "The newest chat.")
     window = open_window(qtbot, runtime, settings, "silence.wav")
