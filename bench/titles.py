@@ -22,7 +22,9 @@ Does a title say what the chat is about? Two sets of chats, each titled by the o
 
 4. The test part (issue 23): bench/title_test_chats.json, six whole chats per language written apart from
    the sets above, each opening with its subject and ending on a detail said over and over. Nothing is
-   chosen on it: 1 to 3 are the tuning part, and this part only reports ("test_<language>_whole_chat").
+   chosen on it: 1 to 3 and bench/title_tuning_chats.json (long whole chats of the same kind, four or more
+   subjects per language, "tuning_<language>_whole_chat") are the tuning part, and this part only reports
+   ("test_<language>_whole_chat").
 
 English words are compared by a crude stem (lower case, a plural "s" dropped), not by the title maker's
 own lemmatiser, so the check does not share its mistakes. Every title is also checked for its shape: 2 to 5
@@ -57,6 +59,7 @@ from chats.text.offline_text import OfflineTextModel, summarize_extractively
 RESULTS = Path(__file__).resolve().parent / "results"
 FIXTURES = Path(__file__).resolve().parent / "title_chats.json"
 LANGUAGE_SET = Path(__file__).resolve().parent / "language_set.json"
+TUNING_SET = Path(__file__).resolve().parent / "title_tuning_chats.json"
 TEST_SET = Path(__file__).resolve().parent / "title_test_chats.json"
 LANGUAGE_TITLES: dict[str, dict[str, str]] = {
     "en": {
@@ -202,7 +205,8 @@ async def measure() -> dict[str, Any]:
         }
 
     results |= await languages_measured(model)
-    results |= await test_part_measured(model)
+    results |= await whole_chats_measured(model, TUNING_SET, "tuning")
+    results |= await whole_chats_measured(model, TEST_SET, "test")
 
     sessions = [(conversation, session) for conversation in locomo.load() for session in conversation.sessions]
     subjects = [_summary_subject(session) for _, session in sessions]
@@ -233,11 +237,17 @@ def as_turns(pairs: Sequence[Sequence[str]]) -> tuple[Turn, ...]:
     return tuple(Turn(role="user" if role == "user" else "model", text=text) for role, text in pairs)
 
 
-async def test_part_measured(model: OfflineTextModel) -> dict[str, Any]:
-    """The test part: per language, its whole chats titled as they arrive whole (an import, a chat
-    maintained after a long talk)."""
+def whole_chats(path: Path) -> dict[str, list[dict[str, Any]]]:
+    """A part of whole chats: language -> chats, each its turns and the title a person gave it."""
+    chats: dict[str, list[dict[str, Any]]] = json.loads(path.read_text(encoding="utf-8"))["languages"]
+    return chats
+
+
+async def whole_chats_measured(model: OfflineTextModel, path: Path, part: str) -> dict[str, Any]:
+    """The whole chats of `path`, per language, titled as they arrive whole (an import, a chat
+    maintained after a long talk); the figures go under "<part>_<language>_whole_chat"."""
     results: dict[str, Any] = {}
-    for language, chats in json.loads(TEST_SET.read_text(encoding="utf-8"))["languages"].items():
+    for language, chats in whole_chats(path).items():
         texts = [transcript(as_turns(chat["turns"])) for chat in chats]
         titles, ms = await title_all(model, texts)
         cases = [
@@ -246,7 +256,7 @@ async def test_part_measured(model: OfflineTextModel) -> dict[str, Any]:
         ]
         named = [bool(language_stems(case.title, language) & case.subject) for case in cases]
         share = [len(language_stems(case.title, language) & case.subject) / len(case.subject) for case in cases]
-        results[f"test_{language}_whole_chat"] = {
+        results[f"{part}_{language}_whole_chat"] = {
             **figures(cases),
             "names_the_subject": round(sum(named) / len(cases), 3),
             "subject_words_held": round(statistics.fmean(share), 3),
@@ -293,7 +303,11 @@ async def languages_measured(model: OfflineTextModel) -> dict[str, Any]:
 
 async def languages_and_test_part() -> dict[str, Any]:
     model = OfflineTextModel()
-    return await languages_measured(model) | await test_part_measured(model)
+    return (
+        await languages_measured(model)
+        | await whole_chats_measured(model, TUNING_SET, "tuning")
+        | await whole_chats_measured(model, TEST_SET, "test")
+    )
 
 
 def _summary_subject(session: locomo.Session) -> frozenset[str]:

@@ -15,8 +15,10 @@ not the keyphrase "Day Trip". So the title is the chat's best noun phrase, in se
    flat" gives "flat loaves"; "kitchen wall" and "wall tiles" chain into "kitchen wall tiles".
 4. A phrase scores, for each word, its lemma's count over the chat less `SAID_ONCE` (a modifier said
    once costs a little), a bonus when the user's first turn says it and the chat says it again (people
-   open a chat by saying what it is for), and one for a name. The user's words count double the
-   assistant's: the user brings the subject, the assistant brings advice words.
+   open a chat by saying what it is for), and one for a name. In a long chat the user opens, the words of
+   its first noun phrase get a strong bonus when said again: a chat that arrives whole often drifts to a
+   detail said over and over later, and a person still names it for what it was opened for. The user's
+   words count double the assistant's: the user brings the subject, the assistant brings advice words.
 5. People are not subjects: a name said as company ("with Ana", "Ana and I") is added to the title
    ("Lisbon trip with Ana"); a name spoken to ("Hey Mel!") is left out.
 
@@ -50,6 +52,13 @@ SAID_ONCE = 1.25
 so it is kept only when the rest of the phrase is worth it."""
 FIRST_TURN_BONUS = 1.0
 """Per repeated word of the user's first turn: people open a chat by saying what it is for."""
+OPENING_BONUS = 3.0
+"""Per repeated word of the noun phrase a long chat opens with (`LONG_CHAT_TURNS`), when the user opens
+it: a chat that arrives whole (an import, one maintained after a long talk) often drifts to a detail it
+then says over and over ("the EPDM" of a garden shed's roof); a person still names it for what it was
+opened for."""
+LONG_CHAT_TURNS = 6
+"""Lines from which a chat is long: a young chat's exchange or two has not drifted yet."""
 NAME_BONUS = 0.5
 """Per name: the entities a chat names ("Lisbon", "TypeScript") are what a person looks for."""
 
@@ -75,6 +84,8 @@ class _Chat:
     """Weighted count of each lemma in the noun phrases."""
     first_turn: frozenset[str]
     """Lemmas of the user's first turn."""
+    opening: frozenset[str]
+    """Lemmas of the noun phrase a long chat opens with, when the user opens it; empty otherwise."""
     grammar: Grammar
 
 
@@ -106,7 +117,9 @@ def _without_labels(text: str) -> str:
 def _read(text: str, g: Grammar) -> _Chat:
     clauses: list[tuple[Word, ...]] = []
     user_turns = 0
-    for line in text.splitlines():
+    lines = text.splitlines()
+    user_opens = False
+    for number, line in enumerate(lines):
         label = LABEL_AT_START.match(line)
         from_assistant = label is not None and canonical_label(label.group(1)) in (
             ASSISTANT_LABEL,
@@ -118,17 +131,30 @@ def _read(text: str, g: Grammar) -> _Chat:
         if not from_assistant and (label or not user_turns) and any(_says_something(w, g) for w in chain(*found)):
             user_turns += 1  # "Hi!" is no turn here; unlabelled text: its first line stands for the first turn
             if user_turns == 1:
+                user_opens = number == 0  # not when the user's first turn answers someone ("Hey Jon! ...")
                 found = [tuple(replace(word, first_turn=True) for word in clause) for clause in found]
         clauses += found
     names = _names(clauses, g)
     persons, addressed = _people(clauses, names, g)
     counts: dict[str, float] = defaultdict(float)
+    opening: frozenset[str] = frozenset()
+    opens = user_opens and len(lines) >= LONG_CHAT_TURNS
     for clause in clauses:
         for run in _runs(clause, names, persons, g):
             for word in run:
                 counts[word.lemma] += word.weight
+            if opens and not opening and run[0].first_turn and _opening(run, persons | addressed, g):
+                opening = frozenset(word.lemma for word in run)
     first_turn = frozenset(word.lemma for clause in clauses for word in clause if word.first_turn)
-    return _Chat(tuple(clauses), names, persons, addressed, counts, first_turn, g)
+    return _Chat(tuple(clauses), names, persons, addressed, counts, first_turn, opening, g)
+
+
+def _opening(run: Sequence[Word], people: frozenset[str], g: Grammar) -> bool:
+    """Whether the first run of the user's first turn is the noun phrase the chat opens with: not people
+    alone, nor an English verb's "-ing" ("I am *planning* a train trip")."""
+    if {word.lower for word in run} <= people:
+        return False
+    return not (g.language == "en" and all(word.lower.endswith("ing") and VERB in word.readings for word in run))
 
 
 def _says_something(word: Word, g: Grammar) -> bool:
@@ -307,6 +333,8 @@ def _score(phrase: Phrase, chat: _Chat) -> float:
             score += FIRST_TURN_BONUS
         if word.lower in chat.names:
             score += NAME_BONUS
+        if word.lemma in chat.opening and count > 1:
+            score += OPENING_BONUS
     return score
 
 

@@ -71,6 +71,18 @@ BILLING = (
         "against the old behaviour."
     ),
 )
+VEGETABLE_PATCH = (
+    user("I want to start a vegetable patch in the back garden this year, maybe four raised beds."),
+    model("Four raised beds make a good first vegetable patch. Put them where they get six hours of sun."),
+    user("What should I grow in the first year?"),
+    model("Easy crops: lettuce, courgettes, beans and potatoes. Leave the fussy ones for later."),
+    user("Something is eating the lettuce at night. I think it's slugs."),
+    model("Slugs love young lettuce. Go out with a torch after dark and you will see the slugs."),
+    user("Are slug pellets safe with a dog around?"),
+    model("Most slug pellets are harmful to dogs. Use a beer trap or copper tape against slugs instead."),
+    user("How often do I empty a beer trap for slugs?"),
+    model("Every two or three days: the beer goes stale and the drowned slugs stop attracting the others."),
+)
 CHATS = (LISBON, KITCHEN_TILES, SOURDOUGH, BILLING)
 
 
@@ -93,6 +105,12 @@ def test_the_migration_chat_is_titled_by_the_service_it_moves() -> None:
     # the service (the migration is said once, as a verb first): the title names that much.
     assert subject_title(transcript(BILLING)) == "Billing service"
     assert "TypeScript" in subject_title(transcript(BILLING[:2]))
+
+
+def test_a_long_chat_that_drifts_to_a_detail_is_titled_by_what_it_was_opened_for() -> None:
+    # A chat that arrives whole (an import) talks of slugs over and over at the end; a person still calls
+    # it by what the user opened it for. (Before issue 23's opening prior: "Slugs beer trap".)
+    assert subject_title(transcript(VEGETABLE_PATCH)) == "Vegetable patch"
 
 
 @pytest.mark.parametrize("turns", CHATS)
