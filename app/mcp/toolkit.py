@@ -1,8 +1,10 @@
 """The user's MCP servers as a `ToolKit`: started together at the first conversation (which waits a few
 seconds at most: a slower server comes with the next one), their tools declared under `server__tool` names,
 read-only ones called at once, others held for the user's yes (`app.mcp.safety`). A server that cannot start
-is left out, with one warning, until Parley restarts; one that stops mid-conversation is started again for
-the next conversation. A failing call gives the model a short error and the conversation goes on."""
+is left out, with one warning, until Parley restarts (or it is switched off and on); one that stops
+mid-conversation is started again for the next conversation. A failing call gives the model a short error
+and the conversation goes on. `mcp.json` is read again as each conversation opens: a server or tool switched
+off or on (the window's Settings write the file) applies from the next conversation, with no message passed."""
 
 from __future__ import annotations
 
@@ -29,17 +31,22 @@ log = logging.getLogger(__name__)
 
 
 class McpToolKit:
-    """The tools of the enabled servers in `servers`, for one voice loop."""
+    """The tools of the enabled servers in `servers`, for one voice loop; with a `source`, the servers that
+    `mcp.json` names when each conversation opens (while it cannot be read: those it named last)."""
 
     def __init__(
         self,
         servers: Sequence[ServerConfig],
         *,
+        source: Path | None = None,
         start_timeout_s: float = START_TIMEOUT_S,
         call_timeout_s: float = CALL_TIMEOUT_S,
         declare_wait_s: float = DECLARE_WAIT_S,
     ) -> None:
-        self._servers = tuple(server for server in servers if not server.disabled)
+        self._servers = _enabled(servers)
+        self._source = source
+        self._file_problem: str | None = None
+        """Why `source` could not be read last time (said once)."""
         self._start_timeout_s = start_timeout_s
         self._call_timeout_s = call_timeout_s
         self._declare_wait_s = declare_wait_s
@@ -47,7 +54,8 @@ class McpToolKit:
         self._starting: dict[str, asyncio.Task[None]] = {}
         self._late: set[str] = set()
         """Servers a conversation went without because they were still starting (said once each)."""
-        self._given_up: set[str] = set()
+        self._given_up: dict[str, ServerConfig] = {}
+        """Servers that could not start, as configured then: tried again only once their entry changes."""
         self._tool_lists: dict[str, tuple[McpTool, ...]] = {}
         """Each running server's tools, as it listed them when it started."""
         self._tools: dict[str, McpTool] = {}
@@ -73,7 +81,7 @@ class McpToolKit:
             tool
             for connection in self._connections.values()
             for tool in self._tool_lists.get(connection.config.name, ())
-            if tool.name not in connection.config.disabled_tools
+            if tool.name not in self._servers[connection.config.name].disabled_tools
         ]
         names = declared_names((tool.server, tool.name) for tool in listed)
         by_origin = {(tool.server, tool.name): tool for tool in listed}
@@ -125,12 +133,22 @@ class McpToolKit:
 
     async def _start_servers(self) -> None:
         """Start the servers not running (a stopped one again; one that never started, never again), and wait
-        `declare_wait_s` at most for those starting: a slower one comes with the next conversation."""
+        `declare_wait_s` at most for those starting: a slower one comes with the next conversation. Servers
+        switched off (or changed) in the file since are stopped first."""
+        self._read_source()
         for name, connection in list(self._connections.items()):
-            if not connection.running:
+            if not connection.running or not self._wanted(connection.config):
                 await connection.aclose()
                 del self._connections[name]
-        for server in self._servers:
+        for name, task in list(self._starting.items()):
+            if name not in self._servers:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+                del self._starting[name]
+        for name, config in list(self._given_up.items()):
+            if not self._wanted(config):
+                del self._given_up[name]
+        for server in self._servers.values():
             if server.name not in (*self._connections, *self._given_up, *self._starting):
                 self._starting[server.name] = asyncio.create_task(self._start(server), name=f"mcp-start-{server.name}")
         if self._starting:
@@ -150,20 +168,42 @@ class McpToolKit:
             self._tool_lists[server.name] = await connection.start()
         except McpServerError as exc:
             log.warning("MCP server %s %s: its tools are left out until Parley restarts", server.name, exc)
-            self._given_up.add(server.name)
+            self._given_up[server.name] = server
             return
         except asyncio.CancelledError:  # the voice loop stopped while the server was starting
             await connection.aclose()
             raise
         self._connections[server.name] = connection
 
+    def _wanted(self, config: ServerConfig) -> bool:
+        """Whether a server started (or tried) with `config` is still the one the file asks for."""
+        current = self._servers.get(config.name)
+        return current is not None and current.transport == config.transport
+
+    def _read_source(self) -> None:
+        if self._source is None:
+            return
+        try:
+            self._servers = _enabled(read_servers(self._source))
+        except McpConfigError as exc:
+            if str(exc) != self._file_problem:
+                log.warning("%s; going on with the MCP servers it named before", exc)
+            self._file_problem = str(exc)
+            return
+        self._file_problem = None
+
+
+def _enabled(servers: Sequence[ServerConfig]) -> dict[str, ServerConfig]:
+    return {server.name: server for server in servers if not server.disabled}
+
 
 def mcp_toolkits(config_file: Path) -> tuple[ToolKit, ...]:
-    """The toolkit of the servers in the `mcp.json` beside `config_file`: none without one (or with none
-    enabled), and none, after one warning line, when the file is wrong."""
+    """The toolkit of the servers in the `mcp.json` beside `config_file` (read again at each conversation):
+    none without the file, and none, after one warning line, when it is wrong at start."""
+    path = mcp_file(config_file)
     try:
-        servers = read_servers(mcp_file(config_file))
+        servers = read_servers(path)
     except McpConfigError as exc:
         log.warning("%s; going on without the MCP servers", exc)
         return ()
-    return (McpToolKit(servers),) if any(not server.disabled for server in servers) else ()
+    return (McpToolKit(servers, source=path),) if path.exists() else ()

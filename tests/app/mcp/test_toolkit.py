@@ -9,10 +9,11 @@ from uuid import uuid4
 
 import pytest
 
-from app.mcp.config import RemoteServer, ServerConfig, StdioServer
+from app.mcp.config import RemoteServer, ServerConfig, StdioServer, read_servers
+from app.mcp.switches import Switches, save_switches
 from app.mcp.toolkit import McpToolKit, mcp_toolkits
 from tests.app import MemoryKeyring
-from tests.app.mcp import fake_server, patient_kit
+from tests.app.mcp import fake_server, patient_kit, write_mcp_json
 
 CHAT = uuid4()
 
@@ -168,3 +169,36 @@ def test_a_wrong_file_means_no_mcp_and_one_line(tmp_path: Path, caplog: pytest.L
     assert [r.getMessage() for r in caplog.records] == [
         f"{tmp_path / 'mcp.json'}: not valid JSON (line 1): fix it or remove the file; going on without the MCP servers"
     ]
+
+
+async def test_each_conversation_reads_the_file_again(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = write_mcp_json(tmp_path / "mcp.json", [fake_server("a"), fake_server("b", disabled=True)])
+    (kit,) = mcp_toolkits(tmp_path / "config.toml")
+    assert isinstance(kit, McpToolKit)
+    async with patient_kit(list(read_servers(path)), source=path) as kit:
+        assert {d.name for d in await kit.declarations()} == A_TOOLS | {"confirm_action"}
+        save_switches(
+            path,
+            {
+                "a": Switches(disabled=False, disabled_tools=frozenset({"delete_note"})),
+                "b": Switches(disabled=False, disabled_tools=frozenset({"delete_note", "hang"})),
+            },
+        )
+        assert {d.name for d in await kit.declarations()} == (A_TOOLS - {"a__delete_note"}) | {
+            "b__add",
+            "b__crash",
+            "b__echo_secret",
+        }
+        save_switches(path, {"a": Switches(disabled=True, disabled_tools=frozenset())})
+        names = {d.name for d in await kit.declarations()}
+        assert names == {"b__add", "b__crash", "b__echo_secret"}
+        assert kit.handles("b__add") and not kit.handles("a__add")
+        path.write_text("{oops", encoding="utf-8")
+        assert {d.name for d in await kit.declarations()} == names  # as it named them last
+        assert {d.name for d in await kit.declarations()} == names
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{path}: not valid JSON (line 1): fix it or remove the file; going on with the MCP servers it named before"
+    ]
+
+
+A_TOOLS = {"a__add", "a__delete_note", "a__crash", "a__hang", "a__echo_secret"}
