@@ -17,11 +17,11 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
+from app.front.events import ConfirmationAsked, ConfirmationSettled, Post
 from app.mcp.config import McpConfigError, ServerConfig, mcp_file, read_servers
 from app.mcp.names import declared_names
 from app.mcp.safety import CONFIRM_ACTION, Confirmations, needs_confirmation
 from app.mcp.server_tools import CALL_TIMEOUT_S, DECLARE_WAIT_S, START_TIMEOUT_S, McpServerError, McpTool
-from app.tools.toolkit import ToolKit
 from voice.live.connection import ToolDeclaration
 
 if TYPE_CHECKING:
@@ -39,12 +39,15 @@ class McpToolKit:
         servers: Sequence[ServerConfig],
         *,
         source: Path | None = None,
+        post: Post | None = None,
         start_timeout_s: float = START_TIMEOUT_S,
         call_timeout_s: float = CALL_TIMEOUT_S,
         declare_wait_s: float = DECLARE_WAIT_S,
     ) -> None:
         self._servers = _enabled(servers)
         self._source = source
+        self._post = post
+        """Told of each call held for the user's yes, and when it is settled (a front end shows Allow/Deny)."""
         self._file_problem: str | None = None
         """Why `source` could not be read last time (said once)."""
         self._start_timeout_s = start_timeout_s
@@ -103,13 +106,18 @@ class McpToolKit:
 
     async def call(self, name: str, args: Mapping[str, Any], chat_id: UUID) -> dict[str, Any]:
         if name == CONFIRM_ACTION.name:
-            released = self._confirmations.release(str(args.get("confirmation", "")))
+            confirmation = str(args.get("confirmation", ""))
+            released = self._confirmations.release(confirmation)
+            if self._post is not None and not self._confirmations.holds(confirmation):
+                self._post(ConfirmationSettled(confirmation))
             if isinstance(released, str):
                 return {"success": False, "error": released}
             return await self._run(released.name, released.args)
         tool = self._tools[name]
         if needs_confirmation(tool.read_only, tool.destructive):
             confirmation = self._confirmations.hold(name, dict(args))
+            if self._post is not None:
+                self._post(ConfirmationAsked(confirmation, tool.server, tool.name, dict(args)))
             arguments = json.dumps(dict(args), ensure_ascii=False)
             return {
                 "needs_confirmation": (
@@ -119,6 +127,20 @@ class McpToolKit:
                 "confirmation": confirmation,
             }
         return await self._run(name, args)
+
+    def decide(self, confirmation: str, allowed: bool) -> str | None:
+        """The user allowed or refused a held call in a front end: what to tell the model as the user's words
+        (no yes word in them: they approve this call only), or None when no such call waits."""
+        held = self._confirmations.decide(confirmation, allowed)
+        if held is None:
+            return None
+        if self._post is not None:
+            self._post(ConfirmationSettled(confirmation))
+        tool = self._tools.get(held.name)
+        named = tool.name if tool else held.name
+        if allowed:
+            return f"Allowed in the window: run {named} now (call confirm_action with confirmation {confirmation})."
+        return f"Denied in the window: do not run {named} (confirmation {confirmation})."
 
     async def _run(self, name: str, args: Mapping[str, Any]) -> dict[str, Any]:
         tool = self._tools.get(name)
@@ -197,7 +219,7 @@ def _enabled(servers: Sequence[ServerConfig]) -> dict[str, ServerConfig]:
     return {server.name: server for server in servers if not server.disabled}
 
 
-def mcp_toolkits(config_file: Path) -> tuple[ToolKit, ...]:
+def mcp_toolkits(config_file: Path, post: Post | None = None) -> tuple[McpToolKit, ...]:
     """The toolkit of the servers in the `mcp.json` beside `config_file` (read again at each conversation):
     none without the file, and none, after one warning line, when it is wrong at start."""
     path = mcp_file(config_file)
@@ -206,4 +228,4 @@ def mcp_toolkits(config_file: Path) -> tuple[ToolKit, ...]:
     except McpConfigError as exc:
         log.warning("%s; going on without the MCP servers", exc)
         return ()
-    return (McpToolKit(servers, source=path),) if path.exists() else ()
+    return (McpToolKit(servers, source=path, post=post),) if path.exists() else ()

@@ -9,6 +9,7 @@ from uuid import uuid4
 
 import pytest
 
+from app.front.events import ConfirmationAsked, ConfirmationSettled, FrontEvent
 from app.mcp.config import RemoteServer, ServerConfig, StdioServer, read_servers
 from app.mcp.switches import Switches, save_switches
 from app.mcp.toolkit import McpToolKit, mcp_toolkits
@@ -202,3 +203,38 @@ async def test_each_conversation_reads_the_file_again(tmp_path: Path, caplog: py
 
 
 A_TOOLS = {"a__add", "a__delete_note", "a__crash", "a__hang", "a__echo_secret"}
+
+
+async def test_allow_and_deny_in_a_front_end_answer_a_held_call(tmp_path: Path) -> None:
+    ran = tmp_path / "ran.txt"
+    posted: list[FrontEvent] = []
+    kit = McpToolKit([fake_server(env={"FAKE_MCP_LOG": str(ran)})], post=posted.append, declare_wait_s=120.0)
+    async with kit:
+        await kit.declarations()
+        allowed = (await kit.call("fake__delete_note", {"title": "shopping"}, CHAT))["confirmation"]
+        denied = (await kit.call("fake__delete_note", {"title": "work"}, CHAT))["confirmation"]
+        assert posted == [
+            ConfirmationAsked(allowed, "fake", "delete_note", {"title": "shopping"}),
+            ConfirmationAsked(denied, "fake", "delete_note", {"title": "work"}),
+        ]
+        words = kit.decide(allowed, allowed=True)
+        assert words == (
+            f"Allowed in the window: run delete_note now (call confirm_action with confirmation {allowed})."
+        )
+        assert kit.decide(allowed, allowed=False) is None
+        assert (
+            kit.decide(denied, allowed=False)
+            == f"Denied in the window: do not run delete_note (confirmation {denied})."
+        )
+        kit.heard(words)  # the words reach the model as the user's turn
+        done = await kit.call("confirm_action", {"confirmation": allowed}, CHAT)
+        refused = await kit.call("confirm_action", {"confirmation": denied}, CHAT)
+    assert done["result"] == "Deleted the note shopping."
+    assert refused == {"success": False, "error": "the user refused it in the window: the action was not run"}
+    assert ran.read_text(encoding="utf-8") == "deleted shopping\n"
+    assert posted[2:] == [
+        ConfirmationSettled(allowed),
+        ConfirmationSettled(denied),
+        ConfirmationSettled(allowed),
+        ConfirmationSettled(denied),
+    ]
