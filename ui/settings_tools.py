@@ -139,7 +139,7 @@ class ToolsDialog(QDialog):
             self._add_server(ServerReport(server), SWITCHED_OFF if server.disabled else LISTING)
         if not self._servers:
             return
-        self.refresh_button.setEnabled(False)
+        self._set_listing(True)  # a switch flipped now would be lost when the listed rows replace these
         try:
             self._listing = self._runtime.submit(catalogue(self._servers))
         except RuntimeClosed as closed:
@@ -202,7 +202,7 @@ class ToolsDialog(QDialog):
 
     @Slot(object)
     def _show_reports(self, reports: tuple[ServerReport, ...] | str) -> None:
-        self.refresh_button.setEnabled(True)
+        self._set_listing(False)
         if isinstance(reports, str):
             self._show_error(reports)
             return
@@ -218,6 +218,10 @@ class ToolsDialog(QDialog):
         if item.parent() is None and column == 0:
             for tool in children(item):
                 tool.setDisabled(item.checkState(0) != Qt.CheckState.Checked)
+
+    def _set_listing(self, listing: bool) -> None:
+        for control in (self.refresh_button, self.tree, self.save_button):
+            control.setEnabled(not listing)
 
     @Slot()
     def _cancel_listing(self) -> None:

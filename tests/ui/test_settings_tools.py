@@ -40,6 +40,7 @@ def test_the_page_lists_each_server_and_its_tools_and_a_broken_one_says_why(
     page = dialog.findChild(ToolsDialog)
     assert isinstance(page, ToolsDialog) and page.isVisible()
     assert page.server_item("notes").text(1) == LISTING  # shown at once, listed on the runtime
+    assert not page.tree.isEnabled() and not page.save_button.isEnabled()
     listed(qtbot, page)
 
     notes = page.server_item("notes")
@@ -59,7 +60,7 @@ def test_the_page_lists_each_server_and_its_tools_and_a_broken_one_says_why(
     assert broken.startswith("could not start: cannot be started (") and "\n" not in broken
     off = page.server_item("off")
     assert (off.text(1), off.checkState(0), off.childCount()) == (SWITCHED_OFF, Qt.CheckState.Unchecked, 0)
-    assert page.error.isHidden()
+    assert page.error.isHidden() and page.tree.isEnabled() and page.save_button.isEnabled()
 
 
 def test_a_tool_switched_off_and_saved_is_left_out_of_the_next_conversation(
