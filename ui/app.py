@@ -80,7 +80,7 @@ def open_window(
     bridge.open()
     voice = WindowVoice(bridge, runtime, settings, functools.partial(microphone_and_speaker, settings))
     voice.bind(window.voice)
-    voice.bind_timers(window.timers)
+    voice.bind_timers(window.timers, window.confirmations)
     voice.start()
     return ParleyWindow(window, bridge, voice, tray, guide)
 

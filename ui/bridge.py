@@ -106,6 +106,9 @@ class ChatBridge(ServicesBridge):
     timer_stopped = Signal(str)
     timers_missed = Signal(str)
     """What was missed while Parley was not running, said once."""
+    confirmation_asked = Signal(object)
+    """`events.ConfirmationAsked`: a tool call waits for the user's yes until `confirmation_settled`."""
+    confirmation_settled = Signal(str)
     _posted = Signal(object)
     """An `app.front.events.FrontEvent`, from any thread, queued to `_on_posted`."""
 
@@ -309,6 +312,10 @@ class ChatBridge(ServicesBridge):
                 self.timer_stopped.emit(timer_id)
             case events.TimersMissed(message, _):
                 self.timers_missed.emit(message)
+            case events.ConfirmationAsked():
+                self.confirmation_asked.emit(event)
+            case events.ConfirmationSettled(confirmation):
+                self.confirmation_settled.emit(confirmation)
             case _:
                 assert_never(event)
 

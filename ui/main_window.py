@@ -33,6 +33,7 @@ from ui.banner import ProblemBanner
 from ui.bridge import ChatBridge, SearchResult
 from ui.chat_delegate import ChatRowDelegate
 from ui.chat_list import ChatListModel, ChatRole, provisional_title
+from ui.confirmations_panel import ConfirmationsPanel
 from ui.folders import AskText, FolderBar, MoveMenu, ask_text
 from ui.long_text import LongTextDialog
 from ui.memory_bridge import MemoryBridge
@@ -112,6 +113,7 @@ class MainWindow(QMainWindow):
         self.voice = VoiceControls(self)
         self.voice.add_to(self.statusBar())
         self.timers = TimersPanel()
+        self.confirmations = ConfirmationsPanel()
         self._lay_out()
         self._bind(bridge)
 
@@ -192,6 +194,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.banner_row)
         layout.addWidget(splitter, 1)
         layout.addWidget(self.timers)
+        layout.addWidget(self.confirmations)
         layout.addLayout(self.voice.talk_row())
         self.setCentralWidget(central)
         self.resize(1000, 680)
@@ -248,6 +251,8 @@ class MainWindow(QMainWindow):
         bridge.timer_ringing.connect(self.timers.show_ringing)
         bridge.timer_stopped.connect(self.timers.show_stopped)
         bridge.timers_missed.connect(self.voice.show_notice)
+        bridge.confirmation_asked.connect(self.confirmations.show_asked)
+        bridge.confirmation_settled.connect(self.confirmations.show_settled)
 
     @Slot()
     def open_settings(self) -> None:

@@ -51,6 +51,7 @@ from ui.runtime_answers import submit_for_answer
 from ui.settings_keys import KeysBox
 from ui.settings_startup import StartAtLogin
 from ui.settings_storage import StorageBox
+from ui.settings_tools import ToolsButton
 from ui.widgets import fill_devices, form_label, push_button, stacked, text_line
 
 RESTART_NOTE = "The tray setting applies at once; the others, and keys, when Parley next starts."
@@ -115,6 +116,7 @@ class SettingsDialog(QDialog):
         self._make_device_controls(devices)
         self.storage_box = StorageBox(settings, runtime)
         self.storage = self.storage_box.storage
+        self.tools_button = ToolsButton(settings.config_file, runtime)
         self._make_footer()
         self._lay_out()
         self._bind()
@@ -245,6 +247,7 @@ class SettingsDialog(QDialog):
             voice,
             audio,
             self.storage_box,
+            self.tools_button,
             self.environment_note,
             self.guide_button,
             self.restart_note,

@@ -13,6 +13,7 @@ from app.config.settings import Settings
 from app.front.voice_presenter import AudioFactory, VoicePresenter
 from app.runtime import Runtime, RuntimeClosed
 from ui.bridge import ChatBridge
+from ui.confirmations_panel import ConfirmationsPanel
 from ui.timers_panel import TimersPanel
 from ui.voice_controls import VoiceControls
 
@@ -37,10 +38,11 @@ class WindowVoice:
         controls.text_typed.connect(self.send_text)
         controls.mute_action.toggled.connect(self.set_muted)
 
-    def bind_timers(self, panel: TimersPanel) -> None:
-        """The timers panel's Stop and Cancel act on the loop's timers."""
+    def bind_timers(self, panel: TimersPanel, confirmations: ConfirmationsPanel) -> None:
+        """The timers panel's Stop and Cancel act on the loop's timers; Allow and Deny on its held tool calls."""
         panel.stop_requested.connect(self.stop_timer)
         panel.cancel_requested.connect(self.cancel_timer)
+        confirmations.answered.connect(self.answer_confirmation)
 
     # GUI thread in, runtime thread to act.
 
@@ -49,6 +51,9 @@ class WindowVoice:
 
     def cancel_timer(self, timer_id: str) -> None:
         self._submit(self._presenter.cancel_timer(timer_id))
+
+    def answer_confirmation(self, confirmation: str, allowed: bool) -> None:
+        self._submit(self._presenter.answer_confirmation(confirmation, allowed))
 
     def continue_in(self, chat_id: UUID | None) -> None:
         """The chat selected in the window is where the next conversation goes."""

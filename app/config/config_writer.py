@@ -40,13 +40,14 @@ def save_config(path: Path, changes: Mapping[str, ConfigValue | None]) -> None:
         else:
             table[key] = value
     check_config_values(path, table)
-    _replace(path, tomli_w.dumps(table).encode("utf-8"))
+    replace_file(path, tomli_w.dumps(table).encode("utf-8"))
     if read_config(path, explicit=True, known_keys=CONFIG_KEYS) != table:
         raise SettingsError(f"{path}: the config file does not read back as written")
 
 
-def _replace(path: Path, content: bytes) -> None:
-    """Write `content` next to `path`, flush it to disk, then swap it in."""
+def replace_file(path: Path, content: bytes) -> None:
+    """Write `content` next to `path` (private: `mkstemp` makes it 0600), flush it to disk, then swap it in;
+    `SettingsError` when it cannot."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         # In the same folder: a rename is atomic only within one file system.

@@ -139,6 +139,25 @@ class TimersMissed:
     timer_ids: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class ConfirmationAsked:
+    """A call of one of the user's MCP tools waits for the user's yes: spoken, or Allow in a front end."""
+
+    confirmation: str
+    """The held call's id, to answer it with."""
+    server: str
+    tool: str
+    """The server's own name of the tool."""
+    args: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmationSettled:
+    """A held call was answered (allowed, refused, or used up): nothing is left to ask."""
+
+    confirmation: str
+
+
 FrontEvent = (
     StatusChanged
     | MutedChanged
@@ -157,6 +176,8 @@ FrontEvent = (
     | TimerRinging
     | TimerStopped
     | TimersMissed
+    | ConfirmationAsked
+    | ConfirmationSettled
 )
 
 Post = Callable[[FrontEvent], None]

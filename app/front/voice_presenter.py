@@ -32,7 +32,7 @@ from app.front.events import (
 )
 from app.front.status import OFFLINE_NOTICE, VoiceStatus
 from app.listening_lock import AlreadyListening
-from app.mcp.toolkit import mcp_toolkits
+from app.mcp.toolkit import McpToolKit, mcp_toolkits
 from app.timers.ringing import SoundRinger
 from app.timers.toolkit import TimerKit
 from app.timers.wiring import timer_kit
@@ -81,6 +81,7 @@ class VoicePresenter:
         """The problem this presenter said (another process listens on these chats; a conversation could
         not connect) while it holds: resolved once the loop is ready, or a conversation connects."""
         self._timers: TimerKit | None = None
+        self._tools: tuple[McpToolKit, ...] = ()
         self._ringer: SoundRinger | None = None
         self._devices: dict[AudioDevice, str] = {}
         """The audio devices that failed (or could not be opened), with why: the loop goes on without them,
@@ -118,6 +119,7 @@ class VoicePresenter:
             # the chat list waits on this loop for its first page.
             source, sink = await asyncio.to_thread(self._audio)
             self._timers, self._ringer = timer_kit(self._settings, services, post=self._post, sink=sink)
+            self._tools = mcp_toolkits(self._settings.config_file, post=self._post)
             self._loop = VoiceLoop(
                 settings=self._settings,
                 services=services,
@@ -126,7 +128,7 @@ class VoicePresenter:
                 chat_id=chat_id,
                 observer=self,
                 on_device_lost=self.device_lost,
-                toolkits=[self._timers, *mcp_toolkits(self._settings.config_file)],
+                toolkits=[self._timers, *self._tools],
             )
             await self._loop.set_muted(self._muted)
             await self._run_when_free(self._loop)
@@ -162,6 +164,14 @@ class VoicePresenter:
         """Cancel a timer or a reminder before it rings; the front end learns the list that remains."""
         if self._timers is not None:
             await self._timers.cancel(timer_id)
+
+    async def answer_confirmation(self, confirmation: str, allowed: bool) -> None:
+        """The user's Allow (or Deny) of a held tool call: it counts as their yes (or no) for that call, and
+        the model hears it as a typed turn, so that it runs (or drops) the call."""
+        for kit in self._tools:
+            words = kit.decide(confirmation, allowed)
+            if words is not None and self._loop is not None:
+                await self._loop.send_text(words)
 
     async def set_muted(self, muted: bool) -> None:
         self._muted = muted

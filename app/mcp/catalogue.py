@@ -80,6 +80,9 @@ async def _listed(server: ServerConfig, start_timeout_s: float) -> tuple[tuple[M
         tools = await connection.start()
     except McpServerError as exc:
         return (), str(exc), None
+    except asyncio.CancelledError:  # the window's page closed while the server started
+        await connection.aclose()
+        raise
     start_ms = (time.perf_counter() - started) * 1000
     await connection.aclose()
     return tools, None, start_ms

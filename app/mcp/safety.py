@@ -3,7 +3,8 @@
 A tool runs at once only when its server marks it read-only (`annotations.readOnlyHint`); any other (marked
 destructive, or not marked at all) is answered with `needs_confirmation` and a confirmation id. The model
 must ask the user; the call runs when the model then calls `confirm_action` with that id AND the user has
-spoken since the question AND those words say yes. The model alone cannot approve: the user's own turn does.
+spoken since the question AND those words say yes. The model alone cannot approve: the user's own turn does,
+or the user's click on Allow (or Deny) for that very call in the window (`decide`).
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ class Confirmations:
         self._ids = itertools.count(1)
         self._turns = 0
         self._last_words = ""
+        self._decisions: dict[str, bool] = {}
+        """Held calls the user answered in a front end: allowed (True) or refused."""
 
     def heard(self, text: str) -> None:
         """The user finished a turn (spoken or typed)."""
@@ -86,12 +89,29 @@ class Confirmations:
         self._pending[confirmation] = PendingCall(name, args, self._turns)
         return confirmation
 
+    def holds(self, confirmation: str) -> bool:
+        """Whether the call is still held (not yet released nor refused)."""
+        return confirmation in self._pending
+
+    def decide(self, confirmation: str, allowed: bool) -> PendingCall | None:
+        """The user's own answer for this one call, given outside the conversation (a click): the model's
+        `confirm_action` then runs it (allowed) or is refused, whatever was said. The call, or None when it is
+        not held or already answered."""
+        if confirmation not in self._pending or confirmation in self._decisions:
+            return None
+        self._decisions[confirmation] = allowed
+        return self._pending[confirmation]
+
     def release(self, confirmation: str) -> PendingCall | str:
         """The approved call, or why it may not run (a line for the model). An id is used once, approved or
         refused; an unanswered one stays until the user speaks."""
         pending = self._pending.get(confirmation)
         if pending is None:
             return "unknown or already used confirmation id: call the tool again"
+        decision = self._decisions.pop(confirmation, None)
+        if decision is not None:
+            del self._pending[confirmation]
+            return pending if decision else "the user refused it in the window: the action was not run"
         if self._turns <= pending.asked_after_turn:
             return "the user has not answered yet: ask them and wait for their yes"
         del self._pending[confirmation]

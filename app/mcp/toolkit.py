@@ -1,8 +1,10 @@
 """The user's MCP servers as a `ToolKit`: started together at the first conversation (which waits a few
 seconds at most: a slower server comes with the next one), their tools declared under `server__tool` names,
 read-only ones called at once, others held for the user's yes (`app.mcp.safety`). A server that cannot start
-is left out, with one warning, until Parley restarts; one that stops mid-conversation is started again for
-the next conversation. A failing call gives the model a short error and the conversation goes on."""
+is left out, with one warning, until Parley restarts (or it is switched off and on); one that stops
+mid-conversation is started again for the next conversation. A failing call gives the model a short error
+and the conversation goes on. `mcp.json` is read again as each conversation opens: a server or tool switched
+off or on (the window's Settings write the file) applies from the next conversation, with no message passed."""
 
 from __future__ import annotations
 
@@ -15,11 +17,11 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
+from app.front.events import ConfirmationAsked, ConfirmationSettled, Post
 from app.mcp.config import McpConfigError, ServerConfig, mcp_file, read_servers
 from app.mcp.names import declared_names
 from app.mcp.safety import CONFIRM_ACTION, Confirmations, needs_confirmation
 from app.mcp.server_tools import CALL_TIMEOUT_S, DECLARE_WAIT_S, START_TIMEOUT_S, McpServerError, McpTool
-from app.tools.toolkit import ToolKit
 from voice.live.connection import ToolDeclaration
 
 if TYPE_CHECKING:
@@ -29,17 +31,25 @@ log = logging.getLogger(__name__)
 
 
 class McpToolKit:
-    """The tools of the enabled servers in `servers`, for one voice loop."""
+    """The tools of the enabled servers in `servers`, for one voice loop; with a `source`, the servers that
+    `mcp.json` names when each conversation opens (while it cannot be read: those it named last)."""
 
     def __init__(
         self,
         servers: Sequence[ServerConfig],
         *,
+        source: Path | None = None,
+        post: Post | None = None,
         start_timeout_s: float = START_TIMEOUT_S,
         call_timeout_s: float = CALL_TIMEOUT_S,
         declare_wait_s: float = DECLARE_WAIT_S,
     ) -> None:
-        self._servers = tuple(server for server in servers if not server.disabled)
+        self._servers = _enabled(servers)
+        self._source = source
+        self._post = post
+        """Told of each call held for the user's yes, and when it is settled (a front end shows Allow/Deny)."""
+        self._file_problem: str | None = None
+        """Why `source` could not be read last time (said once)."""
         self._start_timeout_s = start_timeout_s
         self._call_timeout_s = call_timeout_s
         self._declare_wait_s = declare_wait_s
@@ -47,7 +57,8 @@ class McpToolKit:
         self._starting: dict[str, asyncio.Task[None]] = {}
         self._late: set[str] = set()
         """Servers a conversation went without because they were still starting (said once each)."""
-        self._given_up: set[str] = set()
+        self._given_up: dict[str, ServerConfig] = {}
+        """Servers that could not start, as configured then: tried again only once their entry changes."""
         self._tool_lists: dict[str, tuple[McpTool, ...]] = {}
         """Each running server's tools, as it listed them when it started."""
         self._tools: dict[str, McpTool] = {}
@@ -73,7 +84,7 @@ class McpToolKit:
             tool
             for connection in self._connections.values()
             for tool in self._tool_lists.get(connection.config.name, ())
-            if tool.name not in connection.config.disabled_tools
+            if tool.name not in self._servers[connection.config.name].disabled_tools
         ]
         names = declared_names((tool.server, tool.name) for tool in listed)
         by_origin = {(tool.server, tool.name): tool for tool in listed}
@@ -95,13 +106,18 @@ class McpToolKit:
 
     async def call(self, name: str, args: Mapping[str, Any], chat_id: UUID) -> dict[str, Any]:
         if name == CONFIRM_ACTION.name:
-            released = self._confirmations.release(str(args.get("confirmation", "")))
+            confirmation = str(args.get("confirmation", ""))
+            released = self._confirmations.release(confirmation)
+            if self._post is not None and not self._confirmations.holds(confirmation):
+                self._post(ConfirmationSettled(confirmation))
             if isinstance(released, str):
                 return {"success": False, "error": released}
             return await self._run(released.name, released.args)
         tool = self._tools[name]
         if needs_confirmation(tool.read_only, tool.destructive):
             confirmation = self._confirmations.hold(name, dict(args))
+            if self._post is not None:
+                self._post(ConfirmationAsked(confirmation, tool.server, tool.name, dict(args)))
             arguments = json.dumps(dict(args), ensure_ascii=False)
             return {
                 "needs_confirmation": (
@@ -111,6 +127,20 @@ class McpToolKit:
                 "confirmation": confirmation,
             }
         return await self._run(name, args)
+
+    def decide(self, confirmation: str, allowed: bool) -> str | None:
+        """The user allowed or refused a held call in a front end: what to tell the model as the user's words
+        (no yes word in them: they approve this call only), or None when no such call waits."""
+        held = self._confirmations.decide(confirmation, allowed)
+        if held is None:
+            return None
+        if self._post is not None:
+            self._post(ConfirmationSettled(confirmation))
+        tool = self._tools.get(held.name)
+        named = tool.name if tool else held.name
+        if allowed:
+            return f"Allowed in the window: run {named} now (call confirm_action with confirmation {confirmation})."
+        return f"Denied in the window: do not run {named} (confirmation {confirmation})."
 
     async def _run(self, name: str, args: Mapping[str, Any]) -> dict[str, Any]:
         tool = self._tools.get(name)
@@ -125,12 +155,22 @@ class McpToolKit:
 
     async def _start_servers(self) -> None:
         """Start the servers not running (a stopped one again; one that never started, never again), and wait
-        `declare_wait_s` at most for those starting: a slower one comes with the next conversation."""
+        `declare_wait_s` at most for those starting: a slower one comes with the next conversation. Servers
+        switched off (or changed) in the file since are stopped first."""
+        self._read_source()
         for name, connection in list(self._connections.items()):
-            if not connection.running:
+            if not connection.running or not self._wanted(connection.config):
                 await connection.aclose()
                 del self._connections[name]
-        for server in self._servers:
+        for name, task in list(self._starting.items()):
+            if name not in self._servers:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+                del self._starting[name]
+        for name, config in list(self._given_up.items()):
+            if not self._wanted(config):
+                del self._given_up[name]
+        for server in self._servers.values():
             if server.name not in (*self._connections, *self._given_up, *self._starting):
                 self._starting[server.name] = asyncio.create_task(self._start(server), name=f"mcp-start-{server.name}")
         if self._starting:
@@ -150,20 +190,42 @@ class McpToolKit:
             self._tool_lists[server.name] = await connection.start()
         except McpServerError as exc:
             log.warning("MCP server %s %s: its tools are left out until Parley restarts", server.name, exc)
-            self._given_up.add(server.name)
+            self._given_up[server.name] = server
             return
         except asyncio.CancelledError:  # the voice loop stopped while the server was starting
             await connection.aclose()
             raise
         self._connections[server.name] = connection
 
+    def _wanted(self, config: ServerConfig) -> bool:
+        """Whether a server started (or tried) with `config` is still the one the file asks for."""
+        current = self._servers.get(config.name)
+        return current is not None and current.transport == config.transport
 
-def mcp_toolkits(config_file: Path) -> tuple[ToolKit, ...]:
-    """The toolkit of the servers in the `mcp.json` beside `config_file`: none without one (or with none
-    enabled), and none, after one warning line, when the file is wrong."""
+    def _read_source(self) -> None:
+        if self._source is None:
+            return
+        try:
+            self._servers = _enabled(read_servers(self._source))
+        except McpConfigError as exc:
+            if str(exc) != self._file_problem:
+                log.warning("%s; going on with the MCP servers it named before", exc)
+            self._file_problem = str(exc)
+            return
+        self._file_problem = None
+
+
+def _enabled(servers: Sequence[ServerConfig]) -> dict[str, ServerConfig]:
+    return {server.name: server for server in servers if not server.disabled}
+
+
+def mcp_toolkits(config_file: Path, post: Post | None = None) -> tuple[McpToolKit, ...]:
+    """The toolkit of the servers in the `mcp.json` beside `config_file` (read again at each conversation):
+    none without the file, and none, after one warning line, when it is wrong at start."""
+    path = mcp_file(config_file)
     try:
-        servers = read_servers(mcp_file(config_file))
+        servers = read_servers(path)
     except McpConfigError as exc:
         log.warning("%s; going on without the MCP servers", exc)
         return ()
-    return (McpToolKit(servers),) if any(not server.disabled for server in servers) else ()
+    return (McpToolKit(servers, source=path, post=post),) if path.exists() else ()

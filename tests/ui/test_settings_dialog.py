@@ -272,6 +272,7 @@ def test_tab_walks_the_controls_in_reading_order(qtbot: QtBot, settings: Setting
         dialog.level_button,
         dialog.output_device,
         dialog.storage,
+        dialog.tools_button,
         dialog.ok_button,
         dialog.cancel_button,
     ]  # the Clear buttons are disabled: no key is in the keyring

@@ -97,7 +97,7 @@ def test_a_timer_typed_to_parley_shows_rings_and_stops_in_the_window(
     bridge.open()
     voice = WindowVoice(bridge, runtime, voice_settings, lambda: (FedMicrophone(), NullSink(MODEL_VOICE_FORMAT)))
     voice.bind(main.voice)
-    voice.bind_timers(main.timers)
+    voice.bind_timers(main.timers, main.confirmations)
     voice.start()
     qtbot.waitUntil(lambda: bridge.current_chat_id is not None, timeout=TIMEOUT_MS)
 

@@ -49,6 +49,21 @@ def test_a_refusal_uses_up_the_confirmation() -> None:
     assert "already used" in str(confirmations.release(held))
 
 
+def test_a_click_answers_that_one_call_whatever_was_said() -> None:
+    confirmations = Confirmations()
+    delete = confirmations.hold("notes__delete", {"title": "shopping"})
+    rename = confirmations.hold("notes__rename", {})
+    assert confirmations.decide(delete, allowed=True) == PendingCall("notes__delete", {"title": "shopping"}, 0)
+    assert confirmations.decide(delete, allowed=False) is None  # answered once
+    assert confirmations.decide(rename, allowed=False) is not None
+    assert confirmations.holds(delete) and confirmations.holds(rename)
+    assert confirmations.release(delete) == PendingCall("notes__delete", {"title": "shopping"}, 0)  # no turn heard
+    confirmations.heard("yes")
+    assert confirmations.release(rename) == "the user refused it in the window: the action was not run"
+    assert not confirmations.holds(delete) and not confirmations.holds(rename)
+    assert confirmations.decide("c9", allowed=True) is None
+
+
 def test_names_are_valid_for_gemini_and_unique() -> None:
     names = declared_names([("my notes", "add-item"), ("my.notes", "add item"), ("3d", "print"), ("s", "t" * 100)])
     assert list(names.values()) == [

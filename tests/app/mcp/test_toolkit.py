@@ -9,10 +9,12 @@ from uuid import uuid4
 
 import pytest
 
-from app.mcp.config import RemoteServer, ServerConfig, StdioServer
+from app.front.events import ConfirmationAsked, ConfirmationSettled, FrontEvent
+from app.mcp.config import RemoteServer, ServerConfig, StdioServer, read_servers
+from app.mcp.switches import Switches, save_switches
 from app.mcp.toolkit import McpToolKit, mcp_toolkits
 from tests.app import MemoryKeyring
-from tests.app.mcp import fake_server, patient_kit
+from tests.app.mcp import fake_server, patient_kit, write_mcp_json
 
 CHAT = uuid4()
 
@@ -167,4 +169,72 @@ def test_a_wrong_file_means_no_mcp_and_one_line(tmp_path: Path, caplog: pytest.L
     assert mcp_toolkits(tmp_path / "config.toml") == ()
     assert [r.getMessage() for r in caplog.records] == [
         f"{tmp_path / 'mcp.json'}: not valid JSON (line 1): fix it or remove the file; going on without the MCP servers"
+    ]
+
+
+async def test_each_conversation_reads_the_file_again(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = write_mcp_json(tmp_path / "mcp.json", [fake_server("a"), fake_server("b", disabled=True)])
+    (kit,) = mcp_toolkits(tmp_path / "config.toml")
+    assert isinstance(kit, McpToolKit)
+    async with patient_kit(list(read_servers(path)), source=path) as kit:
+        assert {d.name for d in await kit.declarations()} == A_TOOLS | {"confirm_action"}
+        save_switches(
+            path,
+            {
+                "a": Switches(disabled=False, disabled_tools=frozenset({"delete_note"})),
+                "b": Switches(disabled=False, disabled_tools=frozenset({"delete_note", "hang"})),
+            },
+        )
+        assert {d.name for d in await kit.declarations()} == (A_TOOLS - {"a__delete_note"}) | {
+            "b__add",
+            "b__crash",
+            "b__echo_secret",
+        }
+        save_switches(path, {"a": Switches(disabled=True, disabled_tools=frozenset())})
+        names = {d.name for d in await kit.declarations()}
+        assert names == {"b__add", "b__crash", "b__echo_secret"}
+        assert kit.handles("b__add") and not kit.handles("a__add")
+        path.write_text("{oops", encoding="utf-8")
+        assert {d.name for d in await kit.declarations()} == names  # as it named them last
+        assert {d.name for d in await kit.declarations()} == names
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{path}: not valid JSON (line 1): fix it or remove the file; going on with the MCP servers it named before"
+    ]
+
+
+A_TOOLS = {"a__add", "a__delete_note", "a__crash", "a__hang", "a__echo_secret"}
+
+
+async def test_allow_and_deny_in_a_front_end_answer_a_held_call(tmp_path: Path) -> None:
+    ran = tmp_path / "ran.txt"
+    posted: list[FrontEvent] = []
+    kit = McpToolKit([fake_server(env={"FAKE_MCP_LOG": str(ran)})], post=posted.append, declare_wait_s=120.0)
+    async with kit:
+        await kit.declarations()
+        allowed = (await kit.call("fake__delete_note", {"title": "shopping"}, CHAT))["confirmation"]
+        denied = (await kit.call("fake__delete_note", {"title": "work"}, CHAT))["confirmation"]
+        assert posted == [
+            ConfirmationAsked(allowed, "fake", "delete_note", {"title": "shopping"}),
+            ConfirmationAsked(denied, "fake", "delete_note", {"title": "work"}),
+        ]
+        words = kit.decide(allowed, allowed=True)
+        assert words == (
+            f"Allowed in the window: run delete_note now (call confirm_action with confirmation {allowed})."
+        )
+        assert kit.decide(allowed, allowed=False) is None
+        assert (
+            kit.decide(denied, allowed=False)
+            == f"Denied in the window: do not run delete_note (confirmation {denied})."
+        )
+        kit.heard(words)  # the words reach the model as the user's turn
+        done = await kit.call("confirm_action", {"confirmation": allowed}, CHAT)
+        refused = await kit.call("confirm_action", {"confirmation": denied}, CHAT)
+    assert done["result"] == "Deleted the note shopping."
+    assert refused == {"success": False, "error": "the user refused it in the window: the action was not run"}
+    assert ran.read_text(encoding="utf-8") == "deleted shopping\n"
+    assert posted[2:] == [
+        ConfirmationSettled(allowed),
+        ConfirmationSettled(denied),
+        ConfirmationSettled(allowed),
+        ConfirmationSettled(denied),
     ]
