@@ -1,0 +1,42 @@
+"""The socket a running Parley answers questions on, and what goes over it: one JSON object a line.
+
+The client sends one request, `{"ask": "TEXT"}`; the server answers one line, `{"answer": {...}}` (what
+`Answer.as_json` gives) or `{"error": "one line"}`, and closes. A question is the only thing a request can
+ask for: nothing else is read from it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+SOCKET_FILE = "ask.sock"
+"""In the data folder, beside the listening lock; this user's only (mode 0600)."""
+MAX_REQUEST_BYTES = 1_000_000
+"""A question longer than this is not a typed message."""
+
+
+class BadRequest(Exception):
+    """What came over the socket is not a question."""
+
+
+def socket_path(data_dir: Path) -> Path:
+    return data_dir / SOCKET_FILE
+
+
+def line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, ensure_ascii=False).encode() + b"\n"
+
+
+def question_of(request: bytes) -> str:
+    """The question a request line asks, stripped; `BadRequest` for anything else."""
+    try:
+        message = json.loads(request)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise BadRequest("not a request: send one JSON object a line") from None
+    if not isinstance(message, dict) or set(message) != {"ask"} or not isinstance(message["ask"], str):
+        raise BadRequest('not a request: the only one is {"ask": "TEXT"}')
+    question = message["ask"].strip()
+    if not question:
+        raise BadRequest("nothing to ask: the message is blank")
+    return question
