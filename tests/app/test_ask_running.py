@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from app.asks.client import NoAnswerInTime, ask_running
 from app.asks.wire import socket_path
 from app.cli.main import main
 from tests.app.other_listener import another_process_listening
@@ -207,3 +208,15 @@ async def test_a_running_parley_serves_its_socket_from_a_fresh_file(
         code, out, err = await parley(capsys, "ask", "What is on my shopping list?")
         assert (code, out) == (0, "Milk.\n"), err
         await running.watcher.until(lambda: AssistantState.SLEEPING in running.watcher.of("state"))
+
+
+async def test_an_answer_that_does_not_come_in_time_is_one_line(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer
+) -> None:
+    gemini_live_server.script(script((AfterText(), (OutputTranscript("Let me see"),))))  # never finished
+    async with running_loop(environment) as running:
+        with pytest.raises(NoAnswerInTime) as late:
+            await ask_running(environment / "data", "What is on my shopping list?", wait_s=1.0)
+        assert str(late.value) == "the running Parley did not answer within 1 s; the question stays in its chat"
+        assert [(t.role, t.text) for t in running.watcher.spoken()] == [("user", "What is on my shopping list?")]
+        running.loop.stop()
