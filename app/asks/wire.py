@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from chats.storable_text import storable_text
+
 SOCKET_FILE = "ask.sock"
 """In the data folder, beside the listening lock; this user's only (mode 0600)."""
 MAX_REQUEST_BYTES = 1_000_000
@@ -25,7 +27,8 @@ def socket_path(data_dir: Path) -> Path:
 
 
 def line(message: dict[str, Any]) -> bytes:
-    return json.dumps(message, ensure_ascii=False).encode() + b"\n"
+    # ASCII escapes: a command-line argument that was not UTF-8 holds lone surrogates, which no encoder takes.
+    return json.dumps(message).encode() + b"\n"
 
 
 def question_of(request: bytes) -> str:
@@ -36,7 +39,8 @@ def question_of(request: bytes) -> str:
         raise BadRequest("not a request: send one JSON object a line") from None
     if not isinstance(message, dict) or set(message) != {"ask"} or not isinstance(message["ask"], str):
         raise BadRequest('not a request: the only one is {"ask": "TEXT"}')
-    question = message["ask"].strip()
+    # As the conversation records it (half an emoji repaired), so its turn is known by its words.
+    question = storable_text(message["ask"]).strip()
     if not question:
         raise BadRequest("nothing to ask: the message is blank")
     return question

@@ -1,8 +1,8 @@
 """`parley ask` while a Parley runs on the same chats: the question reaches the running voice loop over its
 socket and is answered there, in its conversation and its chat. The running Parley is the real voice loop
-(a fed microphone, the real wake word model, the real google-genai client against the fake Live server,
-the real SQLite store and journal), as `parley listen` and the window run it; `parley ask` runs in another
-process, or in a thread of this one."""
+(a fed microphone, the real wake word model, the real google-genai client against the fake Live server or
+the offline voice, the real SQLite store and journal), as `parley listen` and the window run it; `parley
+ask` runs in another process, or in a thread of this one."""
 
 from __future__ import annotations
 
@@ -220,3 +220,21 @@ async def test_an_answer_that_does_not_come_in_time_is_one_line(
         assert str(late.value) == "the running Parley did not answer within 1 s; the question stays in its chat"
         assert [(t.role, t.text) for t in running.watcher.spoken()] == [("user", "What is on my shopping list?")]
         running.loop.stop()
+
+
+async def test_the_offline_voice_answers_an_ask_with_its_tools_and_one_not_utf8_is_taken(
+    offline: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = await parley(capsys, "memories", "add", "My daughter is called Mia and she loves horses.")
+    assert code == 0, err
+    async with running_loop(offline) as running:
+        code, out, err = await parley(capsys, "ask", "What do you remember about my daughter?", "--json")
+        assert code == 0, err
+        answer = json.loads(out)
+        [tool] = answer["tool_calls"]
+        assert tool["name"] == "search_memories" and "Mia" in tool["result"]["results"][0]["content"]
+        assert "Mia" in answer["model"]
+        # A command line that was not UTF-8 (its byte kept as a lone surrogate): repaired, asked and answered.
+        code, out, err = await parley(capsys, "ask", "Thanks \udcff")
+        assert code == 0 and out.strip(), err
+        assert running.watcher.spoken()[-2].text == "Thanks \ufffd"
