@@ -16,7 +16,7 @@ from uuid import UUID
 from app.asks.server import AskServer
 from app.config.settings import Settings, SettingsError, model_cache
 from app.config.tls import ssl_context
-from app.conversation import ChatConversation, ConversationEvent, Saved, VoiceSettings
+from app.conversation import ChatConversation, ChatSwitched, ConversationEvent, Saved, VoiceSettings
 from app.listening_lock import listening_lock
 from app.outbox import Outbox
 from app.tools.toolkit import ToolKit
@@ -112,7 +112,7 @@ class VoiceLoop:
         self._toolkits = tuple(toolkits)
         self._background = background
         self._typed = TypedText()
-        self._asks = AskServer(settings.data_dir, self) if serve_asks else None
+        self._asks = AskServer(settings.data_dir, self, services.store) if serve_asks else None
         self._conversation: ChatConversation | None = None
         self._assistant: Assistant | None = None
 
@@ -126,6 +126,12 @@ class VoiceLoop:
         self._chat_id = chat_id
         if self._conversation is not None:
             self._conversation.continue_in(chat_id)
+
+    async def switch_to(self, chat_id: UUID) -> None:
+        """Make `chat_id` the chat the next conversation continues, and tell the observer (`ChatSwitched`: the
+        window shows it). On the loop's own event loop."""
+        self.continue_in(chat_id)
+        await self._told(ChatSwitched(chat_id))
 
     @property
     def muted(self) -> bool:

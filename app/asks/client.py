@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from uuid import UUID
 
 from app.asks.answer import Answer
 from app.asks.wire import MAX_REQUEST_BYTES, line, socket_path
@@ -28,15 +29,17 @@ async def running_parley(data_dir: Path) -> bool:
     return True
 
 
-async def ask_running(data_dir: Path, question: str, *, wait_s: float = ANSWER_WAIT_S) -> Answer | None:
-    """The running Parley's answer to `question`, or None when no Parley answers on these chats.
-    `VoiceError` says (in one line) what went wrong once one took the question."""
+async def ask_running(
+    data_dir: Path, question: str, *, chat: UUID | None = None, wait_s: float = ANSWER_WAIT_S
+) -> Answer | None:
+    """The running Parley's answer to `question` (asked in `chat`, else in the chat it is in), or None when
+    no Parley answers on these chats. `VoiceError` says (in one line) what went wrong once one took it."""
     connection = await _connect(data_dir)
     if connection is None:
         return None
     reader, writer = connection
     try:
-        writer.write(line({"ask": question}))
+        writer.write(line({"ask": question} if chat is None else {"ask": question, "chat": str(chat)}))
         await writer.drain()
         async with asyncio.timeout(wait_s):
             response = await reader.readline()

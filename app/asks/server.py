@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from app.asks.answer import Answer
-from app.asks.wire import MAX_REQUEST_BYTES, BadRequest, line, question_of, socket_path
-from voice.state import StateChanged
+from app.asks.wire import MAX_REQUEST_BYTES, BadRequest, Question, line, question_of, socket_path
+from chats.errors import ChatsError
+from chats.store import ChatStore
+from voice.state import AssistantState, StateChanged
 
 if TYPE_CHECKING:
     from app.conversation import ConversationEvent
@@ -37,14 +39,22 @@ class AskTarget(Protocol):
 
     async def send_text(self, text: str) -> None: ...
 
+    async def switch_to(self, chat_id: UUID) -> None:
+        """The next conversation continues `chat_id`, and the loop's observer is told (the window shows it)."""
+        ...
+
 
 class AskServer:
     """Serves questions from other processes while entered; feed it the loop's `state` and `conversation`
     events, from which it gathers each question's answer."""
 
-    def __init__(self, data_dir: Path, target: AskTarget) -> None:
+    def __init__(self, data_dir: Path, target: AskTarget, store: ChatStore) -> None:
         self._path = socket_path(data_dir)
         self._target = target
+        self._store = store
+        self._asleep = asyncio.Event()
+        """No conversation runs: the loop starts asleep."""
+        self._asleep.set()
         self._server: asyncio.Server | None = None
         self._waiting: list[Answer] = []
         """Questions sent to the loop and not answered yet, oldest first."""
@@ -81,6 +91,10 @@ class AskServer:
     # The loop's events.
 
     def state(self, change: StateChanged) -> None:
+        if change.new is AssistantState.SLEEPING:
+            self._asleep.set()
+        else:
+            self._asleep.clear()
         for answer in self._waiting:
             answer.state(change)
 
@@ -104,7 +118,7 @@ class AskServer:
             if request:  # empty: a client that only looked whether Parley runs
                 writer.write(line(await self._answer(question_of(request))))
                 await writer.drain()
-        except BadRequest as bad:
+        except (BadRequest, ChatsError) as bad:  # a chat it does not hold, a store out of reach
             writer.write(line({"error": str(bad)}))
         except (TimeoutError, ValueError, ConnectionError):
             pass  # a client that said nothing in time, too much, or left: nobody to tell
@@ -112,11 +126,17 @@ class AskServer:
             self._handlers.discard(handler)
             writer.close()
 
-    async def _answer(self, question: str) -> dict[str, object]:
-        answer = Answer(self._target.chat_id, question=question)
+    async def _answer(self, question: Question) -> dict[str, object]:
+        if question.chat is not None and question.chat != self._target.chat_id:
+            await self._store.load_assistant_context(question.chat)  # `ChatNotFound` for a chat it does not hold
+            # The conversation under way goes on in its own chat: the question opens the next one.
+            while not self._asleep.is_set():
+                await self._asleep.wait()
+            await self._target.switch_to(question.chat)
+        answer = Answer(self._target.chat_id, question=question.text)
         self._waiting.append(answer)
         try:
-            await self._target.send_text(question)
+            await self._target.send_text(question.text)
             await answer.over.wait()
         finally:
             self._waiting.remove(answer)

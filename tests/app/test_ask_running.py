@@ -13,12 +13,15 @@ import signal
 import socket
 import sys
 from pathlib import Path
+from uuid import uuid4
 
 import pytest
 
 from app.asks.client import NoAnswerInTime, ask_running
 from app.asks.wire import socket_path
 from app.cli.main import main
+from app.conversation import ChatSwitched, Saved
+from chats.models import Turn
 from tests.app.other_listener import another_process_listening
 from tests.app.voice_harness import history, running_loop
 from tests.fakes.gemini_live_scenario import AfterText, CompleteTurn, OutputTranscript, script
@@ -102,19 +105,53 @@ async def test_a_question_typed_during_a_conversation_waits_its_turn_and_gets_it
     assert len(gemini_live_server.connections) == 1  # the question went into the conversation under way
 
 
-async def test_chat_options_are_refused_in_one_line_while_parley_runs(
+async def test_a_new_chat_and_audio_out_are_refused_in_one_line_while_parley_runs(
     environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     async with running_loop(environment) as running:
-        for option in (("--new-chat",), ("--chat", str(running.chat_id)), ("--audio-out", str(environment / "a.wav"))):
+        for option in (("--new-chat",), ("--audio-out", str(environment / "a.wav"))):
             code, out, err = await parley(capsys, "ask", "Hello?", *option)
             assert (code, out) == (1, "")
             assert err == (
-                "parley: --chat, --new-chat and --audio-out cannot reach the Parley running on these chats: ask"
-                " without them (it answers in its own chat), or quit it first\n"
+                "parley: --new-chat and --audio-out cannot reach the Parley running on these chats: ask without them"
+                " (it answers in its chat, or in --chat's), or quit it first\n"
             )
         assert running.watcher.spoken() == []
     assert gemini_live_server.connections == []
+
+
+async def test_chat_asks_in_that_chat_once_the_conversation_under_way_ends_and_parley_stays_there(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gemini_live_server.script(
+        script((AfterText(), (OutputTranscript("Hello there."), CompleteTurn()))),
+        script((AfterText(), (OutputTranscript("Oak."), CompleteTurn()))),
+    )
+    async with running_loop(environment) as running:
+        kitchen = (await running.store.create(turns=[Turn(role="user", text="We renovate the kitchen.")])).id
+        missing = uuid4()
+        code, out, err = await parley(capsys, "ask", "Hello?", "--chat", str(missing))
+        assert (code, out, err) == (1, "", f"parley: no chat with id {missing}\n")
+        await running.loop.send_text("Hello")  # the window's user, typing, in the chat it shows
+        await running.watcher.until(lambda: len(running.watcher.spoken()) == 2)
+        code, out, err = await parley(capsys, "ask", "Which wood?", "--chat", str(kitchen), "--json")
+        assert code == 0, err
+        assert (json.loads(out)["chat_id"], json.loads(out)["model"]) == (str(kitchen), "Oak.")
+        # The first conversation ended in its own chat before the question opened the next one, in the kitchen.
+        switched = [e for e in running.watcher.of("conversation") if isinstance(e, ChatSwitched)]
+        assert switched == [ChatSwitched(kitchen)] and running.loop.chat_id == kitchen
+        await running.watcher.until_saved(2)
+        assert await history(running) == [("user", "Hello"), ("model", "Hello there.")]
+        await running.watcher.until(
+            lambda: [e for e in running.watcher.of("conversation") if isinstance(e, Saved)][-1:] == [Saved(kitchen, 2)]
+        )
+        chat = await running.store.get(kitchen)
+        assert [(t.role, t.text) for t in chat.full_history] == [
+            ("user", "We renovate the kitchen."),
+            ("user", "Which wood?"),
+            ("model", "Oak."),
+        ]
+    assert len(gemini_live_server.connections) == 2
 
 
 async def test_ctrl_c_stops_waiting_and_the_question_stays_in_the_running_parleys_chat(
@@ -157,9 +194,11 @@ async def test_the_socket_takes_questions_only_and_only_its_user_may_connect(
     async with running_loop(environment) as running:
         path = socket_path(environment / "data")
         assert path.stat().st_mode & 0o777 == 0o600
+        only = 'not a request: the only one is {"ask": "TEXT"}, with "chat": "CHAT ID" or not'
         for request, refused in (
-            (b'{"run": "rm -rf ~"}\n', 'not a request: the only one is {"ask": "TEXT"}'),
-            (b'{"ask": "Hi", "chat": "x"}\n', 'not a request: the only one is {"ask": "TEXT"}'),
+            (b'{"run": "rm -rf ~"}\n', only),
+            (b'{"ask": "Hi", "new_chat": true}\n', only),
+            (b'{"ask": "Hi", "chat": "x"}\n', "not a chat id: 'x'"),
             (b"ask Hi\n", "not a request: send one JSON object a line"),
             (b'{"ask": "   "}\n', "nothing to ask: the message is blank"),
         ):
