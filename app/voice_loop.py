@@ -13,9 +13,10 @@ from contextlib import AsyncExitStack
 from typing import Literal, Protocol
 from uuid import UUID
 
+from app.asks.server import AskServer
 from app.config.settings import Settings, SettingsError, model_cache
 from app.config.tls import ssl_context
-from app.conversation import ChatConversation, ConversationEvent, Saved, VoiceSettings
+from app.conversation import ChatConversation, ChatSwitched, ConversationEvent, Saved, VoiceSettings
 from app.listening_lock import listening_lock
 from app.outbox import Outbox
 from app.tools.toolkit import ToolKit
@@ -78,6 +79,7 @@ class VoiceLoop:
         new_chat: bool = False,
         toolkits: Sequence[ToolKit] = (),
         background: bool = True,
+        serve_asks: bool = True,
     ) -> None:
         """`source`: the microphone, or None for a loop that takes typed messages only (no wake word model is
         loaded). `new_chat`: `chat_id` is a new id, and the chat is created with its first saved turn.
@@ -89,7 +91,9 @@ class VoiceLoop:
         entered when the loop starts and exited when it stops. `background` False (`parley ask`, one message
         and gone): the loop starts no backfill, and ends once the turns are saved, leaving the chat's title,
         topic and recall vectors to the next loop's or window's backfill (its new turns have no vectors yet),
-        instead of making its user wait seconds for them."""
+        instead of making its user wait seconds for them. `serve_asks`: while it runs, `parley ask` in another
+        process reaches this loop (`app.asks.server`), as `parley listen` and the window do; not `parley ask`'s
+        own loop, which ends at its one answer."""
         if settings.effective_voice_model == "gemini" and settings.gemini_api_key is None:
             raise SettingsError(
                 "voice_model is gemini but no Gemini API key is set: set GEMINI_API_KEY or "
@@ -108,6 +112,7 @@ class VoiceLoop:
         self._toolkits = tuple(toolkits)
         self._background = background
         self._typed = TypedText()
+        self._asks = AskServer(settings.data_dir, self, services.store) if serve_asks else None
         self._conversation: ChatConversation | None = None
         self._assistant: Assistant | None = None
 
@@ -121,6 +126,12 @@ class VoiceLoop:
         self._chat_id = chat_id
         if self._conversation is not None:
             self._conversation.continue_in(chat_id)
+
+    async def switch_to(self, chat_id: UUID) -> None:
+        """Make `chat_id` the chat the next conversation continues, and tell the observer (`ChatSwitched`: the
+        window shows it). On the loop's own event loop."""
+        self.continue_in(chat_id)
+        await self._told(ChatSwitched(chat_id))
 
     @property
     def muted(self) -> bool:
@@ -191,7 +202,7 @@ class VoiceLoop:
                     web_search=settings.web_search,
                 ),
                 chat_id=self._chat_id,
-                on_event=self._observer.conversation,
+                on_event=self._told,
                 barge_in=None if self._source is None else await asyncio.to_thread(speech_over_playback),
                 new_chat=self._new_chat,
                 toolkits=self._toolkits,
@@ -199,6 +210,8 @@ class VoiceLoop:
             self._conversation = conversation
             states = StateMachine()
             states.subscribe(self._observer.state)
+            if self._asks is not None:
+                states.subscribe(self._asks.state)
             assistant = Assistant(
                 source=self._source,
                 wake=wake,
@@ -209,6 +222,8 @@ class VoiceLoop:
                 on_microphone_lost=None if self._on_device_lost is None else self._microphone_lost,
             )
             self._assistant = assistant
+            if self._asks is not None:
+                await stack.enter_async_context(self._asks)  # closed first: the questions waiting are told
             self._observer.ready(wake.model_name if wake else "", conversation.chat_id)
             try:
                 await self._until_stopped(assistant)
@@ -245,6 +260,11 @@ class VoiceLoop:
     def _speaker_lost(self, error: AudioError) -> None:
         assert self._on_device_lost is not None
         self._on_device_lost("speaker", str(error))
+
+    async def _told(self, event: ConversationEvent) -> None:
+        await self._observer.conversation(event)
+        if self._asks is not None:
+            await self._asks.conversation(event)
 
     async def _saved(self, maintenance: MaintenanceWorker, delivery: Delivery) -> None:
         """Turns the store could not take before reached it (at start, or on a retry): maintain their chats,

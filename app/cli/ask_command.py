@@ -1,5 +1,7 @@
 """`parley ask "TEXT"`: one typed turn, without a microphone, through the voice loop `parley listen` runs
-(the same session, tools, journal and saving); the answer's text is printed and the command ends."""
+(the same session, tools, journal and saving); the answer's text is printed and the command ends. While a
+Parley runs on the same chats (the window, even hidden, or `parley listen`), the question goes to it
+instead (`app.asks`), and is answered in its conversation and its chat."""
 
 from __future__ import annotations
 
@@ -8,23 +10,19 @@ import asyncio
 import json
 import signal
 import sys
-from contextlib import suppress
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-from uuid import UUID
+from typing import TYPE_CHECKING
 
-from app.cli.command_runner import UsageError
+from app.asks.answer import Answer
+from app.cli.command_runner import UsageError, chat_id_argument
 from app.config.settings import Settings
 from voice.errors import VoiceError
-from voice.session_events import ConnectionFailed, SpokenTurn, ToolUsed
-from voice.state import AssistantState, StateChanged
 
 if TYPE_CHECKING:  # the voice loop and its audio are imported by `ask`, not when `parley` reads its options
-    from app.conversation import ConversationEvent
     from app.voice_loop import VoiceLoop
     from voice.audio.chunks import AudioChunk, AudioFormat, AudioSink
-    from voice.wake.protocol import WakeEvent
 
 
 class NoAnswer(VoiceError):
@@ -52,6 +50,60 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
         raise UsageError("nothing to ask: the message is blank")
     if args.audio_out is not None and not args.audio_out.parent.is_dir():
         raise UsageError(f"cannot write audio to {args.audio_out}: folder {args.audio_out.parent} does not exist")
+    answer = asyncio.run(_running_parleys_answer(settings, text, args))
+    if answer is None:  # no Parley runs on these chats: this process answers
+        answer = _answer_here(settings, text, args)
+    if answer.failure is not None:
+        print(f"parley: {answer.failure}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(answer.as_json(), ensure_ascii=False))
+    else:
+        print(answer.model)
+        for source in answer.sources:
+            print(f"  {source['title']}: {source['uri']}")  # the pages a web answer drew on
+    return 0
+
+
+async def _running_parleys_answer(settings: Settings, text: str, args: argparse.Namespace) -> Answer | None:
+    """The answer of the Parley running on these chats, or None when none runs (then this process may
+    listen: `AlreadyListening` at once, not after the models load, when the folder's lock is held by a
+    Parley that takes no questions)."""
+    from app.asks.client import ask_running, running_parley
+    from app.listening_lock import AlreadyListening, who_listens
+
+    data_dir = settings.data_dir
+    if args.new_chat or args.audio_out is not None:
+        if await running_parley(data_dir):
+            raise UsageError(
+                "--new-chat and --audio-out cannot reach the Parley running on these chats: ask without them (it"
+                " answers in its chat, or in --chat's), or quit it first"
+            )
+    else:
+        chat = None if args.chat is None else chat_id_argument(args.chat)
+        with _stop_signals() as stopping:
+            asking = asyncio.create_task(ask_running(data_dir, text, chat=chat), name="ask-running-parley")
+            stopped = asyncio.create_task(stopping.wait(), name="ask-stopped")
+            try:
+                await asyncio.wait({asking, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for task in (asking, stopped):
+                    task.cancel()
+                await asyncio.gather(asking, stopped, return_exceptions=True)
+            if not asking.cancelled():
+                answer = asking.result()
+                if answer is not None:
+                    return answer
+            else:
+                raise Stopped("stopped waiting for the answer; the question stays with the running Parley, in its chat")
+    owner = who_listens(data_dir)
+    if owner is not None:
+        raise AlreadyListening(owner)
+    return None
+
+
+def _answer_here(settings: Settings, text: str, args: argparse.Namespace) -> Answer:
+    """The answer of a voice loop run in this process, for this one question."""
     # The voice is written beside its file, and put in its place only once the answer came: a failed ask
     # leaves no half-written file (nor an older one overwritten).
     partial = None if args.audio_out is None else args.audio_out.with_name(f".{args.audio_out.name}.partial")
@@ -64,76 +116,7 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
             partial.replace(args.audio_out)
         elif partial is not None:
             partial.unlink(missing_ok=True)
-    if not answered:
-        print(f"parley: {answer.failure}", file=sys.stderr)
-        return 1
-    if args.json:
-        print(json.dumps(answer.as_json(), ensure_ascii=False))
-    else:
-        print(answer.model)
-        for source in answer.sources:
-            print(f"  {source['title']}: {source['uri']}")  # the pages a web answer drew on
-    return 0
-
-
-@dataclass
-class Answer:
-    """What one `ask` said and did; also the loop's observer, which gathers it."""
-
-    chat_id: UUID
-    user: str = ""
-    """The user's turn as recorded ("" until it is)."""
-    model: str = ""
-    """The model's answer ("" until it comes)."""
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    sources: list[dict[str, str]] = field(default_factory=list)
-    """The web pages the answer drew on (`{"title", "uri"}`), when the model searched the web."""
-    failure: str | None = None
-    """Why the model could not be reached, in one line."""
-    over: asyncio.Event = field(default_factory=asyncio.Event)
-    """Set once there is nothing more to wait for: the answer came, the model could not be reached, or the
-    conversation ended."""
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "chat_id": str(self.chat_id),
-            "user": self.user,
-            "model": self.model,
-            "tool_calls": self.tool_calls,
-            "sources": self.sources,
-        }
-
-    # The voice loop's observer: only the conversation matters here.
-
-    def ready(self, wake_word: str, chat_id: UUID) -> None:
-        return None
-
-    def muted(self, muted: bool) -> None:
-        return None
-
-    def level(self, dbfs: float) -> None:
-        return None
-
-    async def wake(self, wake: WakeEvent) -> None:
-        return None
-
-    def state(self, change: StateChanged) -> None:
-        if change.new is AssistantState.SLEEPING:
-            self.over.set()  # the conversation ended without an answer (the answer would have ended it first)
-
-    async def conversation(self, event: ConversationEvent) -> None:
-        if isinstance(event, SpokenTurn) and event.role == "user" and not self.user:
-            self.user = event.text
-        elif isinstance(event, SpokenTurn) and event.role == "model" and self.user:
-            self.model = event.text
-            self.sources = [{"title": source.title, "uri": source.uri} for source in event.sources]
-            self.over.set()  # recorded (journaled) before it is told: the loop can stop here
-        elif isinstance(event, ToolUsed):
-            call = event.call
-            self.tool_calls.append({"name": call.name, "args": dict(call.args), "result": dict(event.reply.result)})
-        elif isinstance(event, ConnectionFailed):
-            self.failure = event.message
-            self.over.set()
+    return answer
 
 
 async def ask(
@@ -172,6 +155,7 @@ async def ask(
             observer=answer,
             toolkits=[timers, *mcp_toolkits(settings.config_file)],
             background=False,  # saved, the answer is printed at once: the next `listen` or window maintains the chat
+            serve_asks=False,  # it ends at its one answer: a second `ask` waits for nothing
         )
         await _until_answered(loop, answer, text)
         if answer.failure is None and not answer.model:
@@ -185,6 +169,27 @@ async def _until_answered(loop: VoiceLoop, answer: Answer, text: str) -> None:
     early, what was said so far (the question, journaled once sent) is saved now, not left in the journal
     for the next `ask` to deliver; `Stopped` says so."""
     await loop.send_text(text)
+    with _stop_signals() as stopping:
+        running = asyncio.create_task(loop.run(), name="ask-voice-loop")
+        over = asyncio.create_task(answer.over.wait(), name="ask-answer")
+        stopped = asyncio.create_task(stopping.wait(), name="ask-stopped")
+        try:
+            await asyncio.wait({running, over, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            loop.stop()
+            await running
+        finally:
+            for task in (running, over, stopped):
+                task.cancel()
+            await asyncio.gather(running, over, stopped, return_exceptions=True)
+    if stopping.is_set() and not answer.model:
+        if answer.user:
+            raise Stopped(f"stopped before the answer; the question is saved in chat {answer.chat_id}")
+        raise Stopped("stopped before the message was sent; nothing was saved")
+
+
+@contextmanager
+def _stop_signals() -> Iterator[asyncio.Event]:
+    """An event set by Ctrl-C or SIGTERM while the block runs (on the running event loop)."""
     stopping = asyncio.Event()
     events = asyncio.get_running_loop()
     for number in STOPPING_SIGNALS:
@@ -192,24 +197,12 @@ async def _until_answered(loop: VoiceLoop, answer: Answer, text: str) -> None:
         # signal is not delivered anyway).
         with suppress(NotImplementedError, RuntimeError):
             events.add_signal_handler(number, stopping.set)
-    running = asyncio.create_task(loop.run(), name="ask-voice-loop")
-    over = asyncio.create_task(answer.over.wait(), name="ask-answer")
-    stopped = asyncio.create_task(stopping.wait(), name="ask-stopped")
     try:
-        await asyncio.wait({running, over, stopped}, return_when=asyncio.FIRST_COMPLETED)
-        loop.stop()
-        await running
+        yield stopping
     finally:
         for number in STOPPING_SIGNALS:
             with suppress(NotImplementedError, RuntimeError):
                 events.remove_signal_handler(number)
-        for task in (running, over, stopped):
-            task.cancel()
-        await asyncio.gather(running, over, stopped, return_exceptions=True)
-    if stopping.is_set() and not answer.model:
-        if answer.user:
-            raise Stopped(f"stopped before the answer; the question is saved in chat {answer.chat_id}")
-        raise Stopped("stopped before the message was sent; nothing was saved")
 
 
 class Stopped(VoiceError):

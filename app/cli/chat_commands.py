@@ -8,9 +8,8 @@ import json
 import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
-from uuid import UUID
 
-from app.cli.command_runner import Subcommands, UsageError, json_action, listing
+from app.cli.command_runner import Subcommands, chat_id_argument, json_action, listing
 from app.cli.out_file import add_out_arguments, check_out, write_out
 from app.config.settings import Settings
 
@@ -102,13 +101,6 @@ async def welcome(settings: Settings) -> int:
     return 0
 
 
-def _chat_id(text: str) -> UUID:
-    try:
-        return UUID(text)
-    except ValueError:
-        raise UsageError(f"not a chat id: {text!r}") from None
-
-
 def _info_json(info: ChatInfo) -> dict[str, Any]:
     return {
         "id": str(info.id),
@@ -145,7 +137,7 @@ def _info_line(info: ChatInfo) -> str:
 async def _show(controller: ChatController, args: argparse.Namespace) -> Any:
     from chats.transfer import chat_to_json, export_markdown
 
-    chat = await controller.show(_chat_id(args.id))
+    chat = await controller.show(chat_id_argument(args.id))
     if args.json:
         return chat_to_json(chat)
     print(export_markdown([chat]), end="")
@@ -193,7 +185,7 @@ async def _new(controller: ChatController, args: argparse.Namespace) -> Any:
 
 
 async def _rename(controller: ChatController, args: argparse.Namespace) -> Any:
-    chat_id = _chat_id(args.id)
+    chat_id = chat_id_argument(args.id)
     title = await controller.rename(chat_id, args.title)
     if not args.json:
         print(f"Renamed {chat_id}.")
@@ -201,7 +193,7 @@ async def _rename(controller: ChatController, args: argparse.Namespace) -> Any:
 
 
 async def _delete(controller: ChatController, args: argparse.Namespace) -> Any:
-    chat_id = _chat_id(args.id)
+    chat_id = chat_id_argument(args.id)
     await controller.delete(chat_id)
     if not args.json:
         print(f"Deleted {chat_id}.")
@@ -209,7 +201,7 @@ async def _delete(controller: ChatController, args: argparse.Namespace) -> Any:
 
 
 async def _move(controller: ChatController, args: argparse.Namespace) -> Any:
-    chat_id, folder_id = _chat_id(args.id), args.folder
+    chat_id, folder_id = chat_id_argument(args.id), args.folder
     await controller.move_chat(chat_id, folder_id)
     if not args.json:
         print(f"Moved {chat_id} out of its folder." if folder_id is None else f"Moved {chat_id} to folder {folder_id}.")
@@ -217,7 +209,7 @@ async def _move(controller: ChatController, args: argparse.Namespace) -> Any:
 
 
 async def _memory(controller: ChatController, args: argparse.Namespace) -> Any:
-    chat_id, enabled = _chat_id(args.id), args.switch == "on"
+    chat_id, enabled = chat_id_argument(args.id), args.switch == "on"
     await controller.set_memory_enabled(chat_id, enabled)
     if not args.json:
         print(f"Memory is {args.switch} in {chat_id}.")

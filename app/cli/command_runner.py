@@ -9,6 +9,7 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
+from uuid import UUID
 
 from app.config.settings import Settings
 
@@ -25,6 +26,14 @@ Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 class UsageError(Exception):
     """Input the command cannot use; the message is one line for the user."""
+
+
+def chat_id_argument(text: str) -> UUID:
+    """A chat id given on the command line; `UsageError` when it is not one."""
+    try:
+        return UUID(text)
+    except ValueError:
+        raise UsageError(f"not a chat id: {text!r}") from None
 
 
 def command(

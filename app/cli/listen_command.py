@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from uuid import UUID, uuid4
 
-from app.cli.command_runner import UsageError
+from app.cli.command_runner import UsageError, chat_id_argument
 from app.config.settings import Settings
 from voice.audio.devices import AudioDevice, audio_devices
 from voice.errors import NoAudioDevice
@@ -126,11 +126,7 @@ async def chat_to_talk_in(store: ChatStore, chat: str | None, *, new_chat: bool)
     whether it is new: a new chat is an id the store does not hold yet, created with its first saved
     turn, so a run that fails before anything is said leaves no empty chat behind."""
     if chat is not None:
-        try:
-            chat_id = UUID(chat)
-        except ValueError:
-            raise UsageError(f"not a chat id: {chat!r}") from None
-        return (await store.load_assistant_context(chat_id)).chat_id, False
+        return (await store.load_assistant_context(chat_id_argument(chat))).chat_id, False
     recent = [] if new_chat else await store.list_chats(limit=1)
     return (recent[0].id, False) if recent else (uuid4(), True)
 

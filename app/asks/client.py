@@ -1,0 +1,66 @@
+"""`parley ask`'s end of the socket: the question to the Parley running on these chats, if one does."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from uuid import UUID
+
+from app.asks.answer import Answer
+from app.asks.wire import MAX_REQUEST_BYTES, line, socket_path
+from voice.errors import VoiceError
+
+ANSWER_WAIT_S = 120.0
+"""How long `parley ask` waits for the running Parley's answer: seconds as a rule, longer while that
+Parley's user is in the middle of a conversation (the question waits its turn)."""
+
+
+class NoAnswerInTime(VoiceError):
+    """The running Parley took the question but did not answer it in time."""
+
+
+async def running_parley(data_dir: Path) -> bool:
+    """A Parley runs on these chats and takes questions (a socket file nobody answers on is not one)."""
+    connection = await _connect(data_dir)
+    if connection is None:
+        return False
+    connection[1].close()
+    return True
+
+
+async def ask_running(
+    data_dir: Path, question: str, *, chat: UUID | None = None, wait_s: float = ANSWER_WAIT_S
+) -> Answer | None:
+    """The running Parley's answer to `question` (asked in `chat`, else in the chat it is in), or None when
+    no Parley answers on these chats. `VoiceError` says (in one line) what went wrong once one took it."""
+    connection = await _connect(data_dir)
+    if connection is None:
+        return None
+    reader, writer = connection
+    try:
+        writer.write(line({"ask": question} if chat is None else {"ask": question, "chat": str(chat)}))
+        await writer.drain()
+        async with asyncio.timeout(wait_s):
+            response = await reader.readline()
+    except TimeoutError:
+        raise NoAnswerInTime(
+            f"the running Parley did not answer within {wait_s:.0f} s; the question stays in its chat"
+        ) from None
+    except ConnectionError:
+        response = b""
+    finally:
+        writer.close()
+    if not response:
+        raise VoiceError("the running Parley closed the connection without answering")
+    message = json.loads(response)
+    if "error" in message:
+        raise VoiceError(str(message["error"]))
+    return Answer.of_json(message["answer"])
+
+
+async def _connect(data_dir: Path) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
+    try:
+        return await asyncio.open_unix_connection(str(socket_path(data_dir)), limit=MAX_REQUEST_BYTES)
+    except OSError:  # no socket file, or one left by a Parley that is gone (refused)
+        return None

@@ -1,0 +1,147 @@
+"""The running Parley's end of `parley ask`: a Unix socket in the data folder, served on the voice loop's
+event loop for as long as the loop holds the folder's listening lock. A question that comes over it is
+typed to the loop (`send_text`, as the window's text box does: queued while a conversation runs), and its
+answer goes back once the loop has recorded it; the conversation, its chat and its journal are the running
+Parley's. Only questions are taken (`app.asks.wire`); the socket is this user's alone."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Protocol
+from uuid import UUID
+
+from app.asks.answer import Answer
+from app.asks.wire import MAX_REQUEST_BYTES, BadRequest, Question, line, question_of, socket_path
+from chats.errors import ChatsError
+from chats.store import ChatStore
+from voice.state import AssistantState, StateChanged
+
+if TYPE_CHECKING:
+    from app.conversation import ConversationEvent
+
+log = logging.getLogger(__name__)
+
+REQUEST_WAIT_S = 5.0
+"""How long a connection may take to send its question (a client sends it at once)."""
+CLOSE_WAIT_S = 2.0
+"""How long the questions still waiting get, once the loop stops, to be told so."""
+STOPPED = "Parley stopped before answering; the question stays in chat {chat_id} if it was sent"
+
+
+class AskTarget(Protocol):
+    """The voice loop, as the server sees it."""
+
+    @property
+    def chat_id(self) -> UUID: ...
+
+    async def send_text(self, text: str) -> None: ...
+
+    async def switch_to(self, chat_id: UUID) -> None:
+        """The next conversation continues `chat_id`, and the loop's observer is told (the window shows it)."""
+        ...
+
+
+class AskServer:
+    """Serves questions from other processes while entered; feed it the loop's `state` and `conversation`
+    events, from which it gathers each question's answer."""
+
+    def __init__(self, data_dir: Path, target: AskTarget, store: ChatStore) -> None:
+        self._path = socket_path(data_dir)
+        self._target = target
+        self._store = store
+        self._asleep = asyncio.Event()
+        """No conversation runs: the loop starts asleep."""
+        self._asleep.set()
+        self._server: asyncio.Server | None = None
+        self._waiting: list[Answer] = []
+        """Questions sent to the loop and not answered yet, oldest first."""
+        self._handlers: set[asyncio.Task[None]] = set()
+
+    async def __aenter__(self) -> AskServer:
+        # Left by a Parley that ended without closing it (killed): this process holds the lock now.
+        self._path.unlink(missing_ok=True)
+        try:
+            self._server = await asyncio.start_unix_server(self._serve, path=str(self._path), limit=MAX_REQUEST_BYTES)
+        except OSError as error:  # a data folder whose path is too long for a socket, say
+            log.warning("`parley ask` cannot reach this Parley: no socket in the data folder (%s)", error)
+            return self
+        self._path.chmod(0o600)  # the data folder is private already (`keep_private`): this user only, twice
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if self._server is None:
+            return
+        self._server.close()
+        for answer in self._waiting:
+            answer.failure = STOPPED.format(chat_id=answer.chat_id)
+            answer.over.set()
+        if self._handlers:
+            _, late = await asyncio.wait(self._handlers, timeout=CLOSE_WAIT_S)
+            for handler in late:
+                handler.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
+        await self._server.wait_closed()
+        self._path.unlink(missing_ok=True)
+
+    # The loop's events.
+
+    def state(self, change: StateChanged) -> None:
+        if change.new is AssistantState.SLEEPING:
+            self._asleep.set()
+        else:
+            self._asleep.clear()
+        for answer in self._waiting:
+            answer.state(change)
+
+    async def conversation(self, event: ConversationEvent) -> None:
+        for answer in list(self._waiting):
+            asked = bool(answer.user)
+            await answer.conversation(event)
+            if not asked and answer.user:
+                answer.chat_id = self._target.chat_id  # where it was said (the loop may have changed chats)
+                break  # a turn is one question's: the same words asked twice are two turns
+
+    # One connection: one question.
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        handler = asyncio.current_task()
+        assert handler is not None
+        self._handlers.add(handler)
+        try:
+            async with asyncio.timeout(REQUEST_WAIT_S):
+                request = await reader.readline()
+            if request:  # empty: a client that only looked whether Parley runs
+                writer.write(line(await self._answer(question_of(request))))
+                await writer.drain()
+        except (BadRequest, ChatsError) as bad:  # a chat it does not hold, a store out of reach
+            writer.write(line({"error": str(bad)}))
+        except (TimeoutError, ValueError, ConnectionError):
+            pass  # a client that said nothing in time, too much, or left: nobody to tell
+        finally:
+            self._handlers.discard(handler)
+            writer.close()
+
+    async def _answer(self, question: Question) -> dict[str, object]:
+        if question.chat is not None and question.chat != self._target.chat_id:
+            await self._store.load_assistant_context(question.chat)  # `ChatNotFound` for a chat it does not hold
+            # The conversation under way goes on in its own chat: the question opens the next one.
+            while not self._asleep.is_set():
+                await self._asleep.wait()
+            await self._target.switch_to(question.chat)
+        answer = Answer(self._target.chat_id, question=question.text)
+        self._waiting.append(answer)
+        try:
+            await self._target.send_text(question.text)
+            await answer.over.wait()
+        finally:
+            self._waiting.remove(answer)
+        if answer.failure is not None:
+            return {"error": answer.failure}
+        if not answer.model:
+            return {"error": f"the conversation ended without an answer; the question is in chat {answer.chat_id}"}
+        return {"answer": answer.as_json()}
