@@ -19,7 +19,7 @@ from app.config.tls import ssl_context
 from app.conversation import ChatConversation, ChatSwitched, ConversationEvent, Saved, VoiceSettings
 from app.listening_lock import listening_lock
 from app.outbox import Outbox
-from app.tools.toolkit import ToolKit
+from app.tools.toolkit import ListensByItself, ToolKit
 from app.wake_enrolment import wake_detector
 from app.wiring import ChatServices, language_of, live_language_code, spoken_language
 from chats.journal import JOURNAL_FILE, Delivery, TurnJournal
@@ -28,6 +28,7 @@ from voice.assistant import Assistant
 from voice.audio.chunks import AudioSink, AudioSource
 from voice.audio.microphone_gate import MicrophoneGate
 from voice.audio.optional_sink import OptionalSink
+from voice.audio.preroll import StreamCursor
 from voice.echo.barge_in import speech_over_playback
 from voice.errors import AudioError
 from voice.live.connection import LiveConnectionFactory
@@ -115,6 +116,9 @@ class VoiceLoop:
         self._asks = AskServer(settings.data_dir, self, services.store) if serve_asks else None
         self._conversation: ChatConversation | None = None
         self._assistant: Assistant | None = None
+        for kit in self._toolkits:
+            if isinstance(kit, ListensByItself):
+                kit.listen_through(self.overhear)
 
     @property
     def chat_id(self) -> UUID:
@@ -136,6 +140,11 @@ class VoiceLoop:
     @property
     def muted(self) -> bool:
         return self._source is not None and self._source.muted
+
+    def overhear(self) -> StreamCursor | None:
+        """The microphone from now on, beside the wake word (`Assistant.overhear`); None before `ready`, after
+        the loop stopped, or without a microphone. A muted microphone is heard as silence."""
+        return None if self._assistant is None else self._assistant.overhear()
 
     async def talk(self) -> bool:
         """Push-to-talk: while sleeping, start a conversation as the wake word would (the observer's `wake`

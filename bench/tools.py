@@ -11,6 +11,7 @@ go to bench/results/tools.json under those names, with the machine's load, and a
 - own_tool_answer: from the model's tool call arriving at the session to the answer being sent back, for
   Parley's timer tools (set_timer, list_timers, cancel_timer, set_reminder) through the real session.
 - mcp_call_round_trip, mcp_first_start: the user's MCP tools (`bench.tools_mcp`).
+- timer_stop_by_voice: from the end of a spoken "stop" to the ring stopping (`bench.tools_stop`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from app.timers.ringing import SoundRinger
 from app.timers.store import TimerFile
 from app.timers.toolkit import TimerKit
 from app.timers.wiring import local_zone
+from bench.tools_stop import timer_stop_by_voice
 from bench.voice_latency import StampedConnection, TimingSink, forever, ignore, summarise
 from tests.fakes.gemini_live_scenario import (
     AfterAudio,
@@ -224,6 +226,7 @@ MEASUREMENTS: Mapping[str, Callable[[], Awaitable[dict[str, Any]]]] = {
     "timer_lateness_asleep": timer_lateness_asleep,
     "timer_lateness_in_conversation": timer_lateness_in_conversation,
     "own_tool_answer": own_tool_answer,
+    "timer_stop_by_voice": timer_stop_by_voice,
 }
 """Name -> measurement: each is one entry of the results."""
 
@@ -291,6 +294,12 @@ def report(results: dict[str, Any]) -> None:
                 f"{name}: p50 {late['p50_ms']} ms, p95 {late['p95_ms']} ms, max {late['max_ms']} ms "
                 f"({late['runs']} timers; {verdict} the goal p95 <= {late['goal_p95_ms']:.0f} ms)"
             )
+    if "timer_stop_by_voice" in results:
+        stop = results["timer_stop_by_voice"]
+        print(
+            f"timer_stop_by_voice: p50 {stop['p50_ms']} ms, p95 {stop['p95_ms']} ms from the end of 'stop' "
+            f"({stop['runs']} rings; the first, loading Whisper: {stop['first_ring_ms']} ms)"
+        )
     for tool, spent in results.get("own_tool_answer", {}).items():
         print(f"own_tool_answer {tool}: p50 {spent['p50_ms']} ms, p95 {spent['p95_ms']} ms ({spent['runs']} calls)")
 

@@ -96,6 +96,12 @@ class Assistant:
         self._pressed.set()
         return True
 
+    def overhear(self) -> StreamCursor | None:
+        """The microphone from now on, beside the wake word and the conversation (a short command heard while
+        something else happens: "stop" while a timer rings); None without a microphone. Close the cursor when
+        done: it holds what it has not read."""
+        return None if self._deaf or self._stream.ended else self._stream.since(self._stream.end_ms)
+
     async def run(self) -> None:
         """Until the audio source ends (a recording) or the task is cancelled (shutdown); without a
         microphone, until cancelled."""

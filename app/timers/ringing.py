@@ -1,6 +1,8 @@
 """How a timer rings: the chime and the spoken line through the speaker, a desktop notification (a front
 event), and a line in the chat it was set in. It rings a few rounds, then gives up; `stop` ends it early
-(the window's Stop button, the tray's message).
+(the window's Stop button, the tray's message), and so does the user saying "stop" (`sayings.stop_words`),
+without the wake word: while it rings, and only then, the microphone is read beside the wake word detector
+(`listen_through`), through the echo canceller that keeps the ring's own sound from stopping it.
 
 The voice is espeak-ng's (the offline voice's, `voice.offline.speech`) even when Gemini answers the
 conversations: a timer rings while Parley sleeps, when no Live session is open, and opening one to say
@@ -11,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterable, Awaitable, Callable, Sequence
 from datetime import tzinfo
 from uuid import UUID
 
@@ -19,6 +21,7 @@ from app.front.events import FrontEvent, TimerRinging, TimersMissed, TimerStoppe
 from app.timers import sayings
 from app.timers.model import Timer
 from app.timers.scheduler import Pause, set_or_paused
+from app.tools.toolkit import Overhear
 from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk, AudioSink
 from voice.audio.earcon import earcon
 
@@ -35,6 +38,9 @@ Speak = Callable[[str, str], Awaitable[bytes]]
 """Text and language -> PCM16 in `MODEL_VOICE_FORMAT`, what speakers take (b"" for nothing)."""
 NoteInChat = Callable[[UUID, str, UUID], Awaitable[None]]
 """Add a line to a chat (chat id, text, the line's id)."""
+Spot = Callable[[AsyncIterable[AudioChunk], Sequence[str], str], Awaitable[bool]]
+"""Read microphone chunks until one of the words is said in the language (a code): True; False when the chunks
+end first, or when nothing can listen (no speech model)."""
 
 
 class SoundRinger:
@@ -47,8 +53,10 @@ class SoundRinger:
         sink: AudioSink | None = None,
         speak: Speak | None = None,
         note: NoteInChat | None = None,
+        spot: Spot | None = None,
         pause: Pause = asyncio.sleep,
     ) -> None:
+        """`spot`: hears "stop" on the microphone (None: only `stop` stops a ring)."""
         self._post = post
         self._language = language
         self._zone = zone
@@ -56,7 +64,13 @@ class SoundRinger:
         self._speak = speak
         self._note = note
         self._pause = pause
+        self._spot = spot
+        self._overhear: Overhear | None = None
         self._stops: dict[str, asyncio.Event] = {}
+
+    def listen_through(self, overhear: Overhear) -> None:
+        """How to open the microphone while a timer rings (the voice loop's `overhear`)."""
+        self._overhear = overhear
 
     def stop(self, timer_id: str | None = None) -> None:
         """Stop `timer_id` ringing, or every timer that rings. On the ringer's event loop."""
@@ -68,6 +82,7 @@ class SoundRinger:
         message = sayings.rang(timer, self._language)
         stopped = self._stops.setdefault(timer.id, asyncio.Event())
         self._post(TimerRinging(timer, message))
+        hearing = asyncio.create_task(self._hear_stop(stopped), name=f"timer-hears-stop-{timer.id}")
         try:
             for round_ in range(ROUNDS):
                 await self._sound(message)
@@ -76,8 +91,23 @@ class SoundRinger:
                 if await set_or_paused(stopped, self._pause, ROUND_GAP_S):
                     break
         finally:
+            hearing.cancel()
+            await asyncio.gather(hearing, return_exceptions=True)
             del self._stops[timer.id]
             self._post(TimerStopped(timer.id))
+
+    async def _hear_stop(self, stopped: asyncio.Event) -> None:
+        """Set `stopped` when the user says a stop word; nothing without a microphone or a speech model.
+        Another timer ringing at once listens on a cursor of its own, and "stop" stops them both."""
+        microphone = None if self._spot is None or self._overhear is None else self._overhear()
+        if microphone is None or self._spot is None:
+            return
+        with microphone:
+            try:
+                if await self._spot(microphone, sayings.stop_words(self._language), self._language):
+                    stopped.set()
+            except Exception as error:  # the button still stops it
+                log.warning("a timer could not listen for stop: %r", error)
 
     async def missed(self, timers: Sequence[Timer]) -> None:
         message = sayings.missed(timers, self._zone, self._language)

@@ -115,6 +115,22 @@ SAY: Mapping[str, Mapping[str, str]] = {
 """Language -> what is said about timers, by message."""
 
 
+STOP_WORDS: Mapping[str, tuple[str, ...]] = {
+    "en": ("stop", "enough", "quiet", "shut up"),
+    "it": ("stop", "basta", "ferma", "fermati", "smettila", "zitto"),
+    "es": ("stop", "para", "basta", "detente", "silencio", "cállate"),
+    "fr": ("stop", "arrête", "arrêtez", "assez", "silence", "tais toi"),
+    "de": ("stopp", "stop", "aus", "halt", "genug", "ruhe", "hör auf"),
+}
+"""What stops a ringing timer when said alone, without the wake word (`app.timers.ringing`): matched as whole
+words in what Whisper heard (case and accents aside). Nothing a ring itself says (`rang`) is among them."""
+
+
+def stop_words(language: str) -> tuple[str, ...]:
+    """The words that stop a ring in `language` (English's for one Parley does not speak)."""
+    return STOP_WORDS.get(language, STOP_WORDS["en"])
+
+
 def rang(timer: Timer, language: str) -> str:
     """What is said (and shown, and noted in the chat) when `timer` rings."""
     say = SAY.get(language, _EN)

@@ -26,6 +26,7 @@ from app.timers.parsing import due_time
 from app.timers.schedule import matching, running
 from app.timers.scheduler import Clock, Pause, Ringer, TimerScheduler
 from app.timers.store import TimerFile, TimerFileError
+from app.tools.toolkit import ListensByItself, Overhear
 from voice.live.connection import ToolDeclaration
 
 Listener = Callable[[Sequence[Timer]], None]
@@ -56,8 +57,14 @@ class TimerKit:
         self._scheduler = (
             None if ringer is None else TimerScheduler(file, ringer, clock=clock, pause=pause, on_marked=self._told)
         )
+        self._ringer = ringer
         self._task: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[datetime | None] | None = None
+
+    def listen_through(self, overhear: Overhear) -> None:
+        """The voice loop's microphone, for a ringer that hears "stop" (`ListensByItself`)."""
+        if isinstance(self._ringer, ListensByItself):
+            self._ringer.listen_through(overhear)
 
     async def __aenter__(self) -> TimerKit:
         if self._scheduler is not None:

@@ -6,21 +6,25 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterable, Callable, Sequence
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
+from typing import TYPE_CHECKING
 from uuid import UUID
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from app.config.settings import Settings
+from app.config.settings import Settings, model_cache
 from app.front.events import ChatSaved, FrontEvent, TimersChanged
-from app.timers.ringing import SoundRinger, Speak
+from app.timers.ringing import SoundRinger, Speak, Spot
 from app.timers.scheduler import Clock, Pause
 from app.timers.store import TimerFile
 from app.timers.toolkit import TimerKit
 from app.wiring import ChatServices, spoken_language
 from chats.models import Turn
-from voice.audio.chunks import AudioSink
+from voice.audio.chunks import AudioChunk, AudioSink
+
+if TYPE_CHECKING:  # imported where used: faster-whisper takes a quarter of a second to import
+    from voice.offline.spotter import PhraseSpotter
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +76,16 @@ def timer_kit(
         tell(ChatSaved(chat_id))
 
     ringer = (
-        SoundRinger(post=tell, language=language or "en", zone=zone, sink=sink, speak=_espeak(), note=note, pause=pause)
+        SoundRinger(
+            post=tell,
+            language=language or "en",
+            zone=zone,
+            sink=sink,
+            speak=_espeak(),
+            note=note,
+            spot=stop_spotter(),
+            pause=pause,
+        )
         if rings
         else None
     )
@@ -103,3 +116,34 @@ def _espeak() -> Speak | None:
         return await synthesizer.synthesize(text, voice=voice_for(language))
 
     return speak
+
+
+def stop_spotter() -> Spot:
+    """Hears a stop word with the offline Whisper base and Silero VAD (`voice.offline.spotter`), loaded at the
+    first ring (about 0.5 s, while the chime plays) and kept; without them, hears nothing (the button stops
+    the ring), said once in the log."""
+    loading: asyncio.Task[PhraseSpotter | None] | None = None
+
+    async def spot(chunks: AsyncIterable[AudioChunk], words: Sequence[str], language: str) -> bool:
+        nonlocal loading
+        if loading is None:
+            loading = asyncio.create_task(asyncio.to_thread(_loaded, model_cache()), name="timer-stop-spotter")
+        spotter = await asyncio.shield(loading)
+        if spotter is None:
+            return False
+        return await spotter.spot(chunks, words, language) is not None
+
+    return spot
+
+
+def _loaded(cache: Path) -> PhraseSpotter | None:
+    """The spotter, or None (logged) when its models are missing."""
+    from voice.errors import VadModelError
+    from voice.offline.errors import OfflineVoiceError
+    from voice.offline.spotter import PhraseSpotter
+
+    try:
+        return PhraseSpotter.load(cache)
+    except (OfflineVoiceError, VadModelError) as error:
+        log.info("a ringing timer stops by its button only: %s", error)
+        return None

@@ -4,12 +4,16 @@ started, schedulers running, all of it closed with the loop)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol, runtime_checkable
 from uuid import UUID
 
+from voice.audio.preroll import StreamCursor
 from voice.live.connection import ToolDeclaration
+
+Overhear = Callable[[], StreamCursor | None]
+"""The microphone from now on, read beside the wake word (None: no microphone, or the loop not listening)."""
 
 
 class ToolKit(AbstractAsyncContextManager["ToolKit"], Protocol):
@@ -37,4 +41,13 @@ class HearsTheUser(Protocol):
 
     def heard(self, text: str) -> None:
         """The user finished a turn (spoken or typed): its words, told before the tools it leads to run."""
+        ...
+
+
+@runtime_checkable
+class ListensByItself(Protocol):
+    """A kit that listens to the microphone now and then without the wake word (a ringing timer, for "stop")."""
+
+    def listen_through(self, overhear: Overhear) -> None:
+        """Told once, by the voice loop that holds the kit, how to open the microphone."""
         ...

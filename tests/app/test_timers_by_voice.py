@@ -1,6 +1,7 @@
 """A timer set in a conversation (the real google-genai client against the fake Live server, the real voice
 loop, SQLite store and timers file) rings when a clock the test moves reaches its time, with Parley
-asleep: the chime and the words on the speaker, the news for the window, a line in its chat; until Stop."""
+asleep: the chime and the words on the speaker, the news for the window, a line in its chat; until Stop, or
+until the user says "stop" into the microphone (the real Whisper base and Silero VAD)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeVar
+
+import pytest
 
 from app.config.settings import load_settings
 from app.front.events import FrontEvent, TimerRinging, TimersChanged, TimerStopped
@@ -28,11 +31,14 @@ from tests.fakes.gemini_live_scenario import (
     script,
 )
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.voice.fixtures import silence
+from tests.voice.offline.said import said
 from tests.voice.session_harness import RecordingSink
-from voice.audio.chunks import AudioChunk
+from voice.audio.chunks import MIC_FORMAT, AudioChunk
 from voice.audio.earcon import earcon
 from voice.audio.null_sink import NullSink
 from voice.state import AssistantState
+from voice.wake.protocol import TYPED_TEXT
 
 WAIT_S = 30.0
 E = TypeVar("E")
@@ -130,3 +136,42 @@ async def test_a_pasta_timer_set_by_voice_rings_on_time_while_parley_sleeps(
         assert len(speaker.played) == 2  # stopped before the next round
         await planned(clock, 3600)
     assert len(front.of(TimerRinging)) == 1
+
+
+@pytest.mark.parametrize(("language", "word"), [("en", "stop"), ("it", "basta")])
+async def test_a_ringing_timer_stops_when_the_user_says_stop_without_the_wake_word(
+    environment: Path,
+    gemini_live_server: FakeGeminiLiveServer,
+    *,
+    model_cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    language: str,
+    word: str,
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))  # Whisper base, prepared once for the session
+    monkeypatch.setenv("PARLEY_LANGUAGE", language)
+    gemini_live_server.script(
+        script(
+            (AfterText(), (CallTools((Call("t-1", "set_timer", {"seconds": 60, "label": "pasta"}),)),)),
+            (AfterToolResponse("t-1"), (OutputTranscript("Done."), CompleteTurn())),
+        )
+    )
+    clock, front, speaker = ManualClock(), Front(), Speaker()
+
+    def kits(services: ChatServices, _sink: NullSink) -> Sequence[ToolKit]:
+        kit, _ = timer_kit(load_settings(), services, post=front.post, sink=speaker, clock=clock, pause=clock.pause)
+        return [kit]
+
+    async with running_loop(environment, toolkits=kits) as running:
+        await running.loop.send_text("Set a pasta timer for a minute")
+        await running.watcher.until_saved(turns=2)
+        await running.watcher.until(lambda: running.watcher.of("state")[-1] is AssistantState.SLEEPING)
+        await planned(clock, 60)
+        await front.until(TimerRinging)
+        await speaker.until(2)  # the first round: the chime, then the words
+
+        running.microphone.feed(AudioChunk(MIC_FORMAT, silence(500) + await said(word, language) + silence(1_500), 0.0))
+        await front.until(TimerStopped)
+        await planned(clock, 3600)
+        assert len(speaker.played) == 2  # no second round
+        assert [wake.model for wake in running.watcher.of("wake")] == [TYPED_TEXT]  # the wake word was not needed

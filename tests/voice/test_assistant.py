@@ -416,3 +416,28 @@ def test_a_wake_detector_needs_a_microphone() -> None:
             states=StateMachine(),
             on_wake=on_wake,
         )
+
+
+async def test_overhearing_reads_the_microphone_from_now_on_beside_the_wake_word() -> None:
+    running = Running(ScriptedConversation(frames=0))
+    chunks = numbered_frames(6)
+    running.microphone.put(*chunks[:3])
+    await running.wake.until_heard(3)
+    overheard = running.assistant.overhear()
+    assert overheard is not None
+    with overheard:
+        running.microphone.put(*chunks[3:])
+        await running.wake.until_heard(6)  # the wake detector reads on as before
+        running.microphone.end()
+        assert [number(chunk) async for chunk in overheard] == [3, 4, 5]
+    await running.finish()
+    assert running.assistant.overhear() is None  # the microphone has ended
+
+
+async def test_without_a_microphone_nothing_is_overheard() -> None:
+    deafened = Deafened(ScriptedConversation(frames=10, texts=1), microphone=None, wake=None)
+    assert deafened.assistant.overhear() is None
+    deafened.typed.put("Hello?")
+    await deafened.conversations(1)
+    assert deafened.assistant.overhear() is None
+    await deafened.stop()

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT
-from voice.audio.pcm import convert, pcm16_to_float
+from tests.voice.offline.said import said
+from voice.audio.chunks import MODEL_VOICE_FORMAT
 from voice.offline.chat_model import LANGUAGES
 from voice.offline.engine import ENGLISH_ONLY_NOTICE, ModelFolders, OfflineVoice
 from voice.offline.prompt import ChatMessage
@@ -34,8 +34,7 @@ def words(text: str) -> set[str]:
 
 async def spoken(language: str) -> bytes:
     """`SAID[language]` spoken by espeak-ng in that language's voice, at the microphone's 16 kHz."""
-    pcm = await EspeakSynthesizer().synthesize(SAID[language], voice=voice_for(language))
-    return convert(pcm16_to_float(pcm, 1), MODEL_VOICE_FORMAT.rate, MIC_FORMAT)
+    return await said(SAID[language], language)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,89 @@
+"""A ringing timer hears "stop" on the microphone stream the voice loop hands it (the real ringer, the real
+Silero VAD and Whisper base): another word does not stop it, and without a microphone only the button does."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from datetime import UTC
+from pathlib import Path
+
+import pytest
+
+from app.front.events import TimerStopped
+from app.timers.model import Timer
+from app.timers.ringing import ROUND_GAP_S, SoundRinger
+from app.timers.wiring import stop_spotter
+from app.tools.toolkit import Overhear
+from tests.app.test_timers_by_voice import WAIT_S, Front, Speaker
+from tests.app.timers.clock import START, ManualClock
+from tests.voice.fixtures import silence, split
+from tests.voice.offline.said import said
+from voice.audio.preroll import PrerollStream
+
+TIMER = Timer("a1b2c3", "timer", "pasta", START, START)
+
+
+@pytest.fixture(autouse=True)
+def models(model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))  # Whisper base, prepared once for the session
+    yield
+
+
+async def ringing(front: Front, speaker: Speaker, clock: ManualClock, language: str, overhear: Overhear) -> SoundRinger:
+    ringer = SoundRinger(
+        post=front.post, language=language, zone=UTC, sink=speaker, spot=stop_spotter(), pause=clock.pause
+    )
+    ringer.listen_through(overhear)
+    return ringer
+
+
+async def between_rounds(clock: ManualClock) -> None:
+    """Until the ring waits on the clock for its next round."""
+    async with asyncio.timeout(WAIT_S):
+        await clock.pauses.wait()
+
+
+def hearing_task() -> asyncio.Task[object]:
+    """The ring's listening, by its name."""
+    [task] = [t for t in asyncio.all_tasks() if t.get_name() == f"timer-hears-stop-{TIMER.id}"]
+    return task
+
+
+@pytest.mark.parametrize(("language", "word", "stops"), [("de", "stopp", True), ("en", "hello", False)])
+async def test_a_stop_word_stops_the_ring_and_another_word_does_not(language: str, word: str, stops: bool) -> None:
+    clock, front, speaker, microphone = ManualClock(), Front(), Speaker(), PrerollStream()
+    ringer = await ringing(front, speaker, clock, language, lambda: microphone.since(microphone.end_ms))
+    ring = asyncio.create_task(ringer.ring(TIMER))
+    await speaker.until(1)  # the first round's chime (no voice here)
+    hearing = hearing_task()
+    for chunk in split(silence(500) + await said(word, language) + silence(1_500)):
+        microphone.append(chunk)
+    microphone.end()
+    async with asyncio.timeout(WAIT_S):
+        await hearing  # it heard the word, or the stream ended
+    if not stops:
+        await between_rounds(clock)
+        clock.advance(ROUND_GAP_S)
+        await speaker.until(2)  # a second round: the ring went on
+        assert front.of(TimerStopped) == []
+        ringer.stop(TIMER.id)  # the button
+    async with asyncio.timeout(WAIT_S):
+        await ring
+    assert len(front.of(TimerStopped)) == 1
+    assert len(speaker.played) == (1 if stops else 2)
+
+
+async def test_without_a_microphone_only_the_button_stops_a_ring() -> None:
+    clock, front, speaker = ManualClock(), Front(), Speaker()
+    ringer = await ringing(front, speaker, clock, "en", lambda: None)
+    ring = asyncio.create_task(ringer.ring(TIMER))
+    await speaker.until(1)
+    await between_rounds(clock)
+    clock.advance(ROUND_GAP_S)
+    await speaker.until(2)  # a second round
+    assert front.of(TimerStopped) == []
+    ringer.stop()
+    async with asyncio.timeout(WAIT_S):
+        await ring
+    assert len(front.of(TimerStopped)) == 1

@@ -1,0 +1,120 @@
+"""Hears one of a few short commands ("stop") in a stream of microphone chunks, without the wake word:
+Silero VAD finds each short utterance, Whisper base transcribes it, and its words are matched against the
+phrases. Generic: what the phrases mean is the caller's.
+
+Why these two models, and nothing newer: both are already on the machine for the offline voice and barge-in,
+both are multilingual or language-blind, and the VAD costs 0.1-0.3 ms per 32 ms window, so Whisper runs only
+when someone speaks. A keyword model (openWakeWord) would need a model per word and language, and none ships
+for "stop". Facts that shape it:
+
+- Whisper reads a 30 s window whatever the utterance's length: about 1.1 s of one core per utterance on
+  this machine class (beam 5), so an utterance is cut at `MAX_MS` and transcribed on one thread, leaving
+  the other core to the microphone, the wake word and the speaker.
+- Whisper is told the language: on a single espeak-ng word it guessed Japanese for Italian "basta" and
+  English for German "stopp", and finding it costs a second decode.
+- A short hangover (`HANGOVER_MS`): a command is one word, and the caller waits for it.
+- A word alone, cut tight, is misheard: on espeak-ng's voices Whisper base made Italian "basta" "Master"
+  and Spanish "para" "a la" with the endpointer's usual 192 ms before the speech and nothing after it; with
+  `PAD_MS` before and `TRAILING_MS` of silence after, it heard "basta", "Para", "Stopp" (400 ms after
+  gave "Pasta"). The silence costs nothing: Whisper reads 30 s anyway.
+- Whisper is prompted with the phrases, as if said before: espeak-ng's "stop" from 2 m in a reverberant
+  room with noise was "So..." unprompted, "Stop." prompted, while "hello", "ciao" and a timer's own
+  sentence stayed what they were.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import unicodedata
+from collections.abc import AsyncIterable, Collection
+from dataclasses import dataclass
+from pathlib import Path
+
+import onnxruntime
+
+from voice.audio.chunks import AudioChunk
+from voice.echo.vad import SileroVad, load_session
+from voice.offline import files
+from voice.offline.endpoint import SAMPLE_RATE, EndpointConfig, Endpointer, SpeechEnded
+from voice.offline.transcriber import WhisperTranscriber
+
+MAX_MS = 3_000.0
+"""An utterance is cut here: a command is short, and Whisper's cost does not grow with it."""
+HANGOVER_MS = 320.0
+"""Silence that ends an utterance (milliseconds)."""
+PAD_MS = 400.0
+"""Audio kept before the utterance's first speech window (milliseconds)."""
+TRAILING_MS = 1_000.0
+"""Silence put after the utterance's last speech window before Whisper reads it (milliseconds)."""
+SPOTTER_THREADS = 1
+"""Whisper's threads: one core is left to the microphone, the wake word and the speaker."""
+
+
+@dataclass(frozen=True, slots=True)
+class Spotted:
+    """A phrase heard."""
+
+    phrase: str
+    end_ms: float
+    """Where the utterance's last speech window ends, on the chunks' own clock (`AudioChunk.start_ms`)."""
+
+
+def matching(text: str, phrases: Collection[str]) -> str | None:
+    """The first of `phrases` whose words occur, in order and whole, in `text` (case, accents and
+    punctuation aside); None for none. Pure."""
+    heard = _words(text)
+    for phrase in phrases:
+        wanted = _words(phrase)
+        if wanted and any(heard[i : i + len(wanted)] == wanted for i in range(len(heard) - len(wanted) + 1)):
+            return phrase
+    return None
+
+
+def _words(text: str) -> list[str]:
+    plain = unicodedata.normalize("NFKD", text.casefold())
+    return re.findall(r"\w+", "".join(c for c in plain if not unicodedata.combining(c)))
+
+
+class PhraseSpotter:
+    """Whisper and the VAD, loaded once (`load`, blocking); `spot` may be called again and again, one at a
+    time."""
+
+    def __init__(self, transcriber: WhisperTranscriber, vad: onnxruntime.InferenceSession) -> None:
+        self._transcriber = transcriber
+        self._vad = vad
+
+    @classmethod
+    def load(cls, cache: Path) -> PhraseSpotter:
+        """Whisper base from `cache` (joined there the first time) and Silero VAD: about 0.5 s. Blocking;
+        raises `OfflineVoiceError` or `VadModelError` naming what is missing."""
+        transcriber = WhisperTranscriber(files.whisper_base(cache), threads=SPOTTER_THREADS)
+        return cls(transcriber, load_session())
+
+    async def spot(self, chunks: AsyncIterable[AudioChunk], phrases: Collection[str], language: str) -> Spotted | None:
+        """Read 16 kHz mono PCM16 `chunks` until one of `phrases` is said in `language` (an ISO 639-1 code);
+        None when the chunks end first. What else is said is dropped unkept."""
+        vad = SileroVad(self._vad)
+        endpointer = Endpointer(EndpointConfig(hangover_ms=HANGOVER_MS, max_ms=MAX_MS, pad_ms=PAD_MS))
+        first_ms: float | None = None
+        async for chunk in chunks:
+            first_ms = chunk.start_ms if first_ms is None else first_ms
+            for window, probability in await asyncio.to_thread(vad.push, chunk.pcm):
+                for event in endpointer.push(window, probability):
+                    if isinstance(event, SpeechEnded) and (
+                        spotted := await self._heard(event, phrases, language, first_ms)
+                    ):
+                        return spotted
+        for event in endpointer.flush():
+            if isinstance(event, SpeechEnded) and (spotted := await self._heard(event, phrases, language, first_ms)):
+                return spotted
+        return None
+
+    async def _heard(
+        self, utterance: SpeechEnded, phrases: Collection[str], language: str, first_ms: float | None
+    ) -> Spotted | None:
+        pcm = utterance.pcm + bytes(2 * round(SAMPLE_RATE * TRAILING_MS / 1000))  # PCM16: 2 bytes a sample
+        prompt = " ".join(f"{phrase.capitalize()}." for phrase in phrases)
+        heard = await asyncio.to_thread(self._transcriber.transcribe, pcm, prompt, language)
+        phrase = matching(heard.text, phrases)
+        return None if phrase is None else Spotted(phrase, (first_ms or 0.0) + utterance.end_ms)
