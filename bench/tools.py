@@ -227,6 +227,8 @@ MEASUREMENTS: Mapping[str, Callable[[], Awaitable[dict[str, Any]]]] = {
     "timer_lateness_in_conversation": timer_lateness_in_conversation,
     "own_tool_answer": own_tool_answer,
     "timer_stop_by_voice": timer_stop_by_voice,
+    "mcp_call_round_trip": tools_mcp.mcp_call_round_trip,
+    "mcp_first_start": tools_mcp.mcp_first_start,
 }
 """Name -> measurement: each is one entry of the results."""
 
