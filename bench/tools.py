@@ -34,6 +34,7 @@ from app.timers.ringing import SoundRinger
 from app.timers.store import TimerFile
 from app.timers.toolkit import TimerKit
 from app.timers.wiring import local_zone
+from bench import tools_mcp
 from bench.tools_stop import timer_stop_by_voice
 from bench.voice_latency import StampedConnection, TimingSink, forever, ignore, summarise
 from tests.fakes.gemini_live_scenario import (
@@ -304,6 +305,7 @@ def report(results: dict[str, Any]) -> None:
         )
     for tool, spent in results.get("own_tool_answer", {}).items():
         print(f"own_tool_answer {tool}: p50 {spent['p50_ms']} ms, p95 {spent['p95_ms']} ms ({spent['runs']} calls)")
+    tools_mcp.report(results)
 
 
 def main() -> None:
