@@ -94,8 +94,9 @@ def streaming_run(folder: Path, turns: Sequence[tuple[Action, ...]], paced: bool
             "PARLEY_GEMINI_BASE_URL": server.base_url,
             "PARLEY_CA_FILE": str(ca_file),
             "PARLEY_IDLE_SECONDS": "0.3",
-            # The fake serves only the Live API: summaries and titles are made offline.
+            # The fake serves only the Live API: summaries, titles and vectors are made on this machine.
             "PARLEY_TEXT_MODEL": "offline",
+            "PARLEY_EMBEDDER": "local",
         }
         # The bench's store: the conversation continues its most recent chat.
         voice_settings = bench_settings(folder, env)
