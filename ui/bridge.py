@@ -10,6 +10,7 @@ emitted on the GUI thread, whoever posted.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -23,11 +24,13 @@ from app.controller import ChatController
 from app.front import events
 from app.runtime import Runtime
 from app.wiring import ChatServices
-from chats.models import Chat, ChatInfo, Folder, FolderFilter
+from chats.models import Chat, ChatInfo, Folder, FolderFilter, Turn
 from ui.services_bridge import ServicesBridge
 from ui.tool_chips import ToolChip, chip_chat, chip_text, running_chip_text
 
 SearchOutcome = Literal["switch", "ask", "none"]
+UNSAVED_KEPT = 200
+"""Turns kept per chat while its store does not hold them yet: a conversation's worth, whatever runs long."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +123,9 @@ class ChatBridge(ServicesBridge):
     ) -> None:
         super().__init__(runtime, open_services, parent)
         self._current: UUID | None = None
+        self._unsaved: defaultdict[UUID, list[Turn]] = defaultdict(list)
+        """Turns spoken in each chat that its last load did not hold yet: after a switch by voice the reply is
+        journaled in the chat switched to before the window shows it, and is shown there once it is."""
         self._requests = 0
         self._latest_search = 0
         # The bridge lives on the GUI thread: an emission from another thread is queued to it there.
@@ -249,6 +255,12 @@ class ChatBridge(ServicesBridge):
     def _on_chat_loaded(self, chat: Chat) -> None:
         if chat.id == self._current:  # a slower answer for a chat no longer selected is dropped
             self.chat_loaded.emit(chat)
+            stored = {turn.id for turn in chat.full_history if turn.id is not None}
+            waiting = [turn for turn in self._unsaved.pop(chat.id, []) if turn.id not in stored]
+            for turn in waiting:
+                self.turn_spoken.emit(turn)
+            if waiting:
+                self._unsaved[chat.id] = waiting
 
     def _on_search_finished(self, answer: tuple[int, SearchResult]) -> None:
         request, result = answer
@@ -281,6 +293,8 @@ class ChatBridge(ServicesBridge):
             case events.LevelHeard(dbfs):
                 self.level_changed.emit(dbfs)
             case events.TurnSpoken(chat_id, turn):
+                unsaved = self._unsaved[chat_id]
+                unsaved[:] = [*unsaved[-UNSAVED_KEPT + 1 :], turn]
                 if chat_id == self._current:
                     self.turn_spoken.emit(turn)
             case events.ToolActivity():

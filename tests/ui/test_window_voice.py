@@ -118,9 +118,11 @@ def test_a_conversation_shows_in_the_window_as_it_happens(
     assert window.main.banner_row.isHidden()
 
 
-def test_a_voice_switch_selects_the_chat_in_the_window(
+def switch_by_voice(
     qtbot: QtBot, runtime: Runtime, voice_settings: Settings, live_server: FakeGeminiLiveServer
-) -> None:
+) -> tuple[Window, UUID, UUID]:
+    """A window whose conversation, begun in the Japan chat (the most recent), switches to the kitchen chat by
+    voice and hears "Back to the kitchen."; the window, and the kitchen and Japan chats' ids."""
     kitchen_id, japan_id = seed_chats(
         voice_settings, "We are renovating the kitchen with oak cabinets.", "Plan a trip to Japan in April."
     )
@@ -138,6 +140,13 @@ def test_a_voice_switch_selects_the_chat_in_the_window(
         script(),
     )
     window = open_window(qtbot, runtime, voice_settings, "wake_switch_chat.wav")
+    return window, kitchen_id, japan_id
+
+
+def test_a_voice_switch_selects_the_chat_in_the_window(
+    qtbot: QtBot, runtime: Runtime, voice_settings: Settings, live_server: FakeGeminiLiveServer
+) -> None:
+    window, kitchen_id, japan_id = switch_by_voice(qtbot, runtime, voice_settings, live_server)
     # The conversation starts in the most recent chat (Japan), then the voice switch selects the kitchen.
     qtbot.waitUntil(lambda: window.bridge.current_chat_id == kitchen_id, timeout=TIMEOUT_MS)
     qtbot.waitUntil(lambda: "oak cabinets" in window.main.transcript.toPlainText(), timeout=TIMEOUT_MS)
@@ -151,29 +160,12 @@ def test_a_voice_switch_selects_the_chat_in_the_window(
 def test_after_a_voice_switch_the_reply_is_shown_in_the_chat_switched_to_not_the_one_left(
     qtbot: QtBot, runtime: Runtime, voice_settings: Settings, live_server: FakeGeminiLiveServer
 ) -> None:
-    kitchen_id, japan_id = seed_chats(
-        voice_settings, "We are renovating the kitchen with oak cabinets.", "Plan a trip to Japan in April."
-    )
-    live_server.script(
-        script(
-            (
-                AfterAudio(16_000),
-                (
-                    InputTranscript("Let's go back to the chat about the kitchen renovation."),
-                    CallTools((Call("c-1", "switch_chat", {"chat_id": str(kitchen_id)}),)),
-                ),
-            ),
-            (AfterToolResponse("c-1"), (OutputTranscript("Back to the kitchen."), CompleteTurn())),
-        ),
-        script(),
-    )
-    window = open_window(qtbot, runtime, voice_settings, "wake_switch_chat.wav")
+    window, kitchen_id, japan_id = switch_by_voice(qtbot, runtime, voice_settings, live_server)
     shown_in: list[tuple[UUID | None, str]] = []
     window.bridge.turn_spoken.connect(lambda turn: shown_in.append((window.bridge.current_chat_id, turn.text)))
     transcript = window.main.transcript
     # The reply is journaled in the kitchen chat: the window shows it there, never under Japan's turns.
     qtbot.waitUntil(lambda: window.bridge.current_chat_id == kitchen_id, timeout=TIMEOUT_MS)
-    window.bridge.select_chat(kitchen_id)  # as the store holds it: the switch saved the conversation first
     qtbot.waitUntil(lambda: "Back to the kitchen." in transcript.toPlainText(), timeout=TIMEOUT_MS)
     assert (japan_id, "Back to the kitchen.") not in shown_in
     window.bridge.select_chat(japan_id)
