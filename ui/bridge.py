@@ -29,8 +29,8 @@ from ui.services_bridge import ServicesBridge
 from ui.tool_chips import ToolChip, chip_chat, chip_text, running_chip_text
 
 SearchOutcome = Literal["switch", "ask", "none"]
-UNSAVED_KEPT = 200
-"""Turns kept per chat while its store does not hold them yet: a conversation's worth, whatever runs long."""
+UNSHOWN_KEPT = 200
+"""Turns kept per chat spoken while another chat was shown: a conversation's worth, whatever runs long."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,9 +123,10 @@ class ChatBridge(ServicesBridge):
     ) -> None:
         super().__init__(runtime, open_services, parent)
         self._current: UUID | None = None
-        self._unsaved: defaultdict[UUID, list[Turn]] = defaultdict(list)
-        """Turns spoken in each chat that its last load did not hold yet: after a switch by voice the reply is
-        journaled in the chat switched to before the window shows it, and is shown there once it is."""
+        self._unshown: defaultdict[UUID, list[Turn]] = defaultdict(list)
+        """Turns spoken in a chat while another was shown: after a switch by voice the reply is journaled in the
+        chat switched to before the window moves there; it is shown there when that chat loads, unless the
+        store already holds it."""
         self._requests = 0
         self._latest_search = 0
         # The bridge lives on the GUI thread: an emission from another thread is queued to it there.
@@ -255,12 +256,10 @@ class ChatBridge(ServicesBridge):
     def _on_chat_loaded(self, chat: Chat) -> None:
         if chat.id == self._current:  # a slower answer for a chat no longer selected is dropped
             self.chat_loaded.emit(chat)
-            stored = {turn.id for turn in chat.full_history if turn.id is not None}
-            waiting = [turn for turn in self._unsaved.pop(chat.id, []) if turn.id not in stored]
-            for turn in waiting:
-                self.turn_spoken.emit(turn)
-            if waiting:
-                self._unsaved[chat.id] = waiting
+            stored = {turn.id for turn in chat.full_history}
+            for turn in self._unshown.pop(chat.id, []):
+                if turn.id not in stored:  # now live in the transcript, which keeps it until the store has it
+                    self.turn_spoken.emit(turn)
 
     def _on_search_finished(self, answer: tuple[int, SearchResult]) -> None:
         request, result = answer
@@ -293,10 +292,11 @@ class ChatBridge(ServicesBridge):
             case events.LevelHeard(dbfs):
                 self.level_changed.emit(dbfs)
             case events.TurnSpoken(chat_id, turn):
-                unsaved = self._unsaved[chat_id]
-                unsaved[:] = [*unsaved[-UNSAVED_KEPT + 1 :], turn]
                 if chat_id == self._current:
                     self.turn_spoken.emit(turn)
+                elif turn.id is not None:
+                    unshown = self._unshown[chat_id]
+                    unshown[:] = [*unshown[-UNSHOWN_KEPT + 1 :], turn]
             case events.ToolActivity():
                 self._show_tool(event)
             case events.MemoriesChanged():
