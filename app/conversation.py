@@ -17,7 +17,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from uuid import UUID, uuid4
 
+from app.chat_in_conversation import ChatInConversation
 from app.chat_so_far import ChatSoFar
+from app.front.events import TurnSpoken
 from app.outbox import Outbox
 from app.tools.chat_tools import NEW_CHAT, SWITCH_CHAT, TOOLS, ChatTools, ToolOutcome
 from app.tools.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
@@ -67,17 +69,7 @@ class ChatSwitched:
     chat_id: UUID
 
 
-@dataclass(frozen=True, slots=True)
-class TurnRecorded:
-    """A turn as the journal holds it: its id, its time and the chat it belongs to, which after a switch by
-    voice is the chat switched to (the model's "here is your kitchen chat"), not the one the session began in.
-    What a window shows; it never makes a turn of its own."""
-
-    chat_id: UUID
-    turn: Turn
-
-
-ConversationEvent = SessionEvent | Saved | ChatSwitched | TurnRecorded
+ConversationEvent = SessionEvent | Saved | ChatSwitched | TurnSpoken
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,17 +101,17 @@ class ChatConversation:
         connect: LiveConnectionFactory,
         sink: AudioSink,
         settings: VoiceSettings,
-        chat_id: UUID,
+        chat: ChatInConversation,
         on_event: Callable[[ConversationEvent], Awaitable[None]],
         clock: Callable[[], datetime] = utc_now,
         barge_in: SpeechOverPlaybackFactory | None = None,
-        new_chat: bool = False,
         toolkits: Sequence[ToolKit] = (),
     ) -> None:
-        """`barge_in`: the detector that stops the voice when the user speaks over it (see `VoiceSession`).
-        `new_chat`: `chat_id` is a new chat the store does not hold yet; it is created with its first
-        saved turn (or when a tool first needs it), so a conversation that never got a word in leaves no
-        empty chat behind. `toolkits`: tools beyond the chat's own, declared in every conversation."""
+        """`chat`: which chat the conversation is in, its one owner (a new chat the store does not hold yet
+        is created with its first saved turn, or when a tool first needs it, so a conversation that never got
+        a word in leaves no empty chat behind). `barge_in`: the detector that stops the voice when the user
+        speaks over it (see `VoiceSession`). `toolkits`: tools beyond the chat's own, declared in every
+        conversation."""
         self._s = services
         self._toolkits = tuple(toolkits)
         self._journal = journal
@@ -130,7 +122,7 @@ class ChatConversation:
         self._connect = connect
         self._sink = sink
         self._settings = settings
-        self.chat_id = chat_id
+        self._chat = chat
         self._on_event = on_event
         self._clock = clock
         self._barge_in = barge_in
@@ -141,28 +133,14 @@ class ChatConversation:
         """The folder of the chat in conversation: its pool of project memories."""
         self._memory_on = True
         """Long-term memory is on in the chat in conversation (its tools are declared)."""
-        self._switch_to: UUID | None = None
-        self._next_chat: UUID | None = None
-        self._last_user_turn: UUID | None = None
-        """The id of the user's latest turn: the words of a `switch_chat` request."""
-        self._choosing = False
-        """`switch_chat` asked which chat: the question and the user's answer go with the request, until
-        the model either calls it again or answers something else (the user moved on)."""
-        self._request: list[UUID] = []
-        """The turns of a switch request that asked which chat (`_choosing`)."""
-        self._answering_request = False
-        """`switch_chat` did not switch: the model's next turn answers the request ("which one?", "I found
-        no chat about that")."""
-        self._opening: UUID | None = chat_id if new_chat else None
-        """The new chat not in the store yet: its turns are journaled as opening it."""
 
-    def continue_in(self, chat_id: UUID) -> None:
-        """The next conversation continues `chat_id` (one in progress stays where it is)."""
-        self._next_chat = chat_id
+    @property
+    def chat_id(self) -> UUID:
+        """The chat in conversation (`ChatInConversation.chat_id`)."""
+        return self._chat.chat_id
 
     async def converse(self, microphone: Microphone, typed: TypedText, states: StateMachine) -> EndReason:
-        if self._next_chat is not None:
-            self.chat_id, self._next_chat = self._next_chat, None
+        self._chat.begin()
         await self._sink.write(earcon(self._sink.format))  # heard while the session opens
         while True:
             session = VoiceSession(
@@ -178,19 +156,16 @@ class ChatConversation:
             )
             reason = await session.run(microphone, typed)
             await self.save()
-            # A choice left unanswered when the session ended: the request and the question stay here, marked.
-            self._choosing, self._request, self._answering_request = False, [], False
-            if self._switch_to is None:
+            switched = self._chat.session_ended()
+            if switched is None:
                 return reason
-            self.chat_id, self._switch_to = self._switch_to, None
-            await self._on_event(ChatSwitched(self.chat_id))
+            await self._on_event(ChatSwitched(switched))
             states.move(AssistantState.RECONNECTING)
 
     async def save(self) -> None:
         """Deliver the journal to the store and have the chats maintained off this path."""
         delivery = await self._outbox.deliver()
-        if self._opening in dict(delivery.to_chats):
-            self._opening = None
+        self._chat.delivered(chat for chat, _ in delivery.to_chats)
         if delivery.delivered:
             self._maintenance.request(self.chat_id)
         await self._on_event(Saved(self.chat_id, delivery.delivered))
@@ -213,20 +188,20 @@ class ChatConversation:
         try:
             return await self._s.store.load_assistant_context(self.chat_id)
         except ChatNotFound:
-            if self.chat_id != self._opening:
+            if not self._chat.opening:
                 raise
             return AssistantContext(self.chat_id, None, None, True, (), None, None, 0)  # as the store makes it
 
     async def _opened(self) -> None:
         """The new chat in conversation is in the store from here on: its tools act on a chat that exists."""
-        if self.chat_id != self._opening:
+        if not self._chat.opening:
             return
         await self._outbox.deliver()
         try:
             await self._s.store.load_assistant_context(self.chat_id)
         except ChatNotFound:  # nothing said in it yet
             await self._s.store.create(chat_id=self.chat_id)
-        self._opening = None
+        self._chat.created()
 
     async def _config_from_store(self) -> tuple[LiveConfig, list[str]]:
         """The configuration, and the user's own words in the history it seeds (summaries aside)."""
@@ -239,8 +214,7 @@ class ChatConversation:
         self._memory_on = context.memory_enabled
         memories = (await self._s.memory.store.preload()).text if context.memory_enabled else None
         # A chat still opening has no notes: only a tool writes them, and a tool opens the chat first.
-        opening = self.chat_id == self._opening
-        notes = "" if opening else working_memory_block(await self._s.working_memory.get(self.chat_id))
+        notes = "" if self._chat.opening else working_memory_block(await self._s.working_memory.get(self.chat_id))
         long_term = (*MEMORY_TOOLS, RECALL_CONVERSATIONS) if context.memory_enabled else ()
         kits = [declaration for kit in self._toolkits for declaration in await kit.declarations()]
         tools = (*TOOLS, *long_term, UPDATE_WORKING_MEMORY, END_CONVERSATION, *kits)
@@ -295,18 +269,16 @@ class ChatConversation:
         (`Turn.navigation`): they stay in the history, never in what the chat is about, so they never make a
         chat a candidate the next time the user asks in those words. On a switch they go to the chat switched
         to, as do the turns after it: the chat they were said in keeps none of them."""
-        request = self._request if self._choosing else [t for t in (self._last_user_turn,) if t is not None]
+        request = self._chat.request()
         outcome = await self._tools.call(call.name, call.args, self.chat_id)
         for turn_id in request:
             await self._journal.mark_navigation(turn_id, outcome.switch_to or self.chat_id)
-        asking = outcome.result.get("outcome") == "ask"
-        self._choosing, self._request = asking, request if asking else []
-        self._answering_request = outcome.switch_to is None
+        self._chat.decided(outcome.switch_to, asking=outcome.result.get("outcome") == "ask", request=request)
         return self._switched(outcome)
 
     def _switched(self, outcome: ToolOutcome) -> ToolReply:
         if outcome.switch_to is not None:
-            self._switch_to = outcome.switch_to
+            self._chat.decided(outcome.switch_to, asking=False)
         return ToolReply(outcome.result, end_conversation=outcome.switch_to is not None)
 
     async def _session_event(self, event: SessionEvent) -> None:
@@ -314,30 +286,22 @@ class ChatConversation:
             # A transcript can carry half of a surrogate pair (an emoji split between two messages):
             # repaired where it enters, so that the journal, the store and every observer can write it.
             event = replace(event, text=storable_text(event.text))
-            # After a switch, the rest of this session (the model's "here is your kitchen chat") belongs there.
-            chat_id = self._switch_to or self.chat_id
-            navigation = self._switch_to is not None or self._answering_request
-            turn_id = uuid4()
+            place = self._chat.place(event.role)
             turn = Turn(
                 role=event.role,
                 text=event.text,
                 at=self._clock(),
                 interrupted=event.interrupted,
-                id=turn_id,
-                navigation=navigation,
+                id=uuid4(),
+                navigation=place.navigation,
                 sources=turn_sources(event),
                 searches=event.searches,
             )
-            await self._journal.record(chat_id, turn, opens_chat=chat_id == self._opening)
-            await self._on_event(TurnRecorded(chat_id, turn))
-            if self._choosing and event.role == "model" and not self._answering_request:
-                self._choosing, self._request = False, []  # not a choice: the user moved on
-            elif self._choosing:
-                self._request.append(turn_id)
-            if event.role == "model":
-                self._answering_request = False
-            else:
-                self._last_user_turn = turn_id
+            await self._journal.record(place.chat_id, turn, opens_chat=place.opens_chat)
+            await self._on_event(TurnSpoken(place.chat_id, turn))
+            assert turn.id is not None
+            self._chat.recorded(turn.id, event.role)
+            if event.role == "user":
                 for kit in self._toolkits:
                     if isinstance(kit, HearsTheUser):
                         kit.heard(event.text)

@@ -14,6 +14,7 @@ from typing import Literal, Protocol
 from uuid import UUID
 
 from app.asks.server import AskServer
+from app.chat_in_conversation import ChatInConversation
 from app.config.settings import Settings, SettingsError, model_cache
 from app.config.tls import ssl_context
 from app.conversation import ChatConversation, ChatSwitched, ConversationEvent, Saved, VoiceSettings
@@ -108,13 +109,11 @@ class VoiceLoop:
         self._observer = observer
         self._stopping = asyncio.Event()
         self._journal = TurnJournal(settings.data_dir / JOURNAL_FILE)
-        self._chat_id = chat_id
-        self._new_chat = new_chat
+        self._chat = ChatInConversation(chat_id, new=new_chat)
         self._toolkits = tuple(toolkits)
         self._background = background
         self._typed = TypedText()
         self._asks = AskServer(settings.data_dir, self, services.store) if serve_asks else None
-        self._conversation: ChatConversation | None = None
         self._assistant: Assistant | None = None
         for kit in self._toolkits:
             if isinstance(kit, ListensByItself):
@@ -122,14 +121,12 @@ class VoiceLoop:
 
     @property
     def chat_id(self) -> UUID:
-        """The chat the conversation is in (or the next one will continue)."""
-        return self._conversation.chat_id if self._conversation else self._chat_id
+        """The chat the conversation is in (or, while none is, the one the next continues)."""
+        return self._chat.chat_id
 
     def continue_in(self, chat_id: UUID) -> None:
         """Make `chat_id` the chat the next conversation continues. On the loop's own event loop."""
-        self._chat_id = chat_id
-        if self._conversation is not None:
-            self._conversation.continue_in(chat_id)
+        self._chat.continue_in(chat_id)
 
     async def switch_to(self, chat_id: UUID) -> None:
         """Make `chat_id` the chat the next conversation continues, and tell the observer (`ChatSwitched`: the
@@ -210,13 +207,11 @@ class VoiceLoop:
                     language_code=live_language_code(settings),
                     web_search=settings.web_search,
                 ),
-                chat_id=self._chat_id,
+                chat=self._chat,
                 on_event=self._told,
                 barge_in=None if self._source is None else await asyncio.to_thread(speech_over_playback),
-                new_chat=self._new_chat,
                 toolkits=self._toolkits,
             )
-            self._conversation = conversation
             states = StateMachine()
             states.subscribe(self._observer.state)
             if self._asks is not None:
@@ -233,7 +228,7 @@ class VoiceLoop:
             self._assistant = assistant
             if self._asks is not None:
                 await stack.enter_async_context(self._asks)  # closed first: the questions waiting are told
-            self._observer.ready(wake.model_name if wake else "", conversation.chat_id)
+            self._observer.ready(wake.model_name if wake else "", self._chat.chat_id)
             try:
                 await self._until_stopped(assistant)
             finally:

@@ -74,7 +74,10 @@ class ChatBridge(ServicesBridge):
     chat_loaded = Signal(object)
     """The current chat (`Chat`), with its full history."""
     current_chat_changed = Signal(object)
-    """The `UUID` of the chat the next conversation continues."""
+    """The `UUID` of the chat shown (None: none is), whoever chose it."""
+    chat_chosen = Signal(object)
+    """The `UUID` of a chat the user chose in the window: the next conversation continues it (a chat the
+    voice moved to is not chosen again: the conversation is there already)."""
     chat_created = Signal(object)
     """A new `Chat`."""
     folders_changed = Signal()
@@ -161,11 +164,14 @@ class ChatBridge(ServicesBridge):
         """Put the chat in the folder, or with None in none."""
         self._call(self._move_chat(chat_id, folder_id), self._on_folders_changed)
 
-    def select_chat(self, chat_id: UUID) -> None:
-        """Make `chat_id` the chat the next conversation continues, and load its transcript."""
+    def select_chat(self, chat_id: UUID, *, by_user: bool = True) -> None:
+        """Show `chat_id` and load its transcript; `by_user`: the user chose it, and the next conversation
+        continues it (else the voice is in it already, and said so)."""
         if chat_id != self._current:
             self._current = chat_id
             self.current_chat_changed.emit(chat_id)
+            if by_user:
+                self.chat_chosen.emit(chat_id)
         self._call(self._show(chat_id), self._on_chat_loaded)
 
     def search(self, query: str) -> None:
@@ -306,7 +312,7 @@ class ChatBridge(ServicesBridge):
                 if chat_id == self._current:
                     self.select_chat(chat_id)
             case events.VoiceInChat(chat_id):
-                self.select_chat(chat_id)
+                self.select_chat(chat_id, by_user=False)
             case events.DefaultChat(chat_id):
                 if self._current is None:
                     self.select_chat(chat_id)

@@ -25,7 +25,7 @@ class WindowVoice:
         # `current_chat_id` is read on the runtime thread as the loop starts: a reference read, and the
         # chat chosen later reaches the loop through `continue_in` anyway.
         self._presenter = VoicePresenter(settings, audio, bridge.post, lambda: bridge.current_chat_id)
-        bridge.current_chat_changed.connect(self.continue_in)
+        bridge.chat_chosen.connect(self.continue_in)
 
     def start(self) -> None:
         """Start listening once the chat services are open; problems show in the window's banner."""
@@ -55,10 +55,9 @@ class WindowVoice:
     def answer_confirmation(self, confirmation: str, allowed: bool) -> None:
         self._submit(self._presenter.answer_confirmation(confirmation, allowed))
 
-    def continue_in(self, chat_id: UUID | None) -> None:
-        """The chat selected in the window is where the next conversation goes."""
-        if chat_id is not None:
-            self._submit(self._presenter.continue_in(chat_id))
+    def continue_in(self, chat_id: UUID) -> None:
+        """The chat the user chose in the window is where the next conversation goes."""
+        self._submit(self._presenter.continue_in(chat_id))
 
     def talk(self) -> None:
         self._submit(self._presenter.talk())

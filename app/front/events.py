@@ -37,7 +37,9 @@ class LevelHeard:
 
 @dataclass(frozen=True, slots=True)
 class TurnSpoken:
-    """A turn of the running conversation ended; the store does not have it yet."""
+    """A turn of the running conversation ended, as the conversation journaled it (`app.conversation`): its
+    id, its time and the chat it went to, which after a switch by voice is the chat switched to (the model's
+    "here is your kitchen chat"). The store may not have it yet. A front end shows this record as it is."""
 
     chat_id: UUID
     turn: Turn

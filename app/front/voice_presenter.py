@@ -13,7 +13,7 @@ from collections.abc import Callable
 from uuid import UUID
 
 from app.config.settings import Settings
-from app.conversation import ChatSwitched, ConversationEvent, Saved, TurnRecorded
+from app.conversation import ChatSwitched, ConversationEvent, Saved
 from app.front.events import (
     ChatSaved,
     DefaultChat,
@@ -207,8 +207,8 @@ class VoicePresenter:
         return None  # the state change to "connecting" says it
 
     async def conversation(self, event: ConversationEvent) -> None:
-        if isinstance(event, TurnRecorded):
-            self._post(TurnSpoken(event.chat_id, event.turn))  # the conversation's own record, as journaled
+        if isinstance(event, TurnSpoken):
+            self._post(event)  # the conversation's own record, as journaled
         elif isinstance(event, ToolStarted) and self._loop is not None:
             call = event.call
             self._post(ToolActivity(self._loop.chat_id, call.id, call.name, call.args))
