@@ -112,6 +112,7 @@ LAYERS: dict[str, tuple[tuple[str, ...], ...]] = {
             "app.account",
             "app.outbox",
             "app.chat_so_far",
+            "app.chat_in_conversation",
             "app.runtime",
             "app.listening_lock",
             "app.wake_enrolment",
