@@ -1,9 +1,11 @@
 """What the model has said in a turn, and how much of it the user heard: the session's record of a model
-turn while its voice plays, so that a turn spoken over is kept as far as it was played."""
+turn while its voice plays, so that a turn spoken over is kept as far as it was played; and where the turn
+stands (`ModelTurnState`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 from voice.live.connection import WebSource
 
@@ -52,3 +54,18 @@ class ModelTurn:
         if heard_until_ms is not None and self.voiced:
             said = [fragment for fragment in said if fragment.at_ms < heard_until_ms]
         return "".join(fragment.text for fragment in said).strip()
+
+
+class ModelTurnState(Enum):
+    """Where the model's turn stands, as the service's messages (and the user speaking over it) move it."""
+
+    WAITING = "waiting"
+    """No model turn under way: the user's turn, or the last answer playing out."""
+    ANSWERING = "answering"
+    """The model speaks or calls a tool: its turn is under way. What the user says meanwhile is their next turn."""
+    SPOKEN_OVER = "spoken over"
+    """The user spoke over a turn the model still generates: it was cut where they did, and the rest of it is
+    dropped until the service says `Interrupted` or `TurnComplete`."""
+    CUT = "cut"
+    """The service said `Interrupted` and nothing of a new model turn has come since: its next `TurnComplete`
+    closes the cut turn, not the user's next one."""

@@ -41,7 +41,7 @@ from voice.live.connection import (
     UserTranscript,
     WebSources,
 )
-from voice.model_turn import ModelTurn
+from voice.model_turn import ModelTurn, ModelTurnState
 from voice.session_events import (
     ConnectionFailed,
     ConversationHistory,
@@ -123,20 +123,14 @@ class VoiceSession:
         self._user_now: list[str] = []
         self._user_next: list[str] = []
         self._model_now = ModelTurn()
+        self._turn = ModelTurnState.WAITING
         self._playing: ModelTurn | None = None
         """The last model turn, complete, while its voice plays out: recorded when it has played out, or cut
         where the user speaks over it."""
-        self._discarding = False
-        """The user spoke over a turn the model is still generating: drop the rest of it until the service
-        says `Interrupted` or `TurnComplete`."""
-        self._interrupted_open = False
-        """The service said `Interrupted` and nothing of a new model turn has come since: its next
-        `TurnComplete` closes the interrupted turn, not the user's next one."""
         self._written_ms = sink.queued_ms
         """Audio written to the speaker in this session (milliseconds), counting what it held at the start
         (the earcon): `_written_ms - queued_ms` is how far playback has gone."""
         self._over_playback: SpeechOverPlayback | None = barge_in() if barge_in is not None else None
-        self._model_started = False
         self._ending = False
         self._failures = 0
         """Connections lost or not opened since the last completed turn."""
@@ -220,8 +214,7 @@ class VoiceSession:
 
     def _voice_playing(self) -> bool:
         """The speaker is playing the model's voice (not just the earcon)."""
-        has_voice = self._playing is not None or (self._model_started and not self._discarding)
-        return has_voice and self._sink.queued_ms > 0
+        return (self._playing is not None or self._turn is ModelTurnState.ANSWERING) and self._sink.queued_ms > 0
 
     async def _spoken_over(self) -> None:
         """The user spoke over the voice: silence now, and the turn is kept as far as it was played."""
@@ -234,8 +227,8 @@ class VoiceSession:
             await self._settle(played_out=False, played_ms=played_ms)
         else:
             log.info("barge-in while the model was still answering")
-            self._discarding = True  # until the service hears the user too, or finishes
-            await self._finish_turn(interrupted=True, played_ms=played_ms)
+            # The rest is dropped until the service hears the user too, or finishes.
+            await self._finish_turn(interrupted=True, played_ms=played_ms, then=ModelTurnState.SPOKEN_OVER)
 
     def _played_ms(self) -> float:
         return self._written_ms - self._sink.queued_ms
@@ -255,7 +248,7 @@ class VoiceSession:
         # The user is active, as when they speak: the idle countdown waits until the model's turn ends,
         # so a conversation never goes idle under a message just sent (issue 13, part 4).
         self._idle.active()
-        if self._model_started:
+        if self._turn is ModelTurnState.ANSWERING:
             self._model_now.typed_after.append(text)  # it follows the model's turn in the chat: recorded when that ends
             return
         self._states.move(AssistantState.THINKING)  # until the model answers
@@ -275,8 +268,8 @@ class VoiceSession:
         async for event in connection.events():
             if isinstance(event, WebSources):
                 # Pages the answer under way draws on: nothing to play or do, and no calm moment. Those of a
-                # turn the user spoke over go with it (`_discarding`).
-                if not self._discarding:
+                # turn the user spoke over go with it.
+                if self._turn is not ModelTurnState.SPOKEN_OVER:
                     self._model_now.grounded_on(event.sources, event.queries)
                 continue
             if isinstance(event, GoAway):
@@ -290,71 +283,81 @@ class VoiceSession:
 
     async def _handle(self, event: LiveEvent, connection: LiveConnection) -> bool:
         """Act on one event; True when the model's turn is over (a calm moment)."""
-        if self._discarding and isinstance(event, ModelAudio | ModelTranscript):
-            return False  # the rest of a turn the user spoke over: not played, not kept
-        if isinstance(event, ModelAudio | ModelTranscript | ToolCall):
-            self._interrupted_open = False
-        if isinstance(event, UserTranscript):
-            (self._user_next if self._model_started else self._user_now).append(event.text)
-            self._idle.active()
-        elif isinstance(event, ModelAudio):
-            await self._settle(played_out=True)  # a new answer: the last one is over
-            self._model_speaks()
-            self._model_now.voiced = True
-            await self._sink.write(event.chunk)
-            self._written_ms += event.chunk.duration_ms
-        elif isinstance(event, ModelTranscript):
-            await self._settle(played_out=True)
-            self._model_speaks()
-            self._model_now.said_at(event.text, self._written_ms)
-        elif isinstance(event, ToolCall):
-            await self._settle(played_out=True)
-            # The user's words are in the chat before the tool runs: a tool may act on them (a memory is
-            # saved only from what the user said), and the chat reads user turn, tool, answer.
-            await self._record_user_so_far()
-            self._model_started = True
-            self._idle.active()
-            self._states.move(AssistantState.THINKING)  # until the model speaks again, or its turn ends
-            await self._on_event(ToolStarted(event))
-            reply = await self._tools(event)
-            await connection.send_tool_result(event.id, event.name, reply.result)
-            self._ending = self._ending or reply.end_conversation
-            await self._on_event(ToolUsed(event, reply))
-        elif isinstance(event, Interrupted):
-            self._interrupted_open = True
-            if self._discarding:
-                # The service heard the user too: the turn was cut here already, and none of what came of
-                # it since was played.
-                self._discarding = False
-                return not self._model_started
-            played_ms = self._played_ms()
-            self._sink.clear()  # barge-in: silence now, whatever was queued
-            if self._model_started or self._playing is None:
-                await self._finish_turn(interrupted=True, played_ms=played_ms)
-            else:
-                await self._settle(played_ms=played_ms)
-        elif isinstance(event, TurnComplete):
-            if self._discarding or (self._interrupted_open and not self._model_started):
-                # The end of a turn already ended here: the one the user spoke over (the service says
-                # `interrupted`, then `turnComplete`). The user's next words are not a turn yet.
-                self._discarding = self._interrupted_open = False
+        match event:
+            case UserTranscript(text):
+                (self._user_next if self._turn is ModelTurnState.ANSWERING else self._user_now).append(text)
+                self._idle.active()
+            case ModelAudio() | ModelTranscript() if self._turn is ModelTurnState.SPOKEN_OVER:
+                return False  # the rest of a turn the user spoke over: not played, not kept
+            case ModelAudio(chunk):
+                await self._settle(played_out=True)  # a new answer: the last one is over
+                self._model_speaks()
+                self._model_now.voiced = True
+                await self._sink.write(chunk)
+                self._written_ms += chunk.duration_ms
+            case ModelTranscript(text):
+                await self._settle(played_out=True)
+                self._model_speaks()
+                self._model_now.said_at(text, self._written_ms)
+            case ToolCall():
+                await self._tool_call(event, connection)
+            case Interrupted():
+                await self._interrupted()
+            case TurnComplete():
+                if self._turn in (ModelTurnState.SPOKEN_OVER, ModelTurnState.CUT):
+                    # The end of a turn already ended here: the one the user spoke over (the service says
+                    # `interrupted`, then `turnComplete`). The user's next words are not a turn yet.
+                    self._turn = ModelTurnState.WAITING
+                else:
+                    await self._finish_turn(interrupted=False)
                 return True
-            await self._finish_turn(interrupted=False)
-            return True
-        return not self._model_started
+        return self._turn is not ModelTurnState.ANSWERING
+
+    async def _tool_call(self, call: ToolCall, connection: LiveConnection) -> None:
+        await self._settle(played_out=True)
+        # The user's words are in the chat before the tool runs: a tool may act on them (a memory is saved
+        # only from what the user said), and the chat reads user turn, tool, answer.
+        await self._record_user_so_far()
+        if self._turn is not ModelTurnState.SPOKEN_OVER:  # a turn spoken over stays dropped to its end
+            self._turn = ModelTurnState.ANSWERING
+        self._idle.active()
+        self._states.move(AssistantState.THINKING)  # until the model speaks again, or its turn ends
+        await self._on_event(ToolStarted(call))
+        reply = await self._tools(call)
+        await connection.send_tool_result(call.id, call.name, reply.result)
+        self._ending = self._ending or reply.end_conversation
+        await self._on_event(ToolUsed(call, reply))
+
+    async def _interrupted(self) -> None:
+        """The service says the user spoke over the model's turn."""
+        if self._turn is ModelTurnState.SPOKEN_OVER:
+            # The service heard the user too: the turn was cut here already, and none of what came of it
+            # since was played.
+            self._turn = ModelTurnState.CUT
+            return
+        played_ms = self._played_ms()
+        self._sink.clear()  # barge-in: silence now, whatever was queued
+        if self._turn is ModelTurnState.ANSWERING or self._playing is None:
+            await self._finish_turn(interrupted=True, played_ms=played_ms, then=ModelTurnState.CUT)
+        else:
+            self._turn = ModelTurnState.CUT
+            await self._settle(played_ms=played_ms)
 
     def _model_speaks(self) -> None:
-        self._model_started = True
+        self._turn = ModelTurnState.ANSWERING
         self._idle.active()
         self._states.move(AssistantState.RESPONDING)
 
-    async def _finish_turn(self, *, interrupted: bool, played_ms: float | None = None) -> None:
-        """The model's turn ends: the user's turn before it is recorded, and the model's too when it was cut
-        short (kept as far as `played_ms`) or has no voice left to play; else it waits in `_playing`."""
+    async def _finish_turn(
+        self, *, interrupted: bool, played_ms: float | None = None, then: ModelTurnState = ModelTurnState.WAITING
+    ) -> None:
+        """The model's turn ends (`then`: how it ended): the user's turn before it is recorded, and the model's
+        too when it was cut short (kept as far as `played_ms`) or has no voice left to play; else it waits in
+        `_playing`."""
         user = "".join(self._user_now).strip()
         turn, self._model_now = self._model_now, ModelTurn()
         self._user_now, self._user_next = self._user_next, []
-        self._model_started = False
+        self._turn = then
         self._failures = 0
         self._states.move(AssistantState.LISTENING)
         self._idle.quiet()
