@@ -58,6 +58,7 @@ it: a chat that arrives whole (an import, one maintained after a long talk) ofte
 then says over and over ("the EPDM" of a garden shed's roof); a person still names it for what it was
 opened for."""
 LONG_CHAT_TURNS = 6
+WHOLE_CHAT_LINES = 4
 """Lines from which a chat is long: a young chat's exchange or two has not drifted yet."""
 NAME_BONUS = 0.5
 """Per name: the entities a chat names ("Lisbon", "TypeScript") are what a person looks for."""
@@ -86,6 +87,9 @@ class _Chat:
     """Lemmas of the user's first turn."""
     opening: frozenset[str]
     """Lemmas of the noun phrase a long chat opens with, when the user opens it; empty otherwise."""
+    asked: frozenset[str]
+    """Lemmas of the noun phrases of the user's opening turn, in a whole chat the user opens
+    (`WHOLE_CHAT_LINES`); empty otherwise."""
     grammar: Grammar
 
 
@@ -99,11 +103,11 @@ def subject_title(text: str, language: str | None = None) -> str:
     phrases = [phrase for phrase in _phrases(chat) if not {word.lower for word in phrase} <= people]
     if not phrases:
         return ""
-    ranked = sorted(range(len(phrases)), key=lambda i: (-_score(phrases[i], chat), len(phrases[i]), i))
-    best = phrases[ranked[0]]
-    words = [word.text for word in best]
-    if len(best) == 1:
-        words = _widen(best[0], [phrases[i] for i in ranked[1:]], chat)
+    order = sorted(range(len(phrases)), key=lambda i: (-_score(phrases[i], chat), len(phrases[i]), i))
+    ranked = [phrases[i] for i in order]
+    asked = [phrase for phrase in ranked if _asked(phrase, chat)]
+    best, beside = (asked[0], asked) if asked else (ranked[0], ranked)
+    words = _title_words(best, ranked, beside, chat) or _about(best[0], chat)
     companion = _companion(chat, {word.lower() for word in words})
     if companion and len(words) <= MAX_WORDS - 2:
         words += [chat.grammar.with_word, companion]
@@ -139,14 +143,21 @@ def _read(text: str, g: Grammar) -> _Chat:
     counts: dict[str, float] = defaultdict(float)
     opening: frozenset[str] = frozenset()
     opens = user_opens and len(lines) >= LONG_CHAT_TURNS
+    asked: set[str] = set()
     for clause in clauses:
         for run in _runs(clause, names, persons, g):
             for word in run:
                 counts[word.lemma] += word.weight
+                if word.first_turn and user_opens and len(lines) >= WHOLE_CHAT_LINES:
+                    asked.add(word.lemma)
             if opens and not opening and run[0].first_turn and _opening(run, persons | addressed, g):
                 opening = frozenset(word.lemma for word in run)
     first_turn = frozenset(word.lemma for clause in clauses for word in clause if word.first_turn)
-    return _Chat(tuple(clauses), names, persons, addressed, counts, first_turn, opening, g)
+    return _Chat(tuple(clauses), names, persons, addressed, counts, first_turn, opening, frozenset(asked), g)
+
+
+def _asked(phrase: Phrase, chat: _Chat) -> bool:
+    return all(word.lemma in chat.asked for word in phrase if word.lower not in chat.grammar.stopwords)
 
 
 def _opening(run: Sequence[Word], people: frozenset[str], g: Grammar) -> bool:
@@ -338,14 +349,27 @@ def _score(phrase: Phrase, chat: _Chat) -> float:
     return score
 
 
-def _widen(word: Word, others: Sequence[Phrase], chat: _Chat) -> list[str]:
+def _title_words(best: Phrase, ranked: Sequence[Phrase], beside: Sequence[Phrase], chat: _Chat) -> list[str] | None:
+    """`best`'s words, a lone word widened (`_widen`); None when it cannot be."""
+    if len(best) > 1:
+        return [word.text for word in best]
+    return _widen(best[0], [p for p in ranked if p is not best], [p for p in beside if p is not best], chat)
+
+
+def _about(word: Word, chat: _Chat) -> list[str]:
+    """A lone word made a title: "Tokyo chat", "Chat su Tokyo"."""
+    before, after = chat.grammar.about_chat
+    return [*before.split(), word.text, *after.split()]
+
+
+def _widen(word: Word, others: Sequence[Phrase], beside: Sequence[Phrase], chat: _Chat) -> list[str] | None:
     """A one-word subject made a title: the best phrase that holds it ("dog" in "dog itchy skin"), or
-    with the next best noun, a name as its modifier ("Lisbon trip"), otherwise side by side ("Sleep and
-    coffee")."""
+    with the next best noun of `beside`, a name as its modifier ("Lisbon trip"), otherwise side by side
+    ("Sleep and coffee")."""
     for other in others:
         if len(other) > 1 and word.lemma in _lemmas(other):
             return [w.text for w in other]
-    for other in others:
+    for other in beside:
         noun = other[0]
         if (
             len(other) > 1
@@ -364,8 +388,7 @@ def _widen(word: Word, others: Sequence[Phrase], chat: _Chat) -> list[str]:
         if word.lower in chat.names and noun.lower not in chat.names and chat.grammar.compounds_reversed:
             return [word.text, noun.text]
         return [word.text, chat.grammar.and_word, noun.text]
-    before, after = chat.grammar.about_chat
-    return [*before.split(), word.text, *after.split()]
+    return None
 
 
 def _companion(chat: _Chat, taken: set[str]) -> str | None:
