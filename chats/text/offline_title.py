@@ -122,7 +122,9 @@ def _read(text: str, g: Grammar) -> _Chat:
     clauses: list[tuple[Word, ...]] = []
     user_turns = 0
     lines = text.splitlines()
-    user_opens = False
+    opened_at: int | None = None
+    said_before: list[tuple[Word, ...]] = []
+    """What the other side said before the user's first turn."""
     for number, line in enumerate(lines):
         label = LABEL_AT_START.match(line)
         from_assistant = label is not None and canonical_label(label.group(1)) in (
@@ -135,11 +137,17 @@ def _read(text: str, g: Grammar) -> _Chat:
         if not from_assistant and (label or not user_turns) and any(_says_something(w, g) for w in chain(*found)):
             user_turns += 1  # "Hi!" is no turn here; unlabelled text: its first line stands for the first turn
             if user_turns == 1:
-                user_opens = number == 0  # not when the user's first turn answers someone ("Hey Jon! ...")
+                opened_at = number
                 found = [tuple(replace(word, first_turn=True) for word in clause) for clause in found]
+        if from_assistant and opened_at is None:
+            said_before += found
         clauses += found
     names = _names(clauses, g)
     persons, addressed = _people(clauses, names, g)
+    # The user opens unless their first turn answers what the other side said ("Hey Jon! ..."); a greeting
+    # and an offer of help come first in many chats ("Hello! What can I help you with?").
+    user_opens = opened_at is not None and not any(list(_runs(clause, names, persons, g)) for clause in said_before)
+    lines = lines[opened_at or 0 :]
     counts: dict[str, float] = defaultdict(float)
     opening: frozenset[str] = frozenset()
     opens = user_opens and len(lines) >= LONG_CHAT_TURNS
@@ -153,6 +161,8 @@ def _read(text: str, g: Grammar) -> _Chat:
             if opens and not opening and run[0].first_turn and _opening(run, persons | addressed, g):
                 opening = frozenset(word.lemma for word in run)
     first_turn = frozenset(word.lemma for clause in clauses for word in clause if word.first_turn)
+    if any(word.first_turn and word.lower in addressed for clause in clauses for word in clause):
+        asked = set()  # "Hey Mel! ...": a talk between people wanders by nature, no request opens it
     return _Chat(tuple(clauses), names, persons, addressed, counts, first_turn, opening, frozenset(asked), g)
 
 
