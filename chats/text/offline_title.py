@@ -366,6 +366,12 @@ def _title_words(best: Phrase, ranked: Sequence[Phrase], beside: Sequence[Phrase
     return _widen(best[0], [p for p in ranked if p is not best], [p for p in beside if p is not best], chat)
 
 
+def _said_by_user(word: Word, chat: _Chat) -> bool:
+    """Counted as much as a word the user says once: a word the assistant says once in passing ("the
+    witness *signs*", read as a noun) does not widen a title."""
+    return word.lower in chat.grammar.stopwords or chat.counts.get(word.lemma, 0.0) >= USER_WEIGHT
+
+
 def _about(word: Word, chat: _Chat) -> list[str]:
     """A lone word made a title: "Tokyo chat", "Chat su Tokyo"."""
     before, after = chat.grammar.about_chat
@@ -377,7 +383,7 @@ def _widen(word: Word, others: Sequence[Phrase], beside: Sequence[Phrase], chat:
     with the next best noun of `beside`, a name as its modifier ("Lisbon trip"), otherwise side by side
     ("Sleep and coffee")."""
     for other in others:
-        if len(other) > 1 and word.lemma in _lemmas(other):
+        if len(other) > 1 and word.lemma in _lemmas(other) and all(_said_by_user(w, chat) for w in other):
             return [w.text for w in other]
     for other in beside:
         noun = other[0]
