@@ -62,6 +62,9 @@ class Grammar:
     """German: a capital mid-sentence marks a noun, not a name."""
     verb_cues: frozenset[str] = field(default_factory=frozenset)
     """After these a word that can be a verb is one (English: "we want to *migrate*")."""
+    noun_after: frozenset[str] = field(default_factory=frozenset)
+    """Articles that are never pronouns: after one, a form the lemmatiser takes for a verb's is a noun
+    ("il *trasloco*", not "io trasloco")."""
 
 
 _SHARED = language_file(CHATS_LANGUAGES, "shared")["grammar"]
@@ -94,6 +97,7 @@ def _grammar(language: str) -> Grammar:
         compounds_reversed=table.get("compounds_reversed", False),
         capital_nouns=table.get("capital_nouns", False),
         verb_cues=words(table.get("verb_cues", "")),
+        noun_after=words(table.get("noun_after", "")),
     )
 
 

@@ -16,9 +16,14 @@ not the keyphrase "Day Trip". So the title is the chat's best noun phrase, in se
 4. A phrase scores, for each word, its lemma's count over the chat less `SAID_ONCE` (a modifier said
    once costs a little), a bonus when the user's first turn says it and the chat says it again (people
    open a chat by saying what it is for), and one for a name. In a long chat the user opens, the words of
-   its first noun phrase get a strong bonus when said again: a chat that arrives whole often drifts to a
-   detail said over and over later, and a person still names it for what it was opened for. The user's
-   words count double the assistant's: the user brings the subject, the assistant brings advice words.
+   its first noun phrase get a strong bonus when said again. The user's words count double the
+   assistant's: the user brings the subject, the assistant brings advice words.
+   A chat that arrives whole (an import, one maintained after a long talk) often drifts to a detail it
+   then says over and over (the corner sofa of a house move); a person still names it for what it was
+   opened for. So in a chat of `WHOLE_CHAT_LINES` or more that the user opens (a greeting and an offer
+   of help before it aside; not a talk that opens by speaking to someone, "Hey Mel!"), the title is the
+   best phrase made only of the opening turn's words; a lone word is widened by a phrase the user says,
+   or set beside another word of the opening.
 5. People are not subjects: a name said as company ("with Ana", "Ana and I") is added to the title
    ("Lisbon trip with Ana"); a name spoken to ("Hey Mel!") is left out.
 
@@ -30,7 +35,7 @@ marks a noun. Everything here is pure and deterministic.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain, pairwise
@@ -40,6 +45,7 @@ from segtok.segmenter import split_single
 from chats.language import words as languages
 from chats.text.offline_grammar import ADJ, NOUN, POSSESSIVES, VERB, Grammar, grammar, lexicon
 from chats.text.offline_words import ASSISTANT_LABEL, LABEL_AT_START, OPEN_ASSISTANT_LABEL, canonical_label
+from chats.text.title_names import names_in, people_in
 from chats.text.title_words import Word, read_clauses
 
 MAX_WORDS = 5
@@ -142,8 +148,8 @@ def _read(text: str, g: Grammar) -> _Chat:
         if from_assistant and opened_at is None:
             said_before += found
         clauses += found
-    names = _names(clauses, g)
-    persons, addressed = _people(clauses, names, g)
+    names = names_in(clauses, g)
+    persons, addressed = people_in(clauses, names, g)
     # The user opens unless their first turn answers what the other side said ("Hey Jon! ..."); a greeting
     # and an offer of help come first in many chats ("Hello! What can I help you with?").
     user_opens = opened_at is not None and not any(list(_runs(clause, names, persons, g)) for clause in said_before)
@@ -180,49 +186,6 @@ def _opening(run: Sequence[Word], people: frozenset[str], g: Grammar) -> bool:
 
 def _says_something(word: Word, g: Grammar) -> bool:
     return word.lower not in g.stopwords and word.lemma not in g.weak and word.lower not in g.greetings
-
-
-def _names(clauses: Sequence[tuple[Word, ...]], g: Grammar) -> dict[str, str]:
-    """Words the chat writes with a capital where no sentence starts, and never without one; mixed
-    case words; capitalised sentence openers the lexicon does not know ("Ana and I ...")."""
-    capitalised: dict[str, Counter[str]] = defaultdict(Counter)
-    lowercase: set[str] = set()
-    for clause in clauses:
-        for word in clause:
-            if word.lower in g.not_names or not word.text[:1].isalpha():
-                continue
-            if not word.text[:1].isupper():
-                lowercase.add(word.lower)
-            elif g.capital_nouns:
-                # German: every noun has a capital; a name is a capitalised word its lexicon does not know.
-                if not lexicon(word.text, g.language)[1] or any(c.isupper() for c in word.text[1:]):
-                    capitalised[word.lower][word.text] += 1
-            elif not word.initial or any(c.isupper() for c in word.text[1:]) or not word.readings:
-                capitalised[word.lower][word.text] += 1
-    return {
-        lower: forms.most_common(1)[0][0]
-        for lower, forms in capitalised.items()
-        if lower not in lowercase and lower not in g.stopwords and lower not in g.verb_cues
-    }
-
-
-def _people(
-    clauses: Sequence[tuple[Word, ...]], names: dict[str, str], g: Grammar
-) -> tuple[frozenset[str], frozenset[str]]:
-    """The names said as company, and the names spoken to (a name that is a clause on its own, or
-    follows a greeting); someone spoken to is no company, even when also said "with"."""
-    company: set[str] = set()
-    addressed: set[str] = set()
-    for clause in clauses:
-        for i, word in enumerate(clause):
-            if word.lower not in names:
-                continue
-            after = " ".join(w.lower for w in clause[i + 1 : i + 3])
-            if len(clause) == 1 or word.previous in g.greetings:
-                addressed.add(word.lower)
-            elif word.previous == g.with_word or after in {f"{g.and_word} {me}" for me in g.me_words}:
-                company.add(word.lower)
-    return frozenset(company - addressed), frozenset(addressed)
 
 
 def _runs(clause: Sequence[Word], names: dict[str, str], persons: frozenset[str], g: Grammar) -> Iterator[list[Word]]:
