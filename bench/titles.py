@@ -22,8 +22,8 @@ Does a title say what the chat is about? Two sets of chats, each titled by the o
 
 4. The test part (issue 23): bench/title_test_chats.json, six whole chats per language written apart from
    the sets above, each opening with its subject and ending on a detail said over and over. Nothing is
-   chosen on it: 1 to 3 and bench/title_tuning_chats.json (long whole chats of the same kind, four or more
-   subjects per language, "tuning_<language>_whole_chat") are the tuning part, and this part only reports
+   chosen on it: 1 to 3 and bench/title_tuning_chats.json (whole chats of the same kind, 4 to 10 turns, 12 or
+   more per language, "tuning_<language>_whole_chat") are the tuning part, and this part only reports
    ("test_<language>_whole_chat"). Each is also titled as a chat that grows: after its first exchange, and
    again after each later one while the title names nothing, as maintenance does ("<part>_<language>_grown_chat").
 
