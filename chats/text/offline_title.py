@@ -45,6 +45,7 @@ from segtok.segmenter import split_single
 from chats.language import words as languages
 from chats.text.offline_grammar import ADJ, NOUN, POSSESSIVES, VERB, Grammar, grammar, lexicon
 from chats.text.offline_words import ASSISTANT_LABEL, LABEL_AT_START, OPEN_ASSISTANT_LABEL, canonical_label
+from chats.text.title_aims import aim_title
 from chats.text.title_names import names_in, people_in
 from chats.text.title_words import Word, read_clauses
 
@@ -96,6 +97,8 @@ class _Chat:
     asked: frozenset[str]
     """Lemmas of the noun phrases of the user's opening turn, in a whole chat the user opens
     (`WHOLE_CHAT_LINES`); empty otherwise."""
+    user_opens: bool
+    """The user's first turn opens the chat: no talk to someone by name, no answer to what was said."""
     grammar: Grammar
 
 
@@ -113,7 +116,9 @@ def subject_title(text: str, language: str | None = None) -> str:
     ranked = [phrases[i] for i in order]
     asked = [phrase for phrase in ranked if _asked(phrase, chat)]
     best, beside = (asked[0], asked) if asked else (ranked[0], ranked)
-    words = _title_words(best, ranked, beside, chat) or _about(best[0], chat)
+    opening = [word for clause in chat.clauses for word in clause if word.first_turn]
+    skill = aim_title(opening, chat.grammar) if chat.user_opens else None
+    words = skill or _title_words(best, ranked, beside, chat) or _about(best[0], chat)
     companion = _companion(chat, {word.lower() for word in words})
     if companion and len(words) <= MAX_WORDS - 2:
         words += [chat.grammar.with_word, companion]
@@ -167,9 +172,13 @@ def _read(text: str, g: Grammar) -> _Chat:
             if opens and not opening and run[0].first_turn and _opening(run, persons | addressed, g):
                 opening = frozenset(word.lemma for word in run)
     first_turn = frozenset(word.lemma for clause in clauses for word in clause if word.first_turn)
-    if any(word.first_turn and word.lower in addressed for clause in clauses for word in clause):
+    talk = any(word.first_turn and word.lower in addressed for clause in clauses for word in clause)
+    if talk:
         asked = set()  # "Hey Mel! ...": a talk between people wanders by nature, no request opens it
-    return _Chat(tuple(clauses), names, persons, addressed, counts, first_turn, opening, frozenset(asked), g)
+    user_opens = user_opens and not talk
+    return _Chat(
+        tuple(clauses), names, persons, addressed, counts, first_turn, opening, frozenset(asked), user_opens, g
+    )
 
 
 def _asked(phrase: Phrase, chat: _Chat) -> bool:

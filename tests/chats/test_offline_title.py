@@ -212,3 +212,35 @@ def test_a_greeting_and_an_offer_of_help_before_the_first_turn_leave_the_opening
 def test_a_talk_that_opens_by_speaking_to_someone_is_titled_by_what_it_says_most() -> None:
     # Two friends ("Hey Mel!"): no request opens it, so the opening's concert is no subject.
     assert "pottery" in subject_title(transcript(FRIENDS_TALKING)).lower()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "User: I'm 40 and never learned to ski. Is it too late to learn?\n"
+            "Assistant: Not at all. Book a few lessons and rent boots first.\n"
+            "User: The boots hurt my shins. Are rental boots always this bad?\n"
+            "Assistant: Rental boots often fit badly: ask for a smaller size, boots should feel snug.",
+            "Learning to ski",
+        ),
+        (
+            "User: Non ho mai imparato a sciare bene, quest'inverno voglio imparare.\n"
+            "Assistant: Qualche lezione con un maestro basta per iniziare. Gli scarponi a noleggio vanno provati.\n"
+            "User: Gli scarponi mi fanno male. Gli scarponi a noleggio sono sempre così?",
+            "Imparare a sciare",
+        ),
+    ],
+)
+def test_a_chat_opened_to_learn_a_skill_is_titled_by_the_skill(text: str, expected: str) -> None:
+    # No noun names the skill; the boots are what the chat says most.
+    assert subject_title(text) == expected
+
+
+def test_learning_to_do_something_with_an_object_is_titled_by_the_object() -> None:
+    text = (
+        "User: I want to learn to bake bread at home.\nAssistant: Start with a simple white bread.\n"
+        "User: My bread is dense.\nAssistant: Dense bread usually needs a longer rise."
+    )
+
+    assert "bread" in subject_title(text).lower()
