@@ -65,8 +65,11 @@ it: a chat that arrives whole (an import, one maintained after a long talk) ofte
 then says over and over ("the EPDM" of a garden shed's roof); a person still names it for what it was
 opened for."""
 LONG_CHAT_TURNS = 6
-WHOLE_CHAT_LINES = 4
 """Lines from which a chat is long: a young chat's exchange or two has not drifted yet."""
+WHOLE_CHAT_LINES = 2
+"""Lines (from the user's opening turn) from which the title is taken from the opening turn's phrases: a
+first exchange already, whose long answer repeats its advice words ("the heat exchanger" of a noisy
+boiler), and a chat that arrives whole."""
 NAME_BONUS = 0.5
 """Per name: the entities a chat names ("Lisbon", "TypeScript") are what a person looks for."""
 

@@ -244,3 +244,16 @@ def test_learning_to_do_something_with_an_object_is_titled_by_the_object() -> No
     )
 
     assert "bread" in subject_title(text).lower()
+
+
+def test_a_first_exchange_is_titled_by_what_the_user_asked_not_the_answers_advice_words() -> None:
+    # A young chat keeps this title: the answer says "element" four times, the user said "kettle" once.
+    text = (
+        "User: Our kettle takes ages to boil lately.\n"
+        "Assistant: Limescale on the element slows it down. Descale the element with citric acid: fill to cover "
+        "the element, boil, leave an hour. Descale the element every month in hard water."
+    )
+
+    title = subject_title(text)
+
+    assert title.startswith("Kettle") and "element" not in title.lower()
