@@ -22,9 +22,10 @@ Does a title say what the chat is about? Two sets of chats, each titled by the o
 
 4. The test part (issue 23): bench/title_test_chats.json, six whole chats per language written apart from
    the sets above, each opening with its subject and ending on a detail said over and over. Nothing is
-   chosen on it: 1 to 3 and bench/title_tuning_chats.json (long whole chats of the same kind, four or more
-   subjects per language, "tuning_<language>_whole_chat") are the tuning part, and this part only reports
-   ("test_<language>_whole_chat").
+   chosen on it: 1 to 3 and bench/title_tuning_chats.json (whole chats of the same kind, 4 to 10 turns, 12 or
+   more per language, "tuning_<language>_whole_chat") are the tuning part, and this part only reports
+   ("test_<language>_whole_chat"). Each is also titled as a chat that grows: after its first exchange, and
+   again after each later one while the title names nothing, as maintenance does ("<part>_<language>_grown_chat").
 
 English words are compared by a crude stem (lower case, a plural "s" dropped), not by the title maker's
 own lemmatiser, so the check does not share its mistakes. Every title is also checked for its shape: 2 to 5
@@ -256,6 +257,7 @@ async def whole_chats_measured(model: OfflineTextModel, path: Path, part: str) -
         ]
         named = [bool(language_stems(case.title, language) & case.subject) for case in cases]
         share = [len(language_stems(case.title, language) & case.subject) / len(case.subject) for case in cases]
+        grown = [await grown_title(model, as_turns(chat["turns"])) for chat in chats]
         results[f"{part}_{language}_whole_chat"] = {
             **figures(cases),
             "names_the_subject": round(sum(named) / len(cases), 3),
@@ -263,7 +265,31 @@ async def whole_chats_measured(model: OfflineTextModel, path: Path, part: str) -
             "ms_per_title": round(ms, 2),
             "titles": {chat["title"]: title for chat, title in zip(chats, titles, strict=True)},
         }
+        grown_cases = [Titled(title, case.subject, case.text) for title, case in zip(grown, cases, strict=True)]
+        results[f"{part}_{language}_grown_chat"] = {
+            **figures(grown_cases),
+            "names_the_subject": round(
+                sum(bool(language_stems(case.title, language) & case.subject) for case in grown_cases) / len(cases), 3
+            ),
+            "subject_words_held": round(
+                statistics.fmean(
+                    len(language_stems(case.title, language) & case.subject) / len(case.subject) for case in grown_cases
+                ),
+                3,
+            ),
+            "ms_per_title": round(ms, 2),
+            "titles": {chat["title"]: title for chat, title in zip(chats, grown, strict=True)},
+        }
     return results
+
+
+async def grown_title(model: OfflineTextModel, turns: Sequence[Turn]) -> str:
+    """The title a chat that grows keeps (`chats.maintenance`): made after its first exchange, and asked
+    again after each later one while it names nothing ("Hi!")."""
+    for end in range(2, len(turns) + 1, 2):
+        if title := (await model.title(transcript(turns[:end]))).strip():
+            return title
+    return ""
 
 
 def language_chats() -> dict[str, dict[str, tuple[Turn, ...]]]:

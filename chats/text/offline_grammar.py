@@ -62,6 +62,13 @@ class Grammar:
     """German: a capital mid-sentence marks a noun, not a name."""
     verb_cues: frozenset[str] = field(default_factory=frozenset)
     """After these a word that can be a verb is one (English: "we want to *migrate*")."""
+    aim_verbs: frozenset[str] = field(default_factory=frozenset)
+    """The verb of learning, its forms: a chat opened to learn to swim is titled by the skill (`title_aims`)."""
+    aim_title: tuple[str, str] = ("", "")
+    """Words before and after the skill's infinitive in such a title: "learning to" + "swim"."""
+    noun_after: frozenset[str] = field(default_factory=frozenset)
+    """Articles that are never pronouns: after one, a form the lemmatiser takes for a verb's is a noun
+    ("il *trasloco*", not "io trasloco")."""
 
 
 _SHARED = language_file(CHATS_LANGUAGES, "shared")["grammar"]
@@ -94,6 +101,9 @@ def _grammar(language: str) -> Grammar:
         compounds_reversed=table.get("compounds_reversed", False),
         capital_nouns=table.get("capital_nouns", False),
         verb_cues=words(table.get("verb_cues", "")),
+        noun_after=words(table.get("noun_after", "")),
+        aim_verbs=words(table.get("aim_verbs", "")),
+        aim_title=(table.get("aim_title", ["", ""])[0], table.get("aim_title", ["", ""])[1]),
     )
 
 

@@ -16,9 +16,14 @@ not the keyphrase "Day Trip". So the title is the chat's best noun phrase, in se
 4. A phrase scores, for each word, its lemma's count over the chat less `SAID_ONCE` (a modifier said
    once costs a little), a bonus when the user's first turn says it and the chat says it again (people
    open a chat by saying what it is for), and one for a name. In a long chat the user opens, the words of
-   its first noun phrase get a strong bonus when said again: a chat that arrives whole often drifts to a
-   detail said over and over later, and a person still names it for what it was opened for. The user's
-   words count double the assistant's: the user brings the subject, the assistant brings advice words.
+   its first noun phrase get a strong bonus when said again. The user's words count double the
+   assistant's: the user brings the subject, the assistant brings advice words.
+   A chat that arrives whole (an import, one maintained after a long talk) often drifts to a detail it
+   then says over and over (the corner sofa of a house move); a person still names it for what it was
+   opened for. So in a chat of `WHOLE_CHAT_LINES` or more that the user opens (a greeting and an offer
+   of help before it aside; not a talk that opens by speaking to someone, "Hey Mel!"), the title is the
+   best phrase made only of the opening turn's words; a lone word is widened by a phrase the user says,
+   or set beside another word of the opening.
 5. People are not subjects: a name said as company ("with Ana", "Ana and I") is added to the title
    ("Lisbon trip with Ana"); a name spoken to ("Hey Mel!") is left out.
 
@@ -30,7 +35,7 @@ marks a noun. Everything here is pure and deterministic.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain, pairwise
@@ -40,6 +45,8 @@ from segtok.segmenter import split_single
 from chats.language import words as languages
 from chats.text.offline_grammar import ADJ, NOUN, POSSESSIVES, VERB, Grammar, grammar, lexicon
 from chats.text.offline_words import ASSISTANT_LABEL, LABEL_AT_START, OPEN_ASSISTANT_LABEL, canonical_label
+from chats.text.title_aims import aim_title
+from chats.text.title_names import names_in, people_in
 from chats.text.title_words import Word, read_clauses
 
 MAX_WORDS = 5
@@ -59,6 +66,10 @@ then says over and over ("the EPDM" of a garden shed's roof); a person still nam
 opened for."""
 LONG_CHAT_TURNS = 6
 """Lines from which a chat is long: a young chat's exchange or two has not drifted yet."""
+WHOLE_CHAT_LINES = 2
+"""Lines (from the user's opening turn) from which the title is taken from the opening turn's phrases: a
+first exchange already, whose long answer repeats its advice words ("the heat exchanger" of a noisy
+boiler), and a chat that arrives whole."""
 NAME_BONUS = 0.5
 """Per name: the entities a chat names ("Lisbon", "TypeScript") are what a person looks for."""
 
@@ -86,6 +97,11 @@ class _Chat:
     """Lemmas of the user's first turn."""
     opening: frozenset[str]
     """Lemmas of the noun phrase a long chat opens with, when the user opens it; empty otherwise."""
+    asked: frozenset[str]
+    """Lemmas of the noun phrases of the user's opening turn, in a whole chat the user opens
+    (`WHOLE_CHAT_LINES`); empty otherwise."""
+    user_opens: bool
+    """The user's first turn opens the chat: no talk to someone by name, no answer to what was said."""
     grammar: Grammar
 
 
@@ -99,11 +115,13 @@ def subject_title(text: str, language: str | None = None) -> str:
     phrases = [phrase for phrase in _phrases(chat) if not {word.lower for word in phrase} <= people]
     if not phrases:
         return ""
-    ranked = sorted(range(len(phrases)), key=lambda i: (-_score(phrases[i], chat), len(phrases[i]), i))
-    best = phrases[ranked[0]]
-    words = [word.text for word in best]
-    if len(best) == 1:
-        words = _widen(best[0], [phrases[i] for i in ranked[1:]], chat)
+    order = sorted(range(len(phrases)), key=lambda i: (-_score(phrases[i], chat), len(phrases[i]), i))
+    ranked = [phrases[i] for i in order]
+    asked = [phrase for phrase in ranked if _asked(phrase, chat)]
+    best, beside = (asked[0], asked) if asked else (ranked[0], ranked)
+    opening = [word for clause in chat.clauses for word in clause if word.first_turn]
+    skill = aim_title(opening, chat.grammar) if chat.user_opens else None
+    words = skill or _title_words(best, ranked, beside, chat) or _about(best[0], chat)
     companion = _companion(chat, {word.lower() for word in words})
     if companion and len(words) <= MAX_WORDS - 2:
         words += [chat.grammar.with_word, companion]
@@ -118,7 +136,9 @@ def _read(text: str, g: Grammar) -> _Chat:
     clauses: list[tuple[Word, ...]] = []
     user_turns = 0
     lines = text.splitlines()
-    user_opens = False
+    opened_at: int | None = None
+    said_before: list[tuple[Word, ...]] = []
+    """What the other side said before the user's first turn."""
     for number, line in enumerate(lines):
         label = LABEL_AT_START.match(line)
         from_assistant = label is not None and canonical_label(label.group(1)) in (
@@ -131,22 +151,41 @@ def _read(text: str, g: Grammar) -> _Chat:
         if not from_assistant and (label or not user_turns) and any(_says_something(w, g) for w in chain(*found)):
             user_turns += 1  # "Hi!" is no turn here; unlabelled text: its first line stands for the first turn
             if user_turns == 1:
-                user_opens = number == 0  # not when the user's first turn answers someone ("Hey Jon! ...")
+                opened_at = number
                 found = [tuple(replace(word, first_turn=True) for word in clause) for clause in found]
+        if from_assistant and opened_at is None:
+            said_before += found
         clauses += found
-    names = _names(clauses, g)
-    persons, addressed = _people(clauses, names, g)
+    names = names_in(clauses, g)
+    persons, addressed = people_in(clauses, names, g)
+    # The user opens unless their first turn answers what the other side said ("Hey Jon! ..."); a greeting
+    # and an offer of help come first in many chats ("Hello! What can I help you with?").
+    user_opens = opened_at is not None and not any(list(_runs(clause, names, persons, g)) for clause in said_before)
+    lines = lines[opened_at or 0 :]
     counts: dict[str, float] = defaultdict(float)
     opening: frozenset[str] = frozenset()
     opens = user_opens and len(lines) >= LONG_CHAT_TURNS
+    asked: set[str] = set()
     for clause in clauses:
         for run in _runs(clause, names, persons, g):
             for word in run:
                 counts[word.lemma] += word.weight
+                if word.first_turn and user_opens and len(lines) >= WHOLE_CHAT_LINES:
+                    asked.add(word.lemma)
             if opens and not opening and run[0].first_turn and _opening(run, persons | addressed, g):
                 opening = frozenset(word.lemma for word in run)
     first_turn = frozenset(word.lemma for clause in clauses for word in clause if word.first_turn)
-    return _Chat(tuple(clauses), names, persons, addressed, counts, first_turn, opening, g)
+    talk = any(word.first_turn and word.lower in addressed for clause in clauses for word in clause)
+    if talk:
+        asked = set()  # "Hey Mel! ...": a talk between people wanders by nature, no request opens it
+    user_opens = user_opens and not talk
+    return _Chat(
+        tuple(clauses), names, persons, addressed, counts, first_turn, opening, frozenset(asked), user_opens, g
+    )
+
+
+def _asked(phrase: Phrase, chat: _Chat) -> bool:
+    return all(word.lemma in chat.asked for word in phrase if word.lower not in chat.grammar.stopwords)
 
 
 def _opening(run: Sequence[Word], people: frozenset[str], g: Grammar) -> bool:
@@ -159,49 +198,6 @@ def _opening(run: Sequence[Word], people: frozenset[str], g: Grammar) -> bool:
 
 def _says_something(word: Word, g: Grammar) -> bool:
     return word.lower not in g.stopwords and word.lemma not in g.weak and word.lower not in g.greetings
-
-
-def _names(clauses: Sequence[tuple[Word, ...]], g: Grammar) -> dict[str, str]:
-    """Words the chat writes with a capital where no sentence starts, and never without one; mixed
-    case words; capitalised sentence openers the lexicon does not know ("Ana and I ...")."""
-    capitalised: dict[str, Counter[str]] = defaultdict(Counter)
-    lowercase: set[str] = set()
-    for clause in clauses:
-        for word in clause:
-            if word.lower in g.not_names or not word.text[:1].isalpha():
-                continue
-            if not word.text[:1].isupper():
-                lowercase.add(word.lower)
-            elif g.capital_nouns:
-                # German: every noun has a capital; a name is a capitalised word its lexicon does not know.
-                if not lexicon(word.text, g.language)[1] or any(c.isupper() for c in word.text[1:]):
-                    capitalised[word.lower][word.text] += 1
-            elif not word.initial or any(c.isupper() for c in word.text[1:]) or not word.readings:
-                capitalised[word.lower][word.text] += 1
-    return {
-        lower: forms.most_common(1)[0][0]
-        for lower, forms in capitalised.items()
-        if lower not in lowercase and lower not in g.stopwords and lower not in g.verb_cues
-    }
-
-
-def _people(
-    clauses: Sequence[tuple[Word, ...]], names: dict[str, str], g: Grammar
-) -> tuple[frozenset[str], frozenset[str]]:
-    """The names said as company, and the names spoken to (a name that is a clause on its own, or
-    follows a greeting); someone spoken to is no company, even when also said "with"."""
-    company: set[str] = set()
-    addressed: set[str] = set()
-    for clause in clauses:
-        for i, word in enumerate(clause):
-            if word.lower not in names:
-                continue
-            after = " ".join(w.lower for w in clause[i + 1 : i + 3])
-            if len(clause) == 1 or word.previous in g.greetings:
-                addressed.add(word.lower)
-            elif word.previous == g.with_word or after in {f"{g.and_word} {me}" for me in g.me_words}:
-                company.add(word.lower)
-    return frozenset(company - addressed), frozenset(addressed)
 
 
 def _runs(clause: Sequence[Word], names: dict[str, str], persons: frozenset[str], g: Grammar) -> Iterator[list[Word]]:
@@ -338,14 +334,33 @@ def _score(phrase: Phrase, chat: _Chat) -> float:
     return score
 
 
-def _widen(word: Word, others: Sequence[Phrase], chat: _Chat) -> list[str]:
+def _title_words(best: Phrase, ranked: Sequence[Phrase], beside: Sequence[Phrase], chat: _Chat) -> list[str] | None:
+    """`best`'s words, a lone word widened (`_widen`); None when it cannot be."""
+    if len(best) > 1:
+        return [word.text for word in best]
+    return _widen(best[0], [p for p in ranked if p is not best], [p for p in beside if p is not best], chat)
+
+
+def _said_by_user(word: Word, chat: _Chat) -> bool:
+    """Counted as much as a word the user says once: a word the assistant says once in passing ("the
+    witness *signs*", read as a noun) does not widen a title."""
+    return word.lower in chat.grammar.stopwords or chat.counts.get(word.lemma, 0.0) >= USER_WEIGHT
+
+
+def _about(word: Word, chat: _Chat) -> list[str]:
+    """A lone word made a title: "Tokyo chat", "Chat su Tokyo"."""
+    before, after = chat.grammar.about_chat
+    return [*before.split(), word.text, *after.split()]
+
+
+def _widen(word: Word, others: Sequence[Phrase], beside: Sequence[Phrase], chat: _Chat) -> list[str] | None:
     """A one-word subject made a title: the best phrase that holds it ("dog" in "dog itchy skin"), or
-    with the next best noun, a name as its modifier ("Lisbon trip"), otherwise side by side ("Sleep and
-    coffee")."""
+    with the next best noun of `beside`, a name as its modifier ("Lisbon trip"), otherwise side by side
+    ("Sleep and coffee")."""
     for other in others:
-        if len(other) > 1 and word.lemma in _lemmas(other):
+        if len(other) > 1 and word.lemma in _lemmas(other) and all(_said_by_user(w, chat) for w in other):
             return [w.text for w in other]
-    for other in others:
+    for other in beside:
         noun = other[0]
         if (
             len(other) > 1
@@ -364,8 +379,7 @@ def _widen(word: Word, others: Sequence[Phrase], chat: _Chat) -> list[str]:
         if word.lower in chat.names and noun.lower not in chat.names and chat.grammar.compounds_reversed:
             return [word.text, noun.text]
         return [word.text, chat.grammar.and_word, noun.text]
-    before, after = chat.grammar.about_chat
-    return [*before.split(), word.text, *after.split()]
+    return None
 
 
 def _companion(chat: _Chat, taken: set[str]) -> str | None:

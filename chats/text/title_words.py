@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from chats.text.offline_grammar import ADJ, NOUN, Grammar, lexicon
+from chats.text.offline_grammar import ADJ, NOUN, VERB, Grammar, lexicon
 
 _CLAUSE_BREAK = re.compile(r"[,;:!?()\[\]{}\"\u201c\u201d\u00ab\u00bb\u2026\u2013\u2014/]|\s-\s|\.(?=\s|$)")
 _WORD = re.compile(r"[^\W_](?:[\w'\u2019+#&.-]*[\w+#])?")
@@ -50,6 +50,8 @@ def read_clauses(sentence: str, weight: float, g: Grammar) -> list[tuple[Word, .
                 readings = frozenset({NOUN})  # German: a capital inside a sentence is a noun's (or a name's)
             elif g.capital_nouns and text[:1].islower() and NOUN in readings:
                 readings = frozenset({ADJ})  # German: a word without a capital is no noun
+            elif previous in g.noun_after and readings == {VERB} and lemma != lower:
+                lemma, readings = lower, frozenset({NOUN, ADJ})  # "il trasloco": a noun, not "io trasloco"
             clause.append(Word(text, lower, lemma, readings, not previous, weight, previous, possessive))
             previous = lower
         found.append(tuple(clause))

@@ -165,3 +165,95 @@ def test_any_text_gets_a_short_title_or_none(text: str) -> None:
 
     assert title == "" or 2 <= len(title.split()) <= MAX_WORDS
     assert title == subject_title(text)
+
+
+HOUSE_MOVE = (
+    user("We're moving house to Bristol next month and the house move is stressing me out. What do I sort first?"),
+    model("Book the removal firm for the house move first, then pack room by room, the least used things first."),
+    user("The piano is my worry. The piano weighs a ton and the new stairs are narrow. Can movers take a piano?"),
+    model("Specialist piano movers take an upright piano up narrow stairs with a stair-climbing trolley."),
+)
+GIFT_AFTER_A_GREETING = (
+    user("Hi"),
+    model("Hello! How can I help you today?"),
+    user("I need a birthday present for my sister, she turns thirty in May."),
+    model("A silk scarf, a good book, a weekend away or a nice pen are all safe choices."),
+    user("A silk scarf is lovely. Which colour of silk scarf suits most people?"),
+    model("A navy or a deep green silk scarf suits most people and goes with most coats."),
+)
+FRIENDS_TALKING = (
+    user("Hey Mel! Long time no see. The concert last night was loud."),
+    model("Ha, glad you went! I've been doing pottery all week, pottery is my new love."),
+    user("Pottery sounds fun, show me your pottery bowls!"),
+    model("I'll bring the pottery bowls next time, the glaze on the pottery came out blue."),
+)
+TRASLOCO = (
+    user("Stiamo organizzando il trasloco a Genova per giugno e il trasloco mi mette ansia."),
+    model("Per il trasloco prenota presto la ditta e prepara gli scatoloni stanza per stanza."),
+    user("La lavatrice è il problema: la lavatrice è pesante e le scale sono strette. Come si sposta una lavatrice?"),
+    model("Blocca il cestello della lavatrice con le viti di trasporto e usa un carrello per la lavatrice."),
+)
+
+
+def test_a_short_import_is_titled_by_what_it_was_opened_for_not_its_latest_detail() -> None:
+    # Four turns, the piano said most (issue 23: a house move titled "Corner sofa").
+    title = subject_title(transcript(HOUSE_MOVE))
+
+    assert "house" in title.lower() and "piano" not in title.lower()
+    assert subject_title(transcript(TRASLOCO)).lower().startswith("trasloco")
+
+
+def test_a_greeting_and_an_offer_of_help_before_the_first_turn_leave_the_opening_the_subject() -> None:
+    title = subject_title(transcript(GIFT_AFTER_A_GREETING))
+
+    assert "present" in title.lower() and "scarf" not in title.lower()
+
+
+def test_a_talk_that_opens_by_speaking_to_someone_is_titled_by_what_it_says_most() -> None:
+    # Two friends ("Hey Mel!"): no request opens it, so the opening's concert is no subject.
+    assert "pottery" in subject_title(transcript(FRIENDS_TALKING)).lower()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "User: I'm 40 and never learned to ski. Is it too late to learn?\n"
+            "Assistant: Not at all. Book a few lessons and rent boots first.\n"
+            "User: The boots hurt my shins. Are rental boots always this bad?\n"
+            "Assistant: Rental boots often fit badly: ask for a smaller size, boots should feel snug.",
+            "Learning to ski",
+        ),
+        (
+            "User: Non ho mai imparato a sciare bene, quest'inverno voglio imparare.\n"
+            "Assistant: Qualche lezione con un maestro basta per iniziare. Gli scarponi a noleggio vanno provati.\n"
+            "User: Gli scarponi mi fanno male. Gli scarponi a noleggio sono sempre così?",
+            "Imparare a sciare",
+        ),
+    ],
+)
+def test_a_chat_opened_to_learn_a_skill_is_titled_by_the_skill(text: str, expected: str) -> None:
+    # No noun names the skill; the boots are what the chat says most.
+    assert subject_title(text) == expected
+
+
+def test_learning_to_do_something_with_an_object_is_titled_by_the_object() -> None:
+    text = (
+        "User: I want to learn to bake bread at home.\nAssistant: Start with a simple white bread.\n"
+        "User: My bread is dense.\nAssistant: Dense bread usually needs a longer rise."
+    )
+
+    assert "bread" in subject_title(text).lower()
+
+
+def test_a_first_exchange_is_titled_by_what_the_user_asked_not_the_answers_advice_words() -> None:
+    # A young chat keeps this title: the answer says "element" four times, the user said "kettle" once.
+    text = (
+        "User: Our kettle takes ages to boil lately.\n"
+        "Assistant: Limescale on the element slows it down. Descale the element with citric acid: fill to cover "
+        "the element, boil, leave an hour. Descale the element every month in hard water."
+    )
+
+    title = subject_title(text)
+
+    assert title.startswith("Kettle") and "element" not in title.lower()
