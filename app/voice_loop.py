@@ -113,7 +113,7 @@ class VoiceLoop:
         self._toolkits = tuple(toolkits)
         self._background = background
         self._typed = TypedText()
-        self._asks = AskServer(settings.data_dir, self, services.store) if serve_asks else None
+        self._asks = AskServer(settings.data_dir, self, services.store, self._toolkits) if serve_asks else None
         self._conversation: ChatConversation | None = None
         self._assistant: Assistant | None = None
         for kit in self._toolkits:

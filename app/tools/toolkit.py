@@ -4,7 +4,7 @@ started, schedulers running, all of it closed with the loop)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol, runtime_checkable
 from uuid import UUID
@@ -50,4 +50,19 @@ class ListensByItself(Protocol):
 
     def listen_through(self, overhear: Overhear) -> None:
         """Told once, by the voice loop that holds the kit, how to open the microphone."""
+        ...
+
+
+Asker = Callable[[str, str, Mapping[str, Any]], Awaitable[bool | None]]
+"""Whoever typed the question a tool call serves, asked whether to run a tool that asks first (server, tool,
+arguments): True runs it, False refuses it, None leaves it to the conversation's user (a spoken yes, a click)."""
+
+
+@runtime_checkable
+class AsksTheAsker(Protocol):
+    """A kit whose tools may ask first, which can put that question to whoever typed the question (`parley
+    ask`, which has no second turn to answer in)."""
+
+    def ask_with(self, asker: Asker | None) -> None:
+        """From now on, ask `asker` first (None: the conversation's user only)."""
         ...
