@@ -1,8 +1,10 @@
 """How a timer rings: the chime and the spoken line through the speaker, a desktop notification (a front
-event), and a line in the chat it was set in. It rings a few rounds, then gives up; `stop` ends it early
-(the window's Stop button, the tray's message), and so does the user saying "stop" (`sayings.stop_words`),
-without the wake word: while it rings, and only then, the microphone is read beside the wake word detector
-(`listen_through`), through the echo canceller that keeps the ring's own sound from stopping it.
+event), and a line in the chat it was set in. On a speaker that can (`voice.audio.overlay`), the ring is
+heard at once, over the model's voice if it speaks (ducked beneath, not cut), rather than after it. It rings
+a few rounds, then gives up; `stop` ends it early (the window's Stop button, the tray's message), and so does
+the user saying "stop" (`sayings.stop_words`), without the wake word: while it rings, and only then, the
+microphone is read beside the wake word detector (`listen_through`), through the echo canceller that keeps
+the ring's own sound from stopping it.
 
 The voice is espeak-ng's (the offline voice's, `voice.offline.speech`) even when Gemini answers the
 conversations: a timer rings while Parley sleeps, when no Live session is open, and opening one to say
@@ -24,6 +26,7 @@ from app.timers.scheduler import Pause, set_or_paused
 from app.tools.toolkit import Overhear
 from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk, AudioSink
 from voice.audio.earcon import earcon
+from voice.audio.overlay import Overlays
 
 log = logging.getLogger(__name__)
 
@@ -121,12 +124,14 @@ class SoundRinger:
         if self._sink is None:
             return
         try:
+            # Heard at once, over the model's voice if it speaks (ducked beneath), where the speaker can.
+            play = self._sink.overlay if isinstance(self._sink, Overlays) else self._sink.write
             chime = earcon(self._sink.format)
-            await self._sink.write(chime)
+            await play(chime)
             speaks = self._speak is not None and self._sink.format == MODEL_VOICE_FORMAT
             words = await self._speak(message, self._language) if self._speak and speaks else b""
             if words:
-                await self._sink.write(AudioChunk(self._sink.format, words, chime.end_ms))
+                await play(AudioChunk(self._sink.format, words, chime.end_ms))
         except Exception as error:  # a speaker or espeak failing must not stop the ring's other signs
             log.warning("a timer could not be heard: %r", error)
 
