@@ -6,9 +6,7 @@ the user saying "stop" (`sayings.stop_words`), without the wake word: while it r
 microphone is read beside the wake word detector (`listen_through`), through the echo canceller that keeps
 the ring's own sound from stopping it.
 
-The voice is espeak-ng's (the offline voice's, `voice.offline.speech`) even when Gemini answers the
-conversations: a timer rings while Parley sleeps, when no Live session is open, and opening one to say
-one sentence would take a second or more and a network."""
+The words are spoken by `speak`: in the conversations' voice when it can be had (`app.timers.ring_voice`)."""
 
 from __future__ import annotations
 

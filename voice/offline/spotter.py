@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import re
 import unicodedata
-from collections.abc import AsyncIterable, Collection
+from collections.abc import AsyncIterable, Awaitable, Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,12 +76,16 @@ def _words(text: str) -> list[str]:
     return re.findall(r"\w+", "".join(c for c in plain if not unicodedata.combining(c)))
 
 
-class PhraseSpotter:
-    """Whisper and the VAD, loaded once (`load`, blocking); `spot` may be called again and again, one at a
-    time."""
+Transcribe = Callable[[bytes, str, str], Awaitable[str]]
+"""16 kHz mono PCM16, a prompt and a language code -> the words heard."""
 
-    def __init__(self, transcriber: WhisperTranscriber, vad: onnxruntime.InferenceSession) -> None:
-        self._transcriber = transcriber
+
+class PhraseSpotter:
+    """Whisper and the VAD, loaded once (`load` or `sharing`, blocking); `spot` may be called again and again,
+    one at a time."""
+
+    def __init__(self, transcribe: Transcribe, vad: onnxruntime.InferenceSession) -> None:
+        self._transcribe = transcribe
         self._vad = vad
 
     @classmethod
@@ -89,7 +93,17 @@ class PhraseSpotter:
         """Whisper base from `cache` (joined there the first time) and Silero VAD: about 0.5 s. Blocking;
         raises `OfflineVoiceError` or `VadModelError` naming what is missing."""
         transcriber = WhisperTranscriber(files.whisper_base(cache), threads=SPOTTER_THREADS)
-        return cls(transcriber, load_session())
+
+        async def transcribe(pcm: bytes, prompt: str, language: str) -> str:
+            return (await asyncio.to_thread(transcriber.transcribe, pcm, prompt, language)).text
+
+        return cls(transcribe, load_session())
+
+    @classmethod
+    def sharing(cls, transcribe: Transcribe) -> PhraseSpotter:
+        """Silero VAD, with a Whisper already loaded (the offline voice's: not a second 150 MB). Blocking;
+        raises `VadModelError` when the VAD is missing."""
+        return cls(transcribe, load_session())
 
     async def spot(self, chunks: AsyncIterable[AudioChunk], phrases: Collection[str], language: str) -> Spotted | None:
         """Read 16 kHz mono PCM16 `chunks` until one of `phrases` is said in `language` (an ISO 639-1 code);
@@ -115,6 +129,5 @@ class PhraseSpotter:
     ) -> Spotted | None:
         pcm = utterance.pcm + bytes(2 * round(SAMPLE_RATE * TRAILING_MS / 1000))  # PCM16: 2 bytes a sample
         prompt = " ".join(f"{phrase.capitalize()}." for phrase in phrases)
-        heard = await asyncio.to_thread(self._transcriber.transcribe, pcm, prompt, language)
-        phrase = matching(heard.text, phrases)
+        phrase = matching(await self._transcribe(pcm, prompt, language), phrases)
         return None if phrase is None else Spotted(phrase, (first_ms or 0.0) + utterance.end_ms)
