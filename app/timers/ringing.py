@@ -25,6 +25,7 @@ from app.tools.toolkit import Overhear
 from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk, AudioSink
 from voice.audio.earcon import earcon
 from voice.audio.overlay import Overlays
+from voice.offline.phrases import matching
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,7 @@ class SoundRinger:
         message = sayings.rang(timer, self._language)
         stopped = self._stops.setdefault(timer.id, asyncio.Event())
         self._post(TimerRinging(timer, message))
-        hearing = asyncio.create_task(self._hear_stop(stopped), name=f"timer-hears-stop-{timer.id}")
+        hearing = asyncio.create_task(self._hear_stop(stopped, message), name=f"timer-hears-stop-{timer.id}")
         try:
             for round_ in range(ROUNDS):
                 await self._sound(message)
@@ -97,15 +98,17 @@ class SoundRinger:
             del self._stops[timer.id]
             self._post(TimerStopped(timer.id))
 
-    async def _hear_stop(self, stopped: asyncio.Event) -> None:
-        """Set `stopped` when the user says a stop word; nothing without a microphone or a speech model.
+    async def _hear_stop(self, stopped: asyncio.Event, message: str) -> None:
+        """Set `stopped` when the user says a stop word the ring's `message` does not say itself (a "stop watch"
+        timer is stopped by "enough", not by its own words); nothing without a microphone or a speech model.
         Another timer ringing at once listens on a cursor of its own, and "stop" stops them both."""
         microphone = None if self._spot is None or self._overhear is None else self._overhear()
         if microphone is None or self._spot is None:
             return
         with microphone:
             try:
-                if await self._spot(microphone, sayings.stop_words(self._language), self._language):
+                words = [w for w in sayings.stop_words(self._language) if matching(message, [w]) is None]
+                if await self._spot(microphone, words, self._language):
                     stopped.set()
             except Exception as error:  # the button still stops it
                 log.warning("a timer could not listen for stop: %r", error)

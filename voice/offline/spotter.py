@@ -25,8 +25,6 @@ for "stop". Facts that shape it:
 from __future__ import annotations
 
 import asyncio
-import re
-import unicodedata
 from collections.abc import AsyncIterable, Awaitable, Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,9 +32,11 @@ from pathlib import Path
 import onnxruntime
 
 from voice.audio.chunks import AudioChunk
+from voice.echo.canceller import CancelledChunk
 from voice.echo.vad import SileroVad, load_session
 from voice.offline import files
 from voice.offline.endpoint import SAMPLE_RATE, EndpointConfig, Endpointer, SpeechEnded
+from voice.offline.phrases import matching
 from voice.offline.transcriber import WhisperTranscriber
 
 MAX_MS = 3_000.0
@@ -58,22 +58,6 @@ class Spotted:
     phrase: str
     end_ms: float
     """Where the utterance's last speech window ends, on the chunks' own clock (`AudioChunk.start_ms`)."""
-
-
-def matching(text: str, phrases: Collection[str]) -> str | None:
-    """The first of `phrases` whose words occur, in order and whole, in `text` (case, accents and
-    punctuation aside); None for none. Pure."""
-    heard = _words(text)
-    for phrase in phrases:
-        wanted = _words(phrase)
-        if wanted and any(heard[i : i + len(wanted)] == wanted for i in range(len(heard) - len(wanted) + 1)):
-            return phrase
-    return None
-
-
-def _words(text: str) -> list[str]:
-    plain = unicodedata.normalize("NFKD", text.casefold())
-    return re.findall(r"\w+", "".join(c for c in plain if not unicodedata.combining(c)))
 
 
 Transcribe = Callable[[bytes, str, str], Awaitable[str]]
@@ -113,7 +97,7 @@ class PhraseSpotter:
         first_ms: float | None = None
         async for chunk in chunks:
             first_ms = chunk.start_ms if first_ms is None else first_ms
-            for window, probability in await asyncio.to_thread(vad.push, chunk.pcm):
+            for window, probability in await asyncio.to_thread(vad.push, _heard_through_echo(chunk)):
                 for event in endpointer.push(window, probability):
                     if isinstance(event, SpeechEnded) and (
                         spotted := await self._heard(event, phrases, language, first_ms)
@@ -131,3 +115,12 @@ class PhraseSpotter:
         prompt = " ".join(f"{phrase.capitalize()}." for phrase in phrases)
         phrase = matching(await self._transcribe(pcm, prompt, language), phrases)
         return None if phrase is None else Spotted(phrase, (first_ms or 0.0) + utterance.end_ms)
+
+
+def _heard_through_echo(chunk: AudioChunk) -> bytes:
+    """What to listen to in an echo-cancelled chunk: the linear canceller's view once its filter has converged
+    (the user's voice whole, Parley's own sound 15-20 dB down), else AEC3's, whose suppressor also turns the
+    user down while Parley plays (bench/tools_stop_over_ring.py measures both)."""
+    if isinstance(chunk, CancelledChunk) and chunk.linear_trusted:
+        return chunk.linear
+    return chunk.pcm

@@ -5,6 +5,7 @@ the test (tests/voice/portaudio_fake.py)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterable, Sequence
 from datetime import UTC
 
 from app.timers.model import Timer
@@ -12,9 +13,10 @@ from app.timers.ringing import SoundRinger
 from tests.app.test_timers_by_voice import WAIT_S, Front
 from tests.app.timers.clock import START, ManualClock
 from tests.voice.portaudio_fake import FakeBackend, on_portaudio_thread
-from voice.audio.chunks import MODEL_VOICE_FORMAT
+from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk
 from voice.audio.earcon import earcon
 from voice.audio.overlay import overlaid
+from voice.audio.preroll import PrerollStream
 from voice.audio.speaker import SpeakerSink
 from voice.audio.synthetic import tone
 
@@ -46,3 +48,19 @@ async def test_a_ring_during_the_models_answer_is_heard_at_once_and_the_answer_g
     left = answer.pcm[50 * BLOCK :]
     assert (heard + rest)[: len(left)] == overlaid(left, chime)  # then all the rest of the answer, as it was
     await speaker.aclose()
+
+
+async def test_a_ring_listens_for_the_stop_words_it_does_not_say_itself() -> None:
+    asked: list[list[str]] = []
+
+    async def spot(chunks: AsyncIterable[AudioChunk], words: Sequence[str], language: str) -> bool:
+        asked.append(list(words))
+        return True  # heard at once: the ring stops
+
+    microphone = PrerollStream()
+    for label in ("stop watch", "pasta"):
+        ringer = SoundRinger(post=Front().post, language="en", zone=UTC, spot=spot, pause=ManualClock().pause)
+        ringer.listen_through(lambda: microphone.since(microphone.end_ms))
+        async with asyncio.timeout(WAIT_S):
+            await ringer.ring(Timer("a1", "timer", label, START, START))
+    assert asked == [["enough", "quiet", "shut up"], ["stop", "enough", "quiet", "shut up"]]
