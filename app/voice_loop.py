@@ -10,7 +10,7 @@ import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 from uuid import UUID
 
 from app.asks.server import AskServer
@@ -20,7 +20,7 @@ from app.config.tls import ssl_context
 from app.conversation import ChatConversation, ChatSwitched, ConversationEvent, Saved, VoiceSettings
 from app.listening_lock import listening_lock
 from app.outbox import Outbox
-from app.tools.toolkit import ListensByItself, ToolKit
+from app.tools.toolkit import ConversationVoice, ListensByItself, SpeaksByItself, ToolKit
 from app.wake_enrolment import wake_detector
 from app.wiring import ChatServices, language_of, live_language_code, spoken_language
 from chats.journal import JOURNAL_FILE, Delivery, TurnJournal
@@ -33,10 +33,13 @@ from voice.audio.preroll import StreamCursor
 from voice.echo.barge_in import speech_over_playback
 from voice.errors import AudioError
 from voice.live.connection import LiveConnectionFactory
-from voice.state import StateChanged, StateMachine
+from voice.state import AssistantState, StateChanged, StateMachine
 from voice.typed import TypedText
 from voice.wake.detector import OpenWakeWordDetector
 from voice.wake.protocol import WakeEvent
+
+if TYPE_CHECKING:
+    from voice.offline.engine import OfflineVoice
 
 AudioDevice = Literal["microphone", "speaker"]
 
@@ -113,8 +116,9 @@ class VoiceLoop:
         self._toolkits = tuple(toolkits)
         self._background = background
         self._typed = TypedText()
-        self._asks = AskServer(settings.data_dir, self, services.store) if serve_asks else None
+        self._asks = AskServer(settings.data_dir, self, services.store, self._toolkits) if serve_asks else None
         self._assistant: Assistant | None = None
+        self._offline_voice: OfflineVoice | None = None
         for kit in self._toolkits:
             if isinstance(kit, ListensByItself):
                 kit.listen_through(self.overhear)
@@ -216,6 +220,7 @@ class VoiceLoop:
             states.subscribe(self._observer.state)
             if self._asks is not None:
                 states.subscribe(self._asks.state)
+            self._lend_voice(opening, live_model, states)
             assistant = Assistant(
                 source=self._source,
                 wake=wake,
@@ -233,6 +238,20 @@ class VoiceLoop:
                 await self._until_stopped(assistant)
             finally:
                 await conversation.save()
+
+    def _lend_voice(self, opening: LiveConnectionFactory, live_model: str, states: StateMachine) -> None:
+        """Kits that speak or listen by themselves (a ringing timer) do so in the conversations' voice."""
+        offline = self._offline_voice
+        voice = ConversationVoice(
+            connected=lambda: states.state is not AssistantState.SLEEPING,
+            gemini=opening if offline is None else None,
+            live_model=live_model,
+            language_code=live_language_code(self._settings),
+            transcribe=None if offline is None else offline.transcribe_in,
+        )
+        for kit in self._toolkits:
+            if isinstance(kit, SpeaksByItself):
+                kit.speak_with(voice)
 
     async def _wake_detector(self, stack: AsyncExitStack) -> OpenWakeWordDetector | None:
         """The wake word model, loaded and closed with `stack` (the microphone too); None without one."""
@@ -302,6 +321,7 @@ class VoiceLoop:
 
         voice = await OfflineVoice.load(model_cache(), language=spoken_language(settings), language_of=language_of)
         stack.push_async_callback(voice.aclose)
+        self._offline_voice = voice
         intents = OfflineIntents(self._services.embedder, language=spoken_language(settings), zone=local_zone())
         await intents.prepare()
         factory: LiveConnectionFactory = functools.partial(

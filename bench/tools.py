@@ -12,6 +12,8 @@ go to bench/results/tools.json under those names, with the machine's load, and a
   Parley's timer tools (set_timer, list_timers, cancel_timer, set_reminder) through the real session.
 - mcp_call_round_trip, mcp_first_start: the user's MCP tools (`bench.tools_mcp`).
 - timer_stop_by_voice: from the end of a spoken "stop" to the ring stopping (`bench.tools_stop`).
+- timer_stop_over_the_ring: how often a "stop" said over the ring's own sound is heard, and how often the
+  ring alone stops itself, through a simulated room and the echo canceller (`bench.tools_stop_over_ring`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from app.timers.toolkit import TimerKit
 from app.timers.wiring import local_zone
 from bench import tools_mcp
 from bench.tools_stop import timer_stop_by_voice
+from bench.tools_stop_over_ring import stop_over_the_ring
 from bench.voice_latency import StampedConnection, TimingSink, forever, ignore, summarise
 from tests.fakes.gemini_live_scenario import (
     AfterAudio,
@@ -228,6 +231,7 @@ MEASUREMENTS: Mapping[str, Callable[[], Awaitable[dict[str, Any]]]] = {
     "timer_lateness_in_conversation": timer_lateness_in_conversation,
     "own_tool_answer": own_tool_answer,
     "timer_stop_by_voice": timer_stop_by_voice,
+    "timer_stop_over_the_ring": stop_over_the_ring,
     "mcp_call_round_trip": tools_mcp.mcp_call_round_trip,
     "mcp_first_start": tools_mcp.mcp_first_start,
 }
@@ -303,6 +307,12 @@ def report(results: dict[str, Any]) -> None:
             f"timer_stop_by_voice: p50 {stop['p50_ms']} ms, p95 {stop['p95_ms']} ms from the end of 'stop' "
             f"({stop['runs']} rings; the first, loading Whisper: {stop['first_ring_ms']} ms)"
         )
+    for canceller, views in results.get("timer_stop_over_the_ring", {}).items():
+        for name, seen in views.items():
+            print(
+                f"timer_stop_over_the_ring {canceller} {name}: 'stop' heard {seen['heard']}/{seen['said']}, "
+                f"false stops {seen['false_stops']}/{seen['rings']} rings"
+            )
     for tool, spent in results.get("own_tool_answer", {}).items():
         print(f"own_tool_answer {tool}: p50 {spent['p50_ms']} ms, p95 {spent['p95_ms']} ms ({spent['runs']} calls)")
     tools_mcp.report(results)

@@ -5,11 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from app.asks.answer import Answer
 from app.asks.wire import MAX_REQUEST_BYTES, line, socket_path
 from voice.errors import VoiceError
+
+if TYPE_CHECKING:
+    from app.tools.toolkit import Asker
 
 ANSWER_WAIT_S = 120.0
 """How long `parley ask` waits for the running Parley's answer: seconds as a rule, longer while that
@@ -30,10 +34,17 @@ async def running_parley(data_dir: Path) -> bool:
 
 
 async def ask_running(
-    data_dir: Path, question: str, *, chat: UUID | None = None, wait_s: float = ANSWER_WAIT_S
+    data_dir: Path,
+    question: str,
+    *,
+    chat: UUID | None = None,
+    wait_s: float = ANSWER_WAIT_S,
+    asker: Asker | None = None,
 ) -> Answer | None:
     """The running Parley's answer to `question` (asked in `chat`, else in the chat it is in), or None when
-    no Parley answers on these chats. `VoiceError` says (in one line) what went wrong once one took it."""
+    no Parley answers on these chats. `VoiceError` says (in one line) what went wrong once one took it.
+    `asker` answers the running Parley's questions about tools that ask first (none: each is refused);
+    `wait_s` counts again after each."""
     connection = await _connect(data_dir)
     if connection is None:
         return None
@@ -41,8 +52,15 @@ async def ask_running(
     try:
         writer.write(line({"ask": question} if chat is None else {"ask": question, "chat": str(chat)}))
         await writer.drain()
-        async with asyncio.timeout(wait_s):
-            response = await reader.readline()
+        while True:
+            async with asyncio.timeout(wait_s):
+                response = await reader.readline()
+            consent = _consent_asked(response)
+            if consent is None:
+                break
+            allow = False if asker is None else await asker(consent["server"], consent["tool"], consent["args"])
+            writer.write(line({"allow": allow is True}))
+            await writer.drain()
     except TimeoutError:
         raise NoAnswerInTime(
             f"the running Parley did not answer within {wait_s:.0f} s; the question stays in its chat"
@@ -57,6 +75,17 @@ async def ask_running(
     if "error" in message:
         raise VoiceError(str(message["error"]))
     return Answer.of_json(message["answer"])
+
+
+def _consent_asked(response: bytes) -> dict[str, Any] | None:
+    """The tool a `consent_request` line asks about (`server`, `tool`, `args`), or None for any other line."""
+    try:
+        consent = json.loads(response).get("consent") if response else None
+    except (AttributeError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(consent, dict) or not isinstance(consent.get("args"), dict):
+        return None
+    return {"server": str(consent.get("server")), "tool": str(consent.get("tool")), "args": consent["args"]}
 
 
 async def _connect(data_dir: Path) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:

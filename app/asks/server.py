@@ -2,19 +2,33 @@
 event loop for as long as the loop holds the folder's listening lock. A question that comes over it is
 typed to the loop (`send_text`, as the window's text box does: queued while a conversation runs), and its
 answer goes back once the loop has recorded it; the conversation, its chat and its journal are the running
-Parley's. Only questions are taken (`app.asks.wire`); the socket is this user's alone."""
+Parley's. Only questions are taken (`app.asks.wire`); the socket is this user's alone. A tool that asks
+first, called for a question from the socket, is asked about over that socket (`parley ask` asks its user on
+the terminal, or refuses): the one who typed the question decides, as when no Parley runs; a call for the
+window's user or the voice waits for their own yes, as ever."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from uuid import UUID
 
 from app.asks.answer import Answer
-from app.asks.wire import MAX_REQUEST_BYTES, BadRequest, Question, line, question_of, socket_path
+from app.asks.wire import (
+    MAX_REQUEST_BYTES,
+    BadRequest,
+    Question,
+    allowed,
+    consent_request,
+    line,
+    question_of,
+    socket_path,
+)
+from app.tools.toolkit import AsksTheAsker
 from chats.errors import ChatsError
 from chats.store import ChatStore
 from voice.state import AssistantState, StateChanged
@@ -28,6 +42,8 @@ REQUEST_WAIT_S = 5.0
 """How long a connection may take to send its question (a client sends it at once)."""
 CLOSE_WAIT_S = 2.0
 """How long the questions still waiting get, once the loop stops, to be told so."""
+CONSENT_WAIT_S = 300.0
+"""How long a tool that asks first waits for the asker's y or n (a person at a terminal)."""
 STOPPED = "Parley stopped before answering; the question stays in chat {chat_id} if it was sent"
 
 
@@ -48,8 +64,11 @@ class AskServer:
     """Serves questions from other processes while entered; feed it the loop's `state` and `conversation`
     events, from which it gathers each question's answer."""
 
-    def __init__(self, data_dir: Path, target: AskTarget, store: ChatStore) -> None:
+    def __init__(self, data_dir: Path, target: AskTarget, store: ChatStore, toolkits: Sequence[object] = ()) -> None:
+        """`toolkits`: the loop's; those whose tools may ask first ask the question's asker while one is
+        answered."""
         self._path = socket_path(data_dir)
+        self._consenting = [kit for kit in toolkits if isinstance(kit, AsksTheAsker)]
         self._target = target
         self._store = store
         self._asleep = asyncio.Event()
@@ -58,6 +77,8 @@ class AskServer:
         self._server: asyncio.Server | None = None
         self._waiting: list[Answer] = []
         """Questions sent to the loop and not answered yet, oldest first."""
+        self._askers: dict[int, tuple[asyncio.StreamReader, asyncio.StreamWriter]] = {}
+        """The connection each waiting question came on, by the `id` of its answer."""
         self._handlers: set[asyncio.Task[None]] = set()
 
     async def __aenter__(self) -> AskServer:
@@ -69,6 +90,8 @@ class AskServer:
             log.warning("`parley ask` cannot reach this Parley: no socket in the data folder (%s)", error)
             return self
         self._path.chmod(0o600)  # the data folder is private already (`keep_private`): this user only, twice
+        for kit in self._consenting:
+            kit.ask_with(self._ask_the_asker)
         return self
 
     async def __aexit__(
@@ -76,6 +99,8 @@ class AskServer:
     ) -> None:
         if self._server is None:
             return
+        for kit in self._consenting:
+            kit.ask_with(None)
         self._server.close()
         for answer in self._waiting:
             answer.failure = STOPPED.format(chat_id=answer.chat_id)
@@ -116,7 +141,7 @@ class AskServer:
             async with asyncio.timeout(REQUEST_WAIT_S):
                 request = await reader.readline()
             if request:  # empty: a client that only looked whether Parley runs
-                writer.write(line(await self._answer(question_of(request))))
+                writer.write(line(await self._answer(question_of(request), reader, writer)))
                 await writer.drain()
         except (BadRequest, ChatsError) as bad:  # a chat it does not hold, a store out of reach
             writer.write(line({"error": str(bad)}))
@@ -126,7 +151,9 @@ class AskServer:
             self._handlers.discard(handler)
             writer.close()
 
-    async def _answer(self, question: Question) -> dict[str, object]:
+    async def _answer(
+        self, question: Question, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> dict[str, object]:
         if question.chat is not None and question.chat != self._target.chat_id:
             await self._store.load_assistant_context(question.chat)  # `ChatNotFound` for a chat it does not hold
             # The conversation under way goes on in its own chat: the question opens the next one.
@@ -135,13 +162,31 @@ class AskServer:
             await self._target.switch_to(question.chat)
         answer = Answer(self._target.chat_id, question=question.text)
         self._waiting.append(answer)
+        self._askers[id(answer)] = (reader, writer)
         try:
             await self._target.send_text(question.text)
             await answer.over.wait()
         finally:
             self._waiting.remove(answer)
+            del self._askers[id(answer)]
         if answer.failure is not None:
             return {"error": answer.failure}
         if not answer.model:
             return {"error": f"the conversation ended without an answer; the question is in chat {answer.chat_id}"}
         return {"answer": answer.as_json()}
+
+    async def _ask_the_asker(self, server: str, tool: str, args: Mapping[str, Any]) -> bool | None:
+        """Whether the one who typed the question under way allows the tool (False: they left, or did not
+        answer in time); None when the conversation is not answering a question from the socket."""
+        answering = next((answer for answer in self._waiting if answer.user and not answer.model), None)
+        if answering is None:
+            return None
+        reader, writer = self._askers[id(answering)]
+        try:
+            writer.write(consent_request(server, tool, args))
+            await writer.drain()
+            async with asyncio.timeout(CONSENT_WAIT_S):
+                return allowed(await reader.readline())
+        except (TimeoutError, ValueError, ConnectionError):
+            log.warning("`parley ask` gave no answer for %s on %s: refused", tool, server)
+            return False

@@ -2,11 +2,14 @@
 
 The client sends one request, `{"ask": "TEXT"}` or `{"ask": "TEXT", "chat": "CHAT ID"}`; the server
 answers one line, `{"answer": {...}}` (what `Answer.as_json` gives) or `{"error": "one line"}`, and closes.
-A question is the only thing a request can ask for: nothing else is read from it."""
+A question is the only thing a request can ask for: nothing else is read from it. Before its answer, the
+server may ask whether a tool that asks first may run, `{"consent": {"server", "tool", "args"}}`, and the
+client answers each such line with `{"allow": true}` or `{"allow": false}` (anything else is a no)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,3 +67,17 @@ def question_of(request: bytes) -> Question:
         return Question(text, UUID(message["chat"]))
     except ValueError:
         raise BadRequest(f"not a chat id: {message['chat']!r}") from None
+
+
+def consent_request(server: str, tool: str, args: Mapping[str, Any]) -> bytes:
+    """The server's question to the client: may this tool run?"""
+    return line({"consent": {"server": server, "tool": tool, "args": dict(args)}})
+
+
+def allowed(reply: bytes) -> bool:
+    """Whether the client's reply to a `consent_request` allows the tool: only `{"allow": true}` does."""
+    try:
+        message = json.loads(reply)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(message, dict) and message.get("allow") is True

@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING
 
 from app.asks.answer import Answer
 from app.cli.command_runner import UsageError, chat_id_argument
+from app.cli.tool_consent import YES_FLAG, TerminalConsent
 from app.config.settings import Settings
 from voice.errors import VoiceError
 
 if TYPE_CHECKING:  # the voice loop and its audio are imported by `ask`, not when `parley` reads its options
+    from app.tools.toolkit import Asker
     from app.voice_loop import VoiceLoop
     from voice.audio.chunks import AudioChunk, AudioFormat, AudioSink
 
@@ -41,6 +43,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     chat.add_argument("--new-chat", action="store_true", help="start a new chat")
     ask.add_argument("--json", action="store_true", help="print the chat id, both turns and the tools used as JSON")
     ask.add_argument("--audio-out", type=Path, help="write Parley's voice to this WAV file")
+    ask.add_argument(
+        YES_FLAG,
+        action="store_true",
+        help="run the tools that ask first (your MCP tools that may change things) without asking; without it"
+        " they are asked about on the terminal, or refused when there is none",
+    )
     ask.set_defaults(handler=run)
 
 
@@ -50,9 +58,10 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
         raise UsageError("nothing to ask: the message is blank")
     if args.audio_out is not None and not args.audio_out.parent.is_dir():
         raise UsageError(f"cannot write audio to {args.audio_out}: folder {args.audio_out.parent} does not exist")
-    answer = asyncio.run(_running_parleys_answer(settings, text, args))
+    consent = TerminalConsent(allow_all=args.yes)
+    answer = asyncio.run(_running_parleys_answer(settings, text, args, consent))
     if answer is None:  # no Parley runs on these chats: this process answers
-        answer = _answer_here(settings, text, args)
+        answer = _answer_here(settings, text, args, consent)
     if answer.failure is not None:
         print(f"parley: {answer.failure}", file=sys.stderr)
         return 1
@@ -62,10 +71,14 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
         print(answer.model)
         for source in answer.sources:
             print(f"  {source['title']}: {source['uri']}")  # the pages a web answer drew on
-    return 0
+    for refused in consent.refused:  # answered, but not as asked: a script must not take it for done
+        print(f"parley: {refused}", file=sys.stderr)
+    return 1 if consent.refused else 0
 
 
-async def _running_parleys_answer(settings: Settings, text: str, args: argparse.Namespace) -> Answer | None:
+async def _running_parleys_answer(
+    settings: Settings, text: str, args: argparse.Namespace, consent: TerminalConsent
+) -> Answer | None:
     """The answer of the Parley running on these chats, or None when none runs (then this process may
     listen: `AlreadyListening` at once, not after the models load, when the folder's lock is held by a
     Parley that takes no questions)."""
@@ -82,7 +95,9 @@ async def _running_parleys_answer(settings: Settings, text: str, args: argparse.
     else:
         chat = None if args.chat is None else chat_id_argument(args.chat)
         with _stop_signals() as stopping:
-            asking = asyncio.create_task(ask_running(data_dir, text, chat=chat), name="ask-running-parley")
+            asking = asyncio.create_task(
+                ask_running(data_dir, text, chat=chat, asker=consent), name="ask-running-parley"
+            )
             stopped = asyncio.create_task(stopping.wait(), name="ask-stopped")
             try:
                 await asyncio.wait({asking, stopped}, return_when=asyncio.FIRST_COMPLETED)
@@ -102,14 +117,16 @@ async def _running_parleys_answer(settings: Settings, text: str, args: argparse.
     return None
 
 
-def _answer_here(settings: Settings, text: str, args: argparse.Namespace) -> Answer:
+def _answer_here(settings: Settings, text: str, args: argparse.Namespace, consent: TerminalConsent) -> Answer:
     """The answer of a voice loop run in this process, for this one question."""
     # The voice is written beside its file, and put in its place only once the answer came: a failed ask
     # leaves no half-written file (nor an older one overwritten).
     partial = None if args.audio_out is None else args.audio_out.with_name(f".{args.audio_out.name}.partial")
     answered = False
     try:
-        answer = asyncio.run(ask(settings, text, chat=args.chat, new_chat=args.new_chat, audio_out=partial))
+        answer = asyncio.run(
+            ask(settings, text, chat=args.chat, new_chat=args.new_chat, audio_out=partial, asker=consent)
+        )
         answered = answer.failure is None
     finally:
         if partial is not None and answered:
@@ -120,16 +137,24 @@ def _answer_here(settings: Settings, text: str, args: argparse.Namespace) -> Ans
 
 
 async def ask(
-    settings: Settings, text: str, *, chat: str | None = None, new_chat: bool = False, audio_out: Path | None = None
+    settings: Settings,
+    text: str,
+    *,
+    chat: str | None = None,
+    new_chat: bool = False,
+    audio_out: Path | None = None,
+    asker: Asker | None = None,
 ) -> Answer:
     """Send `text` as one typed turn in `chat` (default: the most recent chat; `new_chat`: a new one) and
     wait for the answer, saved with the message. `audio_out`: a WAV file for the voice (else it goes
     nowhere). The answer's `failure` says when the model could not be reached; raises what the loop
     raises, `NoAnswer`, or `ChatNotFound` for an unknown chat. A new chat is created only once the message
-    reaches it: no empty chat is left behind."""
+    reaches it: no empty chat is left behind. `asker`: whether to run a tool that asks first (else the tool
+    waits for a yes no one can say)."""
     # Imported here, not with the module: the voice loop (the offline voice, the echo canceller, the tools)
     # takes a second to import, which every other `parley` command would pay.
     from app.cli.listen_command import chat_to_talk_in
+    from app.mcp.server_tools import START_TIMEOUT_S
     from app.mcp.toolkit import mcp_toolkits
     from app.timers.wiring import timer_kit
     from app.voice_loop import VoiceLoop
@@ -145,6 +170,10 @@ async def ask(
         # The local embedding model stays in this process (`parley listen` puts it in a child): no
         # microphone or speaker callback waits on this interpreter's lock here.
         timers, _ = timer_kit(settings, services, rings=False)  # it ends long before they ring
+        # Its one conversation waits for the servers as long as they may take to start: there is no next one.
+        tools = mcp_toolkits(settings.config_file, declare_wait_s=START_TIMEOUT_S)
+        for kit in tools:
+            kit.ask_with(asker)
         loop = VoiceLoop(
             settings=settings,
             services=services,
@@ -153,7 +182,7 @@ async def ask(
             chat_id=chat_id,
             new_chat=new,
             observer=answer,
-            toolkits=[timers, *mcp_toolkits(settings.config_file)],
+            toolkits=[timers, *tools],
             background=False,  # saved, the answer is printed at once: the next `listen` or window maintains the chat
             serve_asks=False,  # it ends at its one answer: a second `ask` waits for nothing
         )

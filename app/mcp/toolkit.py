@@ -1,6 +1,7 @@
 """The user's MCP servers as a `ToolKit`: started together at the first conversation (which waits a few
 seconds at most: a slower server comes with the next one), their tools declared under `server__tool` names,
-read-only ones called at once, others held for the user's yes (`app.mcp.safety`). A server that cannot start
+read-only ones called at once, others held for the user's yes (`app.mcp.safety`), or first put to whoever
+typed the question (`ask_with`: `parley ask`, which has no second turn). A server that cannot start
 is left out, with one warning, until Parley restarts (or it is switched off and on); one that stops
 mid-conversation is started again for the next conversation. A failing call gives the model a short error
 and the conversation goes on. `mcp.json` is read again as each conversation opens: a server or tool switched
@@ -22,12 +23,15 @@ from app.mcp.config import McpConfigError, ServerConfig, mcp_file, read_servers
 from app.mcp.names import declared_names
 from app.mcp.safety import CONFIRM_ACTION, Confirmations, needs_confirmation
 from app.mcp.server_tools import CALL_TIMEOUT_S, DECLARE_WAIT_S, START_TIMEOUT_S, McpServerError, McpTool
+from app.tools.toolkit import Asker
 from voice.live.connection import ToolDeclaration
 
 if TYPE_CHECKING:
     from app.mcp.connection import ServerConnection
 
 log = logging.getLogger(__name__)
+
+ASKER_REFUSED = "the user refused it: the action was not run"
 
 
 class McpToolKit:
@@ -64,6 +68,11 @@ class McpToolKit:
         self._tools: dict[str, McpTool] = {}
         """The tools declared in this conversation, by declared name."""
         self._confirmations = Confirmations()
+        self._asker: Asker | None = None
+
+    def ask_with(self, asker: Asker | None) -> None:
+        """Ask `asker` first whether a tool that asks first may run (`parley ask`: the one who typed it)."""
+        self._asker = asker
 
     async def __aenter__(self) -> McpToolKit:
         return self
@@ -115,6 +124,9 @@ class McpToolKit:
             return await self._run(released.name, released.args)
         tool = self._tools[name]
         if needs_confirmation(tool.read_only, tool.destructive):
+            allowed = None if self._asker is None else await self._asker(tool.server, tool.name, dict(args))
+            if allowed is not None:
+                return await self._run(name, args) if allowed else {"success": False, "error": ASKER_REFUSED}
             confirmation = self._confirmations.hold(name, dict(args))
             if self._post is not None:
                 self._post(ConfirmationAsked(confirmation, tool.server, tool.name, dict(args)))
@@ -219,13 +231,17 @@ def _enabled(servers: Sequence[ServerConfig]) -> dict[str, ServerConfig]:
     return {server.name: server for server in servers if not server.disabled}
 
 
-def mcp_toolkits(config_file: Path, post: Post | None = None) -> tuple[McpToolKit, ...]:
+def mcp_toolkits(
+    config_file: Path, post: Post | None = None, *, declare_wait_s: float = DECLARE_WAIT_S
+) -> tuple[McpToolKit, ...]:
     """The toolkit of the servers in the `mcp.json` beside `config_file` (read again at each conversation):
-    none without the file, and none, after one warning line, when it is wrong at start."""
+    none without the file, and none, after one warning line, when it is wrong at start. `declare_wait_s`:
+    how long a conversation waits for servers still starting (`parley ask`, which has no next one, waits
+    as long as they may take)."""
     path = mcp_file(config_file)
     try:
         servers = read_servers(path)
     except McpConfigError as exc:
         log.warning("%s; going on without the MCP servers", exc)
         return ()
-    return (McpToolKit(servers, source=path, post=post),) if path.exists() else ()
+    return (McpToolKit(servers, source=path, post=post, declare_wait_s=declare_wait_s),) if path.exists() else ()

@@ -1,12 +1,12 @@
 """How a timer rings: the chime and the spoken line through the speaker, a desktop notification (a front
-event), and a line in the chat it was set in. It rings a few rounds, then gives up; `stop` ends it early
-(the window's Stop button, the tray's message), and so does the user saying "stop" (`sayings.stop_words`),
-without the wake word: while it rings, and only then, the microphone is read beside the wake word detector
-(`listen_through`), through the echo canceller that keeps the ring's own sound from stopping it.
+event), and a line in the chat it was set in. On a speaker that can (`voice.audio.overlay`), the ring is
+heard at once, over the model's voice if it speaks (ducked beneath, not cut), rather than after it. It rings
+a few rounds, then gives up; `stop` ends it early (the window's Stop button, the tray's message), and so does
+the user saying "stop" (`sayings.stop_words`), without the wake word: while it rings, and only then, the
+microphone is read beside the wake word detector (`listen_through`), through the echo canceller that keeps
+the ring's own sound from stopping it.
 
-The voice is espeak-ng's (the offline voice's, `voice.offline.speech`) even when Gemini answers the
-conversations: a timer rings while Parley sleeps, when no Live session is open, and opening one to say
-one sentence would take a second or more and a network."""
+The words are spoken by `speak`: in the conversations' voice when it can be had (`app.timers.ring_voice`)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ from app.timers.scheduler import Pause, set_or_paused
 from app.tools.toolkit import Overhear
 from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk, AudioSink
 from voice.audio.earcon import earcon
+from voice.audio.overlay import Overlays
+from voice.offline.phrases import matching
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +84,7 @@ class SoundRinger:
         message = sayings.rang(timer, self._language)
         stopped = self._stops.setdefault(timer.id, asyncio.Event())
         self._post(TimerRinging(timer, message))
-        hearing = asyncio.create_task(self._hear_stop(stopped), name=f"timer-hears-stop-{timer.id}")
+        hearing = asyncio.create_task(self._hear_stop(stopped, message), name=f"timer-hears-stop-{timer.id}")
         try:
             for round_ in range(ROUNDS):
                 await self._sound(message)
@@ -96,15 +98,17 @@ class SoundRinger:
             del self._stops[timer.id]
             self._post(TimerStopped(timer.id))
 
-    async def _hear_stop(self, stopped: asyncio.Event) -> None:
-        """Set `stopped` when the user says a stop word; nothing without a microphone or a speech model.
+    async def _hear_stop(self, stopped: asyncio.Event, message: str) -> None:
+        """Set `stopped` when the user says a stop word the ring's `message` does not say itself (a "stop watch"
+        timer is stopped by "enough", not by its own words); nothing without a microphone or a speech model.
         Another timer ringing at once listens on a cursor of its own, and "stop" stops them both."""
         microphone = None if self._spot is None or self._overhear is None else self._overhear()
         if microphone is None or self._spot is None:
             return
         with microphone:
             try:
-                if await self._spot(microphone, sayings.stop_words(self._language), self._language):
+                words = [w for w in sayings.stop_words(self._language) if matching(message, [w]) is None]
+                if await self._spot(microphone, words, self._language):
                     stopped.set()
             except Exception as error:  # the button still stops it
                 log.warning("a timer could not listen for stop: %r", error)
@@ -121,12 +125,14 @@ class SoundRinger:
         if self._sink is None:
             return
         try:
+            # Heard at once, over the model's voice if it speaks (ducked beneath), where the speaker can.
+            play = self._sink.overlay if isinstance(self._sink, Overlays) else self._sink.write
             chime = earcon(self._sink.format)
-            await self._sink.write(chime)
+            await play(chime)
             speaks = self._speak is not None and self._sink.format == MODEL_VOICE_FORMAT
             words = await self._speak(message, self._language) if self._speak and speaks else b""
             if words:
-                await self._sink.write(AudioChunk(self._sink.format, words, chime.end_ms))
+                await play(AudioChunk(self._sink.format, words, chime.end_ms))
         except Exception as error:  # a speaker or espeak failing must not stop the ring's other signs
             log.warning("a timer could not be heard: %r", error)
 

@@ -26,7 +26,7 @@ from app.timers.parsing import due_time
 from app.timers.schedule import matching, running
 from app.timers.scheduler import Clock, Pause, Ringer, TimerScheduler
 from app.timers.store import TimerFile, TimerFileError
-from app.tools.toolkit import ListensByItself, Overhear
+from app.tools.toolkit import ConversationVoice, ListensByItself, Overhear, SpeaksByItself
 from voice.live.connection import ToolDeclaration
 
 Listener = Callable[[Sequence[Timer]], None]
@@ -44,11 +44,13 @@ class TimerKit:
         ringer: Ringer | None = None,
         on_change: Listener | None = None,
         pause: Pause = asyncio.sleep,
+        voice: SpeaksByItself | None = None,
     ) -> None:
         """`ringer`: rings the timers while the kit is entered; None for a kit that only sets and lists them
         (`parley ask`, which ends long before they are due, and must not take a missed timer's only
         announcement). `zone`: the user's, for "tomorrow at 9". `language`: the user's ("en"), None for
-        "auto" (English words then)."""
+        "auto" (English words then). `voice`: what the ringer speaks and hears with, lent the voice loop's
+        voice (`speak_with`)."""
         self._file = file
         self._clock = clock
         self._zone = zone
@@ -58,6 +60,7 @@ class TimerKit:
             None if ringer is None else TimerScheduler(file, ringer, clock=clock, pause=pause, on_marked=self._told)
         )
         self._ringer = ringer
+        self._voice = voice
         self._task: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[datetime | None] | None = None
 
@@ -65,6 +68,11 @@ class TimerKit:
         """The voice loop's microphone, for a ringer that hears "stop" (`ListensByItself`)."""
         if isinstance(self._ringer, ListensByItself):
             self._ringer.listen_through(overhear)
+
+    def speak_with(self, voice: ConversationVoice) -> None:
+        """The voice loop's voice, for a ring in Gemini's voice and a "stop" heard by its Whisper."""
+        if self._voice is not None:
+            self._voice.speak_with(voice)
 
     async def __aenter__(self) -> TimerKit:
         if self._scheduler is not None:

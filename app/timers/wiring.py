@@ -15,10 +15,12 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from app.config.settings import Settings, model_cache
 from app.front.events import ChatSaved, FrontEvent, TimersChanged
+from app.timers.ring_voice import RingVoice
 from app.timers.ringing import SoundRinger, Speak, Spot
 from app.timers.scheduler import Clock, Pause
 from app.timers.store import TimerFile
 from app.timers.toolkit import TimerKit
+from app.tools.toolkit import Transcribe
 from app.wiring import ChatServices, spoken_language
 from chats.models import Turn
 from voice.audio.chunks import AudioChunk, AudioSink
@@ -75,18 +77,19 @@ def timer_kit(
         await services.store.append(chat_id, [Turn(role="model", text=text, at=clock(), id=line_id)])
         tell(ChatSaved(chat_id))
 
+    voice = RingVoice(_espeak()) if rings else None
     ringer = (
         SoundRinger(
             post=tell,
             language=language or "en",
             zone=zone,
             sink=sink,
-            speak=_espeak(),
+            speak=voice.speak,
             note=note,
-            spot=stop_spotter(),
+            spot=stop_spotter(voice.shared_whisper),
             pause=pause,
         )
-        if rings
+        if voice is not None
         else None
     )
     kit = TimerKit(
@@ -97,6 +100,7 @@ def timer_kit(
         ringer=ringer,
         on_change=lambda timers: tell(TimersChanged(tuple(timers))),
         pause=pause,
+        voice=voice,
     )
     return kit, ringer
 
@@ -118,16 +122,19 @@ def _espeak() -> Speak | None:
     return speak
 
 
-def stop_spotter() -> Spot:
+def stop_spotter(shared: Callable[[], Transcribe | None] = lambda: None) -> Spot:
     """Hears a stop word with the offline Whisper base and Silero VAD (`voice.offline.spotter`), loaded at the
     first ring (about 0.5 s, while the chime plays) and kept; without them, hears nothing (the button stops
-    the ring), said once in the log."""
+    the ring), said once in the log. `shared`: a Whisper already loaded (the offline voice's), asked at the
+    first ring: then only the VAD is loaded."""
     loading: asyncio.Task[PhraseSpotter | None] | None = None
 
     async def spot(chunks: AsyncIterable[AudioChunk], words: Sequence[str], language: str) -> bool:
         nonlocal loading
         if loading is None:
-            loading = asyncio.create_task(asyncio.to_thread(_loaded, model_cache()), name="timer-stop-spotter")
+            loading = asyncio.create_task(
+                asyncio.to_thread(_loaded, model_cache(), shared()), name="timer-stop-spotter"
+            )
         spotter = await asyncio.shield(loading)
         if spotter is None:
             return False
@@ -136,14 +143,14 @@ def stop_spotter() -> Spot:
     return spot
 
 
-def _loaded(cache: Path) -> PhraseSpotter | None:
-    """The spotter, or None (logged) when its models are missing."""
+def _loaded(cache: Path, shared: Transcribe | None) -> PhraseSpotter | None:
+    """The spotter (with the `shared` Whisper, if any), or None (logged) when its models are missing."""
     from voice.errors import VadModelError
     from voice.offline.errors import OfflineVoiceError
     from voice.offline.spotter import PhraseSpotter
 
     try:
-        return PhraseSpotter.load(cache)
+        return PhraseSpotter.load(cache) if shared is None else PhraseSpotter.sharing(shared)
     except (OfflineVoiceError, VadModelError) as error:
         log.info("a ringing timer stops by its button only: %s", error)
         return None

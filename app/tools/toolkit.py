@@ -4,13 +4,14 @@ started, schedulers running, all of it closed with the loop)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 from uuid import UUID
 
 from voice.audio.preroll import StreamCursor
-from voice.live.connection import ToolDeclaration
+from voice.live.connection import LiveConnectionFactory, ToolDeclaration
 
 Overhear = Callable[[], StreamCursor | None]
 """The microphone from now on, read beside the wake word (None: no microphone, or the loop not listening)."""
@@ -50,4 +51,48 @@ class ListensByItself(Protocol):
 
     def listen_through(self, overhear: Overhear) -> None:
         """Told once, by the voice loop that holds the kit, how to open the microphone."""
+        ...
+
+
+Asker = Callable[[str, str, Mapping[str, Any]], Awaitable[bool | None]]
+"""Whoever typed the question a tool call serves, asked whether to run a tool that asks first (server, tool,
+arguments): True runs it, False refuses it, None leaves it to the conversation's user (a spoken yes, a click)."""
+
+
+@runtime_checkable
+class AsksTheAsker(Protocol):
+    """A kit whose tools may ask first, which can put that question to whoever typed the question (`parley
+    ask`, which has no second turn to answer in)."""
+
+    def ask_with(self, asker: Asker | None) -> None:
+        """From now on, ask `asker` first (None: the conversation's user only)."""
+        ...
+
+
+Transcribe = Callable[[bytes, str, str], Awaitable[str]]
+"""16 kHz mono PCM16, a prompt (text as if said before) and the language's code -> what was said."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationVoice:
+    """What the voice loop's conversations speak and hear with, lent to kits that speak or listen by themselves
+    (a ringing timer)."""
+
+    connected: Callable[[], bool]
+    """Whether a conversation's session is open now."""
+    gemini: LiveConnectionFactory | None = None
+    """Opens a Gemini Live session (None: the offline voice answers)."""
+    live_model: str = ""
+    language_code: str | None = None
+    """The speech language Gemini is told (None: it finds it)."""
+    transcribe: Transcribe | None = None
+    """The offline voice's Whisper, already loaded (None: Gemini answers)."""
+
+
+@runtime_checkable
+class SpeaksByItself(Protocol):
+    """A kit that speaks or listens outside the conversation (a ringing timer), in the conversation's voice."""
+
+    def speak_with(self, voice: ConversationVoice) -> None:
+        """Told once, by the voice loop that holds the kit, once its voice is loaded."""
         ...

@@ -136,6 +136,7 @@ async def test_a_pasta_timer_set_by_voice_rings_on_time_while_parley_sleeps(
         assert len(speaker.played) == 2  # stopped before the next round
         await planned(clock, 3600)
     assert len(front.of(TimerRinging)) == 1
+    assert len(gemini_live_server.connections) == 1  # asleep, it rang in the offline voice: no session opened
 
 
 @pytest.mark.parametrize(("language", "word"), [("en", "stop"), ("it", "basta")])

@@ -8,6 +8,7 @@ import pytest
 
 from tests.voice.portaudio_fake import FakeBackend, FakeStream, on_portaudio_thread, peak_hz
 from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk
+from voice.audio.overlay import overlaid
 from voice.audio.speaker import PlaybackBuffer, SpeakerSink
 from voice.audio.synthetic import frames, tone
 from voice.errors import NoAudioDevice
@@ -160,3 +161,39 @@ async def test_what_is_played_is_reported_from_the_very_first_callback() -> None
     await sink.write(tone(20, 440, format=MODEL_VOICE_FORMAT))
     await asyncio.sleep(0)  # the callbacks PortAudio's thread queued on the loop have run
     assert [(chunk.format, chunk.start_ms) for chunk in played] == [(MODEL_VOICE_FORMAT, 0.0)]
+
+
+def test_an_overlay_plays_from_the_next_pull_over_the_ducked_queue_and_the_next_follows_it() -> None:
+    buffer = PlaybackBuffer()
+    voice = np.full(8, 1000, dtype=np.int16).tobytes()
+    buffer.push(voice)
+    assert buffer.pull(4)[0] == voice[:4]  # two samples played
+    buffer.overlay(np.full(2, 100, dtype=np.int16).tobytes())
+    buffer.overlay(np.full(2, 7, dtype=np.int16).tobytes())  # after the first, not over it
+    heard = np.frombuffer(buffer.pull(12)[0], dtype=np.int16).tolist()
+    assert heard == [350, 350, 257, 257, 1000, 1000]  # ducked to 250 under both, then the voice as it was
+    assert buffer.pull(4) == (bytes(4), False)
+    buffer.overlay(np.full(2, 9, dtype=np.int16).tobytes())  # nothing queued: played at once
+    assert np.frombuffer(buffer.pull(4)[0], dtype=np.int16).tolist() == [9, 9]
+
+
+def test_overlaid_mixing_saturates_and_runs_as_long_as_the_longer_sound() -> None:
+    loud = np.full(3, 30000, dtype=np.int16).tobytes()
+    assert np.frombuffer(overlaid(loud[:2], loud), dtype=np.int16).tolist() == [32767, 30000, 30000]
+    assert np.frombuffer(overlaid(loud, b""), dtype=np.int16).tolist() == [30000] * 3
+
+
+async def test_an_overlay_is_heard_at_once_over_the_queued_voice_which_goes_on_after_it() -> None:
+    backend = FakeBackend()
+    sink = SpeakerSink(backend=backend)
+    voice = tone(2000, 440, format=MODEL_VOICE_FORMAT)
+    await sink.write(voice)
+    stream = await backend.started()
+    await on_portaudio_thread(lambda: stream.play(5))
+    bell = tone(200, 1500, format=MODEL_VOICE_FORMAT)
+    await sink.overlay(bell)
+    heard = await on_portaudio_thread(lambda: stream.play(10))  # the next 200 ms
+    assert peak_hz(heard, MODEL_VOICE_FORMAT.rate) == pytest.approx(1500, abs=10)
+    rest = await on_portaudio_thread(lambda: stream.play(200))
+    assert rest[: len(voice.pcm) - 15 * 960] == voice.pcm[15 * 960 :]  # nothing of the voice lost
+    await sink.aclose()

@@ -15,6 +15,7 @@ import soxr
 
 from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
 from voice.audio.devices import DeviceSelector, PortAudioBackend, RawStream, StreamBackend, StreamRequest, close_stream
+from voice.audio.overlay import overlaid
 from voice.errors import NoAudioDevice
 
 
@@ -28,6 +29,10 @@ class PlaybackBuffer:
         self._head = 0
         """Bytes of `_blocks[0]` already pulled."""
         self._size = 0
+        self._pulled = 0
+        """Bytes pulled from the blocks since the start (silence padding not counted)."""
+        self._overlay_end = 0
+        """Where the last overlay ends, counted as `_pulled` is."""
 
     def __len__(self) -> int:
         """Bytes waiting to be played."""
@@ -56,8 +61,23 @@ class PlaybackBuffer:
                     self._blocks.popleft()
                     self._head = 0
             self._size -= count - wanted
+            self._pulled += count - wanted
             emptied = had_audio and self._size == 0
         return b"".join(parts) + bytes(wanted), emptied
+
+    def overlay(self, pcm: bytes) -> None:
+        """Mix PCM16 `pcm` over what is still to play (`voice.audio.overlay`): from the next pull on, or
+        right after the previous overlay while that still plays (overlays follow each other as pushes do)."""
+        if not pcm:
+            return
+        with self._lock:
+            queued = b"".join(self._blocks)[self._head :]
+            start = max(0, self._overlay_end - self._pulled)
+            queued += bytes(max(0, start - len(queued)))
+            mixed = queued[:start] + overlaid(queued[start:], pcm)
+            self._blocks = deque([mixed])
+            self._head, self._size = 0, len(mixed)
+            self._overlay_end = self._pulled + start + len(pcm)
 
     def clear(self) -> int:
         """Drop everything; returns how many bytes were dropped."""
@@ -65,6 +85,7 @@ class PlaybackBuffer:
             dropped = self._size
             self._blocks.clear()
             self._head = self._size = 0
+            self._overlay_end = self._pulled
         return dropped
 
 
@@ -137,6 +158,23 @@ class SpeakerSink:
         if pcm:
             self._emptied.clear()
             self._buffer.push(pcm)
+
+    async def overlay(self, chunk: AudioChunk) -> None:
+        """Play `chunk` at once, over what is queued (ducked beneath it): a timer's ring over the model."""
+        if self._closed:
+            raise RuntimeError("the speaker is closed")
+        if chunk.format != self._format:
+            raise ValueError(f"chunk format {chunk.format} does not match the speaker's {self._format}")
+        if self._failure is not None:
+            raise self._failure
+        await self._ensure_open()
+        pcm = chunk.pcm
+        if self._stream is not None and round(self._stream.samplerate) != self._format.rate:
+            samples = np.frombuffer(pcm, dtype=np.int16).reshape(-1, self._format.channels)
+            pcm = soxr.resample(samples, self._format.rate, round(self._stream.samplerate)).astype(np.int16).tobytes()
+        if pcm:
+            self._emptied.clear()
+            self._buffer.overlay(pcm)
 
     def clear(self) -> None:
         self.dropped_bytes += self._buffer.clear()

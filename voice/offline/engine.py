@@ -142,6 +142,10 @@ class OfflineVoice:
     async def detect(self, vad: SileroVad, pcm: bytes) -> list[tuple[bytes, float]]:
         return await self._run(self._vad, vad.push, pcm)
 
+    async def transcribe_in(self, pcm: bytes, prompt: str, language: str) -> str:
+        """What was said in `language` (a code), with the model the conversation uses (one at a time with it)."""
+        return (await self._run(self._models, self._transcriber.transcribe, pcm, prompt, language)).text
+
     async def transcribe(self, pcm: bytes, prompt: str | None = None) -> str:
         heard = await self._run(
             self._models, self._transcriber.transcribe, pcm, prompt, self._told_language, tuple(VOICES)

@@ -25,18 +25,18 @@ for "stop". Facts that shape it:
 from __future__ import annotations
 
 import asyncio
-import re
-import unicodedata
-from collections.abc import AsyncIterable, Collection
+from collections.abc import AsyncIterable, Awaitable, Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 import onnxruntime
 
 from voice.audio.chunks import AudioChunk
+from voice.echo.canceller import CancelledChunk
 from voice.echo.vad import SileroVad, load_session
 from voice.offline import files
 from voice.offline.endpoint import SAMPLE_RATE, EndpointConfig, Endpointer, SpeechEnded
+from voice.offline.phrases import matching
 from voice.offline.transcriber import WhisperTranscriber
 
 MAX_MS = 3_000.0
@@ -60,28 +60,16 @@ class Spotted:
     """Where the utterance's last speech window ends, on the chunks' own clock (`AudioChunk.start_ms`)."""
 
 
-def matching(text: str, phrases: Collection[str]) -> str | None:
-    """The first of `phrases` whose words occur, in order and whole, in `text` (case, accents and
-    punctuation aside); None for none. Pure."""
-    heard = _words(text)
-    for phrase in phrases:
-        wanted = _words(phrase)
-        if wanted and any(heard[i : i + len(wanted)] == wanted for i in range(len(heard) - len(wanted) + 1)):
-            return phrase
-    return None
-
-
-def _words(text: str) -> list[str]:
-    plain = unicodedata.normalize("NFKD", text.casefold())
-    return re.findall(r"\w+", "".join(c for c in plain if not unicodedata.combining(c)))
+Transcribe = Callable[[bytes, str, str], Awaitable[str]]
+"""16 kHz mono PCM16, a prompt and a language code -> the words heard."""
 
 
 class PhraseSpotter:
-    """Whisper and the VAD, loaded once (`load`, blocking); `spot` may be called again and again, one at a
-    time."""
+    """Whisper and the VAD, loaded once (`load` or `sharing`, blocking); `spot` may be called again and again,
+    one at a time."""
 
-    def __init__(self, transcriber: WhisperTranscriber, vad: onnxruntime.InferenceSession) -> None:
-        self._transcriber = transcriber
+    def __init__(self, transcribe: Transcribe, vad: onnxruntime.InferenceSession) -> None:
+        self._transcribe = transcribe
         self._vad = vad
 
     @classmethod
@@ -89,7 +77,17 @@ class PhraseSpotter:
         """Whisper base from `cache` (joined there the first time) and Silero VAD: about 0.5 s. Blocking;
         raises `OfflineVoiceError` or `VadModelError` naming what is missing."""
         transcriber = WhisperTranscriber(files.whisper_base(cache), threads=SPOTTER_THREADS)
-        return cls(transcriber, load_session())
+
+        async def transcribe(pcm: bytes, prompt: str, language: str) -> str:
+            return (await asyncio.to_thread(transcriber.transcribe, pcm, prompt, language)).text
+
+        return cls(transcribe, load_session())
+
+    @classmethod
+    def sharing(cls, transcribe: Transcribe) -> PhraseSpotter:
+        """Silero VAD, with a Whisper already loaded (the offline voice's: not a second 150 MB). Blocking;
+        raises `VadModelError` when the VAD is missing."""
+        return cls(transcribe, load_session())
 
     async def spot(self, chunks: AsyncIterable[AudioChunk], phrases: Collection[str], language: str) -> Spotted | None:
         """Read 16 kHz mono PCM16 `chunks` until one of `phrases` is said in `language` (an ISO 639-1 code);
@@ -99,7 +97,7 @@ class PhraseSpotter:
         first_ms: float | None = None
         async for chunk in chunks:
             first_ms = chunk.start_ms if first_ms is None else first_ms
-            for window, probability in await asyncio.to_thread(vad.push, chunk.pcm):
+            for window, probability in await asyncio.to_thread(vad.push, _heard_through_echo(chunk)):
                 for event in endpointer.push(window, probability):
                     if isinstance(event, SpeechEnded) and (
                         spotted := await self._heard(event, phrases, language, first_ms)
@@ -115,6 +113,14 @@ class PhraseSpotter:
     ) -> Spotted | None:
         pcm = utterance.pcm + bytes(2 * round(SAMPLE_RATE * TRAILING_MS / 1000))  # PCM16: 2 bytes a sample
         prompt = " ".join(f"{phrase.capitalize()}." for phrase in phrases)
-        heard = await asyncio.to_thread(self._transcriber.transcribe, pcm, prompt, language)
-        phrase = matching(heard.text, phrases)
+        phrase = matching(await self._transcribe(pcm, prompt, language), phrases)
         return None if phrase is None else Spotted(phrase, (first_ms or 0.0) + utterance.end_ms)
+
+
+def _heard_through_echo(chunk: AudioChunk) -> bytes:
+    """What to listen to in an echo-cancelled chunk: the linear canceller's view once its filter has converged
+    (the user's voice whole, Parley's own sound 15-20 dB down), else AEC3's, whose suppressor also turns the
+    user down while Parley plays (bench/tools_stop_over_ring.py measures both)."""
+    if isinstance(chunk, CancelledChunk) and chunk.linear_trusted:
+        return chunk.linear
+    return chunk.pcm

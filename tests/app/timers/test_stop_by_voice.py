@@ -12,14 +12,16 @@ import pytest
 
 from app.front.events import TimerStopped
 from app.timers.model import Timer
+from app.timers.ring_voice import RingVoice
 from app.timers.ringing import ROUND_GAP_S, SoundRinger
 from app.timers.wiring import stop_spotter
-from app.tools.toolkit import Overhear
+from app.tools.toolkit import ConversationVoice, Overhear
 from tests.app.test_timers_by_voice import WAIT_S, Front, Speaker
 from tests.app.timers.clock import START, ManualClock
 from tests.voice.fixtures import silence, split
 from tests.voice.offline.said import said
 from voice.audio.preroll import PrerollStream
+from voice.offline.engine import OfflineVoice
 
 TIMER = Timer("a1b2c3", "timer", "pasta", START, START)
 
@@ -87,3 +89,37 @@ async def test_without_a_microphone_only_the_button_stops_a_ring() -> None:
     async with asyncio.timeout(WAIT_S):
         await ring
     assert len(front.of(TimerStopped)) == 1
+
+
+async def test_offline_a_stop_is_heard_by_the_offline_voices_own_whisper_not_a_second_copy(model_cache: Path) -> None:
+    voice = await OfflineVoice.load(model_cache, language="en")
+    heard: list[str] = []
+
+    async def transcribe(pcm: bytes, prompt: str, language: str) -> str:  # the offline voice's, counted
+        heard.append(await voice.transcribe_in(pcm, prompt, language))
+        return heard[-1]
+
+    lent = RingVoice(None)
+    lent.speak_with(ConversationVoice(connected=lambda: False, transcribe=transcribe))
+    clock, front, speaker, microphone = ManualClock(), Front(), Speaker(), PrerollStream()
+    ringer = SoundRinger(
+        post=front.post,
+        language="en",
+        zone=UTC,
+        sink=speaker,
+        spot=stop_spotter(lent.shared_whisper),
+        pause=clock.pause,
+    )
+    ringer.listen_through(lambda: microphone.since(microphone.end_ms))
+    try:
+        ring = asyncio.create_task(ringer.ring(TIMER))
+        await speaker.until(1)
+        for chunk in split(silence(500) + await said("stop", "en") + silence(1_500)):
+            microphone.append(chunk)
+        microphone.end()
+        async with asyncio.timeout(WAIT_S):
+            await ring
+    finally:
+        await voice.aclose()
+    assert len(front.of(TimerStopped)) == 1 and len(speaker.played) == 1
+    assert [text.strip(" .").lower() for text in heard] == ["stop"]

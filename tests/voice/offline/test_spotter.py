@@ -13,9 +13,11 @@ from tests.voice.rooms import GOAL_CONDITION, SimulatedRoom
 from voice.audio.chunks import MODEL_VOICE_FORMAT
 from voice.audio.earcon import earcon
 from voice.echo.barge_in import SpeechOverPlaybackFactory, speech_over_playback
+from voice.echo.canceller import CancelledChunk
 from voice.offline.engine import ModelFolders
+from voice.offline.phrases import matching
 from voice.offline.speech import EspeakSynthesizer
-from voice.offline.spotter import PhraseSpotter, matching
+from voice.offline.spotter import PhraseSpotter
 
 ROUND_GAP_S = 5.0
 """Between a ring's rounds (`app.timers.ringing.ROUND_GAP_S`; the voice tests do not import the app)."""
@@ -86,3 +88,16 @@ async def test_stop_said_between_rounds_from_two_metres_is_heard(
     spotted = await spotter.spot(stream(heard.cleaned), STOP["en"], "en")
     assert spotted is not None and spotted.phrase == "stop"
     assert spotted.end_ms < 4_500.0 + utterances(speech)[-1][1] + 600.0  # that stop, not a later one
+
+
+@pytest.mark.parametrize("trusted", [True, False])
+async def test_once_the_linear_filter_is_trusted_its_view_is_heard_where_aec3_turned_the_user_down(
+    spotter: PhraseSpotter, trusted: bool
+) -> None:
+    # AEC3's view: the user's "stop" suppressed to nothing (double talk); the linear canceller's: whole.
+    pcm = silence(600) + await said("stop") + silence(1_000)
+    chunks = [
+        CancelledChunk(c.format, bytes(len(c.pcm)), c.start_ms, c.pcm, b"", trusted, 20_000.0) for c in split(pcm)
+    ]
+    spotted = await spotter.spot(stream(chunks), STOP["en"], "en")
+    assert (spotted is not None) is trusted

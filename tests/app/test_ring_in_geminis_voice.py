@@ -1,0 +1,97 @@
+"""A timer that rings while a Live session is connected speaks in Gemini's voice (the voice the user is
+hearing answer), asked in a short session of its own; asleep, or when that session fails, it speaks in the
+offline voice. The real voice loop, timer kit and google-genai client against the fake Live server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from app.config.settings import load_settings
+from app.front.events import TimerRinging
+from app.timers.ring_voice import READ_ALOUD
+from app.timers.ringing import SoundRinger
+from app.timers.wiring import timer_kit
+from app.tools.toolkit import ToolKit
+from app.wiring import ChatServices
+from tests.app.test_timers_by_voice import Front, Speaker, planned
+from tests.app.timers.clock import ManualClock
+from tests.app.voice_harness import running_loop
+from tests.fakes.gemini_live_scenario import (
+    AfterText,
+    AfterToolResponse,
+    Audio,
+    Call,
+    CallTools,
+    Close,
+    CompleteTurn,
+    ConnectionScript,
+    OutputTranscript,
+    script,
+)
+from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from voice.audio.earcon import earcon
+from voice.audio.null_sink import NullSink
+
+GEMINIS_WORDS = bytes(range(256)) * 40
+"""What the fake Live service says for the reminder: 213 ms of 24 kHz voice."""
+
+
+def setting_a_timer() -> ConnectionScript:
+    return script(
+        (AfterText(), (CallTools((Call("t-1", "set_timer", {"seconds": 60, "label": "pasta"}),)),)),
+        (AfterToolResponse("t-1"), (OutputTranscript("Pasta timer set."), CompleteTurn())),
+    )
+
+
+async def ring_during_a_conversation(
+    environment: Path, server: FakeGeminiLiveServer, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Speaker, Front]:
+    """Set a one-minute timer by typing, and let it ring while the conversation is still open."""
+    monkeypatch.setenv("PARLEY_IDLE_SECONDS", "600")  # the conversation stays connected
+    clock, front, speaker = ManualClock(), Front(), Speaker()
+
+    def kits(services: ChatServices, _sink: NullSink) -> Sequence[ToolKit]:
+        kit, ringer = timer_kit(
+            load_settings(), services, post=front.post, sink=speaker, clock=clock, pause=clock.pause
+        )
+        assert isinstance(ringer, SoundRinger)
+        return [kit]
+
+    async with running_loop(environment, toolkits=kits) as running:
+        await running.loop.send_text("Set a pasta timer for one minute")
+        await running.watcher.until(lambda: len(running.watcher.spoken()) == 2)  # answered, still connected
+        await planned(clock, 60)
+        await front.until(TimerRinging)
+        await speaker.until(2)  # the chime, then the words
+        running.loop.stop()
+    return speaker, front
+
+
+async def test_a_ring_while_connected_speaks_in_geminis_voice_from_a_session_of_its_own(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gemini_live_server.script(
+        setting_a_timer(), script((AfterText(), (Audio(GEMINIS_WORDS), OutputTranscript("x"), CompleteTurn())))
+    )
+    speaker, _ = await ring_during_a_conversation(environment, gemini_live_server, monkeypatch)
+    assert speaker.played[:2] == [earcon().pcm, GEMINIS_WORDS]
+    ring = await gemini_live_server.connection(1)
+    assert ring.texts == ["Your pasta timer is up."]
+    assert READ_ALOUD in json.dumps(ring.setup)
+    assert "set_timer" not in json.dumps(ring.setup)  # no tools: it only reads the line
+    conversation = await gemini_live_server.connection(0)
+    assert conversation.texts == ["Set a pasta timer for one minute"]  # the conversation was not touched
+
+
+async def test_a_ring_whose_gemini_session_fails_speaks_in_the_offline_voice(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gemini_live_server.script(setting_a_timer(), script((AfterText(), (Close(1011, "internal error"),))))
+    speaker, _ = await ring_during_a_conversation(environment, gemini_live_server, monkeypatch)
+    assert speaker.played[0] == earcon().pcm
+    assert speaker.played[1] != GEMINIS_WORDS and len(speaker.played[1]) > 0  # espeak-ng's
+    assert len(gemini_live_server.connections) == 2
