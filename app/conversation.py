@@ -156,6 +156,15 @@ class ChatConversation:
         self._opening: UUID | None = chat_id if new_chat else None
         """The new chat not in the store yet: its turns are journaled as opening it."""
 
+    @property
+    def settings(self) -> VoiceSettings:
+        """What the next session reads as it opens (one in progress keeps what it read)."""
+        return self._settings
+
+    @settings.setter
+    def settings(self, settings: VoiceSettings) -> None:
+        self._settings = settings
+
     def continue_in(self, chat_id: UUID) -> None:
         """The next conversation continues `chat_id` (one in progress stays where it is)."""
         self._next_chat = chat_id

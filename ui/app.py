@@ -13,7 +13,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from app.config.desktop_entry import DesktopPaths, DesktopUnsupported, install_menu_entry, parley_command
 from app.config.settings import Settings
-from app.front.device_checks import microphone_and_speaker
+from app.front.device_checks import DeviceLister, microphone_and_speaker
+from app.front.device_switch import DeviceSwitch, OpenDevices
 from app.front.first_start import guide_done
 from app.runtime import Runtime
 from app.wiring import open_chat_services
@@ -41,12 +42,20 @@ class ParleyWindow:
 
 
 def open_window(
-    settings: Settings, runtime: Runtime, *, tray_available: bool | None = None, hidden: bool = False
+    settings: Settings,
+    runtime: Runtime,
+    *,
+    tray_available: bool | None = None,
+    hidden: bool = False,
+    open_devices: OpenDevices = microphone_and_speaker,
+    devices: DeviceLister | None = None,
 ) -> ParleyWindow:
     """The main window, its bridge, its tray icon and its voice loop on `runtime`: shown (or, `hidden`, in
     the tray only, as at login; shown anyway on a desktop without a tray), opening, listening.
-    `tray_available`: whether the desktop has a tray (None: ask Qt)."""
+    `tray_available`: whether the desktop has a tray (None: ask Qt). `open_devices` opens the microphone
+    and speaker the settings name; `devices` lists the sound cards Settings offers (None: PortAudio's)."""
     bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings, local_models_in_child=True))
+    voice = WindowVoice(bridge, runtime, settings, DeviceSwitch(settings, open_devices))
 
     def guide(parent: QWidget) -> FirstStartGuide:
         """The guide on the settings as saved now. The window's microphone is muted while it runs (the
@@ -61,9 +70,11 @@ def open_window(
         return opened
 
     def settings_dialog(parent: QWidget) -> SettingsDialog:
-        """The settings as saved now, not as Parley started; what is saved reaches the tray at once."""
-        dialog = SettingsDialog(as_saved(settings), runtime, parent, guide=guide)
+        """The settings as saved now, not as Parley started; what is saved reaches the tray and the voice loop
+        at once."""
+        dialog = SettingsDialog(as_saved(settings), runtime, parent, devices=devices, guide=guide)
         dialog.saved.connect(lambda saved: _apply_to_tray(tray_ref, saved))
+        dialog.saved.connect(voice.apply_settings)
         return dialog
 
     window = MainWindow(bridge, settings_dialog=settings_dialog)
@@ -78,7 +89,6 @@ def open_window(
     if not (hidden and tray.available):
         window.show()
     bridge.open()
-    voice = WindowVoice(bridge, runtime, settings, functools.partial(microphone_and_speaker, settings))
     voice.bind(window.voice)
     voice.bind_timers(window.timers, window.confirmations)
     voice.start()

@@ -15,7 +15,6 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QDialog,
     QHBoxLayout,
     QLineEdit,
     QListView,
@@ -38,6 +37,7 @@ from ui.folders import AskText, FolderBar, MoveMenu, ask_text
 from ui.long_text import LongTextDialog
 from ui.memory_bridge import MemoryBridge
 from ui.memory_page import MemoryPage
+from ui.settings_dialog import SettingsDialog
 from ui.timers_panel import TimersPanel
 from ui.transcript import TranscriptView
 from ui.tray import state_icon
@@ -61,9 +61,8 @@ def ask_to_confirm(parent: QWidget, question: str) -> bool:
 
 
 Confirm = Callable[[QWidget, str], bool]
-SettingsDialogFactory = Callable[[QWidget], QDialog]
+SettingsDialogFactory = Callable[[QWidget], SettingsDialog]
 """Makes the settings dialog, parented to the window."""
-SETTINGS_SAVED = "Settings saved: the tray setting applies now, the others when Parley restarts."
 
 
 class MainWindow(QMainWindow):
@@ -81,7 +80,7 @@ class MainWindow(QMainWindow):
         self._bridge = bridge
         self._confirm = confirm
         self._make_settings_dialog = settings_dialog
-        self.settings_dialog: QDialog | None = None
+        self.settings_dialog: SettingsDialog | None = None
         """The settings dialog last opened."""
         self.whole_text: LongTextDialog | None = None
         """The dialog showing a long turn's whole text, last opened."""
@@ -275,7 +274,8 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _on_settings_saved(self) -> None:
-        self.statusBar().showMessage(SETTINGS_SAVED)
+        if self.settings_dialog is not None:
+            self.statusBar().showMessage(self.settings_dialog.saved_note)
 
     @Slot()
     def new_chat(self) -> None:

@@ -5,7 +5,8 @@ written to the file); other values go through `app.config.config_writer.save_con
 `load_settings` would refuse. The microphone level test and the wake word enrolment ("say hey Jarvis three
 times", as `parley wake enrol`) run on the runtime thread; their answers come back as signals to bound slots
 here. The dialog shows the settings as `load_settings` gives them (the config file, then the environment:
-`as_saved`); a saved change applies at once where the window can (the tray), the rest when Parley next starts.
+`as_saved`); a saved change applies at once where the running Parley can (`app.live_settings`), the rest when
+Parley next starts.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from app.front.device_checks import (
     survey_devices,
     wake_model_problem,
 )
+from app.live_settings import saved_changes
 from app.runtime import Runtime
 from app.wake_enrolment import ENROLMENT_UTTERANCES, enrol_by_voice, spoken
 from ui.runtime_answers import submit_for_answer
@@ -54,7 +56,10 @@ from ui.settings_storage import StorageBox
 from ui.settings_tools import ToolsButton
 from ui.widgets import fill_devices, form_label, push_button, stacked, text_line
 
-RESTART_NOTE = "The tray setting applies at once; the others, and keys, when Parley next starts."
+RESTART_NOTE = (
+    "The threshold, idle timeout, language (with Gemini's voice), devices and tray apply at once; the others, "
+    "and keys, when Parley next starts."
+)
 GuideFactory = Callable[[QWidget], QDialog]
 """Makes the first-start guide, parented to the dialog."""
 THRESHOLD_DECIMALS = 3
@@ -107,6 +112,8 @@ class SettingsDialog(QDialog):
         self._level_check: concurrent.futures.Future[str] | None = None
         self._enrolment: concurrent.futures.Future[str] | None = None
         self._guide = guide
+        self.saved_note = ""
+        """After a save: what applies now and what at Parley's next start, in one line."""
         self.setWindowTitle("Parley settings")
         self.setAccessibleName("Parley settings")
         self.setMinimumWidth(560)
@@ -288,6 +295,8 @@ class SettingsDialog(QDialog):
             done = f" (the {' and '.join(stored)} key was stored before this)" if stored else ""
             self._show_error(f"{error}{done}")
             return False
+        written = [*changes, *(f"{name} key" for name in stored)]
+        self.saved_note = saved_changes(written, offline_voice=self._settings.effective_voice_model == "offline").note()
         self.saved.emit(as_saved(self._settings, self._env))
         self.accept()
         return True
