@@ -115,6 +115,15 @@ def feed(runtime: Runtime, microphone: FedMicrophone, pcm: bytes) -> None:
     runtime.submit(go()).result(timeout=TIMEOUT_MS / 1000)
 
 
+def hand(runtime: Runtime, microphone: FedMicrophone, pcm: bytes) -> None:
+    """Hand `pcm` to the microphone on the runtime's loop (a recording of a set length reads it, then stops)."""
+
+    async def go() -> None:
+        microphone.put(*split(pcm, start_ms=microphone.end_ms))
+
+    runtime.submit(go()).result(timeout=TIMEOUT_MS / 1000)
+
+
 def close(window: ParleyWindow) -> None:
     QApplication.instance().setQuitOnLastWindowClosed(True)  # type: ignore[union-attr]
     window.main.close()
@@ -196,5 +205,40 @@ def test_a_microphone_chosen_in_settings_is_opened_at_the_next_sleep_not_in_a_co
         window.bridge.level_changed.connect(levels.append)
         feed(runtime, devices.microphone, tone(400, 440.0, amplitude=0.5).pcm)
         qtbot.waitUntil(lambda: bool(levels) and max(levels) > -10.0, timeout=TIMEOUT_MS)  # heard through it
+    finally:
+        close(window)
+
+
+def test_enrol_my_voice_in_settings_mutes_the_running_parley_while_it_records(
+    qtbot: QtBot, runtime: Runtime, live_server: FakeGeminiLiveServer, parley: MakeSettings
+) -> None:
+    settings = parley("")
+    devices = Devices()
+    recordings: list[FedMicrophone] = []
+
+    def recorder(_device: str | None) -> AudioSource:
+        recordings.append(FedMicrophone())
+        return recordings[-1]
+
+    window = open_window(
+        settings, runtime, tray_available=False, open_devices=devices.open, devices=lambda: DEVICES, microphone=recorder
+    )
+    qtbot.addWidget(window.main)
+    try:
+        qtbot.waitUntil(
+            lambda: len(devices.opened) == 1 and window.bridge.current_chat_id is not None, timeout=TIMEOUT_MS
+        )
+        muted: list[bool] = []
+        window.bridge.muted_changed.connect(muted.append)
+        dialog = settings_of(window)
+        QTest.mouseClick(dialog.enrol_button, Qt.MouseButton.LeftButton)
+        said = read_pcm("wake_hey_jarvis")
+        for index in range(3):
+            qtbot.waitUntil(lambda: len(recordings) == index + 1, timeout=TIMEOUT_MS)  # noqa: B023 (waited on here)
+            qtbot.waitUntil(lambda: muted == [True], timeout=TIMEOUT_MS)  # the loop itself is muted, while it records
+            hand(runtime, recordings[index], said + bytes(3 * 32_000 - len(said)))
+        qtbot.waitUntil(lambda: "nrolled" in dialog.enrol_result.text(), timeout=60_000)
+        qtbot.waitUntil(lambda: muted == [True, False], timeout=TIMEOUT_MS)  # and as it was once it is over
+        assert not window.main.voice.mute_action.isChecked()
     finally:
         close(window)
