@@ -242,3 +242,27 @@ def test_enrol_my_voice_in_settings_mutes_the_running_parley_while_it_records(
         assert not window.main.voice.mute_action.isChecked()
     finally:
         close(window)
+
+
+def test_the_language_chosen_in_the_first_start_guide_reaches_the_next_conversation(
+    qtbot: QtBot, runtime: Runtime, live_server: FakeGeminiLiveServer, parley: MakeSettings
+) -> None:
+    live_server.script(script((AfterText(), (OutputTranscript("Ciao!"), CompleteTurn()))))
+    settings = parley('language = "en"\n')
+    window, _states = listening(qtbot, runtime, settings, Devices())
+    try:
+        guide = window.guide(window.main)
+        qtbot.addWidget(guide)
+        guide.open()
+        for page in (guide.devices_page, guide.enrol_page):
+            assert guide.currentPage() is page
+            QTest.mouseClick(guide.skip_button, Qt.MouseButton.LeftButton)
+        guide.language_page.language.setCurrentIndex(guide.language_page.language.findData("it"))
+        QTest.mouseClick(guide.button(guide.WizardButton.NextButton), Qt.MouseButton.LeftButton)
+        QTest.mouseClick(guide.skip_button, Qt.MouseButton.LeftButton)  # the key: none
+        assert not guide.isVisible()
+        window.voice.send_text("Come va?")
+        qtbot.waitUntil(lambda: "Ciao!" in window.main.transcript.toPlainText(), timeout=TIMEOUT_MS)
+        assert '"it-IT"' in json.dumps(live_server.connections[0].setup)
+    finally:
+        close(window)
