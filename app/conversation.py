@@ -139,6 +139,15 @@ class ChatConversation:
         """The chat in conversation (`ChatInConversation.chat_id`)."""
         return self._chat.chat_id
 
+    @property
+    def settings(self) -> VoiceSettings:
+        """What the next session reads as it opens (one in progress keeps what it read)."""
+        return self._settings
+
+    @settings.setter
+    def settings(self, settings: VoiceSettings) -> None:
+        self._settings = settings
+
     async def converse(self, microphone: Microphone, typed: TypedText, states: StateMachine) -> EndReason:
         self._chat.begin()
         await self._sink.write(earcon(self._sink.format))  # heard while the session opens

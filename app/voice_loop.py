@@ -7,6 +7,7 @@ are coroutines, for `runtime.submit`); what happens reaches it through the `Voic
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
@@ -17,8 +18,9 @@ from app.asks.server import AskServer
 from app.chat_in_conversation import ChatInConversation
 from app.config.settings import Settings, SettingsError, model_cache
 from app.config.tls import ssl_context
-from app.conversation import ChatConversation, ChatSwitched, ConversationEvent, Saved, VoiceSettings
+from app.conversation import ChatConversation, ChatSwitched, ConversationEvent, Saved
 from app.listening_lock import listening_lock
+from app.live_settings import voice_settings
 from app.outbox import Outbox
 from app.tools.toolkit import ConversationVoice, ListensByItself, SpeaksByItself, ToolKit
 from app.wake_enrolment import wake_detector
@@ -117,8 +119,11 @@ class VoiceLoop:
         self._background = background
         self._typed = TypedText()
         self._asks = AskServer(settings.data_dir, self, services.store, self._toolkits) if serve_asks else None
+        self._conversation: ChatConversation | None = None
+        """Made when the loop runs; `apply_settings` gives it the settings its next session reads."""
         self._assistant: Assistant | None = None
         self._offline_voice: OfflineVoice | None = None
+        self._wake: OpenWakeWordDetector | None = None
         for kit in self._toolkits:
             if isinstance(kit, ListensByItself):
                 kit.listen_through(self.overhear)
@@ -169,6 +174,19 @@ class VoiceLoop:
         if text.strip():
             self._typed.put(text.strip())
 
+    def apply_settings(self, settings: Settings) -> None:
+        """Settings saved while the loop runs (on its event loop): the wake threshold counts at once, the idle
+        time and the language from the next conversation on (`app.live_settings` says which settings wait
+        for a restart)."""
+        if settings.effective_voice_model == "offline":  # its models were loaded for one language
+            settings = dataclasses.replace(settings, language=self._settings.language)
+        self._settings = settings
+        if self._wake is not None:
+            self._wake.threshold = settings.wake_threshold
+        if self._conversation is not None:
+            live_model = self._conversation.settings.live_model
+            self._conversation.settings = voice_settings(settings, live_model)
+
     def stop(self) -> None:
         """End `run` (on the loop's event loop): a conversation in progress stops where it is, its finished
         turns saved, and the loop closes as when the source ends (the voice written is played out)."""
@@ -204,18 +222,13 @@ class VoiceLoop:
                 maintenance=maintenance,
                 connect=opening,
                 sink=self._sink,
-                settings=VoiceSettings(
-                    live_model=live_model,
-                    idle_after_s=settings.idle_seconds,
-                    language=settings.language or "auto",
-                    language_code=live_language_code(settings),
-                    web_search=settings.web_search,
-                ),
+                settings=voice_settings(self._settings, live_model),
                 chat=self._chat,
                 on_event=self._told,
                 barge_in=None if self._source is None else await asyncio.to_thread(speech_over_playback),
                 toolkits=self._toolkits,
             )
+            self._conversation = conversation
             states = StateMachine()
             states.subscribe(self._observer.state)
             if self._asks is not None:
@@ -257,7 +270,7 @@ class VoiceLoop:
         """The wake word model, loaded and closed with `stack` (the microphone too); None without one."""
         if self._source is None:
             return None
-        wake = await stack.enter_async_context(wake_detector(self._settings))
+        wake = self._wake = await stack.enter_async_context(wake_detector(self._settings))
         await wake.warm_up()
         stack.push_async_callback(self._source.aclose)
         return wake

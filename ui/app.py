@@ -13,7 +13,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from app.config.desktop_entry import DesktopPaths, DesktopUnsupported, install_menu_entry, parley_command
 from app.config.settings import Settings
-from app.front.device_checks import microphone_and_speaker
+from app.front.device_checks import DeviceLister, MicrophoneFactory, microphone_and_speaker, open_microphone
+from app.front.device_switch import DeviceSwitch, OpenDevices
 from app.front.first_start import guide_done
 from app.runtime import Runtime
 from app.wiring import open_chat_services
@@ -41,29 +42,56 @@ class ParleyWindow:
 
 
 def open_window(
-    settings: Settings, runtime: Runtime, *, tray_available: bool | None = None, hidden: bool = False
+    settings: Settings,
+    runtime: Runtime,
+    *,
+    tray_available: bool | None = None,
+    hidden: bool = False,
+    open_devices: OpenDevices = microphone_and_speaker,
+    devices: DeviceLister | None = None,
+    microphone: MicrophoneFactory = open_microphone,
 ) -> ParleyWindow:
     """The main window, its bridge, its tray icon and its voice loop on `runtime`: shown (or, `hidden`, in
     the tray only, as at login; shown anyway on a desktop without a tray), opening, listening.
-    `tray_available`: whether the desktop has a tray (None: ask Qt)."""
+    `tray_available`: whether the desktop has a tray (None: ask Qt). `open_devices` opens the microphone
+    and speaker the settings name; `devices` lists the sound cards Settings offers (None: PortAudio's), and
+    `microphone` opens one for its level test and enrolment."""
     bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings, local_models_in_child=True))
+    voice = WindowVoice(bridge, runtime, settings, DeviceSwitch(settings, open_devices))
 
     def guide(parent: QWidget) -> FirstStartGuide:
         """The guide on the settings as saved now. The window's microphone is muted while it runs (the
-        enrolment's "hey Jarvis" must not wake Parley), and as it was once it closes."""
+        enrolment's "hey Jarvis" must not wake Parley), and as it was once it closes; what it saved then
+        reaches the voice loop."""
         opened = FirstStartGuide(as_saved(settings), runtime, parent)
-        main = window_ref()
-        if main is not None:
-            mute = main.voice.mute_action
-            was_muted = mute.isChecked()
-            mute.setChecked(True)
-            opened.finished.connect(lambda: mute.setChecked(was_muted))
+        opened.finished.connect(hold_microphone())
+        opened.finished.connect(lambda: voice.apply_settings(as_saved(settings)))  # its language and devices
         return opened
 
+    def hold_microphone() -> Callable[[], None]:
+        """Mute the window's microphone; the call returned puts it back as it was."""
+        main = window_ref()
+        if main is None:
+            return lambda: None
+        mute = main.voice.mute_action
+        was_muted = mute.isChecked()
+        mute.setChecked(True)
+        return lambda: mute.setChecked(was_muted)
+
     def settings_dialog(parent: QWidget) -> SettingsDialog:
-        """The settings as saved now, not as Parley started; what is saved reaches the tray at once."""
-        dialog = SettingsDialog(as_saved(settings), runtime, parent, guide=guide)
+        """The settings as saved now, not as Parley started; what is saved reaches the tray and the voice loop
+        at once."""
+        dialog = SettingsDialog(
+            as_saved(settings),
+            runtime,
+            parent,
+            devices=devices,
+            microphone=microphone,
+            guide=guide,
+            hold_microphone=hold_microphone,
+        )
         dialog.saved.connect(lambda saved: _apply_to_tray(tray_ref, saved))
+        dialog.saved.connect(voice.apply_settings)
         return dialog
 
     window = MainWindow(bridge, settings_dialog=settings_dialog)
@@ -78,7 +106,6 @@ def open_window(
     if not (hidden and tray.available):
         window.show()
     bridge.open()
-    voice = WindowVoice(bridge, runtime, settings, functools.partial(microphone_and_speaker, settings))
     voice.bind(window.voice)
     voice.bind_timers(window.timers, window.confirmations)
     voice.start()

@@ -1,7 +1,7 @@
 """The main window: chats on the left, the selected chat's transcript on the right, the state below.
 
-It only lays out and binds: every action goes to the bridge, every answer comes back as a bridge signal
-to a bound slot here.
+It only lays out and binds (`ui.main_window_binding` connects each signal to its slot): every action goes to
+the bridge, every answer comes back as a bridge signal to a bound slot here.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QDialog,
     QHBoxLayout,
     QLineEdit,
     QListView,
@@ -36,8 +35,10 @@ from ui.chat_list import ChatListModel, ChatRole, provisional_title
 from ui.confirmations_panel import ConfirmationsPanel
 from ui.folders import AskText, FolderBar, MoveMenu, ask_text
 from ui.long_text import LongTextDialog
+from ui.main_window_binding import bind
 from ui.memory_bridge import MemoryBridge
 from ui.memory_page import MemoryPage
+from ui.settings_dialog import SettingsDialog
 from ui.timers_panel import TimersPanel
 from ui.transcript import TranscriptView
 from ui.tray import state_icon
@@ -61,9 +62,8 @@ def ask_to_confirm(parent: QWidget, question: str) -> bool:
 
 
 Confirm = Callable[[QWidget, str], bool]
-SettingsDialogFactory = Callable[[QWidget], QDialog]
+SettingsDialogFactory = Callable[[QWidget], SettingsDialog]
 """Makes the settings dialog, parented to the window."""
-SETTINGS_SAVED = "Settings saved: the tray setting applies now, the others when Parley restarts."
 
 
 class MainWindow(QMainWindow):
@@ -81,7 +81,7 @@ class MainWindow(QMainWindow):
         self._bridge = bridge
         self._confirm = confirm
         self._make_settings_dialog = settings_dialog
-        self.settings_dialog: QDialog | None = None
+        self.settings_dialog: SettingsDialog | None = None
         """The settings dialog last opened."""
         self.whole_text: LongTextDialog | None = None
         """The dialog showing a long turn's whole text, last opened."""
@@ -218,41 +218,7 @@ class MainWindow(QMainWindow):
             self.settings_shortcut.activated.connect(self.open_settings)
             self.settings_button.clicked.connect(self.open_settings)
 
-        self.folders.folder_chosen.connect(self.chats.show_folder)
-        self.search_box.returnPressed.connect(self.run_search)
-        self.new_chat_button.clicked.connect(self.new_chat)
-        self.rename_button.clicked.connect(self.rename_current)
-        self.delete_button.clicked.connect(self.delete_current)
-        self.chat_list.selectionModel().currentChanged.connect(self._on_current_row_changed)
-        self.chats.modelAboutToBeReset.connect(self._remember_list_scroll)
-        self.chats.modelReset.connect(self._restore_list_scroll)
-        self.chats.rowsInserted.connect(self._reselect_current)
-        bridge.ready.connect(self.chats.refresh)
-        bridge.ready.connect(self.memory_page.reload)
-        self.memory.chat_memory_loaded.connect(self._show_chat_memory)
-        self.memory_switch.clicked.connect(self._switch_chat_memory)
-        bridge.chats_changed.connect(self.chats.refresh)
-        bridge.chat_loaded.connect(self._on_chat_loaded)
-        bridge.turn_spoken.connect(self._on_turn_spoken)
-        self.voice.text_typed.connect(self._on_text_typed)
-        self.transcript.whole_text_requested.connect(self.show_whole_text)
-        bridge.tool_used.connect(self.transcript.add_chip)
-        bridge.current_chat_changed.connect(self._on_current_chat_changed)
-        bridge.chat_created.connect(self._on_chat_created)
-        bridge.search_finished.connect(self._on_search_finished)
-        bridge.state_changed.connect(self.voice.show_state)
-        bridge.muted_changed.connect(self.voice.mute_action.setChecked)
-        bridge.level_changed.connect(self.voice.show_level)
-        bridge.error.connect(self.show_error)
-        bridge.error_resolved.connect(self.clear_error)
-        bridge.notice.connect(self.voice.show_notice)
-        bridge.device_lost.connect(self.voice.show_device_lost)
-        bridge.timers_changed.connect(self.timers.show_timers)
-        bridge.timer_ringing.connect(self.timers.show_ringing)
-        bridge.timer_stopped.connect(self.timers.show_stopped)
-        bridge.timers_missed.connect(self.voice.show_notice)
-        bridge.confirmation_asked.connect(self.confirmations.show_asked)
-        bridge.confirmation_settled.connect(self.confirmations.show_settled)
+        bind(self, bridge)
 
     @Slot()
     def open_settings(self) -> None:
@@ -275,7 +241,8 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _on_settings_saved(self) -> None:
-        self.statusBar().showMessage(SETTINGS_SAVED)
+        if self.settings_dialog is not None:
+            self.statusBar().showMessage(self.settings_dialog.saved_note)
 
     @Slot()
     def new_chat(self) -> None:
@@ -338,25 +305,25 @@ class MainWindow(QMainWindow):
             button.setEnabled(chat_id is not None)
 
     @Slot(QModelIndex, QModelIndex)
-    def _on_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+    def select_row_chat(self, current: QModelIndex, _previous: QModelIndex) -> None:
         chat_id = self.chats.chat_id(current.row()) if current.isValid() else None
         if chat_id is not None and chat_id != self._bridge.current_chat_id:
             self._bridge.select_chat(chat_id)
 
     @Slot(object, bool)
-    def _show_chat_memory(self, chat_id: UUID, enabled: bool) -> None:
+    def show_chat_memory(self, chat_id: UUID, enabled: bool) -> None:
         if chat_id == self._bridge.current_chat_id:
             self.memory_switch.setChecked(enabled)
             self.memory_switch.setEnabled(True)
 
     @Slot(bool)
-    def _switch_chat_memory(self, enabled: bool) -> None:
+    def switch_chat_memory(self, enabled: bool) -> None:
         chat_id = self._bridge.current_chat_id
         if chat_id is not None:
             self.memory.set_chat_memory(chat_id, enabled)
 
     @Slot(object)
-    def _on_current_chat_changed(self, chat_id: UUID | None) -> None:
+    def show_current_chat(self, chat_id: UUID | None) -> None:
         self._enable_chat_buttons(chat_id)
         self.memory_switch.setEnabled(False)  # until the chat's own setting arrives
         if chat_id is not None:
@@ -365,20 +332,20 @@ class MainWindow(QMainWindow):
             self.transcript.show_placeholder("No chat selected")
         else:
             self.transcript.show_placeholder("Loading…")
-        self._reselect_current()
+        self.reselect_current()
 
     @Slot()
-    def _remember_list_scroll(self) -> None:
+    def remember_list_scroll(self) -> None:
         self._list_scroll = self.chat_list.verticalScrollBar().value()
 
     @Slot()
-    def _restore_list_scroll(self) -> None:
+    def restore_list_scroll(self) -> None:
         """A refresh reloads at least the rows shown before it: the reader stays where they were."""
         self.chat_list.verticalScrollBar().setValue(self._list_scroll)
-        self._reselect_current()
+        self.reselect_current()
 
     @Slot()
-    def _reselect_current(self) -> None:
+    def reselect_current(self) -> None:
         """Keep the list's highlight on the bridge's current chat, when that chat is loaded."""
         chat_id = self._bridge.current_chat_id
         row = self.chats.row_of(chat_id) if chat_id is not None else None
@@ -391,16 +358,16 @@ class MainWindow(QMainWindow):
             self.chat_list.scrollTo(index)
 
     @Slot(object)
-    def _on_chat_loaded(self, chat: Chat) -> None:
+    def show_loaded_chat(self, chat: Chat) -> None:
         self.transcript.show_chat(chat, self.chats.provisional_name(chat.id))
 
     @Slot(str)
-    def _on_text_typed(self, _text: str) -> None:
+    def follow_typed(self, _text: str) -> None:
         """The user sent a message: its turn and the answer come next, so the newest turn is shown."""
         self.transcript.follow_newest()
 
     @Slot(object)
-    def _on_turn_spoken(self, turn: Turn) -> None:
+    def show_turn(self, turn: Turn) -> None:
         """A turn of the running conversation; the first words said in a chat with no title name it until
         its title comes (made when the conversation is saved)."""
         self.transcript.add_live_turn(turn)
@@ -413,11 +380,11 @@ class MainWindow(QMainWindow):
             self.transcript.show_chat(chat, name)
 
     @Slot(object)
-    def _on_chat_created(self, chat: Chat) -> None:
+    def select_created_chat(self, chat: Chat) -> None:
         self._bridge.select_chat(chat.id)
 
     @Slot(object)
-    def _on_search_finished(self, result: SearchResult) -> None:
+    def show_search_result(self, result: SearchResult) -> None:
         if not result.hits:
             self.search_status.setText(f"No chat is about “{result.query}”.")
             return

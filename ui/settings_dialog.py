@@ -3,18 +3,17 @@
 It lays out and binds. The keys are `ui.settings_keys.KeysBox`'s, through `app.config.secrets` (never shown, never
 written to the file); other values go through `app.config.config_writer.save_config`, which refuses what
 `load_settings` would refuse. The microphone level test and the wake word enrolment ("say hey Jarvis three
-times", as `parley wake enrol`) run on the runtime thread; their answers come back as signals to bound slots
+times", `ui.settings_enrolment`) run on the runtime thread; their answers come back as signals to bound slots
 here. The dialog shows the settings as `load_settings` gives them (the config file, then the environment:
-`as_saved`); a saved change applies at once where the window can (the tray), the rest when Parley next starts.
+`as_saved`); a saved change applies at once where the running Parley can (`app.live_settings`), the rest when
+Parley next starts.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import os
 from collections.abc import Callable, Mapping
-from functools import partial
 
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
@@ -45,16 +44,20 @@ from app.front.device_checks import (
     survey_devices,
     wake_model_problem,
 )
+from app.live_settings import saved_changes
 from app.runtime import Runtime
-from app.wake_enrolment import ENROLMENT_UTTERANCES, enrol_by_voice, spoken
 from ui.runtime_answers import submit_for_answer
+from ui.settings_enrolment import Enrolment, HoldMicrophone
 from ui.settings_keys import KeysBox
 from ui.settings_startup import StartAtLogin
 from ui.settings_storage import StorageBox
 from ui.settings_tools import ToolsButton
 from ui.widgets import fill_devices, form_label, push_button, stacked, text_line
 
-RESTART_NOTE = "The tray setting applies at once; the others, and keys, when Parley next starts."
+RESTART_NOTE = (
+    "The threshold, idle timeout, language (with Gemini's voice), devices and tray apply at once; the others, "
+    "and keys, when Parley next starts."
+)
 GuideFactory = Callable[[QWidget], QDialog]
 """Makes the first-start guide, parented to the dialog."""
 THRESHOLD_DECIMALS = 3
@@ -82,8 +85,6 @@ class SettingsDialog(QDialog):
     """The `Settings` as saved (`as_saved`), once OK wrote them: the window applies what it can at once."""
     _level_measured = Signal(str)
     """The level test's one-line answer, emitted on the runtime thread, delivered queued to `_show_level`."""
-    _enrolment_said = Signal(str, bool)
-    """The enrolment's prompt or answer and whether it is over, from the runtime thread to `_show_enrolment`."""
 
     def __init__(
         self,
@@ -95,18 +96,22 @@ class SettingsDialog(QDialog):
         microphone: MicrophoneFactory = open_microphone,
         env: Mapping[str, str] | None = None,
         guide: GuideFactory | None = None,
+        hold_microphone: HoldMicrophone | None = None,
     ) -> None:
         """`devices` lists the sound cards (None: PortAudio's), `microphone` opens one for the level test;
         `env` is where keys set in the environment are looked for (None: `os.environ`); `guide` makes the
-        first-start guide, run again by a button (None: no button)."""
+        first-start guide, run again by a button (None: no button); `hold_microphone` mutes the running Parley
+        while "Enrol my voice" records (None: no Parley listens beside the dialog)."""
         super().__init__(parent)
         self._settings = settings
         self._runtime = runtime
         self._env = env
         self._microphone = microphone
         self._level_check: concurrent.futures.Future[str] | None = None
-        self._enrolment: concurrent.futures.Future[str] | None = None
+        self._hold = hold_microphone
         self._guide = guide
+        self.saved_note = ""
+        """After a save: what applies now and what at Parley's next start, in one line."""
         self.setWindowTitle("Parley settings")
         self.setAccessibleName("Parley settings")
         self.setMinimumWidth(560)
@@ -131,12 +136,6 @@ class SettingsDialog(QDialog):
         self.wake_word.setCurrentText(settings.wake_word)
         self.wake_word.setAccessibleName("Wake word")
         self.wake_word.setAccessibleDescription("A built-in wake word, or the path of a custom .onnx model")
-        # Alt+N: Alt+E is the Supabase email's.
-        self.enrol_button = push_button("E&nrol my voice", "Enrol my voice for the wake word")
-        self.enrol_button.setToolTip(
-            f'Say "{spoken(settings.wake_word)}" {ENROLMENT_UTTERANCES} times: the wake word learns your voice and room'
-        )
-        self.enrol_result = text_line("Wake word enrolment", hidden=True)  # until an enrolment says something
         self.threshold = QDoubleSpinBox()
         self.threshold.setRange(0.0, 1.0)  # the setting's own range: any value in force shows as it is
         self.threshold.setSingleStep(0.05)
@@ -166,6 +165,15 @@ class SettingsDialog(QDialog):
     def _make_device_controls(self, devices: DeviceLister | None) -> None:
         self.input_device = QComboBox()
         self.input_device.setAccessibleName("Microphone")
+        self.enrolment = Enrolment(
+            self._settings,
+            self._runtime,
+            device=self.input_device.currentData,
+            microphone=self._microphone,
+            hold_microphone=self._hold,
+            parent=self,
+        )
+        self.enrol_button, self.enrol_result = self.enrolment.button, self.enrolment.result
         self.output_device = QComboBox()
         self.output_device.setAccessibleName("Speaker")
         self.level_button = push_button(
@@ -262,8 +270,6 @@ class SettingsDialog(QDialog):
         self.level_button.clicked.connect(self.test_level)
         self.finished.connect(self._cancel_checks)
         self._level_measured.connect(self._show_level)
-        self.enrol_button.clicked.connect(self.enrol_voice)
-        self._enrolment_said.connect(self._show_enrolment)
         self.guide_button.clicked.connect(self.run_guide)
 
     # -- actions -----------------------------------------------------------------------------------
@@ -288,6 +294,8 @@ class SettingsDialog(QDialog):
             done = f" (the {' and '.join(stored)} key was stored before this)" if stored else ""
             self._show_error(f"{error}{done}")
             return False
+        written = [*changes, *(f"{name} key" for name in stored)]
+        self.saved_note = saved_changes(written, offline_voice=self._settings.effective_voice_model == "offline").note()
         self.saved.emit(as_saved(self._settings, self._env))
         self.accept()
         return True
@@ -329,19 +337,6 @@ class SettingsDialog(QDialog):
         )
 
     @Slot()
-    def enrol_voice(self) -> None:
-        """Record the wake word from the chosen microphone on the runtime and train the user's verifier."""
-        device: str | None = self.input_device.currentData()
-        self.enrol_button.setEnabled(False)
-        self._enrolment = submit_for_answer(
-            self._runtime,
-            enrol_by_voice(partial(self._microphone, device), self._settings, self._say_enrolment),
-            lambda answer: self._enrolment_said.emit(answer, True),
-            refused="Not enrolled",
-            failed="Not enrolled",
-        )
-
-    @Slot()
     def run_guide(self) -> None:
         """The first-start guide over this dialog; what it saved shows here once it closes."""
         if self._guide is not None:
@@ -362,17 +357,6 @@ class SettingsDialog(QDialog):
 
     # -- answers -----------------------------------------------------------------------------------
 
-    def _say_enrolment(self, prompt: str) -> None:
-        # The runtime thread, between recordings.
-        with contextlib.suppress(RuntimeError):  # the dialog was deleted meanwhile
-            self._enrolment_said.emit(prompt, False)
-
-    @Slot(str, bool)
-    def _show_enrolment(self, message: str, over: bool) -> None:
-        self.enrol_result.setText(message)
-        self.enrol_result.show()
-        self.enrol_button.setEnabled(over)
-
     @Slot(str)
     def _show_level(self, message: str) -> None:
         self.level_result.setText(message)
@@ -387,9 +371,9 @@ class SettingsDialog(QDialog):
 
     @Slot()
     def _cancel_checks(self) -> None:
-        for check in (self._level_check, self._enrolment):
-            if check is not None:
-                check.cancel()
+        if self._level_check is not None:
+            self._level_check.cancel()
+        self.enrolment.cancel()
         self.key_box.cancel_checks()
         self.storage_box.cancel_checks()
 

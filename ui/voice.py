@@ -10,6 +10,8 @@ from typing import Any
 from uuid import UUID
 
 from app.config.settings import Settings
+from app.front.device_switch import DeviceSwitch
+from app.front.events import FrontEvent
 from app.front.voice_presenter import AudioFactory, VoicePresenter
 from app.runtime import Runtime, RuntimeClosed
 from ui.bridge import ChatBridge
@@ -20,11 +22,13 @@ from ui.voice_controls import VoiceControls
 
 class WindowVoice:
     def __init__(self, bridge: ChatBridge, runtime: Runtime, settings: Settings, audio: AudioFactory) -> None:
+        """`audio`: a `DeviceSwitch` lets Settings change the microphone and speaker while the loop runs."""
         self._bridge = bridge
         self._runtime = runtime
+        self._devices = audio if isinstance(audio, DeviceSwitch) else None
         # `current_chat_id` is read on the runtime thread as the loop starts: a reference read, and the
         # chat chosen later reaches the loop through `continue_in` anyway.
-        self._presenter = VoicePresenter(settings, audio, bridge.post, lambda: bridge.current_chat_id)
+        self._presenter = VoicePresenter(settings, audio, self._post, lambda: bridge.current_chat_id)
         bridge.chat_chosen.connect(self.continue_in)
 
     def start(self) -> None:
@@ -59,6 +63,13 @@ class WindowVoice:
         """The chat the user chose in the window is where the next conversation goes."""
         self._submit(self._presenter.continue_in(chat_id))
 
+    def apply_settings(self, settings: Settings) -> None:
+        """Settings saved while the window runs: the loop takes the wake threshold at once, the idle time and
+        the language from its next conversation, the devices at its next sleep (`app.live_settings`)."""
+        self._submit(self._presenter.apply_settings(settings))
+        if self._devices is not None:
+            self._submit(self._devices.switch(settings))
+
     def talk(self) -> None:
         self._submit(self._presenter.talk())
 
@@ -67,6 +78,12 @@ class WindowVoice:
 
     def set_muted(self, muted: bool) -> None:
         self._submit(self._presenter.set_muted(muted))
+
+    def _post(self, event: FrontEvent) -> None:
+        # The runtime thread: the device switch learns when the assistant sleeps, then the window.
+        if self._devices is not None:
+            self._devices.saw(event)
+        self._bridge.post(event)
 
     def _submit(self, work: Coroutine[Any, Any, None]) -> None:
         try:

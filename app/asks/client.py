@@ -38,19 +38,21 @@ async def ask_running(
     question: str,
     *,
     chat: UUID | None = None,
+    new_chat: bool = False,
     wait_s: float = ANSWER_WAIT_S,
     asker: Asker | None = None,
 ) -> Answer | None:
-    """The running Parley's answer to `question` (asked in `chat`, else in the chat it is in), or None when
-    no Parley answers on these chats. `VoiceError` says (in one line) what went wrong once one took it.
-    `asker` answers the running Parley's questions about tools that ask first (none: each is refused);
-    `wait_s` counts again after each."""
+    """The running Parley's answer to `question` (asked in `chat`, or in a new chat with `new_chat`, else in
+    the chat it is in), or None when no Parley answers on these chats. `VoiceError` says (in one line) what
+    went wrong once one took it. `asker` answers the running Parley's questions about tools that ask first
+    (none: each is refused); `wait_s` counts again after each."""
     connection = await _connect(data_dir)
     if connection is None:
         return None
     reader, writer = connection
     try:
-        writer.write(line({"ask": question} if chat is None else {"ask": question, "chat": str(chat)}))
+        where = {"chat": str(chat)} if chat is not None else {"new_chat": True} if new_chat else {}
+        writer.write(line({"ask": question, **where}))
         await writer.drain()
         while True:
             async with asyncio.timeout(wait_s):

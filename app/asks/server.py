@@ -131,6 +131,12 @@ class AskServer:
                 answer.chat_id = self._target.chat_id  # where it was said (the loop may have changed chats)
                 break  # a turn is one question's: the same words asked twice are two turns
 
+    async def _forget(self, chat_id: UUID, *, back_to: UUID) -> None:
+        """A chat opened for a question that never reached it: deleted, and the loop back where it was."""
+        if self._target.chat_id == chat_id:
+            await self._target.switch_to(back_to)
+        await self._store.delete(chat_id)
+
     # One connection: one question.
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -154,21 +160,29 @@ class AskServer:
     async def _answer(
         self, question: Question, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> dict[str, object]:
-        if question.chat is not None and question.chat != self._target.chat_id:
-            await self._store.load_assistant_context(question.chat)  # `ChatNotFound` for a chat it does not hold
-            # The conversation under way goes on in its own chat: the question opens the next one.
-            while not self._asleep.is_set():
-                await self._asleep.wait()
-            await self._target.switch_to(question.chat)
-        answer = Answer(self._target.chat_id, question=question.text)
-        self._waiting.append(answer)
+        left = self._target.chat_id
+        opened = (await self._store.create()).id if question.new_chat else None
+        answer = Answer(left, question=question.text)
         self._askers[id(answer)] = (reader, writer)
         try:
+            chat = opened or question.chat
+            if chat is not None and chat != left:
+                if opened is None:
+                    await self._store.load_assistant_context(chat)  # `ChatNotFound` for a chat it does not hold
+                # The conversation under way goes on in its own chat: the question opens the next one.
+                while not self._asleep.is_set():
+                    await self._asleep.wait()
+                await self._target.switch_to(chat)
+            answer.chat_id = self._target.chat_id
+            self._waiting.append(answer)
             await self._target.send_text(question.text)
             await answer.over.wait()
         finally:
-            self._waiting.remove(answer)
+            if answer in self._waiting:
+                self._waiting.remove(answer)
             del self._askers[id(answer)]
+            if opened is not None and not answer.user:  # nothing was said in the new chat: it goes
+                await self._forget(opened, back_to=left)
         if answer.failure is not None:
             return {"error": answer.failure}
         if not answer.model:

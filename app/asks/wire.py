@@ -1,6 +1,7 @@
 """The socket a running Parley answers questions on, and what goes over it: one JSON object a line.
 
-The client sends one request, `{"ask": "TEXT"}` or `{"ask": "TEXT", "chat": "CHAT ID"}`; the server
+The client sends one request, `{"ask": "TEXT"}`, `{"ask": "TEXT", "chat": "CHAT ID"}` or
+`{"ask": "TEXT", "new_chat": true}`; the server
 answers one line, `{"answer": {...}}` (what `Answer.as_json` gives) or `{"error": "one line"}`, and closes.
 A question is the only thing a request can ask for: nothing else is read from it. Before its answer, the
 server may ask whether a tool that asks first may run, `{"consent": {"server", "tool", "args"}}`, and the
@@ -28,7 +29,9 @@ class Question:
     text: str
     """As typed, stripped."""
     chat: UUID | None = None
-    """The chat to ask it in; None: the one the running Parley is in."""
+    """The chat to ask it in; None: the one the running Parley is in (or a new one, `new_chat`)."""
+    new_chat: bool = False
+    """Ask it in a new chat."""
 
 
 class BadRequest(Exception):
@@ -52,17 +55,21 @@ def question_of(request: bytes) -> Question:
         raise BadRequest("not a request: send one JSON object a line") from None
     if (
         not isinstance(message, dict)
-        or set(message) - {"chat"} != {"ask"}
+        or set(message) - {"chat", "new_chat"} != {"ask"}
+        or {"chat", "new_chat"} <= set(message)
         or not isinstance(message["ask"], str)
         or not isinstance(message.get("chat", ""), str)
+        or message.get("new_chat", True) is not True
     ):
-        raise BadRequest('not a request: the only one is {"ask": "TEXT"}, with "chat": "CHAT ID" or not')
+        raise BadRequest(
+            'not a request: the only one is {"ask": "TEXT"}, with "chat": "CHAT ID", "new_chat": true or neither'
+        )
     # As the conversation records it (half an emoji repaired), so its turn is known by its words.
     text = storable_text(message["ask"]).strip()
     if not text:
         raise BadRequest("nothing to ask: the message is blank")
     if "chat" not in message:
-        return Question(text)
+        return Question(text, new_chat="new_chat" in message)
     try:
         return Question(text, UUID(message["chat"]))
     except ValueError:

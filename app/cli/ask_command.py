@@ -86,17 +86,18 @@ async def _running_parleys_answer(
     from app.listening_lock import AlreadyListening, who_listens
 
     data_dir = settings.data_dir
-    if args.new_chat or args.audio_out is not None:
+    if args.audio_out is not None:
         if await running_parley(data_dir):
             raise UsageError(
-                "--new-chat and --audio-out cannot reach the Parley running on these chats: ask without them (it"
-                " answers in its chat, or in --chat's), or quit it first"
+                "--audio-out cannot reach the Parley running on these chats: its voice plays on that Parley's"
+                " speaker, not into a file. Ask without --audio-out, or quit it first"
             )
     else:
         chat = None if args.chat is None else chat_id_argument(args.chat)
         with _stop_signals() as stopping:
             asking = asyncio.create_task(
-                ask_running(data_dir, text, chat=chat, asker=consent), name="ask-running-parley"
+                ask_running(data_dir, text, chat=chat, new_chat=args.new_chat, asker=consent),
+                name="ask-running-parley",
             )
             stopped = asyncio.create_task(stopping.wait(), name="ask-stopped")
             try:

@@ -25,11 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast, get_args, get_origin, get_type_hints
 
-import platformdirs
-
 from app.config.config_file import SettingsError, read_config
 from app.config.desktop_language import desktop_language
-from app.config.secrets import SECRETS, Secret, SecretSpec, get_secret, secret_source
+from app.config.paths import APP_NAME, default_config_file, default_data_dir, model_cache
+from app.config.secrets import SECRETS, Secret, SecretSpec, get_secret
 from app.config.setting_values import LOG_LEVELS, Kind, SettingSpec, convert_value, typed_value
 from chats.language.words import Language
 
@@ -47,10 +46,8 @@ __all__ = [
     "desktop_language",
     "load_settings",
     "model_cache",
-    "setting_origins",
 ]
 
-APP_NAME = "parley"
 
 EmbedderChoice = Literal["auto", "local", "openai", "gemini"]
 TextModelChoice = Literal["auto", "offline", "gemini"]
@@ -247,7 +244,7 @@ class Settings:
         return self.voice_model
 
 
-_KEYS = {secret.setting: secret for secret in SECRETS}
+KEYS = {secret.setting: secret for secret in SECRETS}
 """`Settings` field -> the API key it carries."""
 
 
@@ -257,8 +254,8 @@ def _specs() -> tuple[SettingSpec, ...]:
     specs = []
     for setting in dataclasses.fields(Settings):
         meta = setting.metadata
-        if setting.name in _KEYS:
-            specs.append(_secret_spec(_KEYS[setting.name]))
+        if setting.name in KEYS:
+            specs.append(_secret_spec(KEYS[setting.name]))
             continue
         hint = hints[setting.name]
         specs.append(
@@ -305,40 +302,19 @@ CONFIG_KEYS: tuple[str, ...] = tuple(_BY_CONFIG_KEY)
 """Every key the config file may hold."""
 
 
-def default_config_file() -> Path:
-    return platformdirs.user_config_path(APP_NAME) / "config.toml"
-
-
-def default_data_dir() -> Path:
-    return platformdirs.user_data_path(APP_NAME)
-
-
-def model_cache() -> Path:
-    """Where the offline models are prepared once (the joined Whisper model, the converted chat model)."""
-    return platformdirs.user_cache_path(APP_NAME) / "models"
-
-
 def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[str, str] | None = None) -> Settings:
     """Resolve every setting through the four layers; `SettingsError` on any bad value.
 
     `overrides` maps `Settings` field names to command-line values (None: not given); `env` defaults to
     `os.environ`. API keys are looked up in `env`, then the OS keyring.
     """
-    return _load(overrides, env)[0]
+    return load_with_origins(overrides, env)[0]
 
 
-def setting_origins(
-    overrides: Mapping[str, Override] | None = None, env: Mapping[str, str] | None = None
-) -> dict[str, str]:
-    """Where the value in force of each setting (by field name) comes from, for people: "default", "config
-    file", "environment PARLEY_...", "command line", "keyring", or "not set" (an API key that is missing)."""
-    origins = _load(overrides, env)[1]
-    for setting, secret in _KEYS.items():  # looked up again only here: a keyring can be slow to answer
-        origins[setting] = secret_source(secret.name, env) or "not set"
-    return origins
-
-
-def _load(overrides: Mapping[str, Override] | None, env: Mapping[str, str] | None) -> tuple[Settings, dict[str, str]]:
+def load_with_origins(
+    overrides: Mapping[str, Override] | None, env: Mapping[str, str] | None
+) -> tuple[Settings, dict[str, str]]:
+    """`load_settings`, and where each value came from (`app.config.setting_origins`), keys aside."""
     env = os.environ if env is None else env
     given = _given_overrides(overrides or {})
 
@@ -367,7 +343,7 @@ def _load(overrides: Mapping[str, Override] | None, env: Mapping[str, str] | Non
     values: dict[str, Any] = {}
     for spec in SETTINGS:
         if spec.kind == "secret":
-            values[spec.name] = get_secret(_KEYS[spec.name].name, env)
+            values[spec.name] = get_secret(KEYS[spec.name].name, env)
         elif spec.name != "config_file":
             values[spec.name] = typed_value(spec, resolve(spec.name))
     origins["config_file"] = "command line" if "config_file" in given else ("environment" if explicit else "default")

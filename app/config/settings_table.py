@@ -72,7 +72,7 @@ class SettingInForce:
     value: str
     """The value as text; "(set)" for an API key or a masked value, "-" for none."""
     origin: str
-    """Where it comes from (`app.config.settings.setting_origins`)."""
+    """Where it comes from (`app.config.setting_origins`)."""
 
 
 def settings_in_force(settings: object, origins: Mapping[str, str]) -> list[SettingInForce]:

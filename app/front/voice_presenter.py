@@ -173,6 +173,12 @@ class VoicePresenter:
             if words is not None and self._loop is not None:
                 await self._loop.send_text(words)
 
+    async def apply_settings(self, settings: Settings) -> None:
+        """Settings saved in the front end: the loop takes what it can at once (`VoiceLoop.apply_settings`)."""
+        self._settings = settings
+        if self._loop is not None:
+            self._loop.apply_settings(settings)
+
     async def set_muted(self, muted: bool) -> None:
         self._muted = muted
         if self._loop is not None:

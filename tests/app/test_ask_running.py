@@ -13,7 +13,7 @@ import signal
 import socket
 import sys
 from pathlib import Path
-from uuid import uuid4
+from uuid import UUID, uuid4
 
 import pytest
 
@@ -105,19 +105,57 @@ async def test_a_question_typed_during_a_conversation_waits_its_turn_and_gets_it
     assert len(gemini_live_server.connections) == 1  # the question went into the conversation under way
 
 
-async def test_a_new_chat_and_audio_out_are_refused_in_one_line_while_parley_runs(
+async def test_new_chat_asks_in_a_new_chat_of_the_running_parley_which_stays_there(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gemini_live_server.script(script((AfterText(), (OutputTranscript("A fresh start."), CompleteTurn()))))
+    async with running_loop(environment) as running:
+        before = running.chat_id
+        code, out, err = await parley(capsys, "ask", "Shall we start over?", "--new-chat", "--json")
+        assert code == 0, err
+        new = UUID(json.loads(out)["chat_id"])
+        assert new != before and json.loads(out)["model"] == "A fresh start."
+        switched = [e for e in running.watcher.of("conversation") if isinstance(e, ChatSwitched)]
+        assert switched == [ChatSwitched(new)] and running.loop.chat_id == new  # the window shows it
+        await running.watcher.until(
+            lambda: [e for e in running.watcher.of("conversation") if isinstance(e, Saved)][-1:] == [Saved(new, 2)]
+        )
+        chat = await running.store.get(new)
+        assert [(t.role, t.text) for t in chat.full_history] == [
+            ("user", "Shall we start over?"),
+            ("model", "A fresh start."),
+        ]
+        assert (await running.store.get(before)).full_history == ()  # nothing went into the chat it left
+
+
+async def test_a_new_chat_whose_question_never_reached_it_is_not_left_behind(
     environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     async with running_loop(environment) as running:
-        for option in (("--new-chat",), ("--audio-out", str(environment / "a.wav"))):
-            code, out, err = await parley(capsys, "ask", "Hello?", *option)
-            assert (code, out) == (1, "")
-            assert err == (
-                "parley: --new-chat and --audio-out cannot reach the Parley running on these chats: ask without them"
-                " (it answers in its chat, or in --chat's), or quit it first\n"
-            )
+        before = running.chat_id
+        chats = await running.store.count()
+        gemini_live_server.api_key = "a-key-the-running-parley-does-not-have"  # its conversation cannot connect
+        code, out, err = await parley(capsys, "ask", "Shall we start over?", "--new-chat")
+        assert (code, out) == (1, "")
+        assert err.startswith("parley: Gemini Live refused the API key")
+        assert await running.store.count() == chats  # no empty chat
+        switched = [e for e in running.watcher.of("conversation") if isinstance(e, ChatSwitched)]
+        assert switched[1:] == [ChatSwitched(before)]  # the running Parley (its window) back where it was
+
+
+async def test_audio_out_is_refused_in_one_line_while_parley_runs(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with running_loop(environment) as running:
+        code, out, err = await parley(capsys, "ask", "Hello?", "--audio-out", str(environment / "a.wav"))
+        assert (code, out) == (1, "")
+        assert err == (
+            "parley: --audio-out cannot reach the Parley running on these chats: its voice plays on that Parley's"
+            " speaker, not into a file. Ask without --audio-out, or quit it first\n"
+        )
         assert running.watcher.spoken() == []
     assert gemini_live_server.connections == []
+    assert not (environment / "a.wav").exists()
 
 
 async def test_chat_asks_in_that_chat_once_the_conversation_under_way_ends_and_parley_stays_there(
@@ -194,10 +232,11 @@ async def test_the_socket_takes_questions_only_and_only_its_user_may_connect(
     async with running_loop(environment) as running:
         path = socket_path(environment / "data")
         assert path.stat().st_mode & 0o777 == 0o600
-        only = 'not a request: the only one is {"ask": "TEXT"}, with "chat": "CHAT ID" or not'
+        only = 'not a request: the only one is {"ask": "TEXT"}, with "chat": "CHAT ID", "new_chat": true or neither'
         for request, refused in (
             (b'{"run": "rm -rf ~"}\n', only),
-            (b'{"ask": "Hi", "new_chat": true}\n', only),
+            (b'{"ask": "Hi", "new_chat": false}\n', only),
+            (b'{"ask": "Hi", "new_chat": true, "chat": "%s"}\n' % str(running.chat_id).encode(), only),
             (b'{"ask": "Hi", "chat": "x"}\n', "not a chat id: 'x'"),
             (b"ask Hi\n", "not a request: send one JSON object a line"),
             (b'{"ask": "   "}\n', "nothing to ask: the message is blank"),

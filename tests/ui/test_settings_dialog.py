@@ -37,7 +37,7 @@ from tests.ui.conftest import TIMEOUT_MS, settings_on_live_server
 from tests.voice.fixtures import read_pcm, split
 from tests.voice.rooms import RoomCondition, SimulatedRoom
 from ui.bridge import ChatBridge
-from ui.main_window import SETTINGS_SAVED, MainWindow
+from ui.main_window import MainWindow
 from ui.settings_dialog import SettingsDialog
 from ui.widgets import SYSTEM_DEFAULT
 from voice.audio.chunks import MIC_FORMAT, AudioChunk, AudioSource
@@ -555,7 +555,7 @@ def test_ctrl_comma_opens_the_settings_and_a_save_is_announced(
     assert isinstance(dialog, SettingsDialog)
     dialog.wake_word.setCurrentText("alexa")
     QTest.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
-    assert window.statusBar().currentMessage() == SETTINGS_SAVED
+    assert window.statusBar().currentMessage() == "Settings saved: the wake word when Parley restarts."
     assert reload(settings).wake_word == "alexa"
 
 

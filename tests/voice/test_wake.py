@@ -4,6 +4,7 @@ committed fixtures (assets/audio, made with espeak-ng and sox)."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import AsyncIterator
 from contextlib import aclosing
 from pathlib import Path
 
@@ -240,3 +241,25 @@ async def test_audio_in_another_format_is_refused() -> None:
     async with OpenWakeWordDetector() as detector:
         with pytest.raises(ValueError, match="16 kHz mono"):
             await detect(detector, [chunk])
+
+
+async def test_a_threshold_changed_while_a_stream_is_read_counts_from_the_next_chunk() -> None:
+    """Settings lower the threshold while Parley sleeps: the same "hey Jarvis" (peak score 0.97) missed at
+    0.99 wakes at 0.5, in the one stream the detector was reading."""
+    pcm = read_pcm("wake_hey_jarvis")
+    heard: list[float] = []
+
+    async def twice() -> AsyncIterator[AudioChunk]:
+        for chunk in split(pcm):
+            yield chunk
+        detector.threshold = 0.5  # the first recording is all scored: the detector asks for more
+        for chunk in split(pcm, start_ms=MIC_FORMAT.duration_ms(len(pcm))):
+            heard.append(chunk.start_ms)
+            yield chunk
+
+    async with OpenWakeWordDetector("hey_jarvis", threshold=0.99) as detector:
+        events = [event async for event in detector.detections(twice())]
+    assert len(events) == 1
+    assert events[0].offset_ms > heard[0]  # in the second recording
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        detector.threshold = 1.0

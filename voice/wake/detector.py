@@ -311,6 +311,19 @@ class OpenWakeWordDetector:
     def model_name(self) -> str:
         return self._model.name
 
+    @property
+    def threshold(self) -> float:
+        """The score (0-1) at which a frame counts as the wake word."""
+        return self._threshold
+
+    @threshold.setter
+    def threshold(self, threshold: float) -> None:
+        """A new threshold counts from the next chunk on, in a stream already being read too (Settings
+        change it while Parley sleeps)."""
+        if not 0.0 < threshold < 1.0:
+            raise ValueError(f"threshold must be between 0 and 1, not {threshold}")
+        self._threshold = threshold
+
     async def warm_up(self) -> None:
         """Load the model now (about 0.1 s of CPU, plus the import of openWakeWord the first time) and
         keep it for the next stream, so a corrupt model file fails at start-up, not at the first wake."""
@@ -336,6 +349,7 @@ class OpenWakeWordDetector:
             frames = framer.push(chunk.pcm)
             if not frames:
                 continue
+            debounce.threshold = self._threshold
             for score in await self._run(partial(scorer.score, frames)):
                 frames_done += 1
                 if debounce.update(score):
