@@ -27,7 +27,7 @@ from voice.live.connection import (
 )
 from voice.offline.connection import OfflineLiveConnection, connect
 from voice.offline.engine import OfflineVoice
-from voice.offline.router import ToolAnswer
+from voice.offline.router import FromChat, ToolAnswer
 
 CONFIG = LiveConfig(model="offline", system_prompt="You are Parley, a voice assistant. Answer briefly.")
 PREROLL_START = 800 * 32
@@ -58,6 +58,12 @@ class ScriptedIntents:
 
     def beyond_offline(self, text: str) -> str | None:
         return None
+
+    def from_chat(self, question: str, history: Sequence[tuple[str, str]], system: str) -> FromChat:
+        return FromChat(None)
+
+    def tells_unknown(self, sentence: str, known: Sequence[str]) -> bool:
+        return False
 
 
 SWITCHED = ToolAnswer("Switching to Kitchen.")
