@@ -15,7 +15,9 @@ with nothing (it never returns the chat the model already sees), any other with 
 Per part (`bench.offline_voice_scoring` says how each is judged): the share of answers that hold the
 chat's fact; the answers that repeat an earlier answer to a new question; the answers that state a fact
 about the user that is not saved or said; the share of unanswerable questions answered "I do not know".
-Results in `bench/results/offline_voice.json` (every answer kept), and a summary on stdout.
+Results in `bench/results/offline_voice.json` (every answer kept), and a summary on stdout;
+`bench/results/offline_voice_before.json` is the run on the offline voice before issue 23 part 6 (commit
+37b7fee), judged again by the same rules (`--judge-again FILE` judges a results file's answers anew).
 """
 
 from __future__ import annotations
@@ -209,11 +211,34 @@ def summary(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def judged_again(saved: dict[str, Any]) -> dict[str, Any]:
+    """The answers of an earlier run (`--judge-again`), judged by this module's rules as they are now."""
+    results = {}
+    for part, result in saved.items():
+        chats = {chat["id"]: chat for chat in json.loads(PARTS[part].read_text(encoding="utf-8"))["chats"]}
+        rows = []
+        for chat_id, chat in chats.items():
+            asked = [{key: row[key] for key in ASKED} for row in result["answers"] if row["chat"] == chat_id]
+            rows += [{"chat": chat_id, **row} for row in judged(chat, asked)]
+        results[part] = {"figures": figures(rows), "answers": rows}
+    return results
+
+
+ASKED = ("q", "expect", "answer", "tools", "seconds")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=sorted(PARTS), action="append", help="default: both")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--judge-again", type=Path, help="judge the answers of this results file again; run nothing")
     args = parser.parse_args()
+    if args.judge_again is not None:
+        saved = json.loads(args.judge_again.read_text(encoding="utf-8"))
+        saved["parts"] = judged_again(saved["parts"])
+        args.out.write_text(json.dumps(saved, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(summary(saved["parts"]))
+        return
     started = time.perf_counter()
     results = asyncio.run(run(args.part or list(PARTS)))
     report = {

@@ -1,7 +1,8 @@
 """How `bench/offline_voice.py` judges an offline answer to a question about a long chat. Pure.
 
 - **Holds the fact**: one of the question's expected forms is in the answer, as words (case, accents and
-  thousands separators aside: "12,000" matches "12000", "Colón" matches "Colon").
+  thousands separators aside: "12,000" matches "12000", "Colón" matches "Colon"; a word of 4 letters or
+  more inflected: "schwarzes" holds "schwarz").
 - **Does not know**: the answer says so, in one of the five languages (`DONT_KNOW`).
 - **Repeats**: the answer (one that is not a "does not know") is an earlier answer said again word for word,
   or holds a whole earlier answer of 6 words or more: the chat's own or one given earlier in the run; one
@@ -11,7 +12,8 @@
   question holds, by its first 5 letters; or, answering a question about the user ("my", "I": "What is
   my sister's name?"), any sentence holds a name or a number they do not ("The sister's name is Maria").
   Deliberately simpler than the product's check (`chats.memory.grounding`), which it must not share:
-  the flagged sentences are kept in the results for a reader to judge.
+  the flagged sentences are kept in the results for a reader to judge. Of a sentence that reads the chat
+  out ("Earlier you said: ..."), the words after its first colon are judged.
 """
 
 from __future__ import annotations
@@ -55,8 +57,14 @@ def folded(text: str) -> str:
 
 
 def holds(answer: str, expected: Sequence[str]) -> bool:
+    """Whether `answer` says one of the `expected` forms: as whole words, or for a word of letters (4 or
+    more) as the start of one, so an inflected form counts ("schwarzes" for "schwarz", "rossa" for "ross")."""
     said = f" {folded(answer)} "
-    return any(f" {folded(form)} " in said for form in expected)
+    for form in map(folded, expected):
+        inflected = form.isalpha() and len(form) >= 4 and re.search(rf" {re.escape(form)}\w* ", said) is not None
+        if f" {form} " in said or inflected:
+            return True
+    return False
 
 
 def does_not_know(answer: str) -> bool:
@@ -91,11 +99,12 @@ def invented_about_user(answer: str, known: Sequence[str], asked_about_user: boo
     for sentence in re.split(r"(?<=[.!?])\s+", answer):
         if does_not_know(sentence):
             continue
-        words = folded(sentence).split()
-        if _YOU.search(sentence):
+        judged = sentence.split(": ", 1)[-1]  # "Earlier you said: <the chat's words>": the quote is judged
+        words = folded(judged).split()
+        if _YOU.search(judged):
             telling = [w for w in words if (len(w) >= 4 or w.isdigit()) and w not in _COMMON]
         elif asked_about_user:
-            names = {w.lower() for w in re.findall(r"(?<!^)(?<![.!?:] )\b[A-Z][a-z]+", sentence)}
+            names = {w.lower() for w in re.findall(r"(?<!^)(?<![.!?:] )\b[A-Z][a-z]+", judged)}
             telling = [w for w in words if w.isdigit() or w in {folded(n) for n in names}]
         else:
             continue
