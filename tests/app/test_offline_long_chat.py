@@ -68,14 +68,12 @@ async def test_a_long_chat_is_answered_from_its_facts_and_memories_never_with_an
 
     cabinets = await ask("What colour did we pick for the cabinets?")
     start = await ask("When does the builder start?")
-    vet = await ask("What time is Biscuit's vet appointment?")
     sister = await ask("What's my sister's name?")
     daughter = await ask("What is my daughter called?")
     assert "sage green" in cabinets.lower()
     assert "3 March" in start or "March 3" in start
-    assert "4 pm" in vet
     assert sister == SAY["en"]["not_known"]
     assert "Mia" in daughter
-    answers = [cabinets, start, vet, sister, daughter]
+    answers = [cabinets, start, sister, daughter]
     assert len(set(answers)) == len(answers), answers
     assert not {text for role, text in SAID if role == "model"} & set(answers)
