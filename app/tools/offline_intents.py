@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.timers.spoken import timer_call
+from app.tools import chat_facts
 from app.tools.intent_phrases import PHRASES, leading_phrase, phrasings
 from app.tools.offline_replies import SAY, supported, tool_answer
 from app.tools.web_questions import needs_the_web
@@ -37,9 +38,10 @@ from chats.embedders.embedding import Embedder
 from chats.errors import ChatsError, InvalidMemory
 from chats.language import words as languages
 from chats.memory.categories import guess_category
+from chats.memory.preload import memories_in
 from chats.memory.text import third_person
 from voice.live.connection import ToolCall
-from voice.offline.router import ToolAnswer
+from voice.offline.router import FromChat, ToolAnswer
 
 THRESHOLD = 0.8
 MARGIN = 0.1
@@ -195,6 +197,14 @@ class OfflineIntents:
 
     def supported(self, sentence: str, findings: Sequence[str], question: str) -> bool:
         return supported(sentence, findings, question)
+
+    def from_chat(self, question: str, history: Sequence[tuple[str, str]], system: str) -> FromChat:
+        """`app.tools.chat_facts.from_chat`, in the language `question` was heard in (`match` first)."""
+        say = SAY.get(self.heard_in, SAY["en"])
+        return chat_facts.from_chat(question, history, memories_in(system), self.heard_in, say)
+
+    def tells_unknown(self, sentence: str, known: Sequence[str]) -> bool:
+        return chat_facts.tells_unknown(sentence, known)
 
     def beyond_offline(self, text: str) -> str | None:
         """One honest sentence, in the language `text` was heard in (`match` first), for a question only the

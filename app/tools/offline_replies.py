@@ -58,6 +58,9 @@ _ENGLISH = {
     "i_said": "I said",
     "and": "and",
     "none": "none",
+    "not_known": "I don't know that: you haven't told me.",
+    "chat_user": "Earlier in this chat you said: {}",
+    "chat_assistant": "Earlier in this chat I said: {}",
 }
 SAY: Mapping[str, Mapping[str, str]] = {
     "en": _ENGLISH,
@@ -92,6 +95,9 @@ SAY: Mapping[str, Mapping[str, str]] = {
         "i_said": "ho detto",
         "and": "e",
         "none": "nessuna",
+        "not_known": "Non lo so: non me l'hai detto.",
+        "chat_user": "Prima in questa chat hai detto: {}",
+        "chat_assistant": "Prima in questa chat ho detto: {}",
     },
     "es": {
         "failed": "Lo siento, ahora no puedo hacerlo.",
@@ -124,6 +130,9 @@ SAY: Mapping[str, Mapping[str, str]] = {
         "i_said": "dije",
         "and": "y",
         "none": "ninguno",
+        "not_known": "No lo sé: no me lo has dicho.",
+        "chat_user": "Antes en este chat dijiste: {}",
+        "chat_assistant": "Antes en este chat dije: {}",
     },
     "fr": {
         "failed": "Désolé, je ne peux pas le faire pour l'instant.",
@@ -156,6 +165,9 @@ SAY: Mapping[str, Mapping[str, str]] = {
         "i_said": "j'ai dit",
         "and": "et",
         "none": "aucune",
+        "not_known": "Je ne sais pas : tu ne me l'as pas dit.",
+        "chat_user": "Plus tôt dans cette discussion, tu as dit : {}",
+        "chat_assistant": "Plus tôt dans cette discussion, j'ai dit : {}",
     },
     "de": {
         "failed": "Entschuldigung, das geht gerade nicht.",
@@ -188,6 +200,9 @@ SAY: Mapping[str, Mapping[str, str]] = {
         "i_said": "habe ich gesagt",
         "and": "und",
         "none": "keine",
+        "not_known": "Das weiß ich nicht: Du hast es mir nicht gesagt.",
+        "chat_user": "Vorhin in diesem Chat hast du gesagt: {}",
+        "chat_assistant": "Vorhin in diesem Chat habe ich gesagt: {}",
     },
 }
 """Language -> what the offline voice says, by message."""

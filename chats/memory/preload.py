@@ -72,3 +72,23 @@ def _render(memories: Sequence[Memory]) -> str:
         # Quoted as JSON strings: a memory's words stay inside its quotes, however they are phrased.
         lines.append(f"- {json.dumps(memory.content, ensure_ascii=False)}")
     return "\n".join(lines)
+
+
+def memories_in(prompt: str) -> list[str]:
+    """The memories of the block `build_preload` wrote, read back from a prompt that holds it (the offline
+    voice answers from them); none when the prompt holds no block."""
+    lines = prompt.splitlines()
+    if HEADER not in lines:
+        return []
+    found = []
+    for line in lines[lines.index(HEADER) + 1 :]:
+        if not line.strip():
+            break
+        if line.startswith("- "):
+            try:
+                content = json.loads(line[2:])
+            except json.JSONDecodeError:
+                continue
+            if isinstance(content, str):
+                found.append(content)
+    return found

@@ -42,8 +42,15 @@ from voice.live import connection as live
 from voice.offline.endpoint import EndpointConfig, Endpointer, SpeechStarted
 from voice.offline.engine import OfflineVoice
 from voice.offline.prompt import ChatMessage, with_findings
-from voice.offline.router import IntentRouter, ToolAnswer
-from voice.offline.text import MAX_WORDS, SentenceSplitter, is_noise, whisper_prompt, without_wake_phrase
+from voice.offline.router import FromChat, IntentRouter, ToolAnswer
+from voice.offline.text import (
+    MAX_WORDS,
+    SentenceSplitter,
+    is_noise,
+    said_before,
+    whisper_prompt,
+    without_wake_phrase,
+)
 
 log = logging.getLogger(__name__)
 
@@ -217,7 +224,7 @@ class OfflineLiveConnection:
             elif beyond is not None:
                 await self._say(beyond)  # the small model would invent an answer
             else:
-                await self._converse()
+                await self._from_chat(question)
         finally:
             if self._said:
                 self._history.append(ChatMessage("assistant", " ".join(self._said)))
@@ -233,20 +240,40 @@ class OfflineLiveConnection:
             answered = await result
         finally:
             self._tool_results.pop(call.id, None)
-        answer = self._intents.reply(call, answered)
+        await self._tell(question, self._intents.reply(call, answered))
+
+    async def _tell(self, question: str, answer: ToolAnswer) -> None:
+        """The chat model's words for `answer`'s findings where they hold, else (or after them, when they
+        leave out a name it must say) its template."""
         if answer.findings:
             await self._phrase(question, answer)
         if not self._said or _leaves_out(answer.names, self._said):
             await self._say(answer.template)
 
-    async def _converse(self) -> None:
+    async def _from_chat(self, question: str) -> None:
+        """What the chat and the memories say (the app finds it: `IntentRouter.from_chat`), else the chat
+        model's own answer, without a sentence it said before or one that tells the user about themselves
+        what they never said."""
+        found = FromChat(None)
+        if self._intents is not None:
+            found = self._intents.from_chat(question, [(m.role, m.text) for m in self._history], self._system)
+        if found.answer is not None:
+            await self._tell(question, found.answer)
+            return
         async with aclosing(self._sentences(self._history, SentenceSplitter())) as sentences:
             async for sentence in sentences:
+                if self._said_before(sentence) or (
+                    self._intents is not None and self._intents.tells_unknown(sentence, found.known)
+                ):
+                    continue
                 await self._say(sentence)
                 if len(self._said) >= MAX_SENTENCES:
                     return
         if not self._said:
             await self._say(NO_ANSWER)
+
+    def _said_before(self, sentence: str) -> bool:
+        return said_before(sentence, [m.text for m in self._history if m.role == "assistant"])
 
     async def _phrase(self, question: str, answer: ToolAnswer) -> None:
         """The chat model answers `question` from the tool's findings; its sentences are said while the
@@ -257,7 +284,7 @@ class OfflineLiveConnection:
         whole = SentenceSplitter(first_max_words=MAX_WORDS)  # whole sentences: each is checked before it is said
         async with aclosing(self._sentences(asked, whole)) as sentences:
             async for sentence in sentences:
-                if not self._intents.supported(sentence, answer.findings, question):
+                if not self._intents.supported(sentence, answer.findings, question) or self._said_before(sentence):
                     return
                 await self._say(sentence)
                 if len(self._said) >= MAX_FOUND_SENTENCES:

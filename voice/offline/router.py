@@ -26,6 +26,19 @@ class ToolAnswer:
     the template is said after them."""
 
 
+@dataclass(frozen=True, slots=True)
+class FromChat:
+    """What the chat so far and the saved memories say to a question (`IntentRouter.from_chat`)."""
+
+    answer: ToolAnswer | None
+    """The answer they give, as a tool's would be given (findings for the chat model to put in words, the
+    template said when its words do not hold; a template alone, such as "I don't know", when there are no
+    findings); None when the question is not one they answer, and the chat model answers it freely."""
+    known: tuple[str, ...] = ()
+    """What the user said and what is saved about them: a free answer's sentence that tells the user
+    something about themselves must hold to these (`IntentRouter.tells_unknown`)."""
+
+
 class IntentRouter(Protocol):
     """Tool intents, recognised by the app (the small model cannot choose tools reliably)."""
 
@@ -41,6 +54,16 @@ class IntentRouter(Protocol):
     def beyond_offline(self, text: str) -> str | None:
         """What to say instead of the chat model's answer when `text` asks what no local model knows (the
         weather, the news, prices: the web's), or None to let the model answer. Asked when no tool matched."""
+        ...
+
+    def from_chat(self, question: str, history: Sequence[tuple[str, str]], system: str) -> FromChat:
+        """What the chat's `history` ((role, text), "user" or "assistant", oldest first, the question last)
+        and the memories in the `system` prompt say to `question`. Asked when no tool matched and the
+        question is not one for the web."""
+        ...
+
+    def tells_unknown(self, sentence: str, known: Sequence[str]) -> bool:
+        """Whether `sentence` tells the user something about themselves that `known` does not hold."""
         ...
 
     def supported(self, sentence: str, findings: Sequence[str], question: str) -> bool:

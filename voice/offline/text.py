@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
@@ -66,6 +67,20 @@ def speakable(text: str) -> str:
     """Model text as something to say aloud: no markdown, links, emoji or line breaks."""
     text = _MARKUP.sub("", _URL.sub("", _LINK.sub(r"\1", text)))
     return _SPACES.sub(" ", _EMOJI.sub("", text)).strip()
+
+
+REPEAT_MIN_WORDS = 4
+"""A sentence this long or longer is not said again ("Sounds good." may be)."""
+
+
+def said_before(sentence: str, earlier: Sequence[str]) -> bool:
+    """Whether `sentence` (of `REPEAT_MIN_WORDS` words or more) is, word for word, in one of the `earlier`
+    answers: the small model answers a new question with an old answer when it has none."""
+    words = _WORD.findall(sentence.lower())
+    if len(words) < REPEAT_MIN_WORDS:
+        return False
+    said = f" {' '.join(words)} "
+    return any(said in f" {' '.join(_WORD.findall(answer.lower()))} " for answer in earlier)
 
 
 MAX_WORDS = 24

@@ -25,9 +25,9 @@ from voice.live.connection import (
     TurnComplete,
     UserTranscript,
 )
-from voice.offline.connection import OfflineLiveConnection, connect
+from voice.offline.connection import NO_ANSWER, OfflineLiveConnection, connect
 from voice.offline.engine import OfflineVoice
-from voice.offline.router import ToolAnswer
+from voice.offline.router import FromChat, ToolAnswer
 
 CONFIG = LiveConfig(model="offline", system_prompt="You are Parley, a voice assistant. Answer briefly.")
 PREROLL_START = 800 * 32
@@ -39,9 +39,19 @@ class ScriptedIntents:
     the result, and finds the chat model's words supported or not as told."""
 
     def __init__(
-        self, trigger: str, tool: str, args: Mapping[str, Any], answer: ToolAnswer, *, supported: bool = True
+        self,
+        trigger: str,
+        tool: str,
+        args: Mapping[str, Any],
+        answer: ToolAnswer,
+        *,
+        supported: bool = True,
+        unknown_to_user: bool = False,
     ) -> None:
+        """`unknown_to_user`: every sentence of a free answer tells the user what they never said."""
         self.trigger, self.tool, self.args, self.answer, self.holds = trigger, tool, args, answer, supported
+        self.unknown_to_user = unknown_to_user
+        self.told: list[str] = []
         self.heard: list[str] = []
         self.checked: list[tuple[str, list[str], str]] = []
 
@@ -58,6 +68,13 @@ class ScriptedIntents:
 
     def beyond_offline(self, text: str) -> str | None:
         return None
+
+    def from_chat(self, question: str, history: Sequence[tuple[str, str]], system: str) -> FromChat:
+        return FromChat(None)
+
+    def tells_unknown(self, sentence: str, known: Sequence[str]) -> bool:
+        self.told.append(sentence)
+        return self.unknown_to_user
 
 
 SWITCHED = ToolAnswer("Switching to Kitchen.")
@@ -126,6 +143,20 @@ async def test_a_tool_intent_is_called_and_its_result_spoken(offline_voice: Offl
         seen = await events_until(events, lambda e: isinstance(e, TurnComplete))
     assert said(seen) == "Switching to Kitchen."
     assert voice_of(seen)
+
+
+async def test_a_free_answer_says_nothing_that_tells_the_user_what_they_never_said(
+    offline_voice: OfflineVoice,
+) -> None:
+    intents = ScriptedIntents("never", "switch_chat", {}, SWITCHED, unknown_to_user=True)
+    async with (
+        connect(CONFIG, voice=offline_voice, intents=intents) as connection,
+        aclosing(connection.events()) as events,
+    ):
+        await connection.send_text("Tell me something about myself.")
+        answer = said(await events_until(events, lambda e: isinstance(e, TurnComplete)))
+    assert intents.told, "the model's sentences were checked"
+    assert answer == NO_ANSWER  # every one was refused: none was said
 
 
 async def recalled_answer(intents: ScriptedIntents, offline_voice: OfflineVoice) -> list[LiveEvent]:

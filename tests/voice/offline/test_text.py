@@ -8,6 +8,7 @@ from voice.offline.prompt import ChatMessage, fit, turns_block, with_findings
 from voice.offline.text import (
     SentenceSplitter,
     is_noise,
+    said_before,
     speakable,
     wake_phrase_of,
     whisper_prompt,
@@ -90,3 +91,11 @@ def test_the_history_is_trimmed_from_the_oldest_and_starts_with_the_user() -> No
     assert count(turns_block(kept)) <= 70
     assert kept == messages[-len(kept) :]
     assert fit(messages[-1:], count, budget=1) == messages[-1:]  # the question always goes
+
+
+def test_a_sentence_of_an_earlier_answer_is_known_word_for_word_and_a_short_one_may_come_again() -> None:
+    earlier = ["The cabinets are a beautiful shade of blue. They'll last for years.", "Sounds good."]
+    assert said_before("the cabinets are a beautiful shade of BLUE!", earlier)
+    assert said_before("They'll last for years.", earlier)
+    assert not said_before("The cabinets are sage green.", earlier)
+    assert not said_before("Sounds good.", earlier)  # under four words: "Sounds good" may be said again
