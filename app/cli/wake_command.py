@@ -85,7 +85,7 @@ async def _enrol(settings: Settings, files: list[Path] | None, seconds: float) -
         recordings = await wake_enrolment.record_enrolment(
             microphone, settings.wake_word, partial(print, flush=True), seconds
         )
-    path = await wake_enrolment.enrol(settings, recordings)
-    model = path.name.removesuffix(".verifier.npz")
-    print(f"enrolled: {model} now listens for your voice ({len(recordings)} recordings, {path})")
+    enrolled = await wake_enrolment.enrol(settings, recordings)
+    model = enrolled.path.name.removesuffix(".verifier.npz")
+    print(f"enrolled: {model} now listens for your voice ({enrolled.summary()}, {enrolled.path})")
     return 0

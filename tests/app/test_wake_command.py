@@ -71,6 +71,17 @@ def test_recordings_without_the_wake_word_are_refused(parley: Parley, tmp_path: 
     assert not (parley.data_dir / "wake").exists()
 
 
+def test_a_recording_without_the_wake_word_is_left_out_when_two_others_hold_it(parley: Parley, tmp_path: Path) -> None:
+    said = [*recordings(tmp_path, "wake_hey_jarvis")[:2], recordings(tmp_path, "speech_hello")[2]]
+    code, out = parley("wake", "enrol", "--audio-in", *said)
+    assert code == 0, parley.err
+    assert out.startswith(
+        "enrolled: hey_jarvis now listens for your voice (2 of 3 recordings; left out: recording 3: no wake word heard"
+    )
+    settings = load_settings({"data_dir": str(parley.data_dir)})
+    assert verifier_path(settings).is_file()
+
+
 def test_a_damaged_enrolment_is_an_error_not_a_pickle(parley: Parley) -> None:
     settings = load_settings({"data_dir": str(parley.data_dir)})
     verifier_path(settings).parent.mkdir(parents=True)
