@@ -12,7 +12,7 @@ import pytest
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import ChatMaintainer
 from chats.models import Turn
-from chats.search import ChatFinder, decide, fts_match_expression, names_all, query_terms, rank
+from chats.search import ChatFinder, content_words, decide, fts_match_expression, names_all, query_terms, rank
 from chats.sqlite import SqliteChatStore
 from chats.store import SearchCandidate
 from tests.fakes.text_models import ScriptedTextModel
@@ -24,6 +24,12 @@ def candidate(
     similarity: float | None, lexical: float = 0.0, days_ago: float = 1.0, title: str = "t"
 ) -> SearchCandidate:
     return SearchCandidate(uuid4(), title, similarity, lexical, NOW - timedelta(days=days_ago))
+
+
+def test_content_words_leave_the_ways_of_asking_out_in_the_requests_language() -> None:
+    assert content_words("Take me back to the chat about the money for the house") == "take money house"
+    assert content_words("Torniamo alla conversazione sui soldi per la casa", "it") == "soldi casa"
+    assert content_words("the one about it") == "the one about it"  # nothing left: as said
 
 
 def test_query_terms_drop_the_words_that_ask_for_a_chat() -> None:
