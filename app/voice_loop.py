@@ -21,7 +21,7 @@ from app.listening_lock import listening_lock
 from app.outbox import Outbox
 from app.tools.toolkit import ListensByItself, ToolKit
 from app.wake_enrolment import wake_detector
-from app.wiring import ChatServices, language_of, live_language_code, spoken_language
+from app.wiring import ChatServices, language_detector_loading, language_of, live_language_code, spoken_language
 from chats.journal import JOURNAL_FILE, Delivery, TurnJournal
 from chats.maintenance import MaintenanceWorker
 from voice.assistant import Assistant
@@ -244,6 +244,7 @@ class VoiceLoop:
         if self._source is None:
             return None
         wake = await stack.enter_async_context(wake_detector(self._settings))
+        await stack.enter_async_context(language_detector_loading())  # off the loop, before the first answer
         await wake.warm_up()
         stack.push_async_callback(self._source.aclose)
         return wake
