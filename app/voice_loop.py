@@ -234,6 +234,8 @@ class VoiceLoop:
             if self._asks is not None:
                 await stack.enter_async_context(self._asks)  # closed first: the questions waiting are told
             self._observer.ready(wake.model_name if wake else "", conversation.chat_id)
+            if wake is not None:  # while it waits for the wake word: not in the way of its start, nor of an answer
+                await stack.enter_async_context(language_detector_loading())
             try:
                 await self._until_stopped(assistant)
             finally:
@@ -244,7 +246,6 @@ class VoiceLoop:
         if self._source is None:
             return None
         wake = await stack.enter_async_context(wake_detector(self._settings))
-        await stack.enter_async_context(language_detector_loading())  # off the loop, before the first answer
         await wake.warm_up()
         stack.push_async_callback(self._source.aclose)
         return wake
