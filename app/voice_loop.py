@@ -24,7 +24,7 @@ from app.live_settings import voice_settings
 from app.outbox import Outbox
 from app.tools.toolkit import ConversationVoice, ListensByItself, SpeaksByItself, ToolKit
 from app.wake_enrolment import wake_detector
-from app.wiring import ChatServices, language_of, live_language_code, spoken_language
+from app.wiring import ChatServices, language_detector_loading, language_of, live_language_code, spoken_language
 from chats.journal import JOURNAL_FILE, Delivery, TurnJournal
 from chats.maintenance import MaintenanceWorker
 from voice.assistant import Assistant
@@ -247,6 +247,8 @@ class VoiceLoop:
             if self._asks is not None:
                 await stack.enter_async_context(self._asks)  # closed first: the questions waiting are told
             self._observer.ready(wake.model_name if wake else "", self._chat.chat_id)
+            if wake is not None:  # while it waits for the wake word: not in the way of its start, nor of an answer
+                await stack.enter_async_context(language_detector_loading())
             try:
                 await self._until_stopped(assistant)
             finally:

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.utils import parsedate_to_datetime
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from chats.errors import EmbeddingError, QuotaRefusal, TextModelError
 from chats.models import utc_now
@@ -151,6 +151,21 @@ class RemotePart:
                 self.succeeded()
                 return answer, True
         return await twin(), False
+
+
+class WithTwin(Generic[T]):
+    """A remote model (`T`) and its local twin, which answers while the remote part rests: the owner of what
+    `FallbackEmbedder` and `FallbackTextModel` share."""
+
+    def __init__(self, remote: T, twin: T, part: RemotePart) -> None:
+        self._remote = remote
+        self._twin = twin
+        self._part = part
+
+    @property
+    def part(self) -> RemotePart:
+        """The remote part's health, which maintenance reads too (`Degradable`)."""
+        return self._part
 
 
 @runtime_checkable

@@ -318,12 +318,16 @@ class MaintenanceWorker:
     async def __aexit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        if kind is None and self._finish:
-            self._stop_backfill()
-            await self.idle()
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        try:
+            if kind is None and self._finish:
+                self._stop_backfill()
+                await self.idle()
+        finally:
+            # Also when the wait above is cancelled (the window closes while the last chats are maintained):
+            # a task left running would go on after its owner, into a store closed under it.
+            if self._task is not None:
+                self._task.cancel()
+                await asyncio.gather(self._task, return_exceptions=True)
 
     def request(self, chat_id: UUID) -> None:
         self._pending[chat_id] = None

@@ -116,7 +116,8 @@ async def _store(settings: Settings) -> Finding:
     waiting = f"; {pending} journaled turn(s) waiting to be saved" if pending else ""
     found = f"{count} chat(s) in {store_location(settings)}{waiting}"
     if settings.storage == "sqlite" and not os.access(settings.data_dir, os.W_OK):
-        return Finding("store", "warning", f"{found}, read-only here: they can be read and exported, not changed")
+        read_only = "read-only here: they can be read and exported, not changed, and no log file is written"
+        return Finding("store", "warning", f"{found}, {read_only}")
     return Finding("store", "ok", found)
 
 

@@ -15,6 +15,7 @@ in the final message, in the arguments and in exception and stack text:
 from __future__ import annotations
 
 import logging
+import os
 import re
 import sys
 from collections.abc import Iterable
@@ -123,9 +124,14 @@ def configure_logging(settings: Settings, *, stderr: bool = True, stderr_level: 
         file = RotatingFileHandler(path, maxBytes=LOG_FILE_MAX_BYTES, backupCount=LOG_FILE_BACKUPS, encoding="utf-8")
     except OSError as exc:
         # A read-only or full disk must not stop the assistant: it still works, just without a file.
-        logging.getLogger(__name__).warning(
-            "cannot write the log file %s (%s); logging to stderr only", path, exc.strerror or exc
-        )
+        if settings.data_dir.is_dir() and not os.access(settings.data_dir, os.W_OK):
+            # A data folder opened read-only (a backup, a read-only disk) is a way to use Parley, not a fault
+            # to repeat on every command: below the command line's warnings; `parley doctor` says it.
+            logging.getLogger(__name__).info("no log file: the data folder %s is read-only", settings.data_dir)
+        else:
+            logging.getLogger(__name__).warning(
+                "cannot write the log file %s (%s); logging to stderr only", path, exc.strerror or exc
+            )
         return None
     file.set_name(_FILE_HANDLER)
     file.setFormatter(logging.Formatter(_FILE_FORMAT))

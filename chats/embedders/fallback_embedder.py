@@ -12,23 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chats.degrade import RemotePart
+from chats.degrade import WithTwin
 from chats.embedders.embedding import Embedded, Embedder, Matrix
 from chats.errors import EmbeddingError
 
 
-class FallbackEmbedder:
+class FallbackEmbedder(WithTwin[Embedder]):
     """An `Embedder` (the remote one's model and size) that falls back to `twin` (`FallsBack`)."""
-
-    def __init__(self, remote: Embedder, twin: Embedder, part: RemotePart) -> None:
-        self._remote = remote
-        self._twin = twin
-        self._part = part
-
-    @property
-    def part(self) -> RemotePart:
-        """The remote part's health, which maintenance reads too (`chats.degrade.Degradable`)."""
-        return self._part
 
     @property
     def model_name(self) -> str:

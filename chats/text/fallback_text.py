@@ -9,22 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chats.degrade import RemotePart
+from chats.degrade import WithTwin
 from chats.models import Turn
 from chats.text.text_model import TextModel
 
 
-class FallbackTextModel:
+class FallbackTextModel(WithTwin[TextModel]):
     """A `TextModel` named as the remote one, that falls back to `twin`."""
-
-    def __init__(self, remote: TextModel, twin: TextModel, part: RemotePart) -> None:
-        self._remote = remote
-        self._twin = twin
-        self._part = part
-
-    @property
-    def part(self) -> RemotePart:
-        return self._part
 
     @property
     def name(self) -> str:

@@ -11,7 +11,7 @@ import pytest
 
 from app.cli.main import main
 from tests.app import MemoryKeyring, using_keyring
-from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.fakes.gemini_live_server import IDLE_SECONDS, FakeGeminiLiveServer
 from tests.voice.offline.models import prepared_models, xdg_cache
 
 
@@ -20,7 +20,7 @@ def environment(
     tmp_path: Path, gemini_live_server: FakeGeminiLiveServer, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Path]:
     """Parley configured for the fake Live server (its CA trusted through PARLEY_CA_FILE), on a temporary
-    data folder, with an in-memory keyring and a short idle time."""
+    data folder, with an in-memory keyring and a short idle time (`IDLE_SECONDS`)."""
     config = tmp_path / "config.toml"
     config.write_text("", encoding="utf-8")
     ca_file = tmp_path / "ca.pem"
@@ -31,7 +31,7 @@ def environment(
         "GEMINI_API_KEY": gemini_live_server.api_key,
         "PARLEY_GEMINI_BASE_URL": gemini_live_server.base_url,
         "PARLEY_CA_FILE": str(ca_file),
-        "PARLEY_IDLE_SECONDS": "0.3",
+        "PARLEY_IDLE_SECONDS": IDLE_SECONDS,
         # The Live fake serves no embeddings, and these tests are about the voice: local vectors, as
         # before a Gemini key chose Gemini's (tests/chats/test_gemini_embedder.py covers those).
         "PARLEY_EMBEDDER": "local",

@@ -109,6 +109,7 @@ def test_a_read_only_data_folder_is_read_and_exported_and_refuses_changes(read_o
 
     listed = _parley(folder, "chats", "list", "--json")
     assert listed.returncode == 0, listed.stderr
+    assert "log file" not in listed.stderr  # not on every command: the doctor says it (below)
     assert [chat["id"] for chat in json.loads(listed.stdout)] == [chat_id]
     shown = _parley(folder, "chats", "show", chat_id, "--json")
     assert json.loads(shown.stdout)["title"] == "Groceries", shown.stderr
@@ -125,7 +126,7 @@ def test_a_read_only_data_folder_is_read_and_exported_and_refuses_changes(read_o
     )
     doctor = _parley(folder, "doctor")
     assert "Traceback" not in doctor.stderr
-    assert "read-only here: they can be read and exported, not changed" in doctor.stdout
+    assert "read-only here: they can be read and exported, not changed, and no log file is written" in doctor.stdout
     assert (
         f"PROBLEM  listening    cannot write in the data folder {data} (Permission denied): Parley needs it writable"
         in doctor.stdout

@@ -10,30 +10,19 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from uuid import UUID
 
 import pytest
 
 from app.config.settings import Settings
-from app.conversation import ChatSwitched
 from app.wiring import ChatServices, compose_services, open_stores
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.models import Turn
 from chats.text.offline_text import OfflineTextModel
+from tests.app.switching import maintained_chats, switch_by_each, switch_sessions
 from tests.app.voice_harness import ServicesOpener, running_loop
 from tests.chats.degraded import FAILURES, Clock, Failure, gemini_in_trouble
-from tests.fakes.gemini_live_scenario import (
-    AfterText,
-    AfterToolResponse,
-    Call,
-    CallTools,
-    CompleteTurn,
-    OutputTranscript,
-    script,
-)
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.fakes.gemini_server import FakeGeminiServer
-from voice.session import ToolUsed
 
 CHATS = {
     "kitchen": ("We're renovating the kitchen: oak cabinets and white wall tiles.", "The tiler comes on Monday."),
@@ -69,33 +58,16 @@ async def test_a_switch_by_voice_lands_on_the_right_chat_while_embeddings_fail(
     gemini_live_server: FakeGeminiLiveServer,
     gemini_server: FakeGeminiServer,
 ) -> None:
-    sessions = [
-        script(
-            (AfterText(), (CallTools((Call(f"s-{i}", "switch_chat", {"query": words}),)),)),
-            (AfterToolResponse(f"s-{i}"), (OutputTranscript("Here it is."), CompleteTurn())),
-        )
-        for i, (_, words) in enumerate(REQUESTS)
-    ]
-    gemini_live_server.script(*sessions, script())
+    requests = [words for _, words in REQUESTS]
+    gemini_live_server.script(*switch_sessions(requests))
     async with running_loop(environment, open_services=services_in_trouble(gemini_server, failure)) as running:
-        ids: dict[str, UUID] = {}
-        for name, (said, answered) in CHATS.items():
-            chat = await running.store.create(turns=[Turn(role="user", text=said), Turn(role="model", text=answered)])
-            await running.services.maintainer.maintain(chat.id)
-            ids[name] = chat.id
-
-        def switches() -> int:
-            return sum(isinstance(e, ChatSwitched) for e in running.watcher.of("conversation"))
-
-        for i, (_, words) in enumerate(REQUESTS):
-            await running.loop.send_text(words)
-
-            def switched(count: int = i + 1) -> bool:
-                return switches() == count
-
-            await running.watcher.until(switched)
-        landed = [e.chat_id for e in running.watcher.of("conversation") if isinstance(e, ChatSwitched)]
-        replies = [e.reply.result for e in running.watcher.of("conversation") if isinstance(e, ToolUsed)]
+        chats = {
+            name: [Turn(role="user", text=said), Turn(role="model", text=answered)]
+            for name, (said, answered) in CHATS.items()
+        }
+        ids = await maintained_chats(running, chats)
+        landed, used = await switch_by_each(running, requests)
+    replies = [u.reply.result for u in used]
     assert landed == [ids[name] for name, _ in REQUESTS]
     assert [reply["outcome"] for reply in replies] == ["switched"] * len(REQUESTS)
     assert "cannot be reached" not in json.dumps(replies)

@@ -6,12 +6,11 @@ in nor the one they went to becomes a candidate for them."""
 from __future__ import annotations
 
 from pathlib import Path
-from uuid import UUID
 
 import pytest
 
-from app.conversation import ChatSwitched
 from chats.models import Turn
+from tests.app.switching import maintained_chats, switch_by_each, switch_sessions
 from tests.app.voice_harness import Running, running_loop
 from tests.fakes.gemini_live_scenario import (
     Action,
@@ -20,7 +19,6 @@ from tests.fakes.gemini_live_scenario import (
     Call,
     CallTools,
     CompleteTurn,
-    ConnectionScript,
     OutputTranscript,
     Trigger,
     script,
@@ -75,46 +73,19 @@ REQUESTS = [
 ]
 
 
-def session_scripts() -> list[ConnectionScript]:
-    """One connection per session: each hears one request, calls switch_chat with its words, says so."""
-    scripts = []
-    for i, (_, words) in enumerate(REQUESTS):
-        call_id = f"s-{i}"
-        scripts.append(
-            script(
-                (AfterText(), (CallTools((Call(call_id, "switch_chat", {"query": words}),)),)),
-                (AfterToolResponse(call_id), (OutputTranscript("Here it is."), CompleteTurn())),
-            )
-        )
-    return [*scripts, script()]  # the session opened by the last switch
-
-
 async def test_the_twentieth_switch_is_as_right_as_the_first(
     environment: Path, gemini_live_server: FakeGeminiLiveServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PARLEY_TEXT_MODEL", "offline")  # titles and topics as a user without Gemini text gets them
-    gemini_live_server.script(*session_scripts())
+    gemini_live_server.script(*switch_sessions([words for _, words in REQUESTS]))
     async with running_loop(environment) as running:
-        ids: dict[str, UUID] = {}
-        for name, said in CHATS.items():
-            turns = [Turn(role="user", text=text) for text in said]
-            chat = await running.store.create(turns=[*turns, Turn(role="model", text="Noted.")])
-            await running.services.maintainer.maintain(chat.id)
-            ids[name] = chat.id
+        chats = {
+            name: [*(Turn(role="user", text=text) for text in said), Turn(role="model", text="Noted.")]
+            for name, said in CHATS.items()
+        }
+        ids = await maintained_chats(running, chats)
         started_in = running.chat_id  # a new, empty chat: where the first request is said
-
-        def switches() -> int:
-            return sum(isinstance(e, ChatSwitched) for e in running.watcher.of("conversation"))
-
-        for i, (_, words) in enumerate(REQUESTS):
-            await running.loop.send_text(words)
-
-            def switched(count: int = i + 1) -> bool:
-                return switches() == count
-
-            await running.watcher.until(switched)
-        landed = [e.chat_id for e in running.watcher.of("conversation") if isinstance(e, ChatSwitched)]
-        used = [e for e in running.watcher.of("conversation") if isinstance(e, ToolUsed)]
+        landed, used = await switch_by_each(running, [words for _, words in REQUESTS])
         assert [u.reply.result["outcome"] for u in used] == ["switched"] * len(REQUESTS)
         assert landed == [ids[name] for name, _ in REQUESTS]
         # The requests went with their switches: the chat the first was said in holds nothing, and each topic

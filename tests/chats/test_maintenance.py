@@ -227,3 +227,24 @@ async def test_the_worker_maintains_off_the_callers_path(store: SqliteChatStore,
     after = await store.get(chat.id)
     assert after.assistant_history[0].summary
     assert after.assistant_history[-2:] == tuple(exchange(50))
+
+
+async def test_a_worker_cancelled_while_it_finishes_stops_its_task(
+    store: SqliteChatStore, minilm: MiniLMEmbedder
+) -> None:
+    # The window closing while the voice loop waits for the last chats to be maintained: the worker's task
+    # must end with it, before the store closes (it used to run on, and fail on the closed store).
+    text_model = ScriptedTextModel()
+    text_model.gate = asyncio.Event()
+    chat = await store.create(turns=conversation(16))
+
+    async def finish_maintaining() -> None:
+        async with MaintenanceWorker(ChatMaintainer(store, minilm, text_model)) as worker:
+            worker.request(chat.id)  # and leave: the worker waits for this chat's summary (gated)
+
+    leaving = asyncio.create_task(finish_maintaining())
+    await text_model.waiting.wait()
+    leaving.cancel()
+    await asyncio.gather(leaving, return_exceptions=True)
+    assert leaving.cancelled()
+    assert [task for task in asyncio.all_tasks() if task.get_name() == "chat-maintenance"] == []

@@ -88,6 +88,12 @@ from tests.fakes.gemini_server import NO_KEY, WRONG_KEY
 FAKE_LIVE_KEY = "fake-live-key-5c1e"
 WAIT_S = 5.0
 """Safety net for waits on the fake's state: a test that needs it has already failed."""
+IDLE_SECONDS = "2"
+"""`PARLEY_IDLE_SECONDS` for Parley answered by this fake from a recording read as fast as it goes. The idle
+countdown runs in wall time from the moment the connection opens, and the fake's first answer must come
+inside it, or the conversation ends unanswered: at load 18 on 2 cores it came up to 0.46 s after (0.3 s,
+the value before, failed 3 of `tests/app/test_listen.py`'s 13 tests there). It is also how long such a
+conversation stays open after its answer, so no longer than that."""
 
 _PATH = re.compile(r"^/ws/google\.ai\.generativelanguage\.(?P<version>v\w+)\.GenerativeService\.BidiGenerateContent$")
 WRONG_KEY_REASON = "API key not valid. Please pass a valid API key."

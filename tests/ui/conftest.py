@@ -16,8 +16,13 @@ from app.controller import ChatController
 from app.runtime import Runtime
 from app.wiring import open_chat_services
 from tests.app import MemoryKeyring, using_keyring
+from tests.fakes.fed_microphone import FedMicrophone
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer, make_live_tls
 from ui.bridge import ChatBridge
+from ui.main_window import MainWindow
+from ui.voice import WindowVoice
+from voice.audio.chunks import MODEL_VOICE_FORMAT
+from voice.audio.null_sink import NullSink
 
 # Qt picks its platform when the QApplication is built (pytest-qt's `qapp` fixture), after this runs:
 # no display here, and tests never pop windows up.
@@ -86,3 +91,20 @@ def settings_on_live_server(tmp_path: Path, server: FakeGeminiLiveServer, env: d
     live = {"PARLEY_GEMINI_BASE_URL": server.base_url, "PARLEY_CA_FILE": str(ca_file), "PARLEY_EMBEDDER": "local"}
     with using_keyring(MemoryKeyring()):
         yield load_settings({"data_dir": str(tmp_path / "data"), "config_file": str(config)}, env=live | env)
+
+
+def open_voice_window(qtbot: QtBot, runtime: Runtime, settings: Settings) -> tuple[ChatBridge, MainWindow, WindowVoice]:
+    """The window shown, its voice loop on a microphone that hears nothing (the tests type) with its controls,
+    timers and confirmations bound; once the loop has chosen its chat. Keep the `WindowVoice`: the window's
+    signals reach the loop through it."""
+    bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings))
+    main = MainWindow(bridge)
+    qtbot.addWidget(main)
+    main.show()
+    bridge.open()
+    voice = WindowVoice(bridge, runtime, settings, lambda: (FedMicrophone(), NullSink(MODEL_VOICE_FORMAT)))
+    voice.bind(main.voice)
+    voice.bind_timers(main.timers, main.confirmations)
+    voice.start()
+    qtbot.waitUntil(lambda: bridge.current_chat_id is not None, timeout=TIMEOUT_MS)
+    return bridge, main, voice

@@ -3,7 +3,6 @@ calling a destructive tool of the real stdio MCP test server, allowed by Allow a
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,9 +14,7 @@ from pytestqt.qtbot import QtBot
 from app.config.settings import Settings
 from app.front.events import ConfirmationAsked
 from app.runtime import Runtime
-from app.wiring import open_chat_services
 from tests.app.mcp import fake_server, write_mcp_json
-from tests.fakes.fed_microphone import FedMicrophone
 from tests.fakes.gemini_live_scenario import (
     AfterText,
     AfterToolResponse,
@@ -28,13 +25,8 @@ from tests.fakes.gemini_live_scenario import (
     script,
 )
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
-from tests.ui.conftest import TIMEOUT_MS, settings_on_live_server
-from ui.bridge import ChatBridge
+from tests.ui.conftest import TIMEOUT_MS, open_voice_window, settings_on_live_server
 from ui.confirmations_panel import ConfirmationsPanel
-from ui.main_window import MainWindow
-from ui.voice import WindowVoice
-from voice.audio.chunks import MODEL_VOICE_FORMAT
-from voice.audio.null_sink import NullSink
 
 CLICK = Qt.MouseButton.LeftButton
 
@@ -80,16 +72,7 @@ def test_a_held_destructive_call_is_allowed_by_allow_and_refused_by_deny(
             (AfterToolResponse("m-4"), (OutputTranscript("Kept it."), CompleteTurn())),
         )
     )
-    bridge = ChatBridge(runtime, functools.partial(open_chat_services, voice_settings))
-    main = MainWindow(bridge)
-    qtbot.addWidget(main)
-    main.show()
-    bridge.open()
-    voice = WindowVoice(bridge, runtime, voice_settings, lambda: (FedMicrophone(), NullSink(MODEL_VOICE_FORMAT)))
-    voice.bind(main.voice)
-    voice.bind_timers(main.timers, main.confirmations)
-    voice.start()
-    qtbot.waitUntil(lambda: bridge.current_chat_id is not None, timeout=TIMEOUT_MS)
+    _bridge, main, _voice = open_voice_window(qtbot, runtime, voice_settings)
 
     # The conversation waits 5 s at most for the server to start (`DECLARE_WAIT_S`): seconds here.
     QTest.keyClicks(main.voice.text_box, "Delete my shopping note")

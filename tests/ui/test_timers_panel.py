@@ -4,7 +4,6 @@ calls `set_timer`) that rings, shows in the panel, and stops on Stop."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -18,9 +17,7 @@ from app.config.settings import Settings
 from app.front.events import TimerRinging
 from app.runtime import Runtime
 from app.timers.model import Timer
-from app.wiring import open_chat_services
 from tests.app.timers.clock import START
-from tests.fakes.fed_microphone import FedMicrophone
 from tests.fakes.gemini_live_scenario import (
     AfterText,
     AfterToolResponse,
@@ -30,14 +27,9 @@ from tests.fakes.gemini_live_scenario import (
     OutputTranscript,
     script,
 )
-from tests.fakes.gemini_live_server import FakeGeminiLiveServer
-from tests.ui.conftest import TIMEOUT_MS, settings_on_live_server
-from ui.bridge import ChatBridge
-from ui.main_window import MainWindow
+from tests.fakes.gemini_live_server import IDLE_SECONDS, FakeGeminiLiveServer
+from tests.ui.conftest import TIMEOUT_MS, open_voice_window, settings_on_live_server
 from ui.timers_panel import TimersPanel
-from ui.voice import WindowVoice
-from voice.audio.chunks import MODEL_VOICE_FORMAT
-from voice.audio.null_sink import NullSink
 
 PASTA = Timer("a1b2c3", "timer", "pasta", START + timedelta(seconds=540), START)
 PLUMBER = Timer("d4e5f6", "reminder", "call the plumber", START + timedelta(hours=2, seconds=5), START)
@@ -77,7 +69,7 @@ def test_the_panel_lists_the_time_left_cancels_and_stops(qtbot: QtBot) -> None:
 
 @pytest.fixture
 def voice_settings(tmp_path: Path, live_server: FakeGeminiLiveServer) -> Iterator[Settings]:
-    env = {"GEMINI_API_KEY": live_server.api_key, "PARLEY_IDLE_SECONDS": "0.3"}
+    env = {"GEMINI_API_KEY": live_server.api_key, "PARLEY_IDLE_SECONDS": IDLE_SECONDS}
     yield from settings_on_live_server(tmp_path, live_server, env)
 
 
@@ -90,16 +82,7 @@ def test_a_timer_typed_to_parley_shows_rings_and_stops_in_the_window(
             (AfterToolResponse("t-1"), (OutputTranscript("Tea timer set."), CompleteTurn())),
         )
     )
-    bridge = ChatBridge(runtime, functools.partial(open_chat_services, voice_settings))
-    main = MainWindow(bridge)
-    qtbot.addWidget(main)
-    main.show()
-    bridge.open()
-    voice = WindowVoice(bridge, runtime, voice_settings, lambda: (FedMicrophone(), NullSink(MODEL_VOICE_FORMAT)))
-    voice.bind(main.voice)
-    voice.bind_timers(main.timers, main.confirmations)
-    voice.start()
-    qtbot.waitUntil(lambda: bridge.current_chat_id is not None, timeout=TIMEOUT_MS)
+    bridge, main, _voice = open_voice_window(qtbot, runtime, voice_settings)
 
     with qtbot.waitSignal(bridge.timer_ringing, timeout=TIMEOUT_MS) as ringing:
         QTest.keyClicks(main.voice.text_box, "Set a tea timer for two seconds")

@@ -37,7 +37,7 @@ from tests.fakes.gemini_live_scenario import (
     OutputTranscript,
     script,
 )
-from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.fakes.gemini_live_server import IDLE_SECONDS, FakeGeminiLiveServer
 from tests.ui.conftest import TIMEOUT_MS, settings_on_live_server
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
@@ -56,7 +56,7 @@ ASSETS = Path(__file__).resolve().parents[2] / "assets" / "audio"
 
 @pytest.fixture
 def voice_settings(tmp_path: Path, live_server: FakeGeminiLiveServer) -> Iterator[Settings]:
-    env = {"GEMINI_API_KEY": live_server.api_key, "PARLEY_IDLE_SECONDS": "0.3"}
+    env = {"GEMINI_API_KEY": live_server.api_key, "PARLEY_IDLE_SECONDS": IDLE_SECONDS}
     yield from settings_on_live_server(tmp_path, live_server, env)
 
 
