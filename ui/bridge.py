@@ -126,10 +126,13 @@ class ChatBridge(ServicesBridge):
     ) -> None:
         super().__init__(runtime, open_services, parent)
         self._current: UUID | None = None
+        self._shown: UUID | None = None
+        """The chat whose transcript the window holds (`chat_loaded`): until the chat selected loads, it is
+        still the one before."""
         self._unshown: defaultdict[UUID, list[Turn]] = defaultdict(list)
-        """Turns spoken in a chat while another was shown: after a switch by voice the reply is journaled in the
-        chat switched to before the window moves there; it is shown there when that chat loads, unless the
-        store already holds it."""
+        """Turns spoken in a chat whose transcript is not on screen: after a switch by voice the reply is
+        journaled in the chat switched to before the window has loaded it; it is shown there when that chat
+        loads, unless the store already holds it."""
         self._requests = 0
         self._latest_search = 0
         # The bridge lives on the GUI thread: an emission from another thread is queued to it there.
@@ -261,6 +264,7 @@ class ChatBridge(ServicesBridge):
 
     def _on_chat_loaded(self, chat: Chat) -> None:
         if chat.id == self._current:  # a slower answer for a chat no longer selected is dropped
+            self._shown = chat.id
             self.chat_loaded.emit(chat)
             stored = {turn.id for turn in chat.full_history}
             for turn in self._unshown.pop(chat.id, []):
@@ -298,7 +302,7 @@ class ChatBridge(ServicesBridge):
             case events.LevelHeard(dbfs):
                 self.level_changed.emit(dbfs)
             case events.TurnSpoken(chat_id, turn):
-                if chat_id == self._current:
+                if chat_id == self._current == self._shown:  # else kept until its chat's transcript loads
                     self.turn_spoken.emit(turn)
                 elif turn.id is not None:
                     unshown = self._unshown[chat_id]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from datetime import UTC, datetime
-from uuid import UUID
+from uuid import UUID, uuid4
 
 from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Slot
 from PySide6.QtTest import QTest
@@ -265,6 +265,28 @@ def test_a_deleted_chat_reports_its_error(qtbot: QtBot, bridge: ChatBridge, seed
         bridge.select_chat(ids["Trip"])
     assert window.banner.isVisible()
     assert str(ids["Trip"]) in window.banner.text()
+
+
+def test_a_reply_in_the_chat_the_voice_moved_to_waits_for_that_chats_transcript(
+    qtbot: QtBot, bridge: ChatBridge, seed: Seed, runtime: Runtime
+) -> None:
+    ids = seed(three_chats)
+    assert isinstance(ids, dict)
+    window = open_window(qtbot, bridge)
+    bridge.select_chat(ids["Taxes"])
+    qtbot.waitUntil(lambda: shown(window) == ids["Taxes"], timeout=TIMEOUT_MS)
+    drawn_in: list[UUID | None] = []
+    bridge.turn_spoken.connect(lambda _turn: drawn_in.append(shown(window)))
+    reply = Turn(role="model", text="Here is your trip chat.", at=utc_now(), id=uuid4())
+
+    async def switch_and_answer() -> None:  # the reply comes before the trip chat's transcript has loaded
+        bridge.post(VoiceInChat(ids["Trip"]))
+        bridge.post(TurnSpoken(ids["Trip"], reply))
+
+    runtime.submit(switch_and_answer()).result(timeout=5)
+    qtbot.waitUntil(lambda: "Here is your trip chat." in window.transcript.toPlainText(), timeout=TIMEOUT_MS)
+    assert shown(window) == ids["Trip"]
+    assert drawn_in == [ids["Trip"]]  # never drawn under the taxes chat still on screen
 
 
 def test_the_voice_loop_reaches_the_window_from_its_thread(
