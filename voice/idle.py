@@ -28,14 +28,18 @@ class IdleWatch:
         self._activity = 0
         """Counts every change, so a wait that saw one knows the quiet it started in was broken meanwhile."""
         self._quiet = asyncio.Event()
+        self._changed = asyncio.Event()
+        """Set by each change: the idle time counting stops there, and starts again once the floor is quiet."""
 
     def active(self) -> None:
         self._activity += 1
         self._quiet.clear()
+        self._changed.set()
 
     def quiet(self) -> None:
         self._activity += 1
         self._quiet.set()
+        self._changed.set()
 
     async def until_idle(self) -> None:
         """Return once the floor has stayed quiet, the speaker silent, for the idle time."""
@@ -45,6 +49,21 @@ class IdleWatch:
             while (playing_ms := self._sink.queued_ms) > 0:
                 await self._wait(playing_ms / 1000.0)
             await self._on_played_out()
-            await self._wait(self._idle_after_s)
+            self._changed.clear()
+            if self._activity != seen:
+                continue  # something happened while the voice played out: count from the new quiet
+            await self._unless_changed(self._wait(self._idle_after_s))
             if self._activity == seen and self._quiet.is_set() and self._sink.queued_ms <= 0:
                 return
+
+    async def _unless_changed(self, waiting: Awaitable[None]) -> None:
+        """`waiting`, cut short by any change: the idle time counts again from the next quiet, not from when
+        this count began (a turn ending 8 s into it would otherwise leave the conversation open for 18 s)."""
+        counting = asyncio.ensure_future(waiting)
+        changed = asyncio.ensure_future(self._changed.wait())
+        try:
+            await asyncio.wait({counting, changed}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (counting, changed):
+                task.cancel()
+            await asyncio.gather(counting, changed, return_exceptions=True)
