@@ -35,7 +35,7 @@ SAVED_AT = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
 
 async def recall(embedder: Embedder, folder: Path) -> dict[str, Any]:
     users = json.loads(DATA.read_text(encoding="utf-8"))["users"]
-    by_user = {}
+    by_user: dict[str, dict[str, Any]] = {}
     for name, data in users.items():
         store = await SqliteMemoryStore.open(folder / "test_recall.sqlite3", name, clock=lambda: SAVED_AT)
         keys = list(data["memories"])
