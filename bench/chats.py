@@ -230,16 +230,21 @@ async def quality(
     }
 
 
-async def measure(chats: int) -> dict[str, Any]:
+PARTS = ("quality", "quality_own_maintenance", "test")
+
+
+async def measure(chats: int, parts: Sequence[str] = PARTS) -> dict[str, Any]:
     embedder = MiniLMEmbedder()
     corpus = locomo.load()
+    results: dict[str, Any] = {"loadavg_at_start": os.getloadavg()}
     with tempfile.TemporaryDirectory() as folder:
-        results: dict[str, Any] = {
-            "loadavg_at_start": os.getloadavg(),
-            "quality": await quality(Path(folder), embedder, corpus, given_summaries(embedder), "given"),
-            "quality_own_maintenance": await quality(Path(folder), embedder, corpus, parleys_own(embedder), "own"),
-            "test": await switch_heldout.measure(embedder, Path(folder)),
-        }
+        if "quality" in parts:
+            results["quality"] = await quality(Path(folder), embedder, corpus, given_summaries(embedder), "given")
+        if "quality_own_maintenance" in parts:
+            own = await quality(Path(folder), embedder, corpus, parleys_own(embedder), "own")
+            results["quality_own_maintenance"] = own
+        if "test" in parts:
+            results["test"] = await switch_heldout.measure(embedder, Path(folder))
         if chats:
             results["scale"] = await scale(chats, Path(folder), embedder, corpus)
     return results
@@ -254,7 +259,9 @@ def report(results: dict[str, Any]) -> None:
         )
         for name in ("fused", "summary_similarity_only", "bm25_only"):
             print(f"  {name:24} hit@1 {q[name]['hit@1']:.3f}  hit@3 {q[name]['hit@3']:.3f}")
-        halves = ", ".join(f"{h} hit@1 {r['hit@1']:.3f} hit@3 {r['hit@3']:.3f}" for h, r in q["fused_by_half"].items())
+        halves = ", ".join(
+            f"{h} hit@1 {r['hit@1']:.3f} hit@3 {r['hit@3']:.3f}" for h, r in q.get("fused_by_half", {}).items()
+        )
         print(f"  fused, {halves}")
         print(f"  outcomes {q['outcomes']}, right when switching {q['switch_precision']:.3f}")
     own = results["quality_own_maintenance"]["fused"]["hit@3"]
@@ -273,9 +280,10 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chats", type=int, default=10_000, help="0: keep the file's scale figures")
     parser.add_argument("--out", type=Path, default=RESULTS / "chats.json")
+    parser.add_argument("--parts", nargs="+", choices=PARTS, default=PARTS, help="the others keep the file's figures")
     arguments = parser.parse_args()
     kept = json.loads(arguments.out.read_text(encoding="utf-8")) if arguments.out.exists() else {}
-    figures = kept | asyncio.run(measure(arguments.chats))
+    figures = kept | asyncio.run(measure(arguments.chats, arguments.parts))
     arguments.out.parent.mkdir(parents=True, exist_ok=True)
     arguments.out.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     report(figures)
