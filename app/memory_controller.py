@@ -10,6 +10,7 @@ from uuid import UUID, uuid5
 
 from app.account.sync import StampClock, copy_folders, copy_memories
 from app.chat_import import IMPORT_NAMESPACE, imported_folder_name
+from app.tools.memory_questions import broad_question, overview
 from app.wiring import ChatServices
 from chats.errors import ChatNotFound
 from chats.memory.export import MemoriesFile, export_json, export_markdown, working_notes
@@ -64,7 +65,11 @@ class MemoryController:
         )
 
     async def search(self, text: str, *, category: str | None = None, limit: int = SEARCH_LIMIT_MAX) -> list[MemoryHit]:
-        """The current memories that best match `text`, in every folder."""
+        """The current memories that best match `text`, in every folder; for a question about what is saved
+        as a whole ("what do you know about me"), what is saved, most important first, as the tool answers."""
+        broad = broad_question(text)
+        if broad is not None:
+            return overview(broad, await self._memory.saved(scope=None, category=category), limit)
         return await self._memory.search(text, scope=None, limit=limit, category=category)
 
     async def add(self, text: str, *, category: str) -> Saved | Duplicate:

@@ -8,7 +8,11 @@
    asked as a switch query; hit@1 and hit@3 of the sessions holding its evidence, for the fused
    ranking and for each signal alone. Twice: with LoCoMo's own session summaries given to the store,
    and as a user gets it, the sessions' turns maintained by Parley itself (its offline compaction
-   summaries, topics and titles): the second is the figure with a goal (hit@3 >= 0.85).
+   summaries, topics and titles): the second is the figure with a goal (hit@3 >= 0.85). LoCoMo is the
+   tuning part: every choice in chats/search.py was made on all ten conversations. Each figure is also
+   given over conversations 1-5 and 6-10 (the split by conversation; choose on 1-5 from now on).
+3. The test part (issue 23): bench/switch_test_set.json, written apart and never tuned on
+   (`bench.switch_heldout`); bench/languages.py has the held-out chats in other languages.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import tempfile
@@ -30,7 +35,7 @@ from uuid import UUID
 
 import numpy as np
 
-from bench import locomo
+from bench import locomo, switch_heldout
 from chats.compaction import TAIL_SIZE, summary_turn
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import ChatMaintainer
@@ -184,10 +189,13 @@ async def quality(
     folder: Path, embedder: MiniLMEmbedder, corpus: list[locomo.Conversation], build: Build, label: str
 ) -> dict[str, Any]:
     variants = {"fused": Hits(), "summary_similarity_only": Hits(), "bm25_only": Hits()}
+    halves = {"conversations_1_to_5": Hits(), "conversations_6_to_10": Hits()}
+    half_totals = dict.fromkeys(halves, 0)
     outcomes = {"switch": 0, "ask": 0, "none": 0, "here": 0}
     switch_right = 0
     total = 0
-    for conversation in corpus:
+    for number, conversation in enumerate(corpus):
+        half = "conversations_1_to_5" if number < len(corpus) // 2 else "conversations_6_to_10"
         clock = Clock(conversation.sessions[0].at)
         path = folder / f"{conversation.sample_id}-{label}.sqlite3"
         store = await SqliteChatStore.open(path, conversation.sample_id, clock=clock)
@@ -202,6 +210,8 @@ async def quality(
             candidates = await store.search(SearchQuery(vector, embedder.model_name, question.text))
             ranked: list[RankedChat] = rank(candidates, now, question.text)
             variants["fused"].add([r.chat_id for r in ranked], wanted)
+            halves[half].add([r.chat_id for r in ranked], wanted)
+            half_totals[half] += 1
             variants["summary_similarity_only"].add(by_similarity(candidates), wanted)
             variants["bm25_only"].add(by_lexical(candidates), wanted)
             match = decide(ranked)
@@ -214,34 +224,51 @@ async def quality(
         "chats": sum(len(c.sessions) for c in corpus),
         "questions": total,
         **{name: hits.rates(total) for name, hits in variants.items()},
+        "fused_by_half": {name: hits.rates(half_totals[name]) for name, hits in halves.items()},
         "outcomes": outcomes,
         "switch_precision": round(switch_right / max(outcomes["switch"], 1), 3),
     }
 
 
-async def measure(chats: int) -> dict[str, Any]:
+PARTS = ("quality", "quality_own_maintenance", "test")
+
+
+async def measure(chats: int, parts: Sequence[str] = PARTS) -> dict[str, Any]:
     embedder = MiniLMEmbedder()
     corpus = locomo.load()
+    results: dict[str, Any] = {"loadavg_at_start": os.getloadavg()}
     with tempfile.TemporaryDirectory() as folder:
-        results = {
-            "quality": await quality(Path(folder), embedder, corpus, given_summaries(embedder), "given"),
-            "quality_own_maintenance": await quality(Path(folder), embedder, corpus, parleys_own(embedder), "own"),
-            "scale": await scale(chats, Path(folder), embedder, corpus),
-        }
+        if "quality" in parts:
+            results["quality"] = await quality(Path(folder), embedder, corpus, given_summaries(embedder), "given")
+        if "quality_own_maintenance" in parts:
+            own = await quality(Path(folder), embedder, corpus, parleys_own(embedder), "own")
+            results["quality_own_maintenance"] = own
+        if "test" in parts:
+            results["test"] = await switch_heldout.measure(embedder, Path(folder))
+        if chats:
+            results["scale"] = await scale(chats, Path(folder), embedder, corpus)
     return results
 
 
 def report(results: dict[str, Any]) -> None:
-    s = results["scale"]
     for key, how in (("quality", "LoCoMo's own summaries"), ("quality_own_maintenance", "Parley's own maintenance")):
         q = results[key]
-        print(f"LoCoMo switching, {how}: {q['questions']} questions over {q['chats']} chats of {q['users']} users")
+        print(
+            f"LoCoMo switching (tuning part), {how}: {q['questions']} questions"
+            f" over {q['chats']} chats of {q['users']} users"
+        )
         for name in ("fused", "summary_similarity_only", "bm25_only"):
             print(f"  {name:24} hit@1 {q[name]['hit@1']:.3f}  hit@3 {q[name]['hit@3']:.3f}")
+        halves = ", ".join(
+            f"{h} hit@1 {r['hit@1']:.3f} hit@3 {r['hit@3']:.3f}" for h, r in q.get("fused_by_half", {}).items()
+        )
+        print(f"  fused, {halves}")
         print(f"  outcomes {q['outcomes']}, right when switching {q['switch_precision']:.3f}")
     own = results["quality_own_maintenance"]["fused"]["hit@3"]
     print(f"  goal (what a user gets): hit@3 >= {OWN_HIT3_GOAL} with Parley's own maintenance: {own:.3f}", end=" ")
     print("met" if own >= OWN_HIT3_GOAL else "MISSED")
+    switch_heldout.report(results["test"])
+    s = results["scale"]
     print(
         f"Store of {s['chats']:,} chats x {TURNS_PER_CHAT} turns (built in {s['build_s']} s), {s['size_mb']} MB on disk"
     )
@@ -251,10 +278,12 @@ def report(results: dict[str, Any]) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--chats", type=int, default=10_000)
+    parser.add_argument("--chats", type=int, default=10_000, help="0: keep the file's scale figures")
     parser.add_argument("--out", type=Path, default=RESULTS / "chats.json")
+    parser.add_argument("--parts", nargs="+", choices=PARTS, default=PARTS, help="the others keep the file's figures")
     arguments = parser.parse_args()
-    figures = asyncio.run(measure(arguments.chats))
+    kept = json.loads(arguments.out.read_text(encoding="utf-8")) if arguments.out.exists() else {}
+    figures = kept | asyncio.run(measure(arguments.chats, arguments.parts))
     arguments.out.parent.mkdir(parents=True, exist_ok=True)
     arguments.out.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     report(figures)

@@ -1,10 +1,12 @@
 """Parley in five languages: `python -m bench.languages [--embedders minilm,use] [--out FILE]`.
 
-On bench/language_set.json (written by hand: English, Italian, Spanish, French, German; six short chats
-per language on the same six topics, eight paraphrased switch requests, sixteen memories and eight
-questions about them), through the real SQLite stores, Parley's own maintenance of young chats (topic
-vector and title), `ChatFinder` and `decide` (the switching decision the tools use), and
-`MemoryService.search`:
+On two sets written by hand in English, Italian, Spanish, French and German, each with six short chats per
+language on the same six topics, eight paraphrased switch requests, memories and eight questions about
+them: the tuning part, bench/language_set.json (16 memories; the one every choice was made on), and the
+test part, bench/language_test_set.json (issue 23: six other topics, 12 other memories, written apart
+and not derived from the tuning part, never used to choose anything). Each part through the real
+SQLite stores, Parley's own maintenance of young chats (topic vector and title), `ChatFinder` and
+`decide` (the switching decision the tools use), and `MemoryService.search`:
 
 1. Switching, per language and embedder: hit@1 and hit@3 of the chat a request means, and the share of
    requests answered by a clear switch to it (`decide` says "switch", not "ask").
@@ -54,6 +56,8 @@ from chats.sqlite.memories import SqliteMemoryStore
 from chats.text.offline_text import OfflineTextModel
 
 DATA = Path(__file__).resolve().parent / "language_set.json"
+TEST_DATA = Path(__file__).resolve().parent / "language_test_set.json"
+PARTS = {"tuning": DATA, "test": TEST_DATA}
 RESULTS = Path(__file__).resolve().parent / "results"
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 HIT1_MARGIN = 1
@@ -222,31 +226,37 @@ def mean(values: Sequence[float]) -> float:
 
 
 async def measure(names: Sequence[str]) -> dict[str, Any]:
-    languages = load()
+    parts = {part: load(path) for part, path in PARTS.items()}
     models = embedders(names)
-    short_texts = [text for lang in languages.values() for _, text in lang.requests + lang.questions]
+    short_texts = [text for lang in parts["tuning"].values() for _, text in lang.requests + lang.questions]
     # Costs first and in a fresh order, so that each model's resident memory is its own.
     costs = {name: await cost(name, embedder, short_texts) for name, embedder in models.items()}
     # Wall times on a shared 2-core machine: the load they were taken under goes with them.
-    results: dict[str, Any] = {"loadavg": os.getloadavg(), "embedders": costs, "switching": {}, "memory": {}}
+    results: dict[str, Any] = {"loadavg": os.getloadavg(), "embedders": costs}
     with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(scratch)
-        for name, embedder in models.items():
-            results["switching"][name] = {
-                code: await switching(lang, embedder, folder) for code, lang in languages.items()
-            }
-            pairs: dict[str, dict[str, float]] = {}
-            for m_code, m_lang in languages.items():
-                for q_code, q_lang in languages.items():
-                    pairs[f"{m_code}->{q_code}"] = await memory_search(m_lang, q_lang, embedder, folder)
-            results["memory"][name] = {
-                "pairs": pairs,
-                "in_language_recall@5": mean([v["recall@5"] for k, v in pairs.items() if k[:2] == k[-2:]]),
-                "cross_language_recall@5": mean([v["recall@5"] for k, v in pairs.items() if k[:2] != k[-2:]]),
-                "in_language_recall@1": mean([v["recall@1"] for k, v in pairs.items() if k[:2] == k[-2:]]),
-                "cross_language_recall@1": mean([v["recall@1"] for k, v in pairs.items() if k[:2] != k[-2:]]),
-            }
-    if set(names) >= {"minilm", "use"}:
+        for part, languages in parts.items():
+            folder = Path(scratch) / part
+            folder.mkdir()
+            results[part] = await measure_part(languages, models, folder)
+    return results
+
+
+async def measure_part(languages: dict[str, Language], models: dict[str, Embedder], folder: Path) -> dict[str, Any]:
+    results: dict[str, Any] = {"switching": {}, "memory": {}}
+    for name, embedder in models.items():
+        results["switching"][name] = {code: await switching(lang, embedder, folder) for code, lang in languages.items()}
+        pairs: dict[str, dict[str, float]] = {}
+        for m_code, m_lang in languages.items():
+            for q_code, q_lang in languages.items():
+                pairs[f"{m_code}->{q_code}"] = await memory_search(m_lang, q_lang, embedder, folder)
+        results["memory"][name] = {
+            "pairs": pairs,
+            "in_language_recall@5": mean([v["recall@5"] for k, v in pairs.items() if k[:2] == k[-2:]]),
+            "cross_language_recall@5": mean([v["recall@5"] for k, v in pairs.items() if k[:2] != k[-2:]]),
+            "in_language_recall@1": mean([v["recall@1"] for k, v in pairs.items() if k[:2] == k[-2:]]),
+            "cross_language_recall@1": mean([v["recall@1"] for k, v in pairs.items() if k[:2] != k[-2:]]),
+        }
+    if set(models) >= {"minilm", "use"}:
         results["parley"] = combined(results, list(languages))
     return results
 
@@ -278,6 +288,12 @@ def report(results: dict[str, Any]) -> None:
             f"  {name:7} {c['model']:22} {c['dimensions']}-d  query p50 {c['query_p50_ms']:6.2f} ms  load"
             f" {c['load_s']:.2f} s  +{c['resident_mb_added']} MB resident  package {c['package_mb']} MB"
         )
+    for part, path in PARTS.items():
+        print(f"== {part} part ({path.name})")
+        report_part(results[part])
+
+
+def report_part(results: dict[str, Any]) -> None:
     blocks = [(name, results["switching"][name], results["memory"][name]) for name in results["switching"]]
     if "parley" in results:
         blocks.append(("parley", results["parley"]["switching"], results["parley"]["memory"]))

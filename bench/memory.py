@@ -15,6 +15,8 @@ runs some sections and keeps the others' figures already in the file.
   one user, made from LoCoMo's facts and jittered copies of their vectors.
 - `duplicates`: precision and recall of the duplicate rule on bench/memory_paraphrases.json.
 - `preload`: size of the pre-loaded block for each LoCoMo speaker's facts taken as personal memories.
+- `test_recall`, `test_duplicates`: the test parts of `facts` and `duplicates` (issue 23), on
+  bench/memory_test_set.json, written apart and never tuned on (`bench.memory_heldout`).
 
 A new section (recall over past messages: "turns") is an async function `(Bench) -> dict` added to
 `SECTIONS`; it reuses `Bench.corpus` and `Bench.embedder`.
@@ -42,10 +44,9 @@ from typing import Any
 
 import numpy as np
 
-from bench import locomo
+from bench import locomo, memory_heldout
 from chats.embedders.embedding import Matrix, normalise_rows
 from chats.embedders.minilm import MiniLMEmbedder
-from chats.memory.duplicates import CERTAIN_SIMILARITY, judge_duplicate
 from chats.memory.importance import importance
 from chats.memory.models import CATEGORIES, Category
 from chats.memory.ranking import FUSED, VECTOR_ONLY, Ranking
@@ -309,30 +310,19 @@ async def duplicates(bench: Bench) -> dict[str, Any]:
     pairs = json.loads(PARAPHRASES.read_text(encoding="utf-8"))["pairs"]
     first = bench.embed("pairs-a", [p["a"] for p in pairs])
     second = bench.embed("pairs-b", [p["b"] for p in pairs])
-    similarity = np.sum(first * second, axis=1)
-    rules: dict[str, Callable[[dict[str, Any], float], bool]] = {
-        "spec_cosine_above_0.95": lambda pair, cosine: cosine > CERTAIN_SIMILARITY,
-        "store_rule": lambda pair, cosine: judge_duplicate(pair["b"], pair["a"], cosine).duplicate,
-    }
-    results: dict[str, Any] = {
-        "pairs": len(pairs),
-        "duplicates": sum(p["duplicate"] for p in pairs),
-        "note": "the rule's details check was tuned while this set was written: expect less on new pairs",
-    }
-    for name, rule in rules.items():
-        verdicts = [rule(pair, float(cosine)) for pair, cosine in zip(pairs, similarity, strict=True)]
-        hits = sum(v and p["duplicate"] for v, p in zip(verdicts, pairs, strict=True))
-        said = sum(verdicts)
-        wrong_by_kind: dict[str, int] = {}
-        for verdict, pair in zip(verdicts, pairs, strict=True):
-            if verdict != pair["duplicate"]:
-                wrong_by_kind[pair["kind"]] = wrong_by_kind.get(pair["kind"], 0) + 1
-        results[name] = {
-            "precision": round(hits / said, 3) if said else None,
-            "recall": round(hits / results["duplicates"], 3),
-            "mistakes_by_kind": wrong_by_kind,
-        }
-    return results
+    note = "the rule's details check was tuned while this set was written: expect less on new pairs"
+    return {"note": note, **memory_heldout.judge_pairs(pairs, first, second)}
+
+
+async def test_duplicates(bench: Bench) -> dict[str, Any]:
+    pairs = memory_heldout.test_pairs()
+    first = bench.embed("test-pairs-a", [p["a"] for p in pairs])
+    second = bench.embed("test-pairs-b", [p["b"] for p in pairs])
+    return memory_heldout.judge_pairs(pairs, first, second)
+
+
+async def test_recall(bench: Bench) -> dict[str, Any]:
+    return await memory_heldout.recall(bench.embedder, bench.folder)
 
 
 # --- preload ---------------------------------------------------------------------------------------
@@ -394,6 +384,8 @@ SECTIONS: dict[str, Callable[[Bench], Awaitable[dict[str, Any]]]] = {
     "scale": scale,
     "duplicates": duplicates,
     "preload": preload,
+    "test_recall": test_recall,
+    "test_duplicates": test_duplicates,
 }
 
 
@@ -406,7 +398,7 @@ async def measure(only: Sequence[str], sizes: list[int]) -> dict[str, Any]:
 def report(results: dict[str, Any]) -> None:
     if "facts" in results:
         f = results["facts"]
-        print(f"LoCoMo facts: {f['memories']} memories of {f['users']} users, {f['questions']} questions")
+        print(f"LoCoMo facts (tuning part): {f['memories']} memories of {f['users']} users, {f['questions']} questions")
         print(f"  recall@5 (evidence turns covered; ceiling {f['ceiling_recall@5']:.3f})")
         for name, figures in f["variants"].items():
             print(
@@ -422,14 +414,15 @@ def report(results: dict[str, Any]) -> None:
             f" find_similar p95 {similar['p95_ms']:.2f} ms; index build {s['index_build_ms']:.0f} ms"
             f" (best of {SCALE_ROUNDS} rounds, p95s {s['search_p95_ms_each_round']}, load {s['load_average_1min']})"
         )
-    if "duplicates" in results:
-        d = results["duplicates"]
-        for name in ("spec_cosine_above_0.95", "store_rule"):
+    for key, part in (("duplicates", "tuning"), ("test_duplicates", "test")):
+        d = results.get(key, {})
+        for name in ("spec_cosine_above_0.95", "store_rule") if d else ():
             figures = d[name]
             print(
-                f"Duplicates ({d['pairs']} pairs, {d['duplicates']} duplicates) {name}:"
+                f"Duplicates, {part} part ({d['pairs']} pairs, {d['duplicates']} duplicates) {name}:"
                 f" precision {figures['precision']} recall {figures['recall']} mistakes {figures['mistakes_by_kind']}"
             )
+    memory_heldout.report(results)
     if "preload" in results:
         p = results["preload"]
         print(

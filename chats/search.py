@@ -37,6 +37,9 @@ longer request's words gets nothing: a question about a detail names a person or
 hold. LoCoMo switching with Parley's own maintenance is the same with it and without (hit@1 0.668, hit@3
 0.850; a lift in proportion to the share of words held gave 0.840 on two of its conversations); the
 language set's switching is unchanged too (bench/languages.py)."""
+SUMMARY_WEIGHT = 0.4
+"""Added for a summary that holds every word of the request, as for a title (`TITLE_WEIGHT`): a chat whose
+compaction summary names the subject is about it, though its title may not (issue 23, part 5)."""
 RECENCY_WEIGHT = 0.05
 """Weight of recency (1 now, halving every half-life): a tie-breaker between chats that match alike."""
 RECENCY_HALF_LIFE_DAYS = 30.0
@@ -158,14 +161,16 @@ def rank(candidates: Sequence[SearchCandidate], now: datetime, query: str = "") 
         age_days = max((now - c.last_activity_at).total_seconds(), 0.0) / 86_400
         recency = math.pow(0.5, age_days / RECENCY_HALF_LIFE_DAYS)
         named = names_all(wanted, c.title, language)
-        score = similarity + LEXICAL_WEIGHT * lexical + TITLE_WEIGHT * named + RECENCY_WEIGHT * recency
+        summarised = names_all(wanted, c.summary, language)
+        about = TITLE_WEIGHT * named + SUMMARY_WEIGHT * summarised
+        score = similarity + LEXICAL_WEIGHT * lexical + about + RECENCY_WEIGHT * recency
         ranked.append(RankedChat(c.chat_id, c.title, score, c.similarity, c.lexical, c.last_activity_at))
     return sorted(ranked, key=lambda r: (-r.score, str(r.chat_id)))
 
 
-def names_all(wanted: set[str], title: str | None, language: str) -> bool:
-    """Whether `title` holds every one of the request's word stems (`wanted`, at least one)."""
-    return bool(wanted) and title is not None and wanted <= set(stems(title, language))
+def names_all(wanted: set[str], text: str | None, language: str) -> bool:
+    """Whether `text` (a title, a summary) holds every one of the request's word stems (`wanted`, at least one)."""
+    return bool(wanted) and text is not None and wanted <= set(stems(text, language))
 
 
 def decide(ranked: Sequence[RankedChat], *, current: UUID | None = None, floors: Floors = MINILM_FLOORS) -> ChatMatch:

@@ -76,6 +76,9 @@ class SearchCandidate:
     lexical: float
     """BM25 relevance of the chat's best-matching turn, title or summary (0 when no word matches)."""
     last_activity_at: datetime
+    summary: str | None = None
+    """The chat's compaction summary (None before its first): what it is about, read for the request's
+    words as its title is (`chats.search.rank`). Not its topic text, which is its turns' own words."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -103,13 +103,18 @@ def _hit_json(hit: MemoryHit) -> dict[str, Any]:
 
 
 async def _search(memory: MemoryController, args: argparse.Namespace) -> Any:
+    """A query, or a question about what is saved as a whole ("what do you know about me"), which lists
+    what is saved, most important first, as the `search_memories` tool answers it."""
+    from app.tools.memory_questions import broad_question
+
     hits = await memory.search(args.query, limit=args.limit, category=args.category)
     if args.json:
         return [_hit_json(hit) for hit in hits]
+    broad = broad_question(args.query) is not None
     for hit in hits:
-        print(f"{_line(hit.memory)}  (score {hit.score:.2f})")
+        print(_line(hit.memory) if broad else f"{_line(hit.memory)}  (score {hit.score:.2f})")
     if not hits:
-        print("No memory matches.")
+        print("No memories yet." if broad else "No memory matches.")
     return None
 
 

@@ -11,14 +11,16 @@ once, because a tool call does not say which language the user speaks.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from app.tools.intent_phrases import normalised
 from chats.language.files import language_file, words
 from chats.language.words import SUPPORTED
-from chats.memory.models import Category, Memory, category_of
+from chats.memory.importance import IMPORTANCE_MAX
+from chats.memory.models import Category, Memory, MemoryHit, category_of
+from chats.memory.service import most_important_first
 
 _LANGUAGES = Path(__file__).parent / "languages"
 FILLER: frozenset[str] = frozenset(
@@ -62,6 +64,13 @@ def broad_question(query: str) -> BroadQuestion | None:
     if any(word not in PARTS and not (parts and word in MY) for word in named):
         return None
     return BroadQuestion(parts)
+
+
+def overview(broad: BroadQuestion, saved: Sequence[Memory], limit: int) -> list[MemoryHit]:
+    """What `broad` answers: the `limit` most important of the `saved` memories, those about the parts it
+    asks for first, as hits scored by their importance (the tool and `parley memories search` alike)."""
+    listed = most_important_first(saved, broad.about)[:limit]
+    return [MemoryHit(memory, memory.importance / IMPORTANCE_MAX, 0.0) for memory in listed]
 
 
 def _words(text: str) -> list[str]:

@@ -20,12 +20,11 @@ from uuid import UUID
 from jsonschema import ValidationError
 
 from app.tools.chat_tools import argument_error, query_or_id
-from app.tools.memory_questions import BroadQuestion, broad_question
+from app.tools.memory_questions import BroadQuestion, broad_question, overview
 from chats.errors import ChatsError, InvalidMemory, MemoryNotFound
 from chats.memory.grounding import grounded
-from chats.memory.importance import IMPORTANCE_MAX
 from chats.memory.models import CATEGORIES, CONTENT_MAX, CONTENT_MIN, Memory, MemoryHit, scope_of, shown_category
-from chats.memory.service import REASONING_MAX, REASONING_MIN, Duplicate, MemoryService, Saved, most_important_first
+from chats.memory.service import REASONING_MAX, REASONING_MIN, Duplicate, MemoryService, Saved
 from chats.memory.store import SEARCH_LIMIT_MAX
 from chats.models import FolderFilter
 from voice.live.connection import ToolDeclaration
@@ -280,13 +279,12 @@ class MemoryTools:
         saved = await self._service.saved(
             scope=scope_of(context.project_id), category=args.get("category"), tags=args.get("tags") or ()
         )
-        listed = most_important_first(saved, broad.about)[: int(args.get("limit") or 5)]
+        hits = overview(broad, saved, int(args.get("limit") or 5))
         if not saved:
             message = "Nothing is saved about the user yet."
         else:
             about = f", those about {', '.join(sorted(broad.parts))} first" if broad.parts else ""
-            message = f"{len(saved)} saved memories, most important first{about}; {len(listed)} shown."
-        hits = [MemoryHit(memory, memory.importance / IMPORTANCE_MAX, 0.0) for memory in listed]
+            message = f"{len(saved)} saved memories, most important first{about}; {len(hits)} shown."
         return {
             "success": True,
             "results": [_result(hit) for hit in hits],

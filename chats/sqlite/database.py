@@ -278,7 +278,7 @@ class SqliteChats(ChatTables):
             return []
         # CROSS JOIN keeps json_each on the outside: one primary-key lookup per candidate.
         rows = self._db.execute(
-            "SELECT c.id, c.title, c.last_activity_at FROM json_each(?) AS j CROSS JOIN chats AS c"
+            "SELECT c.id, c.title, c.last_activity_at, c.summary_text FROM json_each(?) AS j CROSS JOIN chats AS c"
             " ON c.id = j.value WHERE c.user_id = ?",
             (json.dumps(sorted(chosen)), self._user_id),
         )
@@ -289,8 +289,9 @@ class SqliteChats(ChatTables):
                 similarity=similarities.get(chat_id),
                 lexical=lexical.get(chat_id, 0.0),
                 last_activity_at=datetime.fromisoformat(last_activity),
+                summary=summary,
             )
-            for chat_id, title, last_activity in rows
+            for chat_id, title, last_activity, summary in rows
         ]
 
     @on_thread

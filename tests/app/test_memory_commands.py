@@ -25,6 +25,21 @@ def test_add_list_search_edit_forget(parley: Parley) -> None:
     assert [m["id"] for m in parley.json("memories", "list")] == [tea["id"]]
 
 
+def test_what_do_you_know_about_me_lists_what_is_saved_most_important_first(parley: Parley) -> None:
+    assert parley("memories", "search", "what do you know about me") == (0, "No memories yet.\n")
+    tea = parley.json("memories", "add", "I prefer green tea to coffee", "--category", "preference")["id"]
+    name = parley.json("memories", "add", "My name is Giulia Rossi", "--category", "identity")["id"]
+    mia = parley.json("memories", "add", "My daughter is called Mia", "--category", "relationship")["id"]
+    # The question's words match no memory: it is answered by what is saved, not searched for.
+    listed = parley.json("memories", "search", "what do you know about me")
+    assert {m["id"] for m in listed} == {tea, name, mia}
+    assert [m["importance"] for m in listed] == sorted((m["importance"] for m in listed), reverse=True)
+    assert parley.json("memories", "search", "what have I told you about my family")[0]["id"] == mia
+    assert parley.json("memories", "search", "cosa sai di me?", "--limit", "1")[0]["id"] == listed[0]["id"]
+    code, out = parley("memories", "search", "tell me what you remember about me")
+    assert code == 0 and len(out.splitlines()) == 3 and "score" not in out
+
+
 def test_a_newer_fact_replaces_the_older_one(parley: Parley) -> None:
     paris = parley.json("memories", "add", "I live in Paris", "--category", "identity")["id"]
     berlin = parley.json("memories", "add", "I live in Berlin now", "--category", "identity")

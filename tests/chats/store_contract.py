@@ -427,6 +427,46 @@ async def test_one_trivia_question_does_not_outrank_the_chat_about_the_subject(s
     assert (await ranked_for(store, "the Roman Empire"))[:2] == [essay, quiz]
 
 
+async def test_a_chat_named_after_its_subject_only_in_its_summary_is_offered_over_trivia(store: ChatStore) -> None:
+    # The essay chat's title does not name the empire and its last turns do not either; its summary does.
+    # Similarities as all-MiniLM-L6-v2 gives them for "the Roman Empire": the summary 0.65, the quiz 0.50.
+    essay = await described_chat(
+        store,
+        "History homework",
+        0.46,
+        "My teacher wants sources on Diocletian and Constantine.",
+        "Their reforms are covered well in most histories of late antiquity.",
+    )
+    context = await store.load_assistant_context(essay)
+    await store.replace_assistant_history(
+        essay,
+        expected_version=context.version,
+        assistant_history=list(context.assistant_history),
+        summary=EmbeddedText(
+            "The user is writing an essay on the decline of the Roman Empire and why it split in two.",
+            unit(0.65, math.sqrt(1 - 0.65**2)),
+            "m",
+        ),
+    )
+    quiz = await described_chat(
+        store,
+        "Pub quiz practice",
+        0.50,
+        "What is the capital of Australia?",
+        "Canberra.",
+        "In what year did the Western Roman Empire fall?",
+        "476.",
+    )
+    # Other chats, as a store holds: BM25 counts words that half of the chats say as said everywhere.
+    await described_chat(store, "Tax return", 0.05, "Which receipts do I keep for the tax return?", "All of them.")
+    await described_chat(store, "Tomatoes", 0.08, "My tomato leaves are turning yellow.", "Water less often.")
+    await described_chat(store, "Bike repair", 0.1, "My back tyre keeps going flat.", "Look for a thorn.")
+    await described_chat(store, "Gym plan", 0.12, "Three sessions a week?", "Yes, full body each time.")
+    [found] = [c for c in await store.search(SearchQuery(unit(1), "m", "the Roman Empire")) if c.chat_id == essay]
+    assert found.summary is not None and "Roman Empire" in found.summary
+    assert (await ranked_for(store, "the Roman Empire"))[:2] == [essay, quiz]
+
+
 async def test_search_words_are_never_query_syntax(store: ChatStore) -> None:
     chat = await store.create(turns=turns('he said "NEAR(a b)" OR * AND -x'))
     found = await store.search(SearchQuery(vector=unit(1), model="m", text='"NEAR(a b)" OR * AND -x'))

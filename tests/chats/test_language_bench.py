@@ -1,13 +1,19 @@
-"""The hand-written multilingual set that bench/languages.py measures: complete and consistent."""
+"""The hand-written multilingual sets that bench/languages.py measures: complete, consistent, and the test
+part written apart from the tuning part."""
 
 from __future__ import annotations
 
-from bench.languages import load, parley_choice
+from pathlib import Path
+
+import pytest
+
+from bench.languages import PARTS, load, parley_choice
 from chats.language.words import SUPPORTED, detect
 
 
-def test_every_language_has_six_chats_eight_requests_and_memory_questions() -> None:
-    languages = load()
+@pytest.mark.parametrize("path", PARTS.values(), ids=PARTS.keys())
+def test_every_language_has_six_chats_eight_requests_and_memory_questions(path: Path) -> None:
+    languages = load(path)
     assert tuple(languages) == SUPPORTED
     english = languages["en"]
     for language in languages.values():
@@ -20,12 +26,25 @@ def test_every_language_has_six_chats_eight_requests_and_memory_questions() -> N
         assert all(key in language.memories for key, _ in language.questions)
 
 
-def test_every_text_is_in_its_own_language() -> None:
-    for code, language in load().items():
+@pytest.mark.parametrize("path", PARTS.values(), ids=PARTS.keys())
+def test_every_text_is_in_its_own_language(path: Path) -> None:
+    for code, language in load(path).items():
         texts = [text for _, text in language.requests + language.questions]
         texts += [turn.text for turns in language.chats.values() for turn in turns]
         texts += list(language.memories.values())
         assert [text for text in texts if detect(text) != code] == []
+
+
+def test_the_test_part_shares_no_topic_memory_or_text_with_the_tuning_part() -> None:
+    tuning, test = load(PARTS["tuning"]), load(PARTS["test"])
+    assert not set(tuning["en"].chats) & set(test["en"].chats)
+    assert not set(tuning["en"].memories) & set(test["en"].memories)
+    for code in SUPPORTED:
+        texts = [
+            {t for _, t in lang.requests + lang.questions} | set(lang.memories.values())
+            for lang in (tuning[code], test[code])
+        ]
+        assert not texts[0] & texts[1]
 
 
 def test_parley_uses_minilm_only_where_everything_is_english() -> None:

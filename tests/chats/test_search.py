@@ -85,6 +85,21 @@ def test_a_title_that_names_the_whole_request_lifts_its_chat() -> None:
     assert not names_all({"sourdough", "diego"}, "Sourdough baking", "en")
 
 
+def test_a_summary_that_names_the_whole_request_lifts_its_chat() -> None:
+    trivia = candidate(0.41, lexical=3.1, title="Pub quiz practice")
+    essay = SearchCandidate(
+        uuid4(),
+        "History homework",
+        0.40,
+        0.8,
+        NOW - timedelta(days=1),
+        summary="The user is writing an essay on why the Roman Empire split in two and fell.",
+    )
+    assert rank([trivia, essay], NOW, "the Roman Empire")[0].chat_id == essay.chat_id
+    assert rank([trivia, essay], NOW, "the Roman Empire and Carthage")[0].chat_id == trivia.chat_id
+    assert rank([trivia, essay], NOW)[0].chat_id == trivia.chat_id  # without the request: words win
+
+
 def test_at_most_three_choices() -> None:
     similar = [candidate(0.5 + i * 0.001) for i in range(6)]
     assert len(decide(rank(similar, NOW)).options) == 3
