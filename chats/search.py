@@ -14,6 +14,7 @@ and what counts as similar enough depends on the embedding model (`floors_for`):
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -40,6 +41,8 @@ language set's switching is unchanged too (bench/languages.py)."""
 SUMMARY_WEIGHT = 0.4
 """Added for a summary that holds every word of the request, as for a title (`TITLE_WEIGHT`): a chat whose
 compaction summary names the subject is about it, though its title may not (issue 23, part 5)."""
+STEMMED_KEPT = 4096
+"""Titles and summaries whose stems are kept (a few MB at most)."""
 RECENCY_WEIGHT = 0.05
 """Weight of recency (1 now, halving every half-life): a tie-breaker between chats that match alike."""
 RECENCY_HALF_LIFE_DAYS = 30.0
@@ -170,7 +173,14 @@ def rank(candidates: Sequence[SearchCandidate], now: datetime, query: str = "") 
 
 def names_all(wanted: set[str], text: str | None, language: str) -> bool:
     """Whether `text` (a title, a summary) holds every one of the request's word stems (`wanted`, at least one)."""
-    return bool(wanted) and text is not None and wanted <= set(stems(text, language))
+    return bool(wanted) and text is not None and wanted <= stem_set(text, language)
+
+
+@functools.lru_cache(maxsize=STEMMED_KEPT)
+def stem_set(text: str, language: str) -> frozenset[str]:
+    """The word stems of a title or a summary, kept: a search as the user types meets the same chats again
+    and again, and stemming their summaries made each search half as slow again (bench/window.py)."""
+    return frozenset(stems(text, language))
 
 
 def decide(ranked: Sequence[RankedChat], *, current: UUID | None = None, floors: Floors = MINILM_FLOORS) -> ChatMatch:
