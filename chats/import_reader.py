@@ -335,7 +335,7 @@ class _ChatParts:
                 return
             data = _build(events, event, value) if event in ("start_map", "start_array") else value
             try:
-                turn = Turn.from_json(data)
+                turn = Turn.from_json(_with_parts(data))
             except InvalidTurn as error:
                 raise InvalidTurn(f"{self.where}turn {len(into) + 1}: {error}") from None
             into.append(self._storable(turn))
@@ -368,6 +368,14 @@ class _ChatParts:
             state=ChatState(self.memory_enabled, self.working_memory),
             topic=self._embedded_text("topic"),
         )
+
+
+def _with_parts(data: object) -> object:
+    """A turn written `{"role": ..., "text": ...}`, as most chat exports and hand-written files have it, in the
+    spec's shape (`parts`); any other object as it is."""
+    if isinstance(data, Mapping) and "parts" not in data and isinstance(data.get("text"), str):
+        return {**data, "parts": [{"text": data["text"]}]}
+    return data
 
 
 def _uuid(value: object, message: str) -> UUID:

@@ -117,6 +117,21 @@ def test_a_lone_surrogate_is_repaired_with_one_line(parley: Parley) -> None:
     assert len(parley.json("chats", "list")) == 1
 
 
+def test_turns_written_with_a_text_field_are_imported_as_the_spec_writes_them(parley: Parley) -> None:
+    path = parley.write(
+        "handwritten.json",
+        [{"role": "user", "text": "Which paint for a bathroom?"}, {"role": "model", "text": "A satin finish."}],
+    )
+    code, out = parley("chats", "import", path, "--json")
+    assert code == 0, parley.err
+    [report] = json.loads(out)
+    history = parley.json("chats", "show", report["id"])["full_history"]
+    assert [(t["role"], t["parts"]) for t in history] == [
+        ("user", [{"text": "Which paint for a bathroom?"}]),
+        ("model", [{"text": "A satin finish."}]),
+    ]
+
+
 def test_a_bad_chat_late_in_an_export_refuses_the_whole_file(parley: Parley) -> None:
     broken = [{"role": "user", "parts": [{"text": "fine"}]}, {"role": "robot", "parts": [{"text": "x"}]}]
     code, _ = parley("chats", "import", parley.write("export.json", _export(JAPAN, broken)))
