@@ -19,12 +19,12 @@ from app.asks.answer import Answer
 from app.cli.command_runner import UsageError, chat_id_argument
 from app.cli.tool_consent import YES_FLAG, TerminalConsent
 from app.config.settings import Settings
+from voice.audio.forwarding import ForwardingSink
 from voice.errors import VoiceError
 
 if TYPE_CHECKING:  # the voice loop and its audio are imported by `ask`, not when `parley` reads its options
     from app.tools.toolkit import Asker
     from app.voice_loop import VoiceLoop
-    from voice.audio.chunks import AudioChunk, AudioFormat, AudioSink
 
 
 class NoAnswer(VoiceError):
@@ -239,30 +239,11 @@ class Stopped(VoiceError):
     """Ctrl-C or SIGTERM ended the `ask` before the answer came."""
 
 
-class HeardAtOnce:
+class HeardAtOnce(ForwardingSink):
     """`sink` as nobody hears it in real time: `parley ask` has no speaker to wait for (its voice goes to a
     file, or nowhere), so the voice counts as played the moment it is written, and a finished answer is
     recorded, and the command ends, at once. `sink` still receives all of it."""
 
-    def __init__(self, sink: AudioSink) -> None:
-        self._sink = sink
-
-    @property
-    def format(self) -> AudioFormat:
-        return self._sink.format
-
     @property
     def queued_ms(self) -> float:
         return 0.0
-
-    async def write(self, chunk: AudioChunk) -> None:
-        await self._sink.write(chunk)
-
-    def clear(self) -> None:
-        self._sink.clear()
-
-    async def drain(self) -> None:
-        await self._sink.drain()
-
-    async def aclose(self) -> None:
-        await self._sink.aclose()

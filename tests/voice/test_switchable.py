@@ -9,6 +9,7 @@ import pytest
 from tests.fakes.fed_microphone import FedMicrophone
 from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.audio.null_sink import NullSink
+from voice.audio.overlay import Overlays
 from voice.audio.switchable import SwitchableSink, SwitchableSource
 from voice.audio.synthetic import silence, tone
 
@@ -64,3 +65,27 @@ async def test_the_speaker_plays_through_the_new_sink_and_closes_the_old() -> No
     assert old.closed and not new.closed
     with pytest.raises(ValueError, match="takes"):
         await sink.switch(NullSink(MIC_FORMAT))
+
+
+class MixingSink(NullSink):
+    """A sink that lays a chunk over what it holds, as the speaker does (`voice.audio.overlay`)."""
+
+    def __init__(self) -> None:
+        super().__init__(MODEL_VOICE_FORMAT)
+        self.overlaid: list[AudioChunk] = []
+
+    async def overlay(self, chunk: AudioChunk) -> None:
+        self.overlaid.append(chunk)
+
+
+async def test_a_ring_is_laid_over_the_voice_through_the_switchable_speaker_when_the_sink_in_use_can() -> None:
+    ring = AudioChunk(MODEL_VOICE_FORMAT, bytes(4_800), 0.0)
+    plain, mixing = NullSink(MODEL_VOICE_FORMAT), MixingSink()
+    sink = SwitchableSink(plain)
+    assert isinstance(sink, Overlays)  # the ringer asks this of the sink it was given
+    await sink.overlay(ring)
+    await sink.drain()
+    assert plain.written_ms == 100.0  # a sink that cannot mix plays it after what it holds
+    await sink.switch(mixing)
+    await sink.overlay(ring)
+    assert mixing.overlaid == [ring] and mixing.written_ms == 0.0

@@ -144,14 +144,7 @@ class SpeakerSink:
         return 1000.0 * len(self._buffer) / (rate * self._format.channels * self._format.width)
 
     async def write(self, chunk: AudioChunk) -> None:
-        if self._closed:
-            raise RuntimeError("the speaker is closed")
-        if chunk.format != self._format:
-            raise ValueError(f"chunk format {chunk.format} does not match the speaker's {self._format}")
-        if self._failure is not None:
-            raise self._failure
-        await self._ensure_open()
-        pcm = chunk.pcm
+        pcm = await self._taken(chunk)
         if self._resampler is not None:
             samples = np.frombuffer(pcm, dtype=np.int16).reshape(-1, self._format.channels)
             pcm = self._resampler.resample_chunk(samples).tobytes()
@@ -161,6 +154,16 @@ class SpeakerSink:
 
     async def overlay(self, chunk: AudioChunk) -> None:
         """Play `chunk` at once, over what is queued (ducked beneath it): a timer's ring over the model."""
+        pcm = await self._taken(chunk)
+        if self._stream is not None and round(self._stream.samplerate) != self._format.rate:
+            samples = np.frombuffer(pcm, dtype=np.int16).reshape(-1, self._format.channels)
+            pcm = soxr.resample(samples, self._format.rate, round(self._stream.samplerate)).astype(np.int16).tobytes()
+        if pcm:
+            self._emptied.clear()
+            self._buffer.overlay(pcm)
+
+    async def _taken(self, chunk: AudioChunk) -> bytes:
+        """`chunk`'s PCM, once the speaker is open to take it; why not (closed, another format, failed)."""
         if self._closed:
             raise RuntimeError("the speaker is closed")
         if chunk.format != self._format:
@@ -168,13 +171,7 @@ class SpeakerSink:
         if self._failure is not None:
             raise self._failure
         await self._ensure_open()
-        pcm = chunk.pcm
-        if self._stream is not None and round(self._stream.samplerate) != self._format.rate:
-            samples = np.frombuffer(pcm, dtype=np.int16).reshape(-1, self._format.channels)
-            pcm = soxr.resample(samples, self._format.rate, round(self._stream.samplerate)).astype(np.int16).tobytes()
-        if pcm:
-            self._emptied.clear()
-            self._buffer.overlay(pcm)
+        return chunk.pcm
 
     def clear(self) -> None:
         self.dropped_bytes += self._buffer.clear()

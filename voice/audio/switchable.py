@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from voice.audio.chunks import AudioChunk, AudioFormat, AudioSink, AudioSource
+from voice.audio.forwarding import ForwardingSink
+from voice.audio.overlay import Overlays
 
 
 class SwitchableSource:
@@ -55,18 +57,7 @@ class SwitchableSource:
         await self._source.aclose()
 
 
-class SwitchableSink:
-    def __init__(self, sink: AudioSink) -> None:
-        self._sink = sink
-
-    @property
-    def format(self) -> AudioFormat:
-        return self._sink.format
-
-    @property
-    def queued_ms(self) -> float:
-        return self._sink.queued_ms
-
+class SwitchableSink(ForwardingSink):
     async def switch(self, sink: AudioSink) -> None:
         """Play through `sink` from now on; the old sink is closed (what it still held is dropped: switch
         while it is quiet). `sink` must take the same format."""
@@ -75,14 +66,10 @@ class SwitchableSink:
         old, self._sink = self._sink, sink
         await old.aclose()
 
-    async def write(self, chunk: AudioChunk) -> None:
-        await self._sink.write(chunk)
-
-    def clear(self) -> None:
-        self._sink.clear()
-
-    async def drain(self) -> None:
-        await self._sink.drain()
-
-    async def aclose(self) -> None:
-        await self._sink.aclose()
+    async def overlay(self, chunk: AudioChunk) -> None:
+        """Over what is queued when the sink in use can (`voice.audio.overlay`: a timer's ring over the
+        model's voice), else after it."""
+        if isinstance(self._sink, Overlays):
+            await self._sink.overlay(chunk)
+        else:
+            await self._sink.write(chunk)
