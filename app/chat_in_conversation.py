@@ -101,21 +101,25 @@ class ChatInConversation:
             self._chat_id = chat_id
 
     def begin(self) -> None:
-        """A conversation starts: in the chat chosen for it, if one was chosen while the last went on."""
-        if self._next is not None:
-            self._chat_id, self._next = self._next, None
+        """A conversation starts, in the chat in conversation."""
         self._conversing = True
 
     def session_ended(self) -> UUID | None:
         """A session ended. A request left unanswered stays where it was said, marked; after a decided switch
-        the chat switched to is returned, and the conversation goes on there; else the conversation is over."""
+        the chat switched to is returned, and the conversation goes on there; else None (it ends: `over`)."""
         switched, self._state = self._state, InChat()
         if isinstance(switched, Switching):
             # The window shows the chat switched to now: a chat chosen there before is not the next one.
             self._chat_id, self._next = switched.to, None
             return switched.to
-        self._conversing = False
         return None
+
+    def over(self) -> None:
+        """The conversation is over, however it ended (idle, a goodbye, a failure, cancelled): a chat chosen
+        while it went on is the chat in conversation from now on."""
+        self._conversing, self._state = False, InChat()
+        if self._next is not None:
+            self._chat_id, self._next = self._next, None
 
     def delivered(self, chats: Iterable[UUID]) -> None:
         """The store took turns for `chats`: an opening chat among them is in the store now."""

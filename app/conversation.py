@@ -150,26 +150,33 @@ class ChatConversation:
 
     async def converse(self, microphone: Microphone, typed: TypedText, states: StateMachine) -> EndReason:
         self._chat.begin()
-        await self._sink.write(earcon(self._sink.format))  # heard while the session opens
-        while True:
-            session = VoiceSession(
-                config=await self._config(),
-                connect=self._connect,
-                sink=self._sink,
-                tools=self._call_tool,
-                states=states,
-                on_event=self._session_event,
-                idle_after_s=self._settings.idle_after_s,
-                barge_in=self._barge_in,
-                history=self._history_now,
-            )
-            reason = await session.run(microphone, typed)
-            await self.save()
-            switched = self._chat.session_ended()
-            if switched is None:
-                return reason
-            await self._on_event(ChatSwitched(switched))
-            states.move(AssistantState.RECONNECTING)
+        try:
+            await self._sink.write(earcon(self._sink.format))  # heard while the session opens
+            while True:
+                reason = await self._session(microphone, typed, states)
+                await self.save()
+                switched = self._chat.session_ended()
+                if switched is None:
+                    return reason
+                await self._on_event(ChatSwitched(switched))
+                states.move(AssistantState.RECONNECTING)
+        finally:
+            self._chat.over()
+
+    async def _session(self, microphone: Microphone, typed: TypedText, states: StateMachine) -> EndReason:
+        """One session with the live model in the chat in conversation, until it ends."""
+        session = VoiceSession(
+            config=await self._config(),
+            connect=self._connect,
+            sink=self._sink,
+            tools=self._call_tool,
+            states=states,
+            on_event=self._session_event,
+            idle_after_s=self._settings.idle_after_s,
+            barge_in=self._barge_in,
+            history=self._history_now,
+        )
+        return await session.run(microphone, typed)
 
     async def save(self) -> None:
         """Deliver the journal to the store and have the chats maintained off this path."""

@@ -82,6 +82,19 @@ def test_a_request_that_did_not_switch_is_answered_by_the_next_model_turn_only()
     assert not chat.place("user").navigation
 
 
+def test_a_conversation_that_failed_leaves_the_chat_chosen_meanwhile_in_conversation() -> None:
+    first, chosen = uuid4(), uuid4()
+    chat = ChatInConversation(first)
+    chat.begin()
+    chat.continue_in(chosen)
+    chat.decided(None, asking=True, request=(uuid4(),))
+    chat.over()  # the store failed, or the loop stopped: no session ended
+    assert (chat.chat_id, state_of(chat)) == (chosen, InChat())
+    third = uuid4()
+    chat.continue_in(third)  # asleep: at once
+    assert chat.chat_id == third
+
+
 def test_a_request_left_unanswered_ends_with_its_session() -> None:
     here = uuid4()
     chat = ChatInConversation(here)
@@ -99,8 +112,9 @@ def test_a_chat_chosen_during_a_conversation_is_where_the_next_one_goes() -> Non
     chat.begin()
     chat.continue_in(later)
     assert chat.chat_id == chosen  # the conversation under way stays where it is
-    chat.session_ended()
-    chat.begin()
+    assert chat.session_ended() is None
+    assert chat.chat_id == chosen
+    chat.over()
     assert chat.chat_id == later
 
 
@@ -110,9 +124,9 @@ def test_a_switch_by_voice_replaces_a_chat_chosen_before_it() -> None:
     chat.continue_in(uuid4())
     switched_to = uuid4()
     chat.decided(switched_to, asking=False)
-    chat.session_ended()
-    chat.session_ended()
-    chat.begin()
+    assert chat.session_ended() == switched_to
+    assert chat.session_ended() is None
+    chat.over()
     assert chat.chat_id == switched_to  # the window shows it
 
 
