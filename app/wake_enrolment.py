@@ -106,7 +106,8 @@ async def enrol_by_voice(open_source: Callable[[], AudioSource], settings: Setti
         enrolled = await enrol(settings, recordings)
     except VoiceError as error:
         return f"Not enrolled: {error}"
-    return f"Enrolled ({enrolled.summary()}): the wake word listens for your voice from Parley's next start."
+    done = "Enrolled: the wake word listens for your voice from Parley's next start."
+    return done if not enrolled.left_out else f"{done} ({enrolled.summary()})"
 
 
 async def enrol(settings: Settings, recordings: list[bytes]) -> Enrolled:
