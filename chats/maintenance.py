@@ -16,7 +16,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Literal, get_args
+from typing import Any
 from uuid import UUID
 
 import numpy as np
@@ -31,11 +31,6 @@ from chats.text.text_budget import cut_at_sentence
 from chats.text.text_model import TextModel
 
 log = logging.getLogger(__name__)
-
-TopicVoices = Literal["all", "user"]
-TOPIC_VOICES: tuple[TopicVoices, ...] = get_args(TopicVoices)
-"""Whose words a young chat's topic vector covers. "all" stays the default: "user" gained 2 of 80 on the paraphrase
-set's tuning part and lost 3 on its test part (bench/paraphrase.py)."""
 
 FOCUS_KEPT_SIMILARITY = 0.6
 """A new summary at least this similar to the previous one keeps the chat's title."""
@@ -115,14 +110,11 @@ class ChatMaintainer:
         text_model: TextModel,
         *,
         clock: Callable[[], datetime] = utc_now,
-        topic_voices: TopicVoices = "all",
     ) -> None:
-        """`topic_voices`: whose words a young chat's topic vector covers (`topic_text`)."""
         self._store = store
         self._embedder = embedder
         self._text = text_model
         self._clock = clock
-        self._topic_voices: TopicVoices = topic_voices
         self._turns = TurnIndexer(store, embedder)
         self._embedding_part = part_of(embedder)
         self._text_part = part_of(text_model)
@@ -230,7 +222,7 @@ class ChatMaintainer:
         return False
 
     async def _refresh_topic(self, context: AssistantContext) -> bool:
-        text = topic_text(context.assistant_history, self._topic_voices)
+        text = topic_text(context.assistant_history)
         if not text or (
             context.topic is not None
             and context.topic.text == text
@@ -259,14 +251,10 @@ def about_the_chat(turns: tuple[Turn, ...]) -> tuple[Turn, ...]:
     return tuple(turn for turn in turns if not turn.navigation)
 
 
-def topic_text(history: tuple[Turn, ...], voices: TopicVoices = "all") -> str:
-    """What a young chat is about, in its own words: by default the user's and the assistant's (the
-    assistant names what the user only hints at); with `voices` "user", the user's alone."""
-    words = " ".join(
-        turn.text.strip()
-        for turn in about_the_chat(history)
-        if not turn.summary and (voices == "all" or turn.role == "user")
-    )
+def topic_text(history: tuple[Turn, ...]) -> str:
+    """What a young chat is about, in its own words: the user's and the assistant's (the assistant names what
+    the user only hints at; the user's words alone did no better on the paraphrase set, bench/paraphrase.py)."""
+    words = " ".join(turn.text.strip() for turn in about_the_chat(history) if not turn.summary)
     return words[:TOPIC_MAX_CHARS].strip()
 
 

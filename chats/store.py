@@ -76,6 +76,11 @@ class SearchCandidate:
     lexical: float
     """BM25 relevance of the chat's best-matching turn, title or summary (0 when no word matches)."""
     last_activity_at: datetime
+    words_held: float = 1.0
+    """The share of the request's telling words the chat holds anywhere (its turns, title, summary, topic;
+    0..1): a chat holding one stray word of three is weaker lexical evidence than one holding all three
+    (`chats.search.rank`). Words too common to tell chats apart are not counted (`chats.search.COMMON_SHARE`);
+    1 when none of the request's words tells."""
     summary: str | None = None
     """The chat's compaction summary (None before its first): what it is about, read for the request's
     words as its title is (`chats.search.rank`). Not its topic text, which is its turns' own words."""

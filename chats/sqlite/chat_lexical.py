@@ -1,22 +1,37 @@
-"""Chat search's BM25 side: per chat, the relevance of its best-matching turn plus that of its title,
-summary and topic.
+"""Chat search's word side: per chat, the BM25 relevance of its best-matching turn plus that of its title,
+summary and topic, and the share of the request's telling words it holds.
 
-The two are added, not the better one kept: a chat whose description and whose own turns both match a
-query is about it more surely than one where only either does. On LoCoMo with Parley's own maintenance
-that lifts switching hit@1 from 0.64 to 0.67 and hit@3 from 0.841 to 0.850 (bench/chats.py). Summing more
-of a chat's turns did no better (its best two 0.852, three 0.848, all 0.772): one turn is the simplest.
+The two relevances are added, not the better one kept: a chat whose description and whose own turns both
+match a query is about it more surely than one where only either does. On LoCoMo with Parley's own
+maintenance that lifts switching hit@1 from 0.64 to 0.67 and hit@3 from 0.841 to 0.850 (bench/chats.py).
+Summing more of a chat's turns did no better (its best two 0.852, three 0.848, all 0.772): one turn is the
+simplest. The share of words held (`chats.search.COMMON_SHARE`) is what tells one stray word from the subject.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from chats.search import query_terms
+from chats.search import COMMON_SHARE, fts_phrase, query_terms
 from chats.sqlite.fts import SEARCH_ROWS, SEARCH_TERMS, telling_match
 
 
-def chat_relevance(db: sqlite3.Connection, user_id: str, text: str) -> dict[str, float]:
-    """BM25 relevance (higher is better) by chat id, for the user's chats that match `text` at all."""
+@dataclass(frozen=True, slots=True)
+class WordMatch:
+    relevance: float
+    """BM25, higher is better."""
+    held: float
+    """The share of the request's telling words the chat holds (`SearchCandidate.words_held`)."""
+
+
+NO_MATCH = WordMatch(0.0, 0.0)
+
+
+def chat_relevance(db: sqlite3.Connection, user_id: str, text: str) -> dict[str, WordMatch]:
+    """By chat id, for the user's chats that match `text` at all."""
     terms = query_terms(text)
     in_turns: dict[str, float] = {}
     turn_terms = telling_match(db, "turns_fts", terms, SEARCH_TERMS)
@@ -38,4 +53,43 @@ def chat_relevance(db: sqlite3.Connection, user_id: str, text: str) -> dict[str,
             (chat_terms, user_id, SEARCH_ROWS),
         )
         described = {chat_id: float(score) for chat_id, score in rows}
-    return {chat_id: in_turns.get(chat_id, 0.0) + described.get(chat_id, 0.0) for chat_id in in_turns | described}
+    held = words_held(db, user_id, terms)
+    return {
+        chat_id: WordMatch(
+            in_turns.get(chat_id, 0.0) + described.get(chat_id, 0.0),
+            1.0 if held is None else held.get(chat_id, 0.0),
+        )
+        for chat_id in in_turns | described
+    }
+
+
+def words_held(db: sqlite3.Connection, user_id: str, terms: Sequence[str]) -> dict[str, float] | None:
+    """By chat id, the share of the telling `terms` the chat holds in its turns or its description; chats
+    holding none are left out. None (every chat counts as holding them all) when no term tells: one found in
+    more than `SEARCH_TERMS.common` turns, or in more than `COMMON_SHARE` of the user's chats, does not."""
+    (chats,) = db.execute("SELECT count(*) FROM chats WHERE user_id = ?", (user_id,)).fetchone()
+    telling = 0
+    holds: Counter[str] = Counter()
+    for term in terms:
+        phrase = fts_phrase(term)
+        turn_rows = db.execute(
+            "SELECT t.chat_id, c.user_id FROM (SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?) m"
+            " JOIN turns t ON t.id = m.rowid JOIN chats c ON c.id = t.chat_id",
+            (phrase, SEARCH_TERMS.common + 1),
+        ).fetchall()
+        if len(turn_rows) > SEARCH_TERMS.common:
+            continue
+        holders = {chat_id for chat_id, owner in turn_rows if owner == user_id}
+        holders.update(
+            chat_id
+            for (chat_id,) in db.execute(
+                "SELECT c.id FROM chats_fts JOIN chats c ON c.rowid = chats_fts.rowid"
+                " WHERE chats_fts MATCH ? AND c.user_id = ?",
+                (phrase, user_id),
+            )
+        )
+        if len(holders) > COMMON_SHARE * chats:
+            continue
+        telling += 1
+        holds.update(holders)
+    return {chat_id: count / telling for chat_id, count in holds.items()} if telling else None

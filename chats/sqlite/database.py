@@ -23,7 +23,7 @@ from chats.models import (
     turns_to_json,
 )
 from chats.sqlite import folders
-from chats.sqlite.chat_lexical import chat_relevance
+from chats.sqlite.chat_lexical import NO_MATCH, chat_relevance
 from chats.sqlite.connection import write_transaction
 from chats.sqlite.recall import TurnVectorIndex
 from chats.sqlite.turn_rows import history_json, insert_turns, storable_turns, turn_bodies, unseen
@@ -272,7 +272,7 @@ class SqliteChats(ChatTables):
     def search(self, query: SearchQuery) -> list[SearchCandidate]:
         similarities = self._vectors.similarities(query.model, query.vector)
         lexical = chat_relevance(self._db, self._user_id, query.text)
-        best_lexical = sorted(lexical, key=lexical.__getitem__, reverse=True)[: query.limit]
+        best_lexical = sorted(lexical, key=lambda chat_id: lexical[chat_id].relevance, reverse=True)[: query.limit]
         chosen = set(similarities.best(query.limit)) | set(best_lexical)
         if not chosen:
             return []
@@ -287,7 +287,8 @@ class SqliteChats(ChatTables):
                 chat_id=UUID(chat_id),
                 title=title,
                 similarity=similarities.get(chat_id),
-                lexical=lexical.get(chat_id, 0.0),
+                lexical=lexical.get(chat_id, NO_MATCH).relevance,
+                words_held=lexical.get(chat_id, NO_MATCH).held,
                 last_activity_at=datetime.fromisoformat(last_activity),
                 summary=summary,
             )

@@ -16,7 +16,7 @@ from typing import Any
 
 from chats.errors import StoreUnavailable
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 """What `parley_schema_version()` answers once every bundled migration is applied."""
 
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")

@@ -108,6 +108,7 @@ def search_candidate(row: Row) -> SearchCandidate:
         similarity=similarity(row),
         lexical=float(row["lexical"]),
         last_activity_at=moment(row["last_activity_at"]),
+        words_held=float(row["words_held"]),
         summary=row.get("summary"),
     )
 

@@ -43,10 +43,9 @@ def test_a_request_that_shares_a_word_is_named() -> None:
 def test_runs_made_side_by_side_merge_into_one_result() -> None:
     from bench.paraphrase import merged, summary
 
-    cell = {"hit@1": 0.5, "hit@3": 1.0, "vectors_alone": {"hit@1": 0.75, "hit@3": 1.0}, "misses": []}
-    run = {"chats": 32, "said": cell, "content": cell}
-    one = {"loadavg_after": [3.0, 2.0, 1.0], "tuning": {"minilm": {"all": {"en": run}}}, "costs": {"minilm": {}}}
-    two = {"loadavg_after": [9.0, 2.0, 1.0], "tuning": {"use": {"all": {"it": run}}}}
+    run = {"chats": 32, "hit@1": 0.5, "hit@3": 1.0, "vectors_alone": {"hit@1": 0.75, "hit@3": 1.0}, "misses": []}
+    one = {"loadavg_after": [3.0, 2.0, 1.0], "tuning": {"minilm": {"en": run}}, "costs": {"minilm": {}}}
+    two = {"loadavg_after": [9.0, 2.0, 1.0], "tuning": {"use": {"it": run}}}
     joined = merged([one, two])
     assert set(joined["tuning"]) == {"minilm", "use"} and joined["loadavg_after"] == [9.0, 2.0, 1.0]
     assert joined["costs"] == {"minilm": {}}

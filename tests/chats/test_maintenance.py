@@ -119,18 +119,6 @@ async def test_a_young_chat_is_titled_after_its_first_exchange(store: SqliteChat
     assert context.topic.model == minilm.model_name
 
 
-async def test_a_topic_of_the_users_voice_leaves_the_assistants_words_out(
-    store: SqliteChatStore, minilm: MiniLMEmbedder
-) -> None:
-    maintainer = ChatMaintainer(store, minilm, ScriptedTextModel(titles=["Bread"]), topic_voices="user")
-    question = Turn(role="user", text="My sourdough loaves come out flat.")
-    answer = Turn(role="model", text="Your starter may be weak: feed it twice a day.")
-    chat = await store.create(turns=[question, answer, Turn(role="user", text="I bake at 200 degrees.")])
-    await maintainer.maintain(chat.id)
-    topic = (await store.load_assistant_context(chat.id)).topic
-    assert topic is not None and topic.text == "My sourdough loaves come out flat. I bake at 200 degrees."
-
-
 async def test_a_young_chats_topic_vector_covers_all_it_says(store: SqliteChatStore, minilm: MiniLMEmbedder) -> None:
     # all-MiniLM-L6-v2 reads 256 word pieces: a subject raised after a long start still counts.
     maintainer = ChatMaintainer(store, minilm, ScriptedTextModel(titles=["Kitchen and bread"]))

@@ -12,7 +12,7 @@ import pytest
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import ChatMaintainer
 from chats.models import Turn
-from chats.search import ChatFinder, content_words, decide, fts_match_expression, names_all, query_terms, rank
+from chats.search import ChatFinder, decide, fts_match_expression, names_all, query_terms, rank
 from chats.sqlite import SqliteChatStore
 from chats.store import SearchCandidate
 from tests.fakes.text_models import ScriptedTextModel
@@ -24,12 +24,6 @@ def candidate(
     similarity: float | None, lexical: float = 0.0, days_ago: float = 1.0, title: str = "t"
 ) -> SearchCandidate:
     return SearchCandidate(uuid4(), title, similarity, lexical, NOW - timedelta(days=days_ago))
-
-
-def test_content_words_leave_the_ways_of_asking_out_in_the_requests_language() -> None:
-    assert content_words("Take me back to the chat about the money for the house") == "take money house"
-    assert content_words("Torniamo alla conversazione sui soldi per la casa", "it") == "soldi casa"
-    assert content_words("the one about it") == "the one about it"  # nothing left: as said
 
 
 def test_query_terms_drop_the_words_that_ask_for_a_chat() -> None:
@@ -156,9 +150,18 @@ async def test_a_paraphrase_finds_its_chat(finder: tuple[ChatFinder, dict[str, U
 
 async def test_two_chats_on_one_subject_are_asked_about(finder: tuple[ChatFinder, dict[str, UUID]]) -> None:
     search, ids = finder
-    match = await search.find_chats("my running training")
+    match = await search.find_chats("my marathon runs")
     assert match.outcome == "ask"
     assert {o.chat_id for o in match.options} >= {ids["marathon"], ids["half marathon"]}
+
+
+async def test_the_chat_holding_every_word_of_the_request_is_the_one(
+    finder: tuple[ChatFinder, dict[str, UUID]],
+) -> None:
+    search, ids = finder
+    # Both chats are about running; only the marathon's says "training" as well.
+    match = await search.find_chats("my running training")
+    assert (match.outcome, match.options[0].chat_id) == ("switch", ids["marathon"])
 
 
 async def test_an_unknown_subject_matches_nothing(finder: tuple[ChatFinder, dict[str, UUID]]) -> None:

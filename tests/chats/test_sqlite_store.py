@@ -21,6 +21,7 @@ from chats.store import ChatStore
 from tests.chats.recall_contract import *  # noqa: F403 - the contract's tests run here
 from tests.chats.store_contract import *  # noqa: F403
 from tests.chats.store_contract import turns
+from tests.chats.words_held_contract import *  # noqa: F403
 
 
 class SqliteFactory:

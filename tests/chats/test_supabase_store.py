@@ -11,6 +11,7 @@ from chats.supabase import SignInRequired, SupabaseChatStore, SupabaseConnection
 from tests.chats.recall_contract import *  # noqa: F403 - the contract's tests run here
 from tests.chats.store_contract import *  # noqa: F403
 from tests.chats.store_contract import turns
+from tests.chats.words_held_contract import *  # noqa: F403
 from tests.fakes.supabase_stack import SignedInStores, SupabaseStack, TestUser
 
 SupabaseFactory = SignedInStores[ChatStore]
