@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from chats.text.offline_grammar import ADJ, NOUN, VERB, Grammar
+from chats.text.offline_grammar import ADJ, NOUN, VERB, Grammar, lexicon
 from chats.text.title_words import Word
 
 MAX_PHRASE_WORDS = 4
@@ -23,7 +23,7 @@ def noun_runs(
             if trimmed := _trim(run, names):
                 yield trimmed
             run = []
-        if _nominal(word, names, persons, g):
+        if _nominal(word, names, persons, g) and not (run and _french_verb_after_noun(run[-1], word, names, g)):
             run.append(word)
             if not word.possessive:
                 continue
@@ -65,3 +65,13 @@ def _trim(run: list[Word], names: dict[str, str]) -> list[Word]:
 
 def _head(word: Word, names: dict[str, str]) -> bool:
     return word.lower in names or not word.readings or NOUN in word.readings
+
+
+def _french_verb_after_noun(noun: Word, word: Word, names: dict[str, str], g: Grammar) -> bool:
+    """A French word right after a singular noun that is a verb's present as well as a noun: "le congélateur
+    *marche* encore", "le robinet *coule*"; not after a plural, whose verb would not end so ("pneus neige")."""
+    if g.language != "fr" or word.lower in names or word.lemma != word.lower or not word.lower.endswith("e"):
+        return False
+    if noun.lower.endswith(("s", "x")) and noun.lemma != noun.lower:
+        return False
+    return lexicon(word.lower + "r", "fr")[1] == {VERB}

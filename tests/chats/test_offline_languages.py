@@ -176,3 +176,19 @@ def test_only_the_user_brings_company_to_a_german_title() -> None:
         )
     )
     assert "Leckerlis" not in made and "Hund" in made
+
+
+def test_a_french_verb_after_a_singular_noun_ends_its_phrase() -> None:
+    # "le congélateur marche encore": "marche" is the verb; "pneus neige" stays one phrase.
+    made = subject_title(
+        transcript(
+            (
+                user("Notre frigo ne refroidit plus, le congélateur marche encore."),
+                model("Si le congélateur marche, dégivrez le frigo une journée, portes ouvertes."),
+            )
+        )
+    )
+    assert "marche" not in made.lower() and made.startswith("Frigo")
+    assert "Pneus neige" in subject_title(
+        "User: Il me faut des pneus neige pour la Savoie ?\nAssistant: Les pneus neige ou des chaînes."
+    )
