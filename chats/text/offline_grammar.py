@@ -66,6 +66,9 @@ class Grammar:
     """The verb of learning, its forms: a chat opened to learn to swim is titled by the skill (`title_aims`)."""
     aim_title: tuple[str, str] = ("", "")
     """Words before and after the skill's infinitive in such a title: "learning to" + "swim"."""
+    want_verbs: frozenset[str] = field(default_factory=frozenset)
+    """Forms of the verbs of wanting and planning: what follows names what the chat is about ("I want to
+    build *a garden shed*")."""
     people_nouns: frozenset[str] = field(default_factory=frozenset)
     """Lemmas of the people close to someone ("doctor", "sister"): "*my GP* says my cholesterol is high" is
     about the cholesterol, though the user opens on what is theirs (`offline_title`'s owned phrase)."""
@@ -107,6 +110,7 @@ def _grammar(language: str) -> Grammar:
         verb_cues=words(table.get("verb_cues", "")),
         noun_after=words(table.get("noun_after", "")),
         people_nouns=words(table.get("people_nouns", "")),
+        want_verbs=words(table.get("want_verbs", "")),
         aim_verbs=words(table.get("aim_verbs", "")),
         aim_title=(table.get("aim_title", ["", ""])[0], table.get("aim_title", ["", ""])[1]),
     )

@@ -24,7 +24,8 @@ not the keyphrase "Day Trip". So the title is the chat's best noun phrase, in se
    of help before it aside; not a talk that opens by speaking to someone, "Hey Mel!"), the title is the
    best phrase made only of the opening turn's words; a lone word is widened by a phrase the user says,
    or set beside another word of the opening. An opening that starts on what is the user's ("Mon
-   chauffe-eau fait un bruit", "Unsere Therme klopft"; not "my doctor") gives that phrase a bonus: a first
+   chauffe-eau fait un bruit", "Unsere Therme klopft"; not "my doctor"), or says what they want to do
+   something to ("Notre immeuble voudrait lancer un jardin partagé"), gives that phrase a bonus: a first
    answer often dwells on its own words (the knocking, the limescale).
 5. People are not subjects: a name said as company ("with Ana", "Ana and I") is added to the title
    ("Lisbon trip with Ana"); a name spoken to ("Hey Mel!") is left out.
@@ -48,6 +49,7 @@ from chats.language import words as languages
 from chats.text.offline_grammar import ADJ, NOUN, POSSESSIVES, VERB, Grammar, grammar, lexicon
 from chats.text.offline_words import ASSISTANT_LABEL, LABEL_AT_START, OPEN_ASSISTANT_LABEL, canonical_label
 from chats.text.title_aims import aim_title
+from chats.text.title_meant import opening_run, wanted_run
 from chats.text.title_names import names_in, people_in
 from chats.text.title_runs import MAX_PHRASE_WORDS, noun_runs
 from chats.text.title_words import Word, read_clauses
@@ -71,10 +73,11 @@ WHOLE_CHAT_LINES = 2
 """Lines (from the user's opening turn) from which the title is taken from the opening turn's phrases: a
 first exchange already, whose long answer repeats its advice words ("the heat exchanger" of a noisy
 boiler), and a chat that arrives whole."""
-OWNED_BONUS = 2.0
-"""Per word of the noun phrase the user's opening turn starts on after a possessive, said again or not:
-"*Notre frigo* ne refroidit plus, le congélateur marche encore" is about the fridge, though a first answer
-dwells on the freezer (chosen on the tuning part: 1.5 to 2.5 title the same chats; 1.0 too few)."""
+MEANT_BONUS = 2.0
+"""Per word of the noun phrase the user's opening says it is about, said again or not: what is theirs
+("*Notre frigo* ne refroidit plus, le congélateur marche encore" is about the fridge, though a first answer
+dwells on the freezer) or what they want to do something to ("Notre immeuble voudrait lancer *un jardin
+partagé*"). Chosen on the tuning part: 1.5 to 2.5 title the same chats; 1.0 too few."""
 NAME_BONUS = 0.5
 """Per name: the entities a chat names ("Lisbon", "TypeScript") are what a person looks for."""
 
@@ -102,10 +105,12 @@ class _Chat:
     """Lemmas of the user's first turn."""
     opening: frozenset[str]
     """Lemmas of the noun phrase a long chat opens with, when the user opens it; empty otherwise."""
-    owned: frozenset[str]
-    """Lemmas of the noun phrase the user's opening turn starts on, a clause opening on a possessive ("*Notre
-    frigo* ne refroidit plus", "*Unsere Therme* klopft"), when the user opens the chat: what is theirs and the
-    matter. Not "we want to migrate our billing service": there the possessive's phrase is the object."""
+    meant: frozenset[str]
+    """Lemmas of the noun phrase the user's opening turn says it is about, when the user opens the chat:
+    the phrase a clause opens on after a possessive ("*Notre frigo* ne refroidit plus", "*Unsere Therme*
+    klopft"; not "my doctor", nor "we want to migrate *our* billing service", an object), and the first
+    after a verb of wanting in the opening's first sentence that names something ("Notre immeuble voudrait
+    lancer *un jardin partagé*"; not "We're redoing the kitchen. I want to get rid of *the cabinets*")."""
     asked: frozenset[str]
     """Lemmas of the noun phrases of the user's opening turn, in a whole chat the user opens
     (`WHOLE_CHAT_LINES`); empty otherwise."""
@@ -173,7 +178,7 @@ def _read(text: str, g: Grammar) -> _Chat:
     lines = lines[opened_at or 0 :]
     counts: dict[str, float] = defaultdict(float)
     opening: frozenset[str] = frozenset()
-    owned: frozenset[str] | None = None
+    owned: frozenset[str] | None = None  # the possessive's phrase of `_Chat.meant`
     opens = user_opens and len(lines) >= LONG_CHAT_TURNS
     asked: set[str] = set()
     for clause in clauses:
@@ -182,14 +187,14 @@ def _read(text: str, g: Grammar) -> _Chat:
                 counts[word.lemma] += word.weight
                 if word.first_turn and user_opens and len(lines) >= WHOLE_CHAT_LINES:
                     asked.add(word.lemma)
-            if opens and not opening and run[0].first_turn and _opening(run, persons | addressed, g):
+            if opens and not opening and run[0].first_turn and opening_run(run, persons | addressed, g):
                 opening = frozenset(word.lemma for word in run)
             if owned is None and run[0].first_turn:
                 mine = (
                     user_opens
                     and clause[0].lower in POSSESSIVES
                     and run[0] is clause[1]
-                    and _opening(run, persons | addressed, g)
+                    and opening_run(run, persons | addressed, g)
                     and not {word.lemma for word in run} & g.people_nouns
                 )
                 owned = frozenset(word.lemma for word in run) if mine else frozenset()
@@ -198,6 +203,7 @@ def _read(text: str, g: Grammar) -> _Chat:
     if talk:
         asked = set()  # "Hey Mel! ...": a talk between people wanders by nature, no request opens it
     user_opens = user_opens and not talk
+    wanted = wanted_run(clauses, names, persons, persons | addressed, g) if user_opens else frozenset()
     return _Chat(
         tuple(clauses),
         names,
@@ -206,7 +212,7 @@ def _read(text: str, g: Grammar) -> _Chat:
         counts,
         first_turn,
         opening,
-        owned or frozenset(),
+        (owned or frozenset()) | wanted,
         frozenset(asked),
         user_opens,
         g,
@@ -215,14 +221,6 @@ def _read(text: str, g: Grammar) -> _Chat:
 
 def _asked(phrase: Phrase, chat: _Chat) -> bool:
     return all(word.lemma in chat.asked for word in phrase if word.lower not in chat.grammar.stopwords)
-
-
-def _opening(run: Sequence[Word], people: frozenset[str], g: Grammar) -> bool:
-    """Whether the first run of the user's first turn is the noun phrase the chat opens with: not people
-    alone, nor an English verb's "-ing" ("I am *planning* a train trip")."""
-    if {word.lower for word in run} <= people:
-        return False
-    return not (g.language == "en" and all(word.lower.endswith("ing") and VERB in word.readings for word in run))
 
 
 def _says_something(word: Word, g: Grammar) -> bool:
@@ -307,8 +305,8 @@ def _score(phrase: Phrase, chat: _Chat) -> float:
             score += NAME_BONUS
         if word.lemma in chat.opening and count > 1:
             score += OPENING_BONUS
-        if word.lemma in chat.owned:
-            score += OWNED_BONUS
+        if word.lemma in chat.meant:
+            score += MEANT_BONUS
     return score
 
 

@@ -192,3 +192,19 @@ def test_a_french_verb_after_a_singular_noun_ends_its_phrase() -> None:
     assert "Pneus neige" in subject_title(
         "User: Il me faut des pneus neige pour la Savoie ?\nAssistant: Les pneus neige ou des chaînes."
     )
+
+
+def test_what_the_user_wants_to_do_something_to_is_the_subject_unless_said_after_it() -> None:
+    answer = model(
+        "Demandez d'abord l'accord du syndic pour la cour ; le syndic vote en assemblée, la cour est commune."
+    )
+    wanted = subject_title(
+        transcript((user("Notre immeuble voudrait installer un compost collectif dans la cour."), answer))
+    )
+    assert wanted.lower().startswith("compost collectif")
+    # The subject came first, in a sentence of its own: what the user wants next is a detail of it.
+    kitchen = (
+        user("On refait enfin la cuisine. Je veux enlever les vieux placards."),
+        model("Dans une cuisine ancienne, les placards partent à la ressourcerie."),
+    )
+    assert subject_title(transcript(kitchen)).startswith("Cuisine")
