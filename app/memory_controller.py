@@ -72,6 +72,10 @@ class MemoryController:
             return overview(broad, await self._memory.saved(scope=None, category=category), limit)
         return await self._memory.search(text, scope=None, limit=limit, category=category)
 
+    async def count(self) -> int:
+        """How many current memories are saved, in every folder and category."""
+        return len(await self._memory.saved(scope=None))
+
     async def add(self, text: str, *, category: str) -> Saved | Duplicate:
         """Remember what the user typed (theirs by definition: no grounding check), in the third person."""
         return await self._memory.add(text, project_id=None, category=category)

@@ -23,7 +23,8 @@ Does a title say what the chat is about? Two sets of chats, each titled by the o
 4. The test part (issue 23): bench/title_test_chats.json, six whole chats per language written apart from
    the sets above, each opening with its subject and ending on a detail said over and over. Nothing is
    chosen on it: 1 to 3 and bench/title_tuning_chats.json (whole chats of the same kind, 4 to 10 turns, 12 or
-   more per language, "tuning_<language>_whole_chat") are the tuning part, and this part only reports
+   more per language, "tuning_<language>_whole_chat"), with bench/title_tuning_growing_chats.json (eight more in
+   French and in German whose first answer dwells on a detail), are the tuning part, and this part only reports
    ("test_<language>_whole_chat"). Each is also titled as a chat that grows: after its first exchange, and
    again after each later one while the title names nothing, as maintenance does ("<part>_<language>_grown_chat").
 
@@ -60,8 +61,11 @@ from chats.text.offline_text import OfflineTextModel, summarize_extractively
 RESULTS = Path(__file__).resolve().parent / "results"
 FIXTURES = Path(__file__).resolve().parent / "title_chats.json"
 LANGUAGE_SET = Path(__file__).resolve().parent / "language_set.json"
-TUNING_SET = Path(__file__).resolve().parent / "title_tuning_chats.json"
-TEST_SET = Path(__file__).resolve().parent / "title_test_chats.json"
+TUNING_SETS = (
+    Path(__file__).resolve().parent / "title_tuning_chats.json",
+    Path(__file__).resolve().parent / "title_tuning_growing_chats.json",
+)
+TEST_SETS = (Path(__file__).resolve().parent / "title_test_chats.json",)
 LANGUAGE_TITLES: dict[str, dict[str, str]] = {
     "en": {
         "kitchen": "Kitchen renovation",
@@ -206,8 +210,8 @@ async def measure() -> dict[str, Any]:
         }
 
     results |= await languages_measured(model)
-    results |= await whole_chats_measured(model, TUNING_SET, "tuning")
-    results |= await whole_chats_measured(model, TEST_SET, "test")
+    results |= await whole_chats_measured(model, TUNING_SETS, "tuning")
+    results |= await whole_chats_measured(model, TEST_SETS, "test")
 
     sessions = [(conversation, session) for conversation in locomo.load() for session in conversation.sessions]
     subjects = [_summary_subject(session) for _, session in sessions]
@@ -238,17 +242,20 @@ def as_turns(pairs: Sequence[Sequence[str]]) -> tuple[Turn, ...]:
     return tuple(Turn(role="user" if role == "user" else "model", text=text) for role, text in pairs)
 
 
-def whole_chats(path: Path) -> dict[str, list[dict[str, Any]]]:
-    """A part of whole chats: language -> chats, each its turns and the title a person gave it."""
-    chats: dict[str, list[dict[str, Any]]] = json.loads(path.read_text(encoding="utf-8"))["languages"]
+def whole_chats(paths: Sequence[Path]) -> dict[str, list[dict[str, Any]]]:
+    """A part of whole chats, from its files: language -> chats, each its turns and the title a person gave it."""
+    chats: dict[str, list[dict[str, Any]]] = {}
+    for path in paths:
+        for language, found in json.loads(path.read_text(encoding="utf-8"))["languages"].items():
+            chats.setdefault(language, []).extend(found)
     return chats
 
 
-async def whole_chats_measured(model: OfflineTextModel, path: Path, part: str) -> dict[str, Any]:
-    """The whole chats of `path`, per language, titled as they arrive whole (an import, a chat
+async def whole_chats_measured(model: OfflineTextModel, paths: Sequence[Path], part: str) -> dict[str, Any]:
+    """The whole chats of `paths`, per language, titled as they arrive whole (an import, a chat
     maintained after a long talk); the figures go under "<part>_<language>_whole_chat"."""
     results: dict[str, Any] = {}
-    for language, chats in whole_chats(path).items():
+    for language, chats in whole_chats(paths).items():
         texts = [transcript(as_turns(chat["turns"])) for chat in chats]
         titles, ms = await title_all(model, texts)
         cases = [
@@ -331,8 +338,8 @@ async def languages_and_test_part() -> dict[str, Any]:
     model = OfflineTextModel()
     return (
         await languages_measured(model)
-        | await whole_chats_measured(model, TUNING_SET, "tuning")
-        | await whole_chats_measured(model, TEST_SET, "test")
+        | await whole_chats_measured(model, TUNING_SETS, "tuning")
+        | await whole_chats_measured(model, TEST_SETS, "test")
     )
 
 

@@ -114,8 +114,17 @@ async def _search(memory: MemoryController, args: argparse.Namespace) -> Any:
     for hit in hits:
         print(_line(hit.memory) if broad else f"{_line(hit.memory)}  (score {hit.score:.2f})")
     if not hits:
-        print("No memories yet." if broad else "No memory matches.")
+        print("No memories yet." if broad else await _no_match(memory, args.query))
     return None
+
+
+async def _no_match(memory: MemoryController, query: str) -> str:
+    """Says what is saved besides, so that no match never reads as nothing saved."""
+    saved = await memory.count()
+    if not saved:
+        return "No memories yet."
+    others = "1 other is" if saved == 1 else f"{saved} others are"
+    return f"No memory matches “{' '.join(query.split())[:80]}”; {others} saved (parley memories list)."
 
 
 async def _add(memory: MemoryController, args: argparse.Namespace) -> Any:

@@ -66,6 +66,12 @@ class Grammar:
     """The verb of learning, its forms: a chat opened to learn to swim is titled by the skill (`title_aims`)."""
     aim_title: tuple[str, str] = ("", "")
     """Words before and after the skill's infinitive in such a title: "learning to" + "swim"."""
+    want_verbs: frozenset[str] = field(default_factory=frozenset)
+    """Forms of the verbs of wanting and planning: what follows names what the chat is about ("I want to
+    build *a garden shed*")."""
+    people_nouns: frozenset[str] = field(default_factory=frozenset)
+    """Lemmas of the people close to someone ("doctor", "sister"): "*my GP* says my cholesterol is high" is
+    about the cholesterol, though the user opens on what is theirs (`offline_title`'s owned phrase)."""
     noun_after: frozenset[str] = field(default_factory=frozenset)
     """Articles that are never pronouns: after one, a form the lemmatiser takes for a verb's is a noun
     ("il *trasloco*", not "io trasloco")."""
@@ -79,7 +85,8 @@ POSSESSIVES = words(_SHARED["possessives"])
 
 def _grammar(language: str) -> Grammar:
     """`language`'s `[grammar]`: the flags `elided_stopwords` and `shared_weak` add the shared words; its
-    `calendar` (days and months: when a chat happens, never what it is about) is weak."""
+    `calendar` (days and months: when a chat happens, never what it is about) is weak; its `nouns_to_search`
+    (words search takes for a request's, "le chat", that are a subject's too: the cat) are no stop words."""
     table = language_file(CHATS_LANGUAGES, language)["grammar"]
     elided = words(_SHARED["elided_forms"]) if table.get("elided_stopwords") else frozenset()
     weak = words(table["weak"]) | words(table.get("calendar", ""))
@@ -87,7 +94,7 @@ def _grammar(language: str) -> Grammar:
         weak |= words(_SHARED["common_weak"]) | words(_SHARED["number_words"])
     return Grammar(
         language=language,
-        stopwords=stopwords(language) | elided,
+        stopwords=(stopwords(language) | elided) - words(table.get("nouns_to_search", "")),
         not_names=words(table["not_names"]),
         weak=weak,
         greetings=words(table["greetings"]),
@@ -102,6 +109,8 @@ def _grammar(language: str) -> Grammar:
         capital_nouns=table.get("capital_nouns", False),
         verb_cues=words(table.get("verb_cues", "")),
         noun_after=words(table.get("noun_after", "")),
+        people_nouns=words(table.get("people_nouns", "")),
+        want_verbs=words(table.get("want_verbs", "")),
         aim_verbs=words(table.get("aim_verbs", "")),
         aim_title=(table.get("aim_title", ["", ""])[0], table.get("aim_title", ["", ""])[1]),
     )

@@ -23,7 +23,10 @@ not the keyphrase "Day Trip". So the title is the chat's best noun phrase, in se
    opened for. So in a chat of `WHOLE_CHAT_LINES` or more that the user opens (a greeting and an offer
    of help before it aside; not a talk that opens by speaking to someone, "Hey Mel!"), the title is the
    best phrase made only of the opening turn's words; a lone word is widened by a phrase the user says,
-   or set beside another word of the opening.
+   or set beside another word of the opening. An opening that starts on what is the user's ("Mon
+   chauffe-eau fait un bruit", "Unsere Therme klopft"; not "my doctor"), or says what they want to do
+   something to ("Notre immeuble voudrait lancer un jardin partagé"), gives that phrase a bonus: a first
+   answer often dwells on its own words (the knocking, the limescale).
 5. People are not subjects: a name said as company ("with Ana", "Ana and I") is added to the title
    ("Lisbon trip with Ana"); a name spoken to ("Hey Mel!") is left out.
 
@@ -46,12 +49,12 @@ from chats.language import words as languages
 from chats.text.offline_grammar import ADJ, NOUN, POSSESSIVES, VERB, Grammar, grammar, lexicon
 from chats.text.offline_words import ASSISTANT_LABEL, LABEL_AT_START, OPEN_ASSISTANT_LABEL, canonical_label
 from chats.text.title_aims import aim_title
+from chats.text.title_meant import opening_run, wanted_run
 from chats.text.title_names import names_in, people_in
+from chats.text.title_runs import MAX_PHRASE_WORDS, noun_runs
 from chats.text.title_words import Word, read_clauses
 
 MAX_WORDS = 5
-MAX_PHRASE_WORDS = 4
-"""A phrase leaves room for "with Ana" within `MAX_WORDS`."""
 USER_WEIGHT = 1.0
 ASSISTANT_WEIGHT = 0.5
 SAID_ONCE = 1.25
@@ -70,6 +73,11 @@ WHOLE_CHAT_LINES = 2
 """Lines (from the user's opening turn) from which the title is taken from the opening turn's phrases: a
 first exchange already, whose long answer repeats its advice words ("the heat exchanger" of a noisy
 boiler), and a chat that arrives whole."""
+MEANT_BONUS = 2.0
+"""Per word of the noun phrase the user's opening says it is about, said again or not: what is theirs
+("*Notre frigo* ne refroidit plus, le congélateur marche encore" is about the fridge, though a first answer
+dwells on the freezer) or what they want to do something to ("Notre immeuble voudrait lancer *un jardin
+partagé*"). Chosen on the tuning part: 1.5 to 2.5 title the same chats; 1.0 too few."""
 NAME_BONUS = 0.5
 """Per name: the entities a chat names ("Lisbon", "TypeScript") are what a person looks for."""
 
@@ -97,6 +105,12 @@ class _Chat:
     """Lemmas of the user's first turn."""
     opening: frozenset[str]
     """Lemmas of the noun phrase a long chat opens with, when the user opens it; empty otherwise."""
+    meant: frozenset[str]
+    """Lemmas of the noun phrase the user's opening turn says it is about, when the user opens the chat:
+    the phrase a clause opens on after a possessive ("*Notre frigo* ne refroidit plus", "*Unsere Therme*
+    klopft"; not "my doctor", nor "we want to migrate *our* billing service", an object), and the first
+    after a verb of wanting in the opening's first sentence that names something ("Notre immeuble voudrait
+    lancer *un jardin partagé*"; not "We're redoing the kitchen. I want to get rid of *the cabinets*")."""
     asked: frozenset[str]
     """Lemmas of the noun phrases of the user's opening turn, in a whole chat the user opens
     (`WHOLE_CHAT_LINES`); empty otherwise."""
@@ -157,30 +171,51 @@ def _read(text: str, g: Grammar) -> _Chat:
             said_before += found
         clauses += found
     names = names_in(clauses, g)
-    persons, addressed = people_in(clauses, names, g)
+    persons, addressed = people_in(clauses, names, g, USER_WEIGHT)
     # The user opens unless their first turn answers what the other side said ("Hey Jon! ..."); a greeting
     # and an offer of help come first in many chats ("Hello! What can I help you with?").
-    user_opens = opened_at is not None and not any(list(_runs(clause, names, persons, g)) for clause in said_before)
+    user_opens = opened_at is not None and not any(list(noun_runs(clause, names, persons, g)) for clause in said_before)
     lines = lines[opened_at or 0 :]
     counts: dict[str, float] = defaultdict(float)
     opening: frozenset[str] = frozenset()
+    owned: frozenset[str] | None = None  # the possessive's phrase of `_Chat.meant`
     opens = user_opens and len(lines) >= LONG_CHAT_TURNS
     asked: set[str] = set()
     for clause in clauses:
-        for run in _runs(clause, names, persons, g):
+        for run in noun_runs(clause, names, persons, g):
             for word in run:
                 counts[word.lemma] += word.weight
                 if word.first_turn and user_opens and len(lines) >= WHOLE_CHAT_LINES:
                     asked.add(word.lemma)
-            if opens and not opening and run[0].first_turn and _opening(run, persons | addressed, g):
+            if opens and not opening and run[0].first_turn and opening_run(run, persons | addressed, g):
                 opening = frozenset(word.lemma for word in run)
+            if owned is None and run[0].first_turn:
+                mine = (
+                    user_opens
+                    and clause[0].lower in POSSESSIVES
+                    and run[0] is clause[1]
+                    and opening_run(run, persons | addressed, g)
+                    and not {word.lemma for word in run} & g.people_nouns
+                )
+                owned = frozenset(word.lemma for word in run) if mine else frozenset()
     first_turn = frozenset(word.lemma for clause in clauses for word in clause if word.first_turn)
     talk = any(word.first_turn and word.lower in addressed for clause in clauses for word in clause)
     if talk:
         asked = set()  # "Hey Mel! ...": a talk between people wanders by nature, no request opens it
     user_opens = user_opens and not talk
+    wanted = wanted_run(clauses, names, persons, persons | addressed, g) if user_opens else frozenset()
     return _Chat(
-        tuple(clauses), names, persons, addressed, counts, first_turn, opening, frozenset(asked), user_opens, g
+        tuple(clauses),
+        names,
+        persons,
+        addressed,
+        counts,
+        first_turn,
+        opening,
+        (owned or frozenset()) | wanted,
+        frozenset(asked),
+        user_opens,
+        g,
     )
 
 
@@ -188,69 +223,8 @@ def _asked(phrase: Phrase, chat: _Chat) -> bool:
     return all(word.lemma in chat.asked for word in phrase if word.lower not in chat.grammar.stopwords)
 
 
-def _opening(run: Sequence[Word], people: frozenset[str], g: Grammar) -> bool:
-    """Whether the first run of the user's first turn is the noun phrase the chat opens with: not people
-    alone, nor an English verb's "-ing" ("I am *planning* a train trip")."""
-    if {word.lower for word in run} <= people:
-        return False
-    return not (g.language == "en" and all(word.lower.endswith("ing") and VERB in word.readings for word in run))
-
-
 def _says_something(word: Word, g: Grammar) -> bool:
     return word.lower not in g.stopwords and word.lemma not in g.weak and word.lower not in g.greetings
-
-
-def _runs(clause: Sequence[Word], names: dict[str, str], persons: frozenset[str], g: Grammar) -> Iterator[list[Word]]:
-    """The noun phrases of one clause, in order."""
-    run: list[Word] = []
-    for word in clause:
-        if run and VERB in word.readings and not word.readings & {NOUN, ADJ}:
-            # A gerund modifies the noun after it ("billing service") but follows none: "kids *taking*".
-            if trimmed := _trim(run, names):
-                yield trimmed
-            run = []
-        if _nominal(word, names, persons, g):
-            run.append(word)
-            if not word.possessive:
-                continue
-        if trimmed := _trim(run, names):
-            yield trimmed
-        run = []
-    if trimmed := _trim(run, names):
-        yield trimmed
-
-
-def _nominal(word: Word, names: dict[str, str], persons: frozenset[str], g: Grammar) -> bool:
-    if word.lower in names:
-        return True
-    if word.lower in g.stopwords or {word.lower, word.lemma} & g.weak or any(c.isdigit() for c in word.lower):
-        return False
-    if (
-        g.language != "en"
-        and word.lower.endswith(("mente", "ísimo", "ísima", "issimo", "issima"))
-        and len(word.lower) > 7
-    ):
-        return False  # an Italian or Spanish adverb or superlative: "finalmente", "muchísimo"
-    if g.language != "en" and word.previous in names and word.text.islower() and word.lemma != word.lower:
-        return False  # an inflected word after a name is its verb: "Rocky *continua* a grattarsi"
-    if not word.readings:
-        return len(word.lower) > 2  # unknown to the lexicon: a rare noun or a name, rarely a verb
-    if VERB in word.readings and (word.previous in g.verb_cues or word.previous in persons):
-        return False
-    english_gerund = g.language == "en" and word.lower.endswith("ing") and VERB in word.readings
-    return bool(word.readings & {NOUN, ADJ}) or english_gerund
-
-
-def _trim(run: list[Word], names: dict[str, str]) -> list[Word]:
-    """The run ended on a word that can be a noun, at most `MAX_PHRASE_WORDS` long."""
-    end = len(run)
-    while end and not _head(run[end - 1], names):
-        end -= 1
-    return run[max(0, end - MAX_PHRASE_WORDS) : end]
-
-
-def _head(word: Word, names: dict[str, str]) -> bool:
-    return word.lower in names or not word.readings or NOUN in word.readings
 
 
 def _phrases(chat: _Chat) -> list[Phrase]:
@@ -259,7 +233,7 @@ def _phrases(chat: _Chat) -> list[Phrase]:
     found: dict[tuple[str, ...], Phrase] = {}
     g = chat.grammar
     for clause in chat.clauses:
-        runs = list(_runs(clause, chat.names, chat.persons, g))
+        runs = list(noun_runs(clause, chat.names, chat.persons, g))
         predicates = _predicates(clause, runs, g) if g.language == "en" else ()
         for phrase in (*map(tuple, runs), *_compounds(clause, runs, chat.names, g), *predicates):
             for start in range(len(phrase)):
@@ -331,6 +305,8 @@ def _score(phrase: Phrase, chat: _Chat) -> float:
             score += NAME_BONUS
         if word.lemma in chat.opening and count > 1:
             score += OPENING_BONUS
+        if word.lemma in chat.meant:
+            score += MEANT_BONUS
     return score
 
 

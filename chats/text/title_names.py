@@ -35,10 +35,11 @@ def names_in(clauses: Sequence[tuple[Word, ...]], g: Grammar) -> dict[str, str]:
 
 
 def people_in(
-    clauses: Sequence[tuple[Word, ...]], names: dict[str, str], g: Grammar
+    clauses: Sequence[tuple[Word, ...]], names: dict[str, str], g: Grammar, user_weight: float
 ) -> tuple[frozenset[str], frozenset[str]]:
-    """The names said as company, and the names spoken to (a name that is a clause on its own, or
-    follows a greeting); someone spoken to is no company, even when also said "with"."""
+    """The names said as company, and the names spoken to (a name that is a clause on its own, or follows a
+    greeting); someone spoken to is no company, even when also said "with". In German only the user's words
+    (of `user_weight`) bring company: the assistant's "mit Leckerlis" is a noun the lexicon does not know."""
     company: set[str] = set()
     addressed: set[str] = set()
     for clause in clauses:
@@ -48,6 +49,8 @@ def people_in(
             after = " ".join(w.lower for w in clause[i + 1 : i + 3])
             if len(clause) == 1 or word.previous in g.greetings:
                 addressed.add(word.lower)
+            elif g.capital_nouns and word.weight < user_weight:
+                continue
             elif word.previous == g.with_word or after in {f"{g.and_word} {me}" for me in g.me_words}:
                 company.add(word.lower)
     return frozenset(company - addressed), frozenset(addressed)

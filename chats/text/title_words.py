@@ -39,6 +39,8 @@ class Word:
 def read_clauses(sentence: str, weight: float, g: Grammar) -> list[tuple[Word, ...]]:
     found: list[tuple[Word, ...]] = []
     previous = ""
+    # German typed all in lower case ("ich will das wohnzimmer streichen") marks no noun by its capital.
+    uncased = g.capital_nouns and not any(c.isupper() for c in sentence)
     for piece in _CLAUSE_BREAK.split(sentence):
         clause: list[Word] = []
         for raw in raw_words(piece, g):
@@ -46,7 +48,9 @@ def read_clauses(sentence: str, weight: float, g: Grammar) -> list[tuple[Word, .
             text = _POSSESSIVE.sub("", raw) if possessive else raw
             lower = text.lower()
             lemma, readings = lexicon(text if g.capital_nouns else lower, g.language)
-            if g.capital_nouns and previous and text[:1].isupper() and lower not in g.not_names:
+            if uncased:
+                lemma, readings = _uncased_german(lower, lemma, readings)
+            elif g.capital_nouns and previous and text[:1].isupper() and lower not in g.not_names:
                 readings = frozenset({NOUN})  # German: a capital inside a sentence is a noun's (or a name's)
             elif g.capital_nouns and text[:1].islower() and NOUN in readings:
                 readings = frozenset({ADJ})  # German: a word without a capital is no noun
@@ -56,6 +60,17 @@ def read_clauses(sentence: str, weight: float, g: Grammar) -> list[tuple[Word, .
             previous = lower
         found.append(tuple(clause))
     return found
+
+
+def _uncased_german(lower: str, lemma: str, readings: frozenset[str]) -> tuple[str, frozenset[str]]:
+    """A German word written in lower case where no word has a capital: the lexicon's reading of it, but
+    an inflected form it takes for a verb's is the noun its capital names ("wände" is "Wände", not
+    "winden"); an infinitive stays a verb ("streichen")."""
+    if readings == {VERB} and lemma != lower:
+        noun_lemma, noun_readings = lexicon(lower.capitalize(), "de")
+        if NOUN in noun_readings:
+            return noun_lemma, noun_readings
+    return lemma, readings
 
 
 def raw_words(piece: str, g: Grammar) -> Iterator[str]:

@@ -74,3 +74,14 @@ def test_bad_input_gets_one_line_and_changes_nothing(parley: Parley) -> None:
         assert message in parley.err.lower(), (args, parley.err)
         assert len(parley.err.strip().splitlines()) == 1
     assert len(parley.json("memories", "list")) == 1
+
+
+def test_a_search_with_no_match_says_how_many_others_are_saved(parley: Parley) -> None:
+    assert parley("memories", "search", "quantum chromodynamics lecture notes") == (0, "No memories yet.\n")
+    parley.json("memories", "add", "I prefer green tea to coffee", "--category", "preference")
+    parley.json("memories", "add", "My daughter is called Mia", "--category", "relationship")
+    assert parley("memories", "search", "quantum   chromodynamics lecture notes") == (
+        0,
+        "No memory matches “quantum chromodynamics lecture notes”; 2 others are saved (parley memories list).\n",
+    )
+    assert parley.json("memories", "search", "quantum chromodynamics lecture notes") == []

@@ -107,3 +107,104 @@ def test_a_summary_keeps_the_decision_and_the_reminder_and_drops_the_greetings(l
 
 async def test_the_offline_model_reads_a_short_text_in_the_users_language() -> None:
     assert await OfflineTextModel("es").title("User: ¡Guitarra!\nUser: Guitarra.") == "Chat sobre guitarra"
+
+
+def test_a_young_chat_opened_on_what_is_the_users_is_titled_by_it_not_the_answers_detail() -> None:
+    # The first answer dwells on the knocking and the limescale; the user opened on their water heater.
+    made = subject_title(
+        transcript(
+            (
+                user("Mon ballon d'eau chaude fait des claquements bizarres depuis lundi."),
+                model(
+                    "Des claquements viennent souvent du tartre : les claquements cessent après un détartrage. "
+                    "Vérifiez le tartre sur la résistance, puis la soupape."
+                ),
+            )
+        )
+    )
+    assert made.startswith("Ballon")
+
+
+def test_a_young_chat_opened_on_a_doctors_words_is_about_what_they_said() -> None:
+    made = subject_title(
+        transcript(
+            (
+                user("Mon médecin dit que mon cholestérol est trop élevé."),
+                model("Un cholestérol élevé se soigne d'abord par l'alimentation : moins de graisses saturées."),
+            )
+        )
+    )
+    assert "cholestérol" in made.lower() and "médecin" not in made.lower()
+
+
+def test_the_french_cat_is_a_subject() -> None:
+    made = subject_title(
+        transcript(
+            (
+                user("Mon chat Minou vomit après chaque repas."),
+                model("Un chat qui vomit après le repas mange souvent trop vite : essayez une gamelle anti-glouton."),
+            )
+        )
+    )
+    assert made.lower().startswith("chat")
+
+
+def test_german_typed_in_lower_case_is_titled_by_its_nouns() -> None:
+    made = subject_title(
+        transcript(
+            (
+                user("ich will das wohnzimmer neu tapezieren, die alte tapete ist vergilbt"),
+                model("Alte Tapete zuerst einweichen und abziehen, dann die Wände glätten und grundieren."),
+                user("welche tapete hält im wohnzimmer am längsten?"),
+                model("Vliestapete: robust und später trocken abziehbar."),
+            )
+        )
+    )
+    assert "wohnzimmer" in made.lower()  # without its capital it was read as no noun
+
+
+def test_only_the_user_brings_company_to_a_german_title() -> None:
+    # "mit Leckerlis" is a noun the lexicon does not know, said by the assistant: no companion.
+    made = subject_title(
+        transcript(
+            (
+                user("Unser Hund bellt jeden Abend, wenn es klingelt."),
+                model(
+                    "Üben Sie das Klingeln mit Leckerlis: der Hund bekommt eins, wenn er bei der Klingel ruhig bleibt."
+                ),
+            )
+        )
+    )
+    assert "Leckerlis" not in made and "Hund" in made
+
+
+def test_a_french_verb_after_a_singular_noun_ends_its_phrase() -> None:
+    # "le congélateur marche encore": "marche" is the verb; "pneus neige" stays one phrase.
+    made = subject_title(
+        transcript(
+            (
+                user("Notre frigo ne refroidit plus, le congélateur marche encore."),
+                model("Si le congélateur marche, dégivrez le frigo une journée, portes ouvertes."),
+            )
+        )
+    )
+    assert "marche" not in made.lower() and made.startswith("Frigo")
+    assert "Pneus neige" in subject_title(
+        "User: Il me faut des pneus neige pour la Savoie ?\nAssistant: Les pneus neige ou des chaînes."
+    )
+
+
+def test_what_the_user_wants_to_do_something_to_is_the_subject_unless_said_after_it() -> None:
+    answer = model(
+        "Demandez d'abord l'accord du syndic pour la cour ; le syndic vote en assemblée, la cour est commune."
+    )
+    wanted = subject_title(
+        transcript((user("Notre immeuble voudrait installer un compost collectif dans la cour."), answer))
+    )
+    assert wanted.lower().startswith("compost collectif")
+    # The subject came first, in a sentence of its own: what the user wants next is a detail of it.
+    kitchen = (
+        user("On refait enfin la cuisine. Je veux enlever les vieux placards."),
+        model("Dans une cuisine ancienne, les placards partent à la ressourcerie."),
+    )
+    assert subject_title(transcript(kitchen)).startswith("Cuisine")
