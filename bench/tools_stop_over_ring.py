@@ -61,6 +61,10 @@ class Part:
     """When "stop" starts, into the round (milliseconds)."""
 
 
+ROLES = {
+    "tuning": "the spotter's rules were chosen on this part",
+    "test": "run once the rules were chosen, not tuned on",
+}
 PARTS = {
     "tuning": Part(seeds=(0, 1, 2, 3), said_at_ms=(100.0, 700.0, 1_300.0, 1_900.0)),
     "test": Part(seeds=(4, 5, 6, 7), said_at_ms=(400.0, 1_000.0, 1_600.0, 2_200.0)),
@@ -170,7 +174,7 @@ async def timer_stop_over_the_ring(transcribe: Transcribe, parts: Sequence[str] 
     results: dict[str, Any] = {}
     for name in parts:
         part = PARTS[name]
-        results[name] = {"seeds": list(part.seeds), "said_at_ms": list(part.said_at_ms)}
+        results[name] = {"role": ROLES[name], "seeds": list(part.seeds), "said_at_ms": list(part.said_at_ms)}
         for warmed in (False, True):
             tally = await _part(part, warmed, spotter, timed, barge_in)
             results[name]["warmed_canceller" if warmed else "fresh_canceller"] = tally.summary(name == "tuning")
