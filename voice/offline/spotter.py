@@ -65,6 +65,11 @@ PAD_MS = 400.0
 """Audio kept before the utterance's first speech window (milliseconds)."""
 TRAILING_MS = 1_000.0
 """Silence put after the utterance's last speech window before Whisper reads it (milliseconds)."""
+MIN_UTTERANCE_MS = 250.0
+"""An utterance shorter than this (milliseconds, the audio kept before it included) is not read: a stop word
+said from 2 m is longer (448 ms and over in bench/tools_stop_over_ring.py), while the onset of a ring's
+chime that the echo canceller lets through (96 ms) cost a Whisper read, 1-2 s of one core, before the
+"stop" after it could be read."""
 SPOTTER_THREADS = 1
 """Whisper's threads: one core is left to the microphone, the wake word and the speaker."""
 MIN_LOG_PROBABILITY = -0.76
@@ -140,6 +145,8 @@ class PhraseSpotter:
     async def _heard(
         self, utterance: SpeechEnded, phrases: Collection[str], language: str, first_ms: float | None
     ) -> Spotted | None:
+        if utterance.end_ms - utterance.start_ms < MIN_UTTERANCE_MS:
+            return None
         pcm = utterance.pcm + bytes(2 * round(SAMPLE_RATE * TRAILING_MS / 1000))  # PCM16: 2 bytes a sample
         prompt = " ".join(f"{phrase.capitalize()}." for phrase in phrases)
         heard = await self._transcribe(pcm, prompt, language)
