@@ -307,11 +307,18 @@ def report(results: dict[str, Any]) -> None:
             f"timer_stop_by_voice: p50 {stop['p50_ms']} ms, p95 {stop['p95_ms']} ms from the end of 'stop' "
             f"({stop['runs']} rings; the first, loading Whisper: {stop['first_ring_ms']} ms)"
         )
-    for canceller, views in results.get("timer_stop_over_the_ring", {}).items():
-        for name, seen in views.items():
+    for part, cancellers in results.get("timer_stop_over_the_ring", {}).items():
+        for canceller, seen in cancellers.items():
+            if not isinstance(seen, dict):
+                continue  # the part's seeds and moments
+            latency = "".join(
+                f", {what} p50 {seen[what]['p50_ms']} / p95 {seen[what]['p95_ms']} ms"
+                for what in ("decided", "silent")
+                if seen[what]
+            )
             print(
-                f"timer_stop_over_the_ring {canceller} {name}: 'stop' heard {seen['heard']}/{seen['said']}, "
-                f"false stops {seen['false_stops']}/{seen['rings']} rings"
+                f"timer_stop_over_the_ring {part} {canceller}: 'stop' heard {seen['heard']}/{seen['said']}, "
+                f"false stops {seen['false_stops']}/{seen['rings']} rings{latency} (from the end of 'stop')"
             )
     for tool, spent in results.get("own_tool_answer", {}).items():
         print(f"own_tool_answer {tool}: p50 {spent['p50_ms']} ms, p95 {spent['p95_ms']} ms ({spent['runs']} calls)")

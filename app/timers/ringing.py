@@ -86,8 +86,9 @@ class SoundRinger:
         self._post(TimerRinging(timer, message))
         hearing = asyncio.create_task(self._hear_stop(stopped, message), name=f"timer-hears-stop-{timer.id}")
         try:
+            words: bytes | None = None  # asked for once: the same each round
             for round_ in range(ROUNDS):
-                await self._sound(message)
+                words = await self._sound(message, words)
                 if round_ == 0 and timer.chat_id is not None:  # after the chime: a store write is not instant
                     await self._noted(timer.chat_id, message, timer.id)
                 if await set_or_paused(stopped, self._pause, ROUND_GAP_S):
@@ -121,20 +122,23 @@ class SoundRinger:
                 await self._noted(timer.chat_id, sayings.missed([timer], self._zone, self._language), timer.id)
         await self._sound(message)
 
-    async def _sound(self, message: str) -> None:
+    async def _sound(self, message: str, words: bytes | None = None) -> bytes | None:
+        """The chime, then `message`'s `words` (asked for when None, after the chime); the words played."""
         if self._sink is None:
-            return
+            return words
         try:
             # Heard at once, over the model's voice if it speaks (ducked beneath), where the speaker can.
             play = self._sink.overlay if isinstance(self._sink, Overlays) else self._sink.write
             chime = earcon(self._sink.format)
             await play(chime)
             speaks = self._speak is not None and self._sink.format == MODEL_VOICE_FORMAT
-            words = await self._speak(message, self._language) if self._speak and speaks else b""
+            if words is None:
+                words = await self._speak(message, self._language) if self._speak and speaks else b""
             if words:
                 await play(AudioChunk(self._sink.format, words, chime.end_ms))
         except Exception as error:  # a speaker or espeak failing must not stop the ring's other signs
             log.warning("a timer could not be heard: %r", error)
+        return words
 
     async def _noted(self, chat_id: UUID, message: str, timer_id: str) -> None:
         if self._note is None:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from app.timers.model import State, Timer
 from app.timers.schedule import plan
@@ -26,6 +26,7 @@ Clock = Callable[[], datetime]
 """The time now, aware."""
 Pause = Callable[[float], Awaitable[None]]
 """Waits that many seconds (`asyncio.sleep`)."""
+T = TypeVar("T")
 
 
 class Ringer(Protocol):
@@ -109,12 +110,19 @@ class TimerScheduler:
 
 async def set_or_paused(event: asyncio.Event, pause: Pause, seconds: float) -> bool:
     """Wait until `event` is set or `pause(seconds)` ends; whether the event is set."""
-    waiting = asyncio.ensure_future(event.wait())
+    await done_or_paused(event.wait(), pause, seconds)
+    return event.is_set()
+
+
+async def done_or_paused(work: Coroutine[Any, Any, T], pause: Pause, seconds: float) -> T | None:
+    """`work`'s result, or None when `pause(seconds)` ends first (`work` is then cancelled); its failure is
+    raised."""
+    doing = asyncio.ensure_future(work)
     paused = asyncio.ensure_future(pause(seconds))
     try:
-        await asyncio.wait({waiting, paused}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({doing, paused}, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        for task in (waiting, paused):
+        for task in (doing, paused):
             task.cancel()
-        await asyncio.gather(waiting, paused, return_exceptions=True)
-    return event.is_set()
+        await asyncio.gather(doing, paused, return_exceptions=True)
+    return None if doing.cancelled() else doing.result()

@@ -77,7 +77,7 @@ def timer_kit(
         await services.store.append(chat_id, [Turn(role="model", text=text, at=clock(), id=line_id)])
         tell(ChatSaved(chat_id))
 
-    voice = RingVoice(_espeak()) if rings else None
+    voice = RingVoice(_espeak(), pause=pause) if rings else None
     ringer = (
         SoundRinger(
             post=tell,

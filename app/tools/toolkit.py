@@ -12,6 +12,7 @@ from uuid import UUID
 
 from voice.audio.preroll import StreamCursor
 from voice.live.connection import LiveConnectionFactory, ToolDeclaration
+from voice.offline.heard import Heard
 
 Overhear = Callable[[], StreamCursor | None]
 """The microphone from now on, read beside the wake word (None: no microphone, or the loop not listening)."""
@@ -69,7 +70,7 @@ class AsksTheAsker(Protocol):
         ...
 
 
-Transcribe = Callable[[bytes, str, str], Awaitable[str]]
+Transcribe = Callable[[bytes, str, str], Awaitable[Heard]]
 """16 kHz mono PCM16, a prompt (text as if said before) and the language's code -> what was said."""
 
 

@@ -103,6 +103,11 @@ NO_KEY_REASON = (
 )
 INVALID_ARGUMENT_REASON = "Request contains an invalid argument."
 DEADLINE_REASON = "Deadline expired before operation could complete."
+# As logged from the service (GoogleCloudPlatform/generative-ai#1576), cut where a close reason ends.
+SESSIONS_REASON = (
+    "Request trace id: f102afa6f090070d, [ORIGINAL ERROR] generic::resource_exhausted: RESOURCE_EXHAUSTED: "
+    "Maximum concurrent se"
+)
 
 SPEED = 4.0
 """How many times faster than real time the fake generates a `Speak` answer."""
@@ -150,7 +155,8 @@ class FakeGeminiLiveServer:
 
     Its timing (`speed`, `connection_limit_s`, `go_away_before_s`) and its voice activity detection
     (`speech_rms`, `speech_start_ms`) are attributes: set them before the connection they should apply to
-    opens. `models` is what it knows."""
+    opens. `models` is what it knows; `max_sessions` (None: no limit), how many sessions may be open at once:
+    one more is closed at its setup with 1011 and the service's RESOURCE_EXHAUSTED reason."""
 
     def __init__(
         self,
@@ -174,6 +180,7 @@ class FakeGeminiLiveServer:
         self.speech_rms = speech_rms
         self.speech_start_ms = speech_start_ms
         self.speech_end_ms = speech_end_ms
+        self.max_sessions: int | None = None
         self.models = tuple(models)
         self.connections: list[RecordedConnection] = []
         self.rest_requests: list[str] = []
@@ -297,6 +304,8 @@ class FakeGeminiLiveServer:
         known = find(self.models, record.model)
         if known is None or "bidiGenerateContent" not in known.methods:
             raise _Refused(1008, unknown_model_reason(record.model, record.api_version))
+        if self.max_sessions is not None and sum(not c.closed for c in self.connections) > self.max_sessions:
+            raise _Refused(1011, SESSIONS_REASON)
         handle = pick(record.session_resumption or {}, "handle")
         if handle is not None and handle not in self._handles:
             raise _Refused(1007, "Invalid session handle.")

@@ -30,6 +30,7 @@ from voice.echo.vad import SileroVad, load_session, silero_model_path
 from voice.offline import files
 from voice.offline.chat_model import LANGUAGES, MODEL_NAME, ChatModel
 from voice.offline.convert import convert_gguf
+from voice.offline.heard import Heard
 from voice.offline.prompt import ChatMessage
 from voice.offline.speech import VOICES, EspeakSynthesizer, espeak_path, voice_for
 from voice.offline.transcriber import WhisperTranscriber
@@ -142,9 +143,9 @@ class OfflineVoice:
     async def detect(self, vad: SileroVad, pcm: bytes) -> list[tuple[bytes, float]]:
         return await self._run(self._vad, vad.push, pcm)
 
-    async def transcribe_in(self, pcm: bytes, prompt: str, language: str) -> str:
+    async def transcribe_in(self, pcm: bytes, prompt: str, language: str) -> Heard:
         """What was said in `language` (a code), with the model the conversation uses (one at a time with it)."""
-        return (await self._run(self._models, self._transcriber.transcribe, pcm, prompt, language)).text
+        return await self._run(self._models, self._transcriber.transcribe, pcm, prompt, language)
 
     async def transcribe(self, pcm: bytes, prompt: str | None = None) -> str:
         heard = await self._run(

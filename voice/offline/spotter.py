@@ -20,6 +20,23 @@ for "stop". Facts that shape it:
 - Whisper is prompted with the phrases, as if said before: espeak-ng's "stop" from 2 m in a reverberant
   room with noise was "So..." unprompted, "Stop." prompted, while "hello", "ciao" and a timer's own
   sentence stayed what they were.
+- The prompt has a price: over what the echo canceller leaves of a ring, with nobody speaking, Whisper
+  wrote the phrases themselves ("Shut up.", "Stop. Stop.", "Quiet. Quiet.") at a mean token log
+  probability of -0.87 to -1.29, where a "stop" said scored -0.05 to -0.65: `MIN_LOG_PROBABILITY` tells
+  them apart.
+
+Over Parley's own sound (a ringing timer), the spotter hears through the echo canceller (`CancelledChunk`):
+
+- where the user speaks is found on both of its outputs, speech in either counting: AEC3's, where the
+  user's voice is turned down 10-25 dB while Parley plays (Silero scored a "stop" over a ring's words
+  0.04-0.2 there), and the linear canceller's, where the user is whole, and so is Parley's voice until the
+  filter has converged (then the ring and a "stop" over it are one utterance);
+- what was said is read on AEC3's output: in the goal room, Whisper found a "stop" said over a ring's
+  words there, and on the linear canceller's output heard the ring's words instead ("Your pasta timer is
+  up.", "You're past the time"). Reading the linear output too, once its filter was trusted, heard no
+  more (13 of 16 either way, tuning part, warmed canceller) and decided later (p95 8.0 s against 7.6).
+
+bench/tools_stop_over_ring.py measures it.
 """
 
 from __future__ import annotations
@@ -36,6 +53,7 @@ from voice.echo.canceller import CancelledChunk
 from voice.echo.vad import SileroVad, load_session
 from voice.offline import files
 from voice.offline.endpoint import SAMPLE_RATE, EndpointConfig, Endpointer, SpeechEnded
+from voice.offline.heard import Heard
 from voice.offline.phrases import matching
 from voice.offline.transcriber import WhisperTranscriber
 
@@ -47,8 +65,17 @@ PAD_MS = 400.0
 """Audio kept before the utterance's first speech window (milliseconds)."""
 TRAILING_MS = 1_000.0
 """Silence put after the utterance's last speech window before Whisper reads it (milliseconds)."""
+MIN_UTTERANCE_MS = 250.0
+"""An utterance shorter than this (milliseconds, the audio kept before it included) is not read: a stop word
+said from 2 m is longer (448 ms and over in bench/tools_stop_over_ring.py), while the onset of a ring's
+chime that the echo canceller lets through (96 ms) cost a Whisper read, 1-2 s of one core, before the
+"stop" after it could be read."""
 SPOTTER_THREADS = 1
 """Whisper's threads: one core is left to the microphone, the wake word and the speaker."""
+MIN_LOG_PROBABILITY = -0.76
+"""An utterance's words count only when Whisper's mean token log probability is at least this (natural
+log): chosen on bench/tools_stop_over_ring.py's tuning part, mid-way between the stop words Whisper made up
+over a ring heard alone (-0.87 and under) and the "stop"s it heard said over one (-0.65 and over)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +87,19 @@ class Spotted:
     """Where the utterance's last speech window ends, on the chunks' own clock (`AudioChunk.start_ms`)."""
 
 
-Transcribe = Callable[[bytes, str, str], Awaitable[str]]
+Transcribe = Callable[[bytes, str, str], Awaitable[Heard]]
 """16 kHz mono PCM16, a prompt and a language code -> the words heard."""
+
+
+def spotters_whisper(cache: Path) -> Transcribe:
+    """Whisper base from `cache` (joined there the first time) on `SPOTTER_THREADS`, run off the event loop.
+    Blocking; raises `OfflineVoiceError` naming what is missing."""
+    transcriber = WhisperTranscriber(files.whisper_base(cache), threads=SPOTTER_THREADS)
+
+    async def transcribe(pcm: bytes, prompt: str, language: str) -> Heard:
+        return await asyncio.to_thread(transcriber.transcribe, pcm, prompt, language)
+
+    return transcribe
 
 
 class PhraseSpotter:
@@ -76,12 +114,7 @@ class PhraseSpotter:
     def load(cls, cache: Path) -> PhraseSpotter:
         """Whisper base from `cache` (joined there the first time) and Silero VAD: about 0.5 s. Blocking;
         raises `OfflineVoiceError` or `VadModelError` naming what is missing."""
-        transcriber = WhisperTranscriber(files.whisper_base(cache), threads=SPOTTER_THREADS)
-
-        async def transcribe(pcm: bytes, prompt: str, language: str) -> str:
-            return (await asyncio.to_thread(transcriber.transcribe, pcm, prompt, language)).text
-
-        return cls(transcribe, load_session())
+        return cls(spotters_whisper(cache), load_session())
 
     @classmethod
     def sharing(cls, transcribe: Transcribe) -> PhraseSpotter:
@@ -92,12 +125,13 @@ class PhraseSpotter:
     async def spot(self, chunks: AsyncIterable[AudioChunk], phrases: Collection[str], language: str) -> Spotted | None:
         """Read 16 kHz mono PCM16 `chunks` until one of `phrases` is said in `language` (an ISO 639-1 code);
         None when the chunks end first. What else is said is dropped unkept."""
-        vad = SileroVad(self._vad)
+        vad, linear_vad = SileroVad(self._vad), SileroVad(self._vad)
         endpointer = Endpointer(EndpointConfig(hangover_ms=HANGOVER_MS, max_ms=MAX_MS, pad_ms=PAD_MS))
         first_ms: float | None = None
         async for chunk in chunks:
             first_ms = chunk.start_ms if first_ms is None else first_ms
-            for window, probability in await asyncio.to_thread(vad.push, _heard_through_echo(chunk)):
+            linear = chunk.linear if isinstance(chunk, CancelledChunk) else chunk.pcm
+            for window, probability in await asyncio.to_thread(_scored, vad, linear_vad, chunk.pcm, linear):
                 for event in endpointer.push(window, probability):
                     if isinstance(event, SpeechEnded) and (
                         spotted := await self._heard(event, phrases, language, first_ms)
@@ -111,16 +145,17 @@ class PhraseSpotter:
     async def _heard(
         self, utterance: SpeechEnded, phrases: Collection[str], language: str, first_ms: float | None
     ) -> Spotted | None:
+        if utterance.end_ms - utterance.start_ms < MIN_UTTERANCE_MS:
+            return None
         pcm = utterance.pcm + bytes(2 * round(SAMPLE_RATE * TRAILING_MS / 1000))  # PCM16: 2 bytes a sample
         prompt = " ".join(f"{phrase.capitalize()}." for phrase in phrases)
-        phrase = matching(await self._transcribe(pcm, prompt, language), phrases)
+        heard = await self._transcribe(pcm, prompt, language)
+        phrase = matching(heard.text, phrases) if heard.log_probability >= MIN_LOG_PROBABILITY else None
         return None if phrase is None else Spotted(phrase, (first_ms or 0.0) + utterance.end_ms)
 
 
-def _heard_through_echo(chunk: AudioChunk) -> bytes:
-    """What to listen to in an echo-cancelled chunk: the linear canceller's view once its filter has converged
-    (the user's voice whole, Parley's own sound 15-20 dB down), else AEC3's, whose suppressor also turns the
-    user down while Parley plays (bench/tools_stop_over_ring.py measures both)."""
-    if isinstance(chunk, CancelledChunk) and chunk.linear_trusted:
-        return chunk.linear
-    return chunk.pcm
+def _scored(vad: SileroVad, linear_vad: SileroVad, pcm: bytes, linear: bytes) -> list[tuple[bytes, float]]:
+    """AEC3's windows (`pcm`), each with the higher of its speech probability and that of the linear
+    canceller's output over the same span (`linear`; the chunk itself when there is no canceller)."""
+    both = zip(vad.push(pcm), linear_vad.push(linear), strict=True)
+    return [(window, max(probability, linear_probability)) for (window, probability), (_, linear_probability) in both]

@@ -21,28 +21,18 @@ Facts that shape it (measured on a 2-core machine, bench/offline.py):
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 from faster_whisper import WhisperModel
 
 from voice.offline.errors import OfflineVoiceError
+from voice.offline.heard import Heard
 
 WHISPER_THREADS = 2
 LANGUAGE = "en"
 BEAM_SIZE = 5
-
-
-@dataclass(frozen=True, slots=True)
-class Heard:
-    """What Whisper made of one utterance."""
-
-    text: str
-    language: str
-    """The language it transcribed in (ISO 639-1): the one it was told, or the one it found."""
-    language_probability: float
-    """How sure it was of a language it found (0 to 1); 1.0 for a language it was told."""
 
 
 class WhisperTranscriber:
@@ -73,8 +63,8 @@ class WhisperTranscriber:
             return heard.heard
         share = chances[best] / sum(chances.values())
         if best == heard.heard.language:
-            return Heard(heard.heard.text, best, share)
-        return Heard(self._decode(samples, prompt, best).heard.text, best, share)
+            return replace(heard.heard, language=best, language_probability=share)
+        return replace(self._decode(samples, prompt, best).heard, language=best, language_probability=share)
 
     def _decode(self, samples: np.ndarray, prompt: str | None, language: str | None) -> _Decoded:
         segments, info = self._model.transcribe(
@@ -87,8 +77,11 @@ class WhisperTranscriber:
             without_timestamps=True,
             vad_filter=False,
         )
+        segments = list(segments)
         text = " ".join(segment.text.strip() for segment in segments).strip()
-        heard = Heard(text, info.language, 1.0 if language else info.language_probability)
+        tokens = sum(len(segment.tokens) for segment in segments)
+        log_probability = sum(s.avg_logprob * len(s.tokens) for s in segments) / tokens if tokens else 0.0
+        heard = Heard(text, info.language, 1.0 if language else info.language_probability, log_probability)
         return _Decoded(heard, tuple(info.all_language_probs or ()))
 
 

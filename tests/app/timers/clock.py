@@ -26,6 +26,13 @@ class ManualClock:
         self.pauses.set()
         await future
 
+    async def waited_on(self, seconds: float) -> None:
+        """Until something waits `seconds` on the clock from now."""
+        until = self.now + timedelta(seconds=seconds)
+        while not any(when == until for when, _ in self._sleepers):
+            self.pauses.clear()
+            await self.pauses.wait()
+
     def advance(self, seconds: float) -> None:
         self.now += timedelta(seconds=seconds)
         for until, future in list(self._sleepers):

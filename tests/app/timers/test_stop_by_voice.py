@@ -22,6 +22,7 @@ from tests.voice.fixtures import silence, split
 from tests.voice.offline.said import said
 from voice.audio.preroll import PrerollStream
 from voice.offline.engine import OfflineVoice
+from voice.offline.heard import Heard
 
 TIMER = Timer("a1b2c3", "timer", "pasta", START, START)
 
@@ -95,9 +96,10 @@ async def test_offline_a_stop_is_heard_by_the_offline_voices_own_whisper_not_a_s
     voice = await OfflineVoice.load(model_cache, language="en")
     heard: list[str] = []
 
-    async def transcribe(pcm: bytes, prompt: str, language: str) -> str:  # the offline voice's, counted
-        heard.append(await voice.transcribe_in(pcm, prompt, language))
-        return heard[-1]
+    async def transcribe(pcm: bytes, prompt: str, language: str) -> Heard:  # the offline voice's, counted
+        words = await voice.transcribe_in(pcm, prompt, language)
+        heard.append(words.text)
+        return words
 
     lent = RingVoice(None)
     lent.speak_with(ConversationVoice(connected=lambda: False, transcribe=transcribe))
