@@ -56,7 +56,7 @@ from bench.wake_scoring import LEVERS, Decision, available, count, false_accepts
 from bench.wake_streams import Stream, condition_streams, hour_streams
 from tests.voice.rooms import GOAL_CONDITION, ROOM_CONDITIONS, RoomCondition, to_pcm
 from voice.audio.chunks import MIC_FORMAT
-from voice.wake.detector import FRAME_MS, FRAME_SAMPLES
+from voice.wake.frames import FRAME_MS, FRAME_SAMPLES
 from voice.wake.verifier import WakeVerifier
 
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -24,7 +24,7 @@ from bench.wake_material import (
 from tests.voice.fixtures import read_pcm, silence, utterances
 from tests.voice.rooms import ROOM_CONDITIONS, RoomCondition, SimulatedRoom, cough, door, to_pcm
 from voice.audio.chunks import MIC_FORMAT
-from voice.wake.detector import FRAME_MS, FRAME_SAMPLES
+from voice.wake.frames import FRAME_MS, FRAME_SAMPLES
 
 RATE = MIC_FORMAT.rate
 LEAD_MS = 2000.0

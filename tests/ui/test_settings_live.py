@@ -18,12 +18,15 @@ from pytestqt.qtbot import QtBot
 
 from app.config.settings import Settings, load_settings
 from app.runtime import Runtime
+from app.wake_enrolment import as_heard
 from tests.app import MemoryKeyring, using_keyring
 from tests.fakes.fed_microphone import FedMicrophone
 from tests.fakes.gemini_live_scenario import AfterAudio, AfterText, CompleteTurn, OutputTranscript, script
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.ui.conftest import TIMEOUT_MS
+from tests.ui.test_settings_dialog import Talker
 from tests.voice.fixtures import read_pcm, split
+from tests.voice.rooms import GOAL_CONDITION, SimulatedRoom
 from ui.app import ParleyWindow, open_window
 from ui.settings_dialog import SettingsDialog
 from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioSink, AudioSource
@@ -240,6 +243,42 @@ def test_enrol_my_voice_in_settings_mutes_the_running_parley_while_it_records(
         qtbot.waitUntil(lambda: "nrolled" in dialog.enrol_result.text(), timeout=60_000)
         qtbot.waitUntil(lambda: muted == [True, False], timeout=TIMEOUT_MS)  # and as it was once it is over
         assert not window.main.voice.mute_action.isChecked()
+    finally:
+        close(window)
+
+
+def test_a_voice_enrolled_in_settings_is_heard_at_the_next_wake_without_a_restart(
+    qtbot: QtBot, runtime: Runtime, live_server: FakeGeminiLiveServer, parley: MakeSettings
+) -> None:
+    """Enrolled in Settings while Parley sleeps, the user's "hey Jarvis" from 2 m away in the goal room (seed
+    1, where the plain model misses it) wakes the loop that was already running."""
+    live_server.script(script((AfterAudio(8_000), (OutputTranscript("Yes?"), CompleteTurn()))))
+    settings = parley("idle_seconds = 0.3\n")
+    devices = Devices()
+    window = open_window(
+        settings,
+        runtime,
+        tray_available=False,
+        open_devices=devices.open,
+        devices=lambda: DEVICES,
+        microphone=Talker("wake_hey_jarvis"),
+    )
+    qtbot.addWidget(window.main)
+    states: list[str] = []
+    window.bridge.state_changed.connect(states.append)
+    try:
+        qtbot.waitUntil(lambda: "sleeping" in states, timeout=TIMEOUT_MS)
+        muted: list[bool] = []
+        window.bridge.muted_changed.connect(muted.append)
+        dialog = settings_of(window)
+        QTest.mouseClick(dialog.enrol_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: dialog.enrol_result.text().startswith("Enrolled"), timeout=90_000)
+        assert dialog.enrol_result.text() == "Enrolled: the wake word listens for your voice now."
+        qtbot.waitUntil(lambda: muted == [True, False], timeout=TIMEOUT_MS)  # listening again
+        far = as_heard(SimulatedRoom(GOAL_CONDITION, 1).microphone(read_pcm("wake_hey_jarvis")))
+        feed(runtime, devices.microphone, far + bytes(32_000))
+        qtbot.waitUntil(lambda: "connecting" in states, timeout=TIMEOUT_MS)
+        assert len(devices.opened) == 1  # the same loop, on the same microphone
     finally:
         close(window)
 
