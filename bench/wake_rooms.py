@@ -45,12 +45,13 @@ import asyncio
 import json
 import time
 from collections.abc import Callable, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from bench.wake_enrol import enrolled_verifier
+from bench.wake_enrol import enrolled_verifier as enrol
 from bench.wake_material import OTHER_SENTENCES, TEST_SENTENCES, TEST_VOICES, VOICES, Voice
 from bench.wake_scoring import LEVERS, Decision, available, count, false_accepts_by_kind, preprocessor, trace
 from bench.wake_streams import Stream, condition_streams, hour_streams
@@ -60,6 +61,8 @@ from voice.wake.frames import FRAME_MS, FRAME_SAMPLES
 from voice.wake.verifier import WakeVerifier
 
 RESULTS = Path(__file__).resolve().parent / "results"
+enrolled_verifier = cache(enrol)
+"""Each voice's enrolment in a room, made once: the room's positives and its hour use the same verifier."""
 RATE = MIC_FORMAT.rate
 SEEDS = (0, 1, 2)
 SHIFTS_MS = (0.0, 40.0)
@@ -345,24 +348,30 @@ async def measure_goal(
     the goal (issue 24): false rejects <= 15 % at 2 m with no false accept in the hour, on the test part."""
 
     def run() -> dict[str, Any]:
-        parts = {name: measure_part(name, lever, seeds, hour_s, log) for name in PARTS}
-        chosen = choose(parts["tuning"])
-        return {
-            "model": "hey_jarvis (openWakeWord 0.5.1, onnx)",
-            "condition": GOAL_CONDITION.name,
-            "lever": lever,
-            "seeds": list(seeds),
-            "shifts_ms": list(SHIFTS_MS),
-            "hour_s": hour_s,
-            "enrolment": "the first-start guide's own (bench/wake_enrol.py), one per voice, at 1 m in the same room",
-            "chosen_on_tuning": chosen,
-            "decisions": {
-                name: {part: outcome(parts[part], name) for part in PARTS} for name in dict.fromkeys((chosen, SHIPPED))
-            },
-            "parts": parts,
-        }
+        return goal_results(
+            {name: measure_part(name, lever, seeds, hour_s, log) for name in PARTS}, lever, seeds, hour_s
+        )
 
     return await asyncio.to_thread(run)
+
+
+def goal_results(parts: dict[str, Any], lever: str, seeds: Sequence[int], hour_s: float) -> dict[str, Any]:
+    """The goal room's JSON from its parts (measured here, or by `--part` in two processes: `--combine`)."""
+    chosen = choose(parts["tuning"])
+    return {
+        "model": "hey_jarvis (openWakeWord 0.5.1, onnx)",
+        "condition": GOAL_CONDITION.name,
+        "lever": lever,
+        "seeds": list(seeds),
+        "shifts_ms": list(SHIFTS_MS),
+        "hour_s": hour_s,
+        "enrolment": "the first-start guide's own (bench/wake_enrol.py), one per voice, at 1 m in the same room",
+        "chosen_on_tuning": chosen,
+        "decisions": {
+            name: {part: outcome(parts[part], name) for part in PARTS} for name in dict.fromkeys((chosen, SHIPPED))
+        },
+        "parts": parts,
+    }
 
 
 def report_goal(results: dict[str, Any]) -> None:
@@ -384,9 +393,19 @@ def main() -> None:
     )
     parser.add_argument("--hour-s", type=float, default=3600.0, help="seconds of other speech per part (--goal)")
     parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS), help="talker positions (--goal)")
+    parser.add_argument("--part", choices=sorted(PARTS), help="with --goal: measure one part only (its JSON)")
+    parser.add_argument("--combine", type=Path, nargs=2, metavar="PART_JSON", help="with --goal: two --part JSONs")
     parser.add_argument("--out", type=Path)
     arguments = parser.parse_args()
-    if arguments.goal:
+    if arguments.goal and arguments.part:
+        part = measure_part(arguments.part, "aec", arguments.seeds, arguments.hour_s, print)
+        out = arguments.out or RESULTS / f"wake_rooms_goal_{arguments.part}.json"
+        out.write_text(json.dumps({arguments.part: part}, indent=1) + "\n", encoding="utf-8")
+        return
+    if arguments.goal and arguments.combine:
+        parts = {k: v for path in arguments.combine for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
+        results = goal_results(parts, "aec", arguments.seeds, arguments.hour_s)
+    elif arguments.goal:
         results = asyncio.run(measure_goal(seeds=arguments.seeds, hour_s=arguments.hour_s))
     else:
         results = asyncio.run(measure_all(quick=arguments.quick))
