@@ -126,7 +126,7 @@ OTHER_SENTENCES = (
 TEST_SENTENCES = (
     "could you hand me the jam jar from the top shelf?",
     "Harvey, is this your jacket or mine?",
-    "hey Jarvis Street is closed for the market on Sunday",
+    "Harvis Street is closed for the market on Sunday",
     "the service is at half past nine, don't be late",
     "hey, have you fed the cat yet?",
     "Mavis says the parcel arrived this morning",
@@ -136,7 +136,7 @@ TEST_SENTENCES = (
     "I think the jars go in the glass recycling",
 )
 """The test part's hour of other speech, written apart from `OTHER_SENTENCES` (new near words: Harvey,
-Mavis, "hey Jarvis Street", "hey Charlie") and spoken by `TEST_VOICES`."""
+Mavis, Harvis Street, "hey Charlie") and spoken by `TEST_VOICES`."""
 
 
 def after_wake(name: str) -> bytes:

@@ -315,30 +315,38 @@ def measure_part(
     return {"voices": [v.name for v in voices], "hour_seed": hour_seed, "room": room, "hour": hour}
 
 
+def per_user(part: dict[str, Any], decision: str, count: int) -> float:
+    """False accepts per user: a verifier decision's are summed over every voice's own verifier."""
+    return count / len(part["voices"]) if decision.startswith("verifier") else float(count)
+
+
 def outcome(part: dict[str, Any], decision: str) -> dict[str, Any]:
-    """A decision on one part: wakes missed of the positives, false accepts in the room and in the hour."""
+    """A decision on one part: wakes missed of the positives, false accepts in the room and in the hour
+    (summed over the voices' verifiers for a verifier decision, and per user)."""
     row, hour = part["room"][decision], part["hour"].get(decision, {})
+    false = row["false_accepts"] + sum(hour.values())
     return {
         "missed": row["missed"],
         "positives": row["positives"],
         "false_rejects_percent": round(100 * row["missed"] / row["positives"], 1),
         "false_accepts_room": row["false_accepts"],
         "false_accepts_hour": sum(hour.values()),
+        "false_accepts_per_user": round(per_user(part, decision, false), 2),
     }
 
 
 def choose(part: dict[str, Any]) -> str:
-    """The decision with the fewest misses among those with no false accept, in the room or the hour (ties:
-    the first in `decisions`, then `verifier_decisions`, order)."""
-    clean: list[str] = [
-        name
-        for name, row in part["room"].items()
-        if isinstance(row, dict)
-        and "missed" in row
-        and not row["false_accepts"]
-        and not sum(part["hour"].get(name, {}).values())
-    ]
-    return min(clean, key=lambda name: int(part["room"][name]["missed"]))
+    """The decision with the fewest false accepts per user (room and hour), then the fewest misses (ties: the
+    first in `decisions`, then `verifier_decisions`, order). The goal wants none; when no decision has none,
+    this is the one nearest to it."""
+    names: list[str] = [name for name, row in part["room"].items() if isinstance(row, dict) and "missed" in row]
+    return min(
+        names,
+        key=lambda name: (
+            outcome(part, name)["false_accepts_per_user"],
+            int(part["room"][name]["missed"]),
+        ),
+    )
 
 
 async def measure_goal(
@@ -382,6 +390,7 @@ def report_goal(results: dict[str, Any]) -> None:
             print(
                 f"  {name:32} {part:7} missed {row['missed']}/{row['positives']} ({row['false_rejects_percent']} %),"
                 f" false accepts: room {row['false_accepts_room']}, hour {row['false_accepts_hour']}"
+                f" ({row['false_accepts_per_user']} per user)"
             )
 
 
