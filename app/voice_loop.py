@@ -83,6 +83,7 @@ class VoiceLoop:
         chat_id: UUID,
         observer: VoiceObserver,
         on_device_lost: Callable[[AudioDevice, str], None] | None = None,
+        on_microphone_back: Callable[[], None] | None = None,
         new_chat: bool = False,
         toolkits: Sequence[ToolKit] = (),
         background: bool = True,
@@ -94,7 +95,8 @@ class VoiceLoop:
         cannot be opened): typed messages still start conversations, and answers are shown but not spoken;
         it is told which device and why (one line), once each, on the loop's event loop. Without it
         (`parley listen`, which has nothing to type into), a failing microphone ends the loop with its
-        error, and so does a failing speaker. `toolkits`: tools beyond the chat's own (`app.tools.toolkit`),
+        error, and so does a failing speaker. `on_microphone_back`: a microphone that failed gives sound again
+        after `hear_again`. `toolkits`: tools beyond the chat's own (`app.tools.toolkit`),
         entered when the loop starts and exited when it stops. `background` False (`parley ask`, one message
         and gone): the loop starts no backfill, and ends once the turns are saved, leaving the chat's title,
         topic and recall vectors to the next loop's or window's backfill (its new turns have no vectors yet),
@@ -110,6 +112,7 @@ class VoiceLoop:
         self._services = services
         self._source = None if source is None else MicrophoneGate(source, on_level=observer.level)
         self._on_device_lost = on_device_lost
+        self._on_microphone_back = on_microphone_back
         self._sink: AudioSink = sink if on_device_lost is None else OptionalSink(sink, self._speaker_lost)
         self._observer = observer
         self._stopping = asyncio.Event()
@@ -158,6 +161,12 @@ class VoiceLoop:
         without a microphone (none, or it failed), before `ready` or after the loop stopped, when nothing
         happens."""
         return self._assistant is not None and self._assistant.wake_now()
+
+    def hear_again(self) -> bool:
+        """Read the microphone again after it failed (its device was opened again: `app.front.device_switch`),
+        on the loop's event loop; the wake word and Talk work again once it gives sound (`on_microphone_back`).
+        False when it has not failed, or there is none."""
+        return self._assistant is not None and self._assistant.hear_again()
 
     async def set_muted(self, muted: bool) -> None:
         """Mute or unmute the microphone: while muted no wake word fires and the model hears silence; the
@@ -242,6 +251,7 @@ class VoiceLoop:
                 on_wake=self._observer.wake,
                 typed=self._typed,
                 on_microphone_lost=None if self._on_device_lost is None else self._microphone_lost,
+                on_microphone_back=self._on_microphone_back,
             )
             self._assistant = assistant
             if self._asks is not None:

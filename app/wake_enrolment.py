@@ -6,7 +6,8 @@ sleeping assistant listens on, the wake word model scores them (and the same rec
 backwards, the negatives), and openWakeWord's per-user verifier is trained on what it heard
 (voice/wake/verifier.py). `parley wake enrol` (app/cli/wake_command.py) and the Settings dialog's "Enrol my
 voice" both call `enrol`; whatever starts the sleeping assistant builds its detector with
-`wake_detector(settings)`, so the enrolment counts wherever Parley listens.
+`wake_detector(settings)`, so the enrolment counts wherever Parley listens: at its next wake check when it
+listens already (the detector follows the file, voice/wake/verifier_file.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from voice.echo.canceller import EchoCanceller
 from voice.errors import VoiceError, WakeModelError
 from voice.wake.detector import OpenWakeWordDetector, resolve_model
 from voice.wake.verifier import Run, WakeVerifier, enrolment_examples, train_verifier
+from voice.wake.verifier_file import VerifierFile
 
 ENROLMENT_UTTERANCES = 3
 ENOUGH_HEARD = 2
@@ -47,9 +49,11 @@ def load_verifier(settings: Settings) -> WakeVerifier | None:
 
 
 def wake_detector(settings: Settings) -> OpenWakeWordDetector:
-    """The wake word detector as the settings and the data folder describe it (the enrolled verifier
-    included when there is one)."""
-    return OpenWakeWordDetector(settings.wake_word, threshold=settings.wake_threshold, verifier=load_verifier(settings))
+    """The wake word detector as the settings and the data folder describe it: the enrolled verifier
+    included when there is one, and the one enrolled (or forgotten) later from its next wake check on.
+    `WakeModelError` when the file is damaged."""
+    verifier = VerifierFile(verifier_path(settings), resolve_model(settings.wake_word).name)
+    return OpenWakeWordDetector(settings.wake_word, threshold=settings.wake_threshold, verifier=verifier)
 
 
 def spoken(wake_word: str) -> str:
@@ -106,7 +110,7 @@ async def enrol_by_voice(open_source: Callable[[], AudioSource], settings: Setti
         enrolled = await enrol(settings, recordings)
     except VoiceError as error:
         return f"Not enrolled: {error}"
-    done = "Enrolled: the wake word listens for your voice from Parley's next start."
+    done = "Enrolled: the wake word listens for your voice now."
     return done if not enrolled.left_out else f"{done} ({enrolled.summary()})"
 
 

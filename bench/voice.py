@@ -42,7 +42,8 @@ from bench import barge_in, voice_latency, wake_rooms
 from bench.wake_timing import TimedSource, run_stream
 from tests.voice.fixtures import WAKE_NEGATIVES, WAKE_POSITIVES, read_pcm, silence, split, wake_phrase_end_ms
 from voice.audio.chunks import MIC_FORMAT
-from voice.wake.detector import FRAME_MS, OpenWakeWordDetector
+from voice.wake.detector import OpenWakeWordDetector
+from voice.wake.frames import FRAME_MS
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

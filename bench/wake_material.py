@@ -44,6 +44,22 @@ ESPEAK_VOICES = (
 )
 """Voices beyond the committed fixtures, spoken by espeak-ng in memory."""
 VOICES = FIXTURE_VOICES + ESPEAK_VOICES
+"""The tuning part: the voices every wake word choice so far was made on (the threshold, the VAD gate, the
+verifier's rule, where it is asked, its C and phases: voice/wake/detector.py, voice/wake/verifier.py)."""
+TEST_VOICES = (
+    Voice("en-gb+klatt2 (test)", ("en-gb+klatt2", 165)),
+    Voice("en-us+klatt4 (test)", ("en-us+klatt4", 180)),
+    Voice("en-gb-x-rp+Annie (test)", ("en-gb-x-rp+Annie", 170)),
+    Voice("en-us+Andy (test)", ("en-us+Andy", 160)),
+    Voice("en-gb+grandma (test)", ("en-gb+grandma", 150)),
+    Voice("de+m2, German accent (test)", ("de+m2", 165)),
+    Voice("nl+f4, Dutch accent (test)", ("nl+f4", 170)),
+    Voice("sv+m1, Swedish accent (test)", ("sv+m1", 175)),
+)
+"""The test part, made apart from the tuning part and never used to choose anything: espeak-ng variants
+no tuning voice uses (two of them Klatt's formant synthesis, not espeak's own), and English said by the
+German, Dutch and Swedish voices (accented speakers). Chosen by name before any was measured, none dropped
+after. Their enrolments are made the same way (`enrolment_utterances`)."""
 
 
 def espeak(voice: str, speed: int, text: str, pitch: int = 50) -> bytes:
@@ -107,6 +123,20 @@ OTHER_SENTENCES = (
     "hey there, is this the bus to Jarrow?",
 )
 """Speech for the hour of negatives: ordinary sentences and near words (Travis, Jarvis alone, hey there)."""
+TEST_SENTENCES = (
+    "could you hand me the jam jar from the top shelf?",
+    "Harvey, is this your jacket or mine?",
+    "Harvis Street is closed for the market on Sunday",
+    "the service is at half past nine, don't be late",
+    "hey, have you fed the cat yet?",
+    "Mavis says the parcel arrived this morning",
+    "they are serving jacket potatoes with beans",
+    "hey Charlie, where did you park the car?",
+    "our neighbour Travis is moving to Paris",
+    "I think the jars go in the glass recycling",
+)
+"""The test part's hour of other speech, written apart from `OTHER_SENTENCES` (new near words: Harvey,
+Mavis, Harvis Street, "hey Charlie") and spoken by `TEST_VOICES`."""
 
 
 def after_wake(name: str) -> bytes:

@@ -13,7 +13,8 @@ from numpy.typing import NDArray
 
 from bench.wake_streams import Stream
 from voice.audio.chunks import MIC_FORMAT
-from voice.wake.detector import FRAME_MS, FRAME_SAMPLES, Debounce, resolve_model
+from voice.wake.detector import resolve_model
+from voice.wake.frames import FRAME_MS, FRAME_SAMPLES, Debounce
 from voice.wake.verifier import WakeVerifier
 
 RATE = MIC_FORMAT.rate

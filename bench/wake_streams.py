@@ -24,7 +24,7 @@ from bench.wake_material import (
 from tests.voice.fixtures import read_pcm, silence, utterances
 from tests.voice.rooms import ROOM_CONDITIONS, RoomCondition, SimulatedRoom, cough, door, to_pcm
 from voice.audio.chunks import MIC_FORMAT
-from voice.wake.detector import FRAME_MS, FRAME_SAMPLES
+from voice.wake.frames import FRAME_MS, FRAME_SAMPLES
 
 RATE = MIC_FORMAT.rate
 LEAD_MS = 2000.0
@@ -98,13 +98,15 @@ def condition_streams(
 HOUR_PIECE_S = 30.0
 
 
-def hour_streams(seconds: float, seed: int = 7) -> Iterator[Stream]:
+def hour_streams(
+    seconds: float, seed: int = 7, voices: Sequence[Voice] = VOICES, texts: Sequence[str] = OTHER_SENTENCES
+) -> Iterator[Stream]:
     """`seconds` of other speech and noise in `HOUR_PIECE_S` streams, each in a room of the grid (its noise
     throughout): the negative fixtures, what the positives say after their wake phrase, coughs and doors
-    ("fixtures"), and sentences without the wake phrase in the voices of `VOICES`, some with near words
-    ("near words"), each after a pause of 0.2-1.5 s."""
+    ("fixtures"), and `texts` (sentences without the wake phrase, some with near words: "near words") in
+    `voices`, each after a pause of 0.2-1.5 s."""
     rng = np.random.default_rng(seed)
-    sentences = [espeak(*(v.espeak or ("en-us", 175)), text) for v in VOICES for text in OTHER_SENTENCES]
+    sentences = [espeak(*(v.espeak or ("en-us", 175)), text) for v in voices for text in texts]
     fixtures = [*(read_pcm(n) for n in NEGATIVE_FIXTURES), *(after_wake(n) for n in AFTER_WAKE)]
     made = 0.0
     while made < seconds:

@@ -102,6 +102,8 @@ class ChatBridge(ServicesBridge):
     """Something the user should know that is not an error (the offline voice is a small model)."""
     device_lost = Signal(str, str)
     """("microphone" or "speaker", what failed): the voice goes on without that device."""
+    device_back = Signal(str)
+    """"microphone" or "speaker": the device that failed works again."""
     error_resolved = Signal(str)
     """An error said earlier (its message as `error` had it) no longer holds."""
 
@@ -292,7 +294,7 @@ class ChatBridge(ServicesBridge):
         self.chats_changed.emit()
 
     @Slot(object)
-    def _on_posted(self, event: events.FrontEvent) -> None:  # noqa: PLR0912 (one case per kind of event: a table reads best whole)
+    def _on_posted(self, event: events.FrontEvent) -> None:  # noqa: PLR0912, PLR0915 (one case per kind of event: a table reads best whole)
         """The one way in from other threads: each event as the signals (or the selection) it stands for."""
         match event:
             case events.StatusChanged(status):
@@ -322,6 +324,8 @@ class ChatBridge(ServicesBridge):
                     self.select_chat(chat_id)
             case events.DeviceLost(device, problem):
                 self.device_lost.emit(device, problem)
+            case events.DeviceBack(device):
+                self.device_back.emit(device)
             case events.Problem(message):
                 self.error.emit(message)
             case events.ProblemResolved(message):

@@ -44,6 +44,7 @@ def bind(window: MainWindow, bridge: ChatBridge) -> None:
     bridge.error_resolved.connect(window.clear_error)
     bridge.notice.connect(window.voice.show_notice)
     bridge.device_lost.connect(window.voice.show_device_lost)
+    bridge.device_back.connect(window.voice.show_device_back)
     bridge.timers_changed.connect(window.timers.show_timers)
     bridge.timer_ringing.connect(window.timers.show_ringing)
     bridge.timer_stopped.connect(window.timers.show_stopped)

@@ -68,7 +68,7 @@ class WindowVoice:
         the language from its next conversation, the devices at its next sleep (`app.live_settings`)."""
         self._submit(self._presenter.apply_settings(settings))
         if self._devices is not None:
-            self._submit(self._devices.switch(settings))
+            self._submit(self._presenter.switch_devices(self._devices, settings))
 
     def talk(self) -> None:
         self._submit(self._presenter.talk())

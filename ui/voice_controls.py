@@ -27,6 +27,9 @@ def first_sentence(text: str) -> str:
     return text if end < 0 else text[: end + 1]
 
 
+TALK_TIP = "Start talking without the wake word (Ctrl+K)"
+
+
 class VoiceControls(QObject):
     talk_requested = Signal()
     """Push-to-talk: start a conversation as the wake word does."""
@@ -36,9 +39,7 @@ class VoiceControls(QObject):
     def __init__(self, window: QWidget) -> None:
         """Shortcuts (Ctrl+K talk, Ctrl+M mute) work anywhere in `window`."""
         super().__init__(window)
-        self.talk_button = icon_button(
-            "talk", "Talk to Parley", "Start talking without the wake word (Ctrl+K)", "Tal&k"
-        )
+        self.talk_button = icon_button("talk", "Talk to Parley", TALK_TIP, "Tal&k")
         self.talk_shortcut = QShortcut(QKeySequence("Ctrl+K"), window)
         self.text_box = QLineEdit()
         self.text_box.setPlaceholderText("Type to Parley instead of speaking, then press Enter")
@@ -120,14 +121,22 @@ class VoiceControls(QObject):
     @Slot(str, str)
     def show_device_lost(self, device: str, problem: str) -> None:
         """Without a microphone, Talk and Mute are off, saying why, and the state says only typing works."""
-        if device != "microphone":
-            return
+        if device == "microphone":
+            self._show_microphone(problem)
+
+    @Slot(str)
+    def show_device_back(self, device: str) -> None:
+        """The microphone is heard again (opened again from Settings): Talk and Mute come back."""
+        if device == "microphone":
+            self._show_microphone(None)
+
+    def _show_microphone(self, problem: str | None) -> None:
         self._no_microphone = problem
-        why = f"Talk needs a microphone: {problem}. Type to Parley instead."
-        self.talk_button.setToolTip(why)
-        self.talk_button.setAccessibleDescription(why)
-        self.mute_button.setToolTip(why)
-        self.level_meter.setToolTip(why)
+        why = None if problem is None else f"Talk needs a microphone: {problem}. Type to Parley instead."
+        self.talk_button.setToolTip(why or TALK_TIP)
+        self.talk_button.setAccessibleDescription(why or "")
+        self.mute_button.setToolTip(why or self.mute_action.toolTip())
+        self.level_meter.setToolTip(why or "")
         self.show_state(self._state)
 
     @Slot(str)

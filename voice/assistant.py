@@ -11,7 +11,8 @@ detector waits for audio: sleeping races the three, and the losers are cancelled
 Typing needs no microphone. An assistant made without one (`parley ask`), or whose microphone fails (none
 can be opened, or it goes away) when it was told to go on (`on_microphone_lost`: the window), sleeps until
 a typed message and converses with an ended microphone stream; the wake word and push-to-talk do nothing.
-It does not try the microphone again: a device plugged in later is heard once the loop starts again.
+It tries the microphone again when told to (`hear_again`: Settings opened a device after it failed), and
+listens for the wake word again once it gives sound.
 """
 
 from __future__ import annotations
@@ -56,18 +57,25 @@ class Assistant:
         typed: TypedText | None = None,
         preroll_ms: float = PREROLL_MS,
         on_microphone_lost: Callable[[AudioError], None] | None = None,
+        on_microphone_back: Callable[[], None] | None = None,
     ) -> None:
         """`source` and `wake`: the microphone and the wake word detector that listens to it; both None for
         an assistant without a microphone, woken by typed messages only.
         `typed`: where typed messages wait; a message there wakes the assistant and goes to the model.
         `on_microphone_lost`: when given, a microphone that fails with `AudioError` leaves the assistant
-        running for typed messages, after this is told why (once); without it, `run` ends with the error."""
+        running for typed messages, after this is told why (once); without it, `run` ends with the error.
+        `on_microphone_back`: told when a microphone that failed gives sound again after `hear_again`."""
         if (source is None) != (wake is None):
             raise ValueError("a wake detector needs a microphone to listen to, and a microphone a wake detector")
         self._ears = (source, wake) if source is not None and wake is not None else None
         self._deaf = self._ears is None
         """No microphone: there was none, or it failed. Only typed messages wake the assistant."""
         self._on_microphone_lost = on_microphone_lost
+        self._on_microphone_back = on_microphone_back
+        self._pump: asyncio.Task[None] | None = None
+        """Reads the microphone into `_stream`: one at a time, a new one after `hear_again`."""
+        self._heard_again = asyncio.Event()
+        """Set when a microphone that failed gives its first chunk: the wake word listens again."""
         self._conversation = conversation
         self._states = states
         self._on_wake = on_wake
@@ -96,6 +104,20 @@ class Assistant:
         self._pressed.set()
         return True
 
+    def hear_again(self) -> bool:
+        """Read the microphone again after it failed (its source was switched for one that may work, on the
+        event loop): into a new stream, from which the wake word listens once its first chunk comes and
+        `on_microphone_back` is told. False (nothing done) when the microphone has not failed, there is none,
+        or the assistant has stopped; if it fails again, `on_microphone_lost` is told again."""
+        stopped = self._states.state is AssistantState.STOPPED
+        if self._ears is None or not self._deaf or stopped or self._pump is None or not self._pump.done():
+            return False
+        self._stream = PrerollStream(keep_ms=2 * self._preroll_ms)
+        self._asleep_from_ms = None
+        self._heard_again.clear()
+        self._pump = asyncio.create_task(self._pumping(), name="assistant-microphone")
+        return True
+
     def overhear(self) -> StreamCursor | None:
         """The microphone from now on, beside the wake word and the conversation (a short command heard while
         something else happens: "stop" while a timer rings); None without a microphone. Close the cursor when
@@ -105,11 +127,10 @@ class Assistant:
     async def run(self) -> None:
         """Until the audio source ends (a recording) or the task is cancelled (shutdown); without a
         microphone, until cancelled."""
-        pump = None
         if self._ears is None:
             self._stream.end()  # nothing to hear: a conversation hears at once that there is no more
         else:
-            pump = asyncio.create_task(self._pump(), name="assistant-microphone")
+            self._pump = asyncio.create_task(self._pumping(), name="assistant-microphone")
         try:
             while (woken := await self._sleep_until_wake()) is not None:
                 wake, heard = woken
@@ -132,19 +153,25 @@ class Assistant:
                     break
         finally:
             pumped: BaseException | None = None
-            if pump is not None:
+            if (pump := self._pump) is not None:
                 pump.cancel()
                 (pumped,) = await asyncio.gather(pump, return_exceptions=True)
             self._states.move(AssistantState.STOPPED)
         if isinstance(pumped, Exception):
             raise pumped  # the microphone failed (no device, unreadable recording): say so, don't just stop
 
-    async def _pump(self) -> None:
+    async def _pumping(self) -> None:
         assert self._ears is not None
         source, _ = self._ears
+        stream = self._stream
         try:
             async for chunk in source.chunks():
-                self._stream.append(chunk)
+                stream.append(chunk)
+                if self._deaf:  # the first chunk of a microphone opened again
+                    self._deaf = False
+                    self._heard_again.set()
+                    if self._on_microphone_back is not None:
+                        self._on_microphone_back()
         except AudioError as error:
             if self._on_microphone_lost is None:
                 raise
@@ -152,31 +179,37 @@ class Assistant:
             self._deaf = True  # before the end below: its reader must not take it for the end of a recording
             self._on_microphone_lost(error)
         finally:
-            self._stream.end()
+            stream.end()
 
     async def _sleep_until_wake(self) -> tuple[WakeEvent, StreamCursor] | None:
         """The first wake word heard, button press or typed message (without a microphone, the first typed
         message), with the cursor the conversation reads the microphone from; None once the audio has ended."""
         while not self._ended:
-            heard = None if self._deaf else asyncio.create_task(self._hear_wake_word(), name="assistant-wake-word")
+            # Deaf, the wake word's place in the race waits for the microphone to come back (`hear_again`).
+            listening = self._until_heard_again() if self._deaf else self._hear_wake_word()
+            heard = asyncio.create_task(listening, name="assistant-wake-word")
             pressed = asyncio.create_task(self._pressed.wait(), name="assistant-push-to-talk")
             typed = asyncio.create_task(self._typed.wait(), name="assistant-typed-text")
-            racing = {pressed, typed} if heard is None else {heard, pressed, typed}
+            racing = {heard, pressed, typed}
             try:
                 await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
             finally:
                 for task in racing:
                     task.cancel()
                 await asyncio.gather(*racing, return_exceptions=True)
-            if heard is not None and not heard.cancelled():
+            if not heard.cancelled():
                 woken = heard.result()  # the wake word, the end of the audio, or the detector's failure
                 if woken is not None:
                     return woken
-                continue  # the audio ended (so does the assistant), or the microphone failed (typing goes on)
+                continue  # the audio ended (so does the assistant), the microphone failed (typing goes on) or came back
             # No pre-roll: what came before the press (or the typing) was not said to the assistant.
             model, now_ms = PUSH_TO_TALK if not pressed.cancelled() else TYPED_TEXT, self._stream.end_ms
             return WakeEvent(model, 1.0, now_ms), self._stream.since(now_ms)
         return None
+
+    async def _until_heard_again(self) -> None:
+        await self._heard_again.wait()
+        self._heard_again.clear()
 
     async def _hear_wake_word(self) -> tuple[WakeEvent, StreamCursor] | None:
         # Cancelled when the button or a typed message wins: what the detector has not read stays in the

@@ -4,7 +4,9 @@
 `SwitchableSource` and a `SwitchableSink`. When Settings name other devices, `switch` opens those and swaps
 them in while the assistant sleeps, never in the middle of a conversation: it waits for the status the
 presenter posts (`saw`), opens the new pair off the event loop, and swaps only if the assistant still sleeps
-(else it closes them and waits for the next sleep). A newer `switch` supersedes one still waiting.
+(else it closes them and waits for the next sleep). A newer `switch` supersedes one still waiting. A
+microphone that failed (the presenter posts `DeviceLost`) is opened again by the next `switch`, even to the
+same device: the loop then reads it again (`VoiceLoop.hear_again`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import logging
 from collections.abc import Callable
 
 from app.config.settings import Settings
-from app.front.events import FrontEvent, StatusChanged
+from app.front.events import DeviceLost, FrontEvent, StatusChanged
 from app.front.status import VoiceStatus
 from voice.audio.chunks import AudioSink, AudioSource
 from voice.audio.switchable import SwitchableSink, SwitchableSource
@@ -41,6 +43,8 @@ class DeviceSwitch:
         """Set while the assistant sleeps (bound to the loop that first waits on it)."""
         self._wanted = 0
         """How many switches were asked for: a waiting switch that is no longer the last gives way."""
+        self._microphone_failed = False
+        """The microphone in use failed (or could not be opened): the next switch opens one again."""
 
     def __call__(self) -> tuple[AudioSource, AudioSink]:
         """The devices of the latest settings, switchable (on a worker thread, as the loop starts)."""
@@ -56,15 +60,18 @@ class DeviceSwitch:
                 self._sleeping.set()
             else:
                 self._sleeping.clear()
+        elif isinstance(event, DeviceLost) and event.device == "microphone":
+            self._microphone_failed = True
 
-    async def switch(self, settings: Settings) -> None:
-        """Use the devices `settings` name from the assistant's next sleep on (now, if it sleeps). Before the
-        loop has opened any, it opens these; devices that fail to open leave the old ones in use (logged:
-        the loop reports a device it loses itself)."""
+    async def switch(self, settings: Settings) -> bool:
+        """Use the devices `settings` name from the assistant's next sleep on (now, if it sleeps); the same
+        ones again when the microphone failed. Before the loop has opened any, it opens these; devices that
+        fail to open leave the old ones in use (logged: the loop reports a device it loses itself). True
+        when a microphone that had failed was replaced: the loop must read it again."""
         self._settings = settings
         self._wanted += 1
         wanted = self._wanted
-        while self._audio is not None and devices_of(settings) != self._in_use and wanted == self._wanted:
+        while self._audio is not None and self._due(settings) and wanted == self._wanted:
             if not self._sleeping.is_set():
                 await self._sleeping.wait()
                 continue
@@ -72,12 +79,18 @@ class DeviceSwitch:
                 source, sink = await asyncio.to_thread(self._open, settings)
             except VoiceError as error:
                 log.warning("the audio devices chosen in Settings could not be opened: %s", error)
-                return
+                return False
             if not self._sleeping.is_set() or wanted != self._wanted:
                 await source.aclose()  # a conversation began meanwhile, or newer settings came
                 await sink.aclose()
                 continue
             microphone, speaker = self._audio
             self._in_use = devices_of(settings)
+            reopened, self._microphone_failed = self._microphone_failed, False
             await microphone.switch(source)
             await speaker.switch(sink)
+            return reopened
+        return False
+
+    def _due(self, settings: Settings) -> bool:
+        return self._microphone_failed or devices_of(settings) != self._in_use

@@ -95,6 +95,13 @@ class DeviceLost:
 
 
 @dataclass(frozen=True, slots=True)
+class DeviceBack:
+    """A device that failed works again (Settings opened it again): the voice uses it."""
+
+    device: Literal["microphone", "speaker"]
+
+
+@dataclass(frozen=True, slots=True)
 class Problem:
     message: str
     """One line for the user, never a key."""
@@ -171,6 +178,7 @@ FrontEvent = (
     | VoiceInChat
     | DefaultChat
     | DeviceLost
+    | DeviceBack
     | Problem
     | ProblemResolved
     | Notice

@@ -14,9 +14,11 @@ from uuid import UUID
 
 from app.config.settings import Settings
 from app.conversation import ChatSwitched, ConversationEvent, Saved
+from app.front.device_switch import DeviceSwitch
 from app.front.events import (
     ChatSaved,
     DefaultChat,
+    DeviceBack,
     DeviceLost,
     LevelHeard,
     MemoriesChanged,
@@ -50,8 +52,8 @@ NO_KEY = (
 NOT_LISTENING = "Parley is not listening yet: try again in a moment."
 WAITING_FOR = "Parley is already listening on these chats ({owner}): this window listens once it quits."
 NO_MICROPHONE = (
-    "{problem}. You can still type to Parley; the wake word and Talk need a microphone (restart Parley once one "
-    "is connected)."
+    "{problem}. You can still type to Parley; the wake word and Talk need a microphone (once one is connected, "
+    "choose it in Settings)."
 )
 NO_SPEAKER = "{problem}. Parley's answers are shown, not spoken."
 LISTENING_POLL_S = 1.0
@@ -128,6 +130,7 @@ class VoicePresenter:
                 chat_id=chat_id,
                 observer=self,
                 on_device_lost=self.device_lost,
+                on_microphone_back=self.microphone_back,
                 toolkits=[self._timers, *self._tools],
             )
             await self._loop.set_muted(self._muted)
@@ -179,6 +182,12 @@ class VoicePresenter:
         if self._loop is not None:
             self._loop.apply_settings(settings)
 
+    async def switch_devices(self, devices: DeviceSwitch, settings: Settings) -> None:
+        """The devices Settings name, from the loop's next sleep on (`DeviceSwitch.switch`); a microphone that
+        failed is opened again even when it is the same one, and the loop reads it again."""
+        if await devices.switch(settings) and self._loop is not None:
+            self._loop.hear_again()
+
     async def set_muted(self, muted: bool) -> None:
         self._muted = muted
         if self._loop is not None:
@@ -205,6 +214,13 @@ class VoicePresenter:
         self._post(DeviceLost(device, problem))
         if self._banner is None:  # else it is said once that problem is resolved
             self._say_devices()
+
+    def microphone_back(self) -> None:
+        """The microphone that failed gives sound again: its problem no longer holds."""
+        problem = self._devices.pop("microphone", None)
+        if problem is not None:
+            self._post(ProblemResolved(NO_MICROPHONE.format(problem=problem)))
+        self._post(DeviceBack("microphone"))
 
     def level(self, dbfs: float) -> None:
         self._post(LevelHeard(dbfs))

@@ -120,7 +120,7 @@ def test_the_terminal_checks_the_sound_and_enrols_the_voice(
     assert "Loudest in 3 s: " in out
     assert "Played Parley's chime" in out and sink.played
     assert '3/3: say "hey jarvis" now…' in out
-    assert "Enrolled: the wake word listens for your voice from Parley's next start." in out
+    assert "Enrolled: the wake word listens for your voice now." in out
     assert opened == [None] * 4  # the level test, then three recordings, from the configured (default) device
     assert verifier_path(settings).is_file()
     assert (

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import wave
+from collections.abc import AsyncIterator
 from contextlib import aclosing
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from app.wake_enrolment import as_heard, verifier_path, wake_detector
 from tests.app.conftest import Parley
 from tests.voice.fixtures import read_pcm, silence, split, stream
 from tests.voice.rooms import GOAL_CONDITION, RoomCondition, SimulatedRoom
+from voice.audio.chunks import MIC_FORMAT, AudioChunk
+from voice.wake.frames import FRAME_BYTES
 
 ENROLMENT_ROOM = RoomCondition("1m_rt0.45_pink20", 0.45, 1.0, "pink", 20.0)
 """The user enrols at the laptop, in the room of the goal condition."""
@@ -89,3 +92,35 @@ def test_a_damaged_enrolment_is_an_error_not_a_pickle(parley: Parley) -> None:
     code, _ = parley("wake", "status")
     assert code == 1
     assert "cannot be read" in parley.err
+
+
+def test_an_enrolment_and_a_forget_count_at_the_next_wake_of_a_detector_already_listening(
+    parley: Parley, tmp_path: Path
+) -> None:
+    """`parley wake enrol` and `forget` while a Parley sleeps (its detector reading one stream throughout):
+    the far "hey Jarvis" the plain model misses wakes it after the enrolment, and no longer after the forget."""
+    far = as_heard(SimulatedRoom(GOAL_CONDITION, 1).microphone(read_pcm("wake_hey_jarvis"))) + silence(2_500)
+    far = far[: len(far) - len(far) % FRAME_BYTES]  # each time at the same phase of the 80 ms frames: same scores
+    said = recordings(tmp_path, "wake_hey_jarvis")
+    settings = load_settings({"data_dir": str(parley.data_dir)})
+    outcomes: list[tuple[int, str]] = []
+
+    async def listening() -> list[float]:
+        at = 0.0
+
+        async def stream_with_commands() -> AsyncIterator[AudioChunk]:
+            nonlocal at
+            for command in (None, ("wake", "enrol", "--audio-in", *said), ("wake", "forget")):
+                if command is not None:  # in another thread, with its own event loop, as another process would
+                    outcomes.append(await asyncio.to_thread(parley, *command))
+                for chunk in split(far, start_ms=at):
+                    yield chunk
+                at += MIC_FORMAT.duration_ms(len(far))
+
+        async with wake_detector(settings) as detector, aclosing(detector.detections(stream_with_commands())) as events:
+            return [event.offset_ms async for event in events]
+
+    offsets = asyncio.run(listening())
+    assert [code for code, _ in outcomes] == [0, 0], parley.err
+    heard = MIC_FORMAT.duration_ms(len(far))
+    assert [int(offset // heard) for offset in offsets] == [1]  # the second time only: enrolled, not yet forgotten

@@ -402,7 +402,7 @@ def test_enrol_records_the_wake_word_three_times_and_trains_the_verifier(
     QTest.mouseClick(dialog.enrol_button, Qt.MouseButton.LeftButton)
     assert not dialog.enrol_button.isEnabled()  # one enrolment at a time
     qtbot.waitUntil(lambda: dialog.enrol_result.text().startswith("Enrolled"), timeout=60_000)
-    assert dialog.enrol_result.text() == "Enrolled: the wake word listens for your voice from Parley's next start."
+    assert dialog.enrol_result.text() == "Enrolled: the wake word listens for your voice now."
     assert talker.opened == ["USB Microphone"] * 3
     assert dialog.enrol_button.isEnabled()
     # The same file `parley wake enrol` writes, and the detector Parley builds uses it.

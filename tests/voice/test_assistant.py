@@ -318,6 +318,7 @@ class Deafened:
         self.typed = TypedText()
         self.states = StateMachine()
         self.lost: list[str] = []
+        self.back = 0
         self.woken: list[str] = []
         self._news = asyncio.Event()
         self.states.subscribe(lambda _: self._news.set())
@@ -329,6 +330,7 @@ class Deafened:
             on_wake=self.on_wake,
             typed=self.typed,
             on_microphone_lost=self.on_lost,
+            on_microphone_back=self.on_back,
         )
         self.task = asyncio.create_task(self.assistant.run(), name="test-assistant")
 
@@ -337,6 +339,10 @@ class Deafened:
 
     def on_lost(self, error: Exception) -> None:
         self.lost.append(str(error))
+        self._news.set()
+
+    def on_back(self) -> None:
+        self.back += 1
         self._news.set()
 
     async def until(self, holds: Callable[[], bool]) -> None:
@@ -377,6 +383,28 @@ async def test_a_microphone_that_fails_while_asleep_leaves_typing_working() -> N
     assert deafened.conversation.read == ["What's on my calendar?", "And tomorrow?"]
     assert deafened.conversation.heard == [[], []]  # each heard at once that the microphone says no more
     assert deafened.lost == ["the microphone stopped: the input device went away"]  # told once
+
+
+async def test_a_microphone_heard_again_after_it_failed_wakes_the_assistant_again() -> None:
+    microphone, wake = Unpluggable(), ScriptedWakeDetector([400])
+    deafened = Deafened(ScriptedConversation(frames=2), microphone=microphone, wake=wake)
+    assert not deafened.assistant.hear_again()  # it has not failed: nothing to do
+    microphone.unplug()
+    await deafened.until(lambda: bool(deafened.lost))
+    assert deafened.assistant.hear_again()  # plugged in again (its source switched, in the window)
+    assert not deafened.assistant.hear_again()  # once is enough while it is being tried
+    assert not deafened.assistant.hears and deafened.back == 0  # not before it gives sound
+    frames = numbered_frames(8)
+    microphone.put(*frames[:1])
+    await deafened.until(lambda: deafened.back == 1)
+    assert deafened.assistant.hears
+    microphone.put(*frames[1:])
+    await deafened.conversations(1)  # the wake word listened again, on a new stream
+    assert deafened.woken == ["scripted"] and wake.streams == 2
+    assert deafened.conversation.heard == [[0, 1]]  # the pre-roll from the new stream's start
+    microphone.unplug()
+    await deafened.until(lambda: len(deafened.lost) == 2)  # it failed again: told again
+    await deafened.stop()
 
 
 async def test_a_microphone_that_fails_in_a_conversation_ends_only_what_it_hears() -> None:

@@ -22,14 +22,8 @@ from tests.voice.fixtures import (
 )
 from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.errors import WakeModelError
-from voice.wake.detector import (
-    BUILT_IN_MODELS,
-    FRAME_BYTES,
-    Debounce,
-    OpenWakeWordDetector,
-    Reframer,
-    resolve_model,
-)
+from voice.wake.detector import BUILT_IN_MODELS, OpenWakeWordDetector, resolve_model
+from voice.wake.frames import FRAME_BYTES, Debounce, Reframer
 from voice.wake.protocol import WakeDetector, WakeEvent
 
 NEGATIVES = [

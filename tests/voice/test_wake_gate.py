@@ -7,7 +7,8 @@ import time
 import numpy as np
 
 from tests.voice.fixtures import read_pcm, silence, split, stream
-from voice.wake.detector import FRAME_SAMPLES, OpenWakeWordDetector, _Scorer, resolve_model
+from voice.wake.detector import OpenWakeWordDetector, _Scorer, resolve_model
+from voice.wake.frames import FRAME_SAMPLES
 from voice.wake.quiet_gate import GATE_HANGOVER_FRAMES, GATE_PREROLL_FRAMES, QuietGate
 
 

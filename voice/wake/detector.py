@@ -50,16 +50,14 @@ from numpy.typing import NDArray
 
 from voice.audio.chunks import MIC_FORMAT, AudioChunk
 from voice.errors import WakeModelError
+from voice.wake.frames import FRAME_BYTES, FRAME_MS, FRAME_SAMPLES, Debounce, Reframer
 from voice.wake.protocol import WakeEvent
 from voice.wake.quiet_gate import MEL_FLUSH_FRAMES, QuietGate
 from voice.wake.verifier import Run, WakeVerifier, Windows
+from voice.wake.verifier_file import VerifierFile
 
 BUILT_IN_MODELS = ("hey_jarvis", "alexa", "hey_mycroft", "hey_rhasspy")
 """The wake words whose ONNX models come with openWakeWord 0.5.1 (`resources/models/<name>_v0.1.onnx`)."""
-FRAME_SAMPLES = 1280
-FRAME_BYTES = FRAME_SAMPLES * MIC_FORMAT.width
-FRAME_MS = 1000.0 * FRAME_SAMPLES / MIC_FORMAT.rate
-"""80 ms: openWakeWord computes one audio embedding, and so one score, per 1280 samples."""
 RAW_HISTORY_SAMPLES = 2 * FRAME_SAMPLES
 """Samples of raw audio the feature extractor keeps: a frame plus the 480 samples of context its
 mel-spectrogram needs (openWakeWord's own 10 s are never read further back)."""
@@ -122,47 +120,6 @@ def _bundled_models() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "resources" / "models"
 
 
-class Reframer:
-    """Cuts a stream of PCM16 bytes into whole 80 ms frames, keeping the rest for the next chunk."""
-
-    def __init__(self) -> None:
-        self._pending = bytearray()
-
-    def push(self, pcm: bytes) -> bytes:
-        """The whole frames available now, joined: a multiple of `FRAME_BYTES`, possibly empty."""
-        self._pending += pcm
-        whole = len(self._pending) - len(self._pending) % FRAME_BYTES
-        frames = bytes(self._pending[:whole])
-        del self._pending[:whole]
-        return frames
-
-
-class Debounce:
-    """One detection per utterance: fires on the first frame at or above `threshold`, then stays quiet
-    until the score has been below it for `rearm_frames` frames in a row."""
-
-    def __init__(self, threshold: float, rearm_frames: int) -> None:
-        self.threshold = threshold
-        self.rearm_frames = rearm_frames
-        self._armed = True
-        self._below = 0
-
-    def update(self, score: float) -> bool:
-        """Whether this frame's score is a new detection."""
-        if self._armed:
-            if score >= self.threshold:
-                self._armed = False
-                self._below = 0
-                return True
-            return False
-        if score >= self.threshold:
-            self._below = 0
-        else:
-            self._below += 1
-            self._armed = self._below >= self.rearm_frames
-        return False
-
-
 class _Scorer:
     """One openWakeWord model, for one stream. Built and used on the detector's worker thread only."""
 
@@ -170,10 +127,11 @@ class _Scorer:
         self,
         model: WakeModel,
         vad_threshold: float,
-        verifier: WakeVerifier | None = None,
+        verifier: Callable[[], WakeVerifier | None] = lambda: None,
         verifier_threshold: float = 0.1,
         gate: bool = True,
     ) -> None:
+        """`verifier`: the user's verifier now, asked at each wake check (it may change between two)."""
         self._verifier = verifier
         self._verifier_threshold = verifier_threshold
         self._gate = QuietGate() if gate else None
@@ -197,8 +155,8 @@ class _Scorer:
                 # declare other inputs (the mel-spectrogram model's is "samples").
                 raise ValueError(f"not a wake word model (input length {windows[0]!r}, not a number of frames)")
             self._window = int(windows[0])
-            if verifier is not None and verifier.frames != self._window:
-                raise ValueError(f"the verifier reads {verifier.frames} embeddings, the model {self._window}")
+            if (first := verifier()) is not None and first.frames != self._window:
+                raise ValueError(f"the verifier reads {first.frames} embeddings, the model {self._window}")
             self._silence = bytes(FRAME_BYTES * (MEL_FLUSH_FRAMES + max(windows)))
             self.reset()
         except Exception as error:
@@ -253,10 +211,11 @@ class _Scorer:
         # 69) but also the model's own false wakes on near words (3 an hour, against none). One frame decides:
         # the mean or the lowest of two or three frames' probabilities missed 16-21 of 72 at the goal room
         # with no false wake, against 10. A frame the VAD gate has zeroed never gets this far, as in
-        # openWakeWord.
-        if self._verifier is not None and score >= self._verifier_threshold:
+        # openWakeWord. The verifier is asked for here, at the wake check, so that an enrolment made while
+        # Parley listens counts from the next one (voice/wake/verifier_file.py).
+        if score >= self._verifier_threshold and (verifier := self._verifier()) is not None:
             window = self._model.preprocessor.get_features(self._window)
-            score = float(self._verifier.probability(window)[0])
+            score = float(verifier.probability(window)[0])
         return score
 
 
@@ -271,7 +230,7 @@ class OpenWakeWordDetector:
         threshold: float = 0.5,
         vad_threshold: float = VAD_THRESHOLD,
         rearm_ms: float = 400.0,
-        verifier: WakeVerifier | None = None,
+        verifier: WakeVerifier | VerifierFile | None = None,
         verifier_threshold: float = VERIFIER_THRESHOLD,
         quiet_gate: bool = True,
     ) -> None:
@@ -283,7 +242,8 @@ class OpenWakeWordDetector:
         `rearm_ms`: how long (milliseconds) the score must stay below the threshold before the wake
         word can fire again on the same stream.
         `verifier`: the user's enrolled verifier (voice/wake/verifier.py), asked about every frame the
-        model scores at or above `verifier_threshold`; its probability then stands for the score.
+        model scores at or above `verifier_threshold`; its probability then stands for the score. As a
+        `VerifierFile`, the file's verifier at each such frame: an enrolment (or `forget`) counts at once.
         `quiet_gate`: keep the model asleep on silence (`QuietGate`); scores are the same either way."""
         if not 0.0 < threshold < 1.0:
             raise ValueError(f"threshold must be between 0 and 1, not {threshold}")
@@ -294,9 +254,11 @@ class OpenWakeWordDetector:
         if not 0.0 < verifier_threshold < 1.0:
             raise ValueError(f"verifier_threshold must be between 0 and 1, not {verifier_threshold}")
         self._model = resolve_model(model)
-        if verifier is not None and verifier.model != self._model.name:
+        if isinstance(verifier, WakeVerifier) and verifier.model != self._model.name:
             raise WakeModelError(f"the wake word verifier was trained for {verifier.model}, not {self._model.name}")
-        self._verifier = verifier
+        self._verifier: Callable[[], WakeVerifier | None] = (
+            verifier.current if isinstance(verifier, VerifierFile) else lambda: verifier
+        )
         self._verifier_threshold = verifier_threshold
         self._quiet_gate = quiet_gate
         self._threshold = threshold
