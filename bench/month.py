@@ -59,7 +59,8 @@ from bench.month_talk import Exchange, Ledger, store_conversation, switch_conver
 from bench.month_vocab import SWITCH_LINES
 from chats.search import RankedChat, rank
 from chats.store import SearchQuery
-from tests.fakes.gemini_live_server import FakeGeminiLiveServer, make_live_tls
+from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.fakes.live_tls import make_live_tls
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ACK = "Got it, I'll remember that."

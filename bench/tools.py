@@ -50,7 +50,8 @@ from tests.fakes.gemini_live_scenario import (
     Trigger,
     script,
 )
-from tests.fakes.gemini_live_server import FakeGeminiLiveServer, make_live_tls
+from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.fakes.live_tls import make_live_tls
 from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.audio.preroll import PrerollStream
 from voice.live.connection import LiveConfig, LiveConnection, LiveConnectionFactory, LiveEvent, ToolCall

@@ -22,7 +22,8 @@ from uuid import uuid4
 from bench.voice_latency import CHUNK, TimingSink, forever, ignore, opener, reached, summarise
 from tests.app.mcp import fake_server, patient_kit
 from tests.fakes.gemini_live_scenario import AfterAudio, AfterToolResponse, Call, CallTools, CompleteTurn, script
-from tests.fakes.gemini_live_server import FakeGeminiLiveServer, make_live_tls
+from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.fakes.live_tls import make_live_tls
 from voice.audio.chunks import MIC_FORMAT, AudioChunk
 from voice.audio.preroll import PrerollStream
 from voice.live.connection import LiveConfig, ToolCall

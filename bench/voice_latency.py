@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 
 from tests.fakes.gemini_live_scenario import AfterAudio, Audio, CompleteTurn, Interrupt, OutputTranscript, script
-from tests.fakes.gemini_live_server import FakeGeminiLiveServer, make_live_tls
+from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.fakes.live_tls import make_live_tls
 from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
 from voice.audio.preroll import PrerollStream
 from voice.live.connection import HistoryTurn, LiveConfig, LiveConnection, LiveConnectionFactory, LiveEvent, ToolCall

@@ -38,7 +38,8 @@ from tests.fakes.gemini_live_scenario import (
     OutputTranscript,
     script,
 )
-from tests.fakes.gemini_live_server import FakeGeminiLiveServer, make_live_tls
+from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.fakes.live_tls import make_live_tls
 from ui.voice import WindowVoice
 from voice.audio.chunks import MODEL_VOICE_FORMAT
 from voice.audio.null_sink import NullSink

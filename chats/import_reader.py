@@ -1,10 +1,9 @@
 """Reading what `parley chats import` accepts, as a stream: a list of turns, one exported chat, or a whole
 export (`{"format": ..., "chats": [...]}`).
 
-The file is parsed event by event (ijson) and only one chat's turns are held at a time, so a 50 MB export
-costs about one chat's worth of memory. ijson's pure-Python backend, not its C one: the C backend turns a
-lone surrogate (`"\\ud800"`) into "?" without a word, where this one hands it over for `storable_text` to
-repair and count. It reads 100,000 turns (18 MB) in 1.8 s on the 2-core machine.
+The file is parsed event by event (`chats.import_events`) and only one chat's turns are held at a time, so
+a 50 MB export costs about one chat's worth of memory. It reads 100,000 turns (18 MB) in 1.8 s on the 2-core
+machine.
 
 Of each chat, `title`, `project_id` and `full_history` are read, and what an export says of it besides (see
 `chats.transfer`): its id, times and folder name, what its model saw (`assistant_history`, the summary's and
@@ -20,15 +19,14 @@ from datetime import UTC, datetime
 from typing import IO, Any
 from uuid import UUID
 
-import ijson
 import numpy as np
 
 from chats.errors import InvalidFolderName, InvalidTurn, InvalidWorkingMemory
+from chats.import_events import Events, InvalidJSON, build, end, events_of
 from chats.models import TITLE_MAX, EmbeddedText, Turn, folder_name
 from chats.storable_text import storable_text, storable_turn
 from chats.working_memory import apply_update
 
-_PARSER = ijson.get_backend("python")
 SHAPES = "expected a list of turns, a chat with 'full_history', or an export with 'chats'"
 FORMAT_NAME = "parley.chats/"
 FORMAT_VERSION = 2
@@ -67,10 +65,6 @@ class ImportedChat:
     """An export's topic (the searchable text of a chat with no summary yet) with its vector."""
 
 
-class InvalidJSON(InvalidTurn):
-    """The file is not JSON, or not UTF-8; the message follows the file's name ("is not valid JSON ...")."""
-
-
 @dataclass(frozen=True, slots=True)
 class ImportedFolder:
     """A folder an export lists (`parley.chats/2`): empty ones too, with the time each was made."""
@@ -81,26 +75,16 @@ class ImportedFolder:
     """The folder's id in the store it was exported from (none before folders' ids were exported)."""
 
 
-MAX_DEPTH = 64
-"""How deep an import may nest: Parley's exports go 7 levels deep (export, chats, chat, history, turn,
-parts, part) and working memory 8 more. ijson's Python backend spends time in proportion to the depth on
-every value, so a file nested 30,000 deep (60 KB) took 39 s and 4.5 GB before it was refused."""
-MAX_TEXT = 1_000_000
-"""The longest text (a turn, a title, a key) an import may hold, in characters: each is read whole."""
-BOM = b"\xef\xbb\xbf"
-"""The UTF-8 byte-order mark some editors put first: not part of the JSON, and skipped."""
-
-
 def read_import(file: IO[bytes], folders: list[ImportedFolder] | None = None) -> Iterator[ImportedChat]:
     """The chats of an import file, one at a time; `InvalidTurn` says what is wrong and where (`chat 2,
     turn 5: ...`), `InvalidJSON` when the file is not JSON at all (or nests past `MAX_DEPTH`, or holds a
     text past `MAX_TEXT`). `folders`, when given, receives the export's folders when they are read (before
     its chats, in the files Parley writes)."""
-    events = _events(_WithoutBOM(file))
+    events = events_of(file)
     _, event, _ = next(events, ("", None, None))
     if event == "start_array":
         chat = _chat(events, "", where="")
-        _end(events)
+        end(events)
         if not chat.turns:
             raise InvalidTurn("the list of turns is empty: there is nothing to import")
         yield chat
@@ -108,64 +92,10 @@ def read_import(file: IO[bytes], folders: list[ImportedFolder] | None = None) ->
     if event != "start_map":
         raise InvalidTurn(SHAPES)
     yield from _object(events, [] if folders is None else folders)
-    _end(events)
+    end(events)
 
 
-def _end(events: Iterator[tuple[str, str, Any]]) -> None:
-    if next(events, None) is not None:
-        raise InvalidJSON("is not valid JSON (more than one value)")
-
-
-def _events(file: _WithoutBOM) -> Iterator[tuple[str, str, Any]]:
-    """ijson's `parse` events (prefix, event, value), with the prefixes made here: its own parse makes them
-    for a whole 64 KB buffer at a time, each as long as the nesting is deep, before the first reaches the
-    caller, so a depth check on its events came after 4.5 GB of prefixes. Here it comes first."""
-    path: list[str] = []
-    try:
-        for event, value in _PARSER.basic_parse(file, use_float=True):
-            if event == "map_key":
-                prefix = ".".join(path[:-1])
-                path[-1] = value
-            elif event in ("start_map", "start_array"):
-                if len(path) >= MAX_DEPTH:
-                    raise InvalidJSON(
-                        f"nests more than {MAX_DEPTH} levels deep, which no chat does: it is not an import"
-                    )
-                prefix = ".".join(path)
-                path.append("" if event == "start_map" else "item")
-            elif event in ("end_map", "end_array"):
-                path.pop()
-                prefix = ".".join(path)
-            else:
-                if isinstance(value, str) and len(value) > MAX_TEXT:
-                    raise InvalidJSON(
-                        f"holds a text of {len(value):,} characters; an import's texts are at most {MAX_TEXT:,}"
-                    )
-                prefix = ".".join(path)
-            yield prefix, event, value
-    except ijson.JSONError as error:
-        cause = error.args[0] if error.args else error
-        if isinstance(cause, UnicodeDecodeError):
-            raise InvalidJSON("is not UTF-8 text") from None
-        raise InvalidJSON(f"is not valid JSON ({cause})") from None
-
-
-class _WithoutBOM:
-    """`file` as ijson reads it, less a byte-order mark at its start."""
-
-    def __init__(self, file: IO[bytes]) -> None:
-        self._file = file
-        head = file.read(len(BOM))
-        self._head = b"" if head == BOM else head
-
-    def read(self, size: int = -1) -> bytes:
-        if self._head and size != 0:  # fewer bytes than asked is fine: a stream reader reads until it gets none
-            head, self._head = self._head, b""
-            return head
-        return self._file.read(size)
-
-
-def _object(events: Iterator[tuple[str, str, Any]], folders: list[ImportedFolder]) -> Iterator[ImportedChat]:
+def _object(events: Events, folders: list[ImportedFolder]) -> Iterator[ImportedChat]:
     """A top-level object: one chat (its fields may come in any order) or an export."""
     chat: _ChatParts | None = _ChatParts(where="")
     for prefix, event, value in events:
@@ -180,7 +110,7 @@ def _object(events: Iterator[tuple[str, str, Any]], folders: list[ImportedFolder
         if prefix == "format" and event == "string":
             _check_format(value)
         elif prefix == "folders" and event == "start_array":
-            folders += _folders(_build(events, event, value))
+            folders += _folders(build(events, event, value))
         elif prefix == "chats":
             if event != "start_array":
                 raise InvalidTurn("an export's 'chats' must be a list")
@@ -215,7 +145,7 @@ def _check_format(name: str) -> None:
         raise InvalidTurn(f"the export's format is {name}, newer than this Parley reads: update Parley")
 
 
-def _export(events: Iterator[tuple[str, str, Any]]) -> Iterator[ImportedChat]:
+def _export(events: Events) -> Iterator[ImportedChat]:
     for number, (prefix, event, _) in enumerate(events, start=1):
         if prefix == "chats" and event == "end_array":
             return
@@ -224,7 +154,7 @@ def _export(events: Iterator[tuple[str, str, Any]]) -> Iterator[ImportedChat]:
         yield _chat(events, "chats.item", where=f"chat {number}, ")
 
 
-def _chat(events: Iterator[tuple[str, str, Any]], chat: str, *, where: str) -> ImportedChat:
+def _chat(events: Events, chat: str, *, where: str) -> ImportedChat:
     """The chat whose object (or, for a bare list, whose list) has just started at prefix `chat`."""
     parts = _ChatParts(where)
     if chat == "":  # a bare list of turns: the list is the chat
@@ -275,7 +205,7 @@ class _ChatParts:
         self.working_memory: Mapping[str, Any] = {}
         self.repaired = 0
 
-    def take(self, events: Iterator[tuple[str, str, Any]], prefix: str, event: str, value: Any, base: str) -> None:
+    def take(self, events: Events, prefix: str, event: str, value: Any, base: str) -> None:
         """One event inside the chat's object (`base`: its prefix with a dot); other keys are skipped."""
         key = prefix[len(base) :] if prefix.startswith(base) else ""
         if key in ("full_history", "assistant_history"):
@@ -285,7 +215,7 @@ class _ChatParts:
                 self.turns = []
             self.read_turns(events, prefix, self.model_turns if key == "assistant_history" else self.turns)
         elif event in ("start_map", "start_array") and (key in _SCALARS or key in _VECTORS):
-            data = _build(events, event, value)
+            data = build(events, event, value)
             if key in _VECTORS:
                 if all(isinstance(x, int | float) for x in data):
                     self.embedded[key] = [float(x) for x in data]
@@ -327,13 +257,13 @@ class _ChatParts:
         except InvalidWorkingMemory as error:
             raise InvalidTurn(f"{self.where}a chat's 'working_memory': {error}") from None
 
-    def read_turns(self, events: Iterator[tuple[str, str, Any]], history: str, into: list[Turn] | None) -> None:
+    def read_turns(self, events: Events, history: str, into: list[Turn] | None) -> None:
         """The turns of the list at prefix `history`, whose start was just read, up to its end, into `into`."""
         assert into is not None
         for prefix, event, value in events:
             if prefix == history and event == "end_array":
                 return
-            data = _build(events, event, value) if event in ("start_map", "start_array") else value
+            data = build(events, event, value) if event in ("start_map", "start_array") else value
             try:
                 turn = Turn.from_json(_with_parts(data))
             except InvalidTurn as error:
@@ -391,17 +321,3 @@ def _time(value: object, message: str) -> datetime:
     except ValueError:
         raise InvalidTurn(message) from None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-def _build(events: Iterator[tuple[str, str, Any]], event: str, value: Any) -> Any:
-    """The whole JSON value that starts with `event`, read from `events`."""
-    builder = ijson.ObjectBuilder()
-    builder.event(event, value)
-    depth = 1
-    for _, inner, inner_value in events:
-        builder.event(inner, inner_value)
-        depth += inner in ("start_map", "start_array")
-        depth -= inner in ("end_map", "end_array")
-        if depth == 0:
-            return builder.value
-    raise InvalidJSON("is not valid JSON (it ends inside a turn)")

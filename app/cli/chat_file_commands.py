@@ -21,7 +21,8 @@ from app.controller import ChatController
 from app.listening_lock import listening_lock
 from app.wiring import ChatServices, store_path
 from chats.errors import InvalidTurn
-from chats.import_reader import ImportedFolder, InvalidJSON, read_import
+from chats.import_events import InvalidJSON
+from chats.import_reader import ImportedFolder, read_import
 from chats.models import utc_now
 from chats.sqlite.repair import RepairReport, needs_repair, repair
 

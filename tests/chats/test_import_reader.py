@@ -12,7 +12,8 @@ from uuid import uuid4
 import pytest
 
 from chats.errors import InvalidTurn
-from chats.import_reader import ImportedChat, InvalidJSON, read_import
+from chats.import_events import InvalidJSON
+from chats.import_reader import ImportedChat, read_import
 from chats.models import Chat, Source
 from chats.transfer import chat_to_markdown
 

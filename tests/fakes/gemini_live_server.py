@@ -1,8 +1,7 @@
 """A local fake of Gemini Live (`BidiGenerateContent` over WebSocket) for the real `google-genai` client.
 
-It speaks TLS, because the SDK always turns the base URL into `wss://`: a throwaway CA from `trustme`
-signs a certificate for 127.0.0.1, and the client trusts it through the `ssl.SSLContext` this module
-hands out (`HttpOptions(async_client_args={"ssl": context})`). It runs on the test's own event loop.
+It speaks TLS, because the SDK always turns the base URL into `wss://` (`tests.fakes.live_tls`). It runs
+on the test's own event loop.
 
 The protocol as the service plays it:
 
@@ -59,17 +58,14 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import ssl
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
 from http import HTTPStatus
 from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-import trustme
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
@@ -84,6 +80,7 @@ from tests.fakes.gemini_live_scenario import (
 )
 from tests.fakes.gemini_models import CATALOGUE, KnownModel, find, is_models_path, models_answer, unknown_model_reason
 from tests.fakes.gemini_server import NO_KEY, WRONG_KEY
+from tests.fakes.live_tls import LiveTLS
 
 FAKE_LIVE_KEY = "fake-live-key-5c1e"
 WAIT_S = 5.0
@@ -122,25 +119,6 @@ SPEECH_START_MS = 200.0
 """Consecutive voiced audio that makes the start of speech (milliseconds)."""
 SPEECH_END_MS = 500.0
 """Consecutive unvoiced audio that ends speech (milliseconds)."""
-
-
-@dataclass(frozen=True, slots=True)
-class LiveTLS:
-    """A throwaway CA's server and client sides."""
-
-    server_context: ssl.SSLContext
-    client_context: ssl.SSLContext
-    """What the client needs: trusts the CA (and nothing else)."""
-    ca_pem: bytes
-    """The CA certificate, for what is configured with a CA file (`PARLEY_CA_FILE`)."""
-
-
-def make_live_tls() -> LiveTLS:
-    ca = trustme.CA()
-    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    ca.issue_cert("127.0.0.1").configure_cert(server_context)
-    client_context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cadata=ca.cert_pem.bytes().decode())
-    return LiveTLS(server_context, client_context, ca.cert_pem.bytes())
 
 
 class _Refused(Exception):
@@ -393,18 +371,6 @@ class FakeGeminiLiveServer:
 def _rate(mime_type: str | None) -> int:
     match = re.search(r"rate=(\d+)", mime_type or "")
     return int(match[1]) if match else 16_000
-
-
-@pytest.fixture(scope="session")
-def live_tls() -> LiveTLS:
-    """One throwaway CA per test run."""
-    return make_live_tls()
-
-
-@pytest.fixture
-def gemini_live_ssl_context(live_tls: LiveTLS) -> ssl.SSLContext:
-    """The context the client needs to trust the fake server."""
-    return live_tls.client_context
 
 
 @pytest.fixture

@@ -17,7 +17,8 @@ from app.runtime import Runtime
 from app.wiring import open_chat_services
 from tests.app import MemoryKeyring, using_keyring
 from tests.fakes.fed_microphone import FedMicrophone
-from tests.fakes.gemini_live_server import FakeGeminiLiveServer, make_live_tls
+from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.fakes.live_tls import make_live_tls
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
 from ui.voice import WindowVoice
