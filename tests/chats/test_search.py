@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -92,6 +93,15 @@ def test_a_summary_that_names_the_whole_request_lifts_its_chat() -> None:
     assert rank([trivia, essay], NOW, "the Roman Empire")[0].chat_id == essay.chat_id
     assert rank([trivia, essay], NOW, "the Roman Empire and Carthage")[0].chat_id == trivia.chat_id
     assert rank([trivia, essay], NOW)[0].chat_id == trivia.chat_id  # without the request: words win
+
+
+def test_one_stray_word_of_a_request_does_not_outweigh_the_chat_its_meaning_points_to() -> None:
+    # "the money for the house": the mortgage chat shares no word with it; a house move shares "house".
+    mortgage = candidate(0.6)
+    move = dataclasses.replace(candidate(0.31, lexical=4.0), words_held=0.5)
+    assert rank([move, mortgage], NOW)[0].chat_id == mortgage.chat_id
+    # Holding every telling word of the request, the same match carries the chat.
+    assert rank([dataclasses.replace(move, words_held=1.0), mortgage], NOW)[0].chat_id == move.chat_id
 
 
 def test_at_most_three_choices() -> None:
