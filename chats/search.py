@@ -152,6 +152,8 @@ class RankedChat:
     similarity: float | None
     lexical: float
     last_activity_at: datetime
+    words_held: float = 0.0
+    """`SearchCandidate.words_held`."""
 
 
 Outcome = Literal["switch", "ask", "none", "here"]
@@ -181,7 +183,7 @@ def rank(candidates: Sequence[SearchCandidate], now: datetime, query: str = "") 
         summarised = names_all(wanted, c.summary, language)
         about = TITLE_WEIGHT * named + SUMMARY_WEIGHT * summarised
         score = similarity + LEXICAL_WEIGHT * lexical + about + RECENCY_WEIGHT * recency
-        ranked.append(RankedChat(c.chat_id, c.title, score, c.similarity, c.lexical, c.last_activity_at))
+        ranked.append(RankedChat(c.chat_id, c.title, score, c.similarity, c.lexical, c.last_activity_at, c.words_held))
     return sorted(ranked, key=lambda r: (-r.score, str(r.chat_id)))
 
 
@@ -214,9 +216,11 @@ def decide(ranked: Sequence[RankedChat], *, current: UUID | None = None, floors:
 
 
 def _is_relevant(chat: RankedChat, floors: Floors) -> bool:
+    """Similar enough by the embedding model's `floors`, or holding every telling word of the request: a
+    detail said once ("the one where I mentioned the scarf") leaves the chat's summary far from the request."""
     similarity = chat.similarity if chat.similarity is not None else 0.0
     if chat.lexical > 0:
-        return similarity >= floors.with_words or chat.similarity is None
+        return similarity >= floors.with_words or chat.similarity is None or chat.words_held >= 1.0
     return similarity >= floors.alone
 
 

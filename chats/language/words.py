@@ -49,8 +49,9 @@ _SNOWBALL_NAMES: Final[dict[Language, str]] = {
 _STOP_WORDS: Final[dict[Language, str]] = {
     "en": (
         "a about again all an and any are as at back be been before but by can chat chats conversation "
-        "could did do does earlier for from go going had has have he her him his how i if in into is it "
-        "its last let lets me my of on one or our please previous she so some switch talk talked talking "
+        "could did discussed do does earlier find for from go going had has have he her him his how i if in "
+        "into is it its last let lets me mention mentioned my of on one or our please previous said say she "
+        "so some something switch talk talked talking told "
         "that the their them then there these they this those time to us was we were what when where "
         "which who why will with would you your"
     ),

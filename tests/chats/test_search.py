@@ -33,7 +33,7 @@ def test_query_terms_drop_the_words_that_ask_for_a_chat() -> None:
         "renovation",
     ]
     assert fts_match_expression(query_terms("the chat about")) is None
-    assert fts_match_expression(query_terms('say "NEAR" OR *')) == '"say" OR "near"'
+    assert fts_match_expression(query_terms('quote "NEAR" OR *')) == '"quote" OR "near"'
     assert fts_match_expression(['a"b']) == '"a""b"'
 
 
@@ -61,7 +61,8 @@ def test_the_chat_the_request_is_said_in_is_never_offered_nor_switched_to() -> N
 
 
 def test_nothing_similar_means_none_even_with_some_shared_words() -> None:
-    assert decide(rank([candidate(0.12), candidate(0.05, lexical=2.0)], NOW)).outcome == "none"
+    some_words = dataclasses.replace(candidate(0.05, lexical=2.0), words_held=0.5)
+    assert decide(rank([candidate(0.12), some_words], NOW)).outcome == "none"
     assert decide(rank([], NOW)).outcome == "none"
 
 
@@ -102,6 +103,14 @@ def test_one_stray_word_of_a_request_does_not_outweigh_the_chat_its_meaning_poin
     assert rank([move, mortgage], NOW)[0].chat_id == mortgage.chat_id
     # Holding every telling word of the request, the same match carries the chat.
     assert rank([dataclasses.replace(move, words_held=1.0), mortgage], NOW)[0].chat_id == move.chat_id
+
+
+def test_a_detail_said_once_finds_its_chat_though_its_summary_is_far_from_the_request() -> None:
+    # "the one where I mentioned the scarf": the gift chat's summary is about a birthday, not the scarf.
+    gift = dataclasses.replace(candidate(0.08, lexical=5.0), words_held=1.0)
+    budget = dataclasses.replace(candidate(0.09, lexical=1.0), words_held=0.5)
+    match = decide(rank([gift, budget], NOW))
+    assert (match.outcome, match.options[0].chat_id) == ("switch", gift.chat_id)
 
 
 def test_at_most_three_choices() -> None:
