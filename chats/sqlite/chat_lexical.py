@@ -66,7 +66,8 @@ def chat_relevance(db: sqlite3.Connection, user_id: str, text: str) -> dict[str,
 def words_held(db: sqlite3.Connection, user_id: str, terms: Sequence[str]) -> dict[str, float] | None:
     """By chat id, the share of the telling `terms` the chat holds in its turns or its description; chats
     holding none are left out. None (every chat counts as holding them all) when no term tells: one found in
-    more than `SEARCH_TERMS.common` turns, or in more than `COMMON_SHARE` of the user's chats, does not."""
+    more than `SEARCH_TERMS.common` turns or chat descriptions, or in more than `COMMON_SHARE` of the user's
+    chats, does not (and the rows a search reads stay bounded)."""
     (chats,) = db.execute("SELECT count(*) FROM chats WHERE user_id = ?", (user_id,)).fetchone()
     telling = 0
     holds: Counter[str] = Counter()
@@ -79,15 +80,14 @@ def words_held(db: sqlite3.Connection, user_id: str, terms: Sequence[str]) -> di
         ).fetchall()
         if len(turn_rows) > SEARCH_TERMS.common:
             continue
-        holders = {chat_id for chat_id, owner in turn_rows if owner == user_id}
-        holders.update(
-            chat_id
-            for (chat_id,) in db.execute(
-                "SELECT c.id FROM chats_fts JOIN chats c ON c.rowid = chats_fts.rowid"
-                " WHERE chats_fts MATCH ? AND c.user_id = ?",
-                (phrase, user_id),
-            )
-        )
+        described = db.execute(
+            "SELECT c.id, c.user_id FROM (SELECT rowid FROM chats_fts WHERE chats_fts MATCH ? LIMIT ?) m"
+            " JOIN chats c ON c.rowid = m.rowid",
+            (phrase, SEARCH_TERMS.common + 1),
+        ).fetchall()
+        if len(described) > SEARCH_TERMS.common:
+            continue
+        holders = {chat_id for chat_id, owner in turn_rows + described if owner == user_id}
         if len(holders) > COMMON_SHARE * chats:
             continue
         telling += 1

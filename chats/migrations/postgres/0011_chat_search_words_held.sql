@@ -1,9 +1,9 @@
 -- Chat search reports, beside each chat's BM25, the share of the request's telling words the chat holds
 -- in its turns or its description, as the SQLite store does (chats/sqlite/chat_lexical.py `words_held`):
 -- BM25 is scaled by it, so that one stray word of a request does not carry a chat past the one its
--- meaning points to (chats/search.py, `COMMON_SHARE`). A word in more than 500 of the user's turns, or in
--- more than half of the user's chats (`COMMON_SHARE`), does not tell chats apart and is not counted; with
--- no telling word, every chat counts as holding them all (1). Only the returned columns and the
+-- meaning points to (chats/search.py, `COMMON_SHARE`). A word in more than 500 of the user's turns or chat
+-- descriptions, or in more than half of the user's chats (`COMMON_SHARE`), does not tell chats apart and is
+-- not counted; with no telling word, every chat counts as holding them all (1). Only the returned columns and the
 -- parts from `terms` to `held` differ from 0010's function.
 
 CREATE OR REPLACE FUNCTION public.parley_schema_version() RETURNS integer
@@ -40,11 +40,14 @@ BEGIN
         FROM unnest(coalesce(query_terms, '{}')) AS term
         WHERE numnode(plainto_tsquery('english', term)) > 0
     ), uncommon AS (
-        -- Not too common in the user's turns (a word of several lexemes counts as its rarest, as in
-        -- `telling_words`); a word found nowhere still counts: a chat holds none of it.
+        -- Not too common in the user's turns nor in their chats' descriptions (a word of several lexemes
+        -- counts as its rarest, as in `telling_words`); a word found nowhere still counts: a chat holds none.
         SELECT terms.term, terms.words FROM terms
         WHERE (SELECT min(coalesce((SELECT w.rows FROM parley.word_counts AS w
                                     WHERE w.user_id = me AND w.in_turns AND w.lexeme = l.lexeme), 0))
+               FROM unnest(to_tsvector('english', terms.term)) AS l) <= 500
+          AND (SELECT min(coalesce((SELECT w.rows FROM parley.word_counts AS w
+                                    WHERE w.user_id = me AND NOT w.in_turns AND w.lexeme = l.lexeme), 0))
                FROM unnest(to_tsvector('english', terms.term)) AS l) <= 500
     ), holders AS (
         SELECT DISTINCT u.term, h.id FROM uncommon AS u CROSS JOIN LATERAL (
