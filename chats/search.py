@@ -152,7 +152,7 @@ class RankedChat:
     similarity: float | None
     lexical: float
     last_activity_at: datetime
-    words_held: float = 0.0
+    words_held: float
     """`SearchCandidate.words_held`."""
 
 
