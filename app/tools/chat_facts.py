@@ -15,7 +15,14 @@ words:
 - A finding an earlier answer read out already, to another question, is passed over: read out again it
   would be that answer repeated (the tuning part's bike price got the bike's colour twice).
 - A question about the user ("my", "I", in five languages: `FIRST_PERSON`) that nothing answers gets
-  "I don't know that: you haven't told me." Any other question goes to the model freely.
+  "I don't know that: you haven't told me". A question that asks what to do ("how do I make a risotto?", "my
+  dog scratches, what can I do?": `ADVICE`) gets one honest sentence (`no_advice`): the 135M model's advice
+  was wrong ("the most important ingredient of a risotto is flour"). Any other question goes to the model
+  freely.
+- A free answer's sentence that reads back a saved memory or something the user said, whole, or the
+  question itself, is not said (`unfit`): had the memory or the words answered the question, its words would
+  have found them above. The 135M model answered "what is the capital of France?", asked in Italian, with "The
+  answer is: L'utente è allergico alle noci."
 """
 
 from __future__ import annotations
@@ -63,6 +70,19 @@ FIRST_PERSON = frozenset(
     ich mein meine meinen meiner meinem mir mich wir unser unsere
 """.split()
 )
+ADVICE = re.compile(
+    r"\b(how (?:do|can|should|would) (?:i|we)|what (?:can|should|do) (?:i|we) do|what (?:can|should) (?:i|we)"
+    r"|(?:should|can|could) (?:i|we)|any (?:tips|advice|ideas)"
+    r"|come (?:posso|possiamo|faccio|facciamo|devo)|(?:che )?cosa (?:posso|possiamo|devo|dovrei|faccio)|dovrei|posso"
+    r"|c[oó]mo (?:puedo|podemos|hago|debo)|qu[eé] (?:puedo|podemos|debo|hago)|deber[ií]a|puedo"
+    r"|comment (?:puis-je|je peux|faire|dois-je)|que (?:puis-je|dois-je|faire)|qu'est-ce que je (?:peux|dois)"
+    r"|dois-je|puis-je|devrais-je"
+    r"|wie (?:kann|soll|könnte) ich|was (?:kann|soll|könnte) ich|soll ich|kann ich|sollte ich)\b",
+    re.IGNORECASE,
+)
+"""A question that asks what to do, in the five languages: advice, not a fact about the user to be told."""
+MIN_READ_BACK_WORDS = 4
+"""Fewer words ("yes please") are said again in a real answer by chance."""
 MODEL_LANGUAGES = frozenset({"en"})
 """Languages the offline chat model writes (`voice.offline.chat_model.LANGUAGES`): in others, the template."""
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -133,7 +153,16 @@ def is_question(text: str) -> bool:
 
 
 def about_the_user(question: str) -> bool:
+    """Whether `question` asks for a fact about the user ("what is my sister called?")."""
     return any(word in FIRST_PERSON for word in _WORD.findall(question.lower()))
+
+
+def unanswered(question: str, say: Mapping[str, str]) -> ToolAnswer | None:
+    """What the offline voice says to a question that neither the chat nor the memories answer: advice is
+    beyond its small model, a fact about the user was never told; None lets the model answer freely."""
+    if ADVICE.search(question) is not None:
+        return ToolAnswer(say["no_advice"])
+    return ToolAnswer(say["not_known"]) if about_the_user(question) else None
 
 
 def from_chat(
@@ -149,7 +178,9 @@ def from_chat(
     lang = resolve(question, language)
     findings = findings_of(earlier, memories, lang)
     known = tuple(
-        [text for role, text in earlier if role == "user"] + [f.text for f in findings if f.speaker == "memory"]
+        [text for role, text in earlier if role == "user"]
+        + [f.text for f in findings if f.speaker == "memory"]
+        + list(memories)  # as the system prompt reads them out, for a free answer that reads one back
     )
     if not is_question(question):
         return FromChat(None, known)
@@ -158,7 +189,7 @@ def from_chat(
     ]
     best = best[:MAX_FINDINGS]
     if not best:
-        return FromChat(ToolAnswer(say["not_known"]) if about_the_user(question) else None, known)
+        return FromChat(unanswered(question, say), known)
     top = best[0].finding
     template = _template(top, say)
     if lang not in MODEL_LANGUAGES:
@@ -169,9 +200,23 @@ def from_chat(
     return FromChat(ToolAnswer(template, tuple(told), names), known)
 
 
-def tells_unknown(sentence: str, known: Sequence[str]) -> bool:
-    """Whether `sentence` tells the user about themselves (`_ABOUT_YOU`) what `known` does not hold."""
-    return _ABOUT_YOU.search(sentence) is not None and not grounded(sentence, known)
+def unfit(sentence: str, question: str, known: Sequence[str]) -> bool:
+    """Whether a free answer's `sentence` to `question` must not be said: it tells the user about themselves
+    (`_ABOUT_YOU`) what `known` (what the user said, the saved memories) does not hold, or it reads back one
+    of them or the question whole (`reads_back`)."""
+    told_unknown = _ABOUT_YOU.search(sentence) is not None and not grounded(sentence, known)
+    return told_unknown or any(reads_back(sentence, text) for text in (question, *known))
+
+
+def reads_back(sentence: str, text: str) -> bool:
+    """Whether `sentence` holds every word of `text` (`MIN_READ_BACK_WORDS` at least), in order: "The user's
+    response is: Ricordati che sono allergico alle noci." reads the request back; "The capital of France is
+    Paris." does not read back "What is the capital of France?"."""
+    wanted = _WORD.findall(text.lower())
+    if len(wanted) < MIN_READ_BACK_WORDS:
+        return False
+    said = iter(_WORD.findall(sentence.lower()))
+    return all(word in said for word in wanted)
 
 
 _READ_OUT = tuple(say[key].split("{}")[0] for say in SAY.values() for key in ("chat_user", "chat_assistant"))

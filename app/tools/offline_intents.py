@@ -203,8 +203,8 @@ class OfflineIntents:
         say = SAY.get(self.heard_in, SAY["en"])
         return chat_facts.from_chat(question, history, memories_in(system), self.heard_in, say)
 
-    def tells_unknown(self, sentence: str, known: Sequence[str]) -> bool:
-        return chat_facts.tells_unknown(sentence, known)
+    def unfit(self, sentence: str, question: str, known: Sequence[str]) -> bool:
+        return chat_facts.unfit(sentence, question, known)
 
     def beyond_offline(self, text: str) -> str | None:
         """One honest sentence, in the language `text` was heard in (`match` first), for a question only the

@@ -30,6 +30,7 @@ FINDING_MAX_WORDS = 40
 _ENGLISH = {
     "failed": "Sorry, I couldn't do that right now.",
     "no_web": "I can't look things up on the web offline. With a Gemini key set, I can.",
+    "no_advice": "That is more than my small offline voice can help with. With a Gemini key set, I can.",
     "new_chat": "Starting a new chat.",
     "untitled": "an untitled chat",
     "recent": "Your recent chats are: {}.",
@@ -67,6 +68,7 @@ SAY: Mapping[str, Mapping[str, str]] = {
     "it": {
         "failed": "Scusa, ora non ci riesco.",
         "no_web": "Offline non posso cercare sul web. Con una chiave Gemini impostata, posso farlo.",
+        "no_advice": "Per questo la mia voce offline non basta. Con una chiave Gemini impostata, posso aiutarti.",
         "new_chat": "Inizio una nuova chat.",
         "untitled": "una chat senza titolo",
         "recent": "Le tue chat recenti sono: {}.",
@@ -102,6 +104,7 @@ SAY: Mapping[str, Mapping[str, str]] = {
     "es": {
         "failed": "Lo siento, ahora no puedo hacerlo.",
         "no_web": "Sin conexión no puedo buscar en la web. Con una clave de Gemini configurada, sí puedo.",
+        "no_advice": "Para eso mi voz sin conexión no basta. Con una clave de Gemini configurada, puedo ayudarte.",
         "new_chat": "Empiezo un chat nuevo.",
         "untitled": "un chat sin título",
         "recent": "Tus chats recientes son: {}.",
@@ -137,6 +140,7 @@ SAY: Mapping[str, Mapping[str, str]] = {
     "fr": {
         "failed": "Désolé, je ne peux pas le faire pour l'instant.",
         "no_web": "Hors ligne, je ne peux pas chercher sur le web. Avec une clé Gemini configurée, je le peux.",
+        "no_advice": "Pour cela, ma voix hors ligne ne suffit pas. Avec une clé Gemini configurée, je peux t'aider.",
         "new_chat": "Je commence une nouvelle discussion.",
         "untitled": "une discussion sans titre",
         "recent": "Tes discussions récentes sont : {}.",
@@ -172,6 +176,7 @@ SAY: Mapping[str, Mapping[str, str]] = {
     "de": {
         "failed": "Entschuldigung, das geht gerade nicht.",
         "no_web": "Offline kann ich nicht im Web suchen. Mit einem Gemini-Schlüssel kann ich das.",
+        "no_advice": "Dafür reicht meine kleine Offline-Stimme nicht. Mit einem Gemini-Schlüssel kann ich helfen.",
         "new_chat": "Ich beginne einen neuen Chat.",
         "untitled": "ein Chat ohne Titel",
         "recent": "Deine letzten Chats sind: {}.",

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from app.tools.chat_facts import from_chat, tells_unknown
+from app.tools.chat_facts import from_chat, unfit
 from app.tools.offline_replies import SAY
 from chats.memory.models import Memory
 from chats.memory.preload import build_preload, memories_in
@@ -68,6 +68,20 @@ def test_a_question_for_the_model_and_a_statement_are_left_to_it() -> None:
     assert asked("Tell me about the builder.") is None  # no question: the user tells, the model answers
 
 
+def test_asking_what_to_do_is_beyond_the_small_model_not_a_fact_the_user_never_told() -> None:
+    for question, language in [
+        ("How do I make a good risotto?", "en"),
+        ("My dog Fido has itchy skin, what can I do?", "en"),
+        ("Il mio cane si gratta sempre, cosa posso fare?", "it"),
+        ("¿Cómo puedo quitar el moho de mi baño?", "es"),
+        ("Comment puis-je calmer mon chien ?", "fr"),
+        ("Was soll ich meiner Schwester schenken?", "de"),
+    ]:
+        answer = from_chat(question, [("user", question)], (), language, SAY[language]).answer
+        assert answer == ToolAnswer(SAY[language]["no_advice"]), question
+    assert asked("What's my dog called?") == ToolAnswer(EN["not_known"])  # a fact about the user, not advice
+
+
 def test_an_answer_read_out_once_is_not_read_out_again_to_a_new_question() -> None:
     first = from_chat("Quando inizia il muratore?", ITALIAN, (), "it", SAY["it"]).answer
     assert first is not None
@@ -120,7 +134,19 @@ def test_the_memories_in_the_system_prompt_answer_in_the_second_person() -> None
 
 def test_a_sentence_telling_the_user_what_they_never_said_is_caught_and_advice_is_not() -> None:
     known = ["Our builder is called Tomasz and he starts on 3 March.", "Your daughter is called Mia"]
-    assert tells_unknown("Your sister is called Maria.", known)
-    assert tells_unknown("You live in a big house in Paris.", known)
-    assert not tells_unknown("Your daughter is called Mia.", known)
-    assert not tells_unknown("You can oil the oak once a year.", known)
+    question = "What should we cook tonight?"
+    assert unfit("Your sister is called Maria.", question, known)
+    assert unfit("You live in a big house in Paris.", question, known)
+    assert not unfit("Your daughter is Mia.", question, known)
+    assert not unfit("You can oil the oak once a year.", question, known)
+
+
+def test_a_free_answer_reading_back_a_memory_or_the_request_whole_is_left_out() -> None:
+    memories = ["L'utente è allergico alle noci"]
+    capital = "Qual è la capitale della Francia?"
+    assert unfit("The answer is: L'utente è allergico alle noci.", capital, memories)
+    remember = "Ricordati che sono allergico alle noci"
+    assert unfit("The user's response is: Ricordati che sono allergico alle noci.", remember, [])
+    france = "What is the capital of France?"
+    assert not unfit("The capital of France is Paris.", france, memories)
+    assert not unfit("Yes, please keep the nuts away.", "Yes please", ["Yes please"])  # too short to read back

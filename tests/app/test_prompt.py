@@ -4,6 +4,7 @@ from datetime import UTC, datetime
 
 from app.tools.chat_tools import TOOLS
 from app.tools.prompt import system_prompt
+from voice.offline.prompt import without_tools
 
 NOW = datetime(2026, 11, 22, 9, 30, tzinfo=UTC)
 
@@ -23,3 +24,15 @@ def test_the_prompt_is_stable_and_skips_what_is_absent() -> None:
     first = system_prompt(tools=(), chat_title=None, now=NOW)
     assert first == system_prompt(tools=(), chat_title=None, now=NOW)
     assert "titled" not in first and "tools" not in first
+
+
+def test_the_small_model_is_not_shown_the_tools_it_cannot_call() -> None:
+    with_tools = system_prompt(tools=TOOLS, memories="- User is vegetarian", chat_title=None, now=NOW)
+    system = without_tools(with_tools, [t.name for t in TOOLS])
+    assert "list_recent_chats" not in system and "tools" not in system and system.startswith("You are Parley")
+    assert "User is vegetarian" in system
+    assert system.endswith("(UTC).")  # all that came before the tools is kept
+    assert (
+        without_tools("You are Parley.\n- a list: of things", ["list_recent_chats"])
+        == "You are Parley.\n- a list: of things"
+    )

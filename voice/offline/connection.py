@@ -41,7 +41,7 @@ from voice.errors import VoiceError
 from voice.live import connection as live
 from voice.offline.endpoint import EndpointConfig, Endpointer, SpeechStarted
 from voice.offline.engine import OfflineVoice
-from voice.offline.prompt import ChatMessage, with_findings
+from voice.offline.prompt import ChatMessage, with_findings, without_tools
 from voice.offline.router import FromChat, IntentRouter, ToolAnswer
 from voice.offline.text import (
     MAX_WORDS,
@@ -87,8 +87,8 @@ class OfflineLiveConnection:
         intents: IntentRouter | None = None,
         wake_phrase: str | None = None,
     ) -> None:
-        self._system = config.system_prompt
         self._tools = frozenset(tool.name for tool in config.tools)
+        self._system = without_tools(config.system_prompt, self._tools)
         self._voice = voice
         self._intents = intents
         self._wake_phrase = wake_phrase
@@ -263,7 +263,7 @@ class OfflineLiveConnection:
         async with aclosing(self._sentences(self._history, SentenceSplitter())) as sentences:
             async for sentence in sentences:
                 if self._said_before(sentence) or (
-                    self._intents is not None and self._intents.tells_unknown(sentence, found.known)
+                    self._intents is not None and self._intents.unfit(sentence, question, found.known)
                 ):
                     continue
                 await self._say(sentence)

@@ -6,7 +6,7 @@ model computes it once and keeps it (CTranslate2's static prompt), and only the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -17,6 +17,19 @@ START, END = "<|im_start|>", "<|im_end|>"
 class ChatMessage:
     role: Literal["user", "assistant"]
     text: str
+
+
+def without_tools(system: str, tools: Collection[str]) -> str:
+    """The system prompt less its last section, the declared `tools` ("- name: description", after a line
+    that introduces them, as `app.tools.prompt.system_prompt` ends): the small model calls no tool (the app
+    routes the user's intents), and given their descriptions it read them out as answers ("- listrecentchats:
+    List the user's most recent chats...")."""
+    lines = system.split("\n")
+    heads = tuple(f"- {name}: " for name in tools)
+    first = next((i for i, line in enumerate(lines) if heads and line.startswith(heads)), len(lines))
+    if 0 < first < len(lines) and lines[first - 1].endswith(":"):
+        first -= 1
+    return "\n".join(lines[:first]).rstrip()
 
 
 def system_block(system: str) -> str:

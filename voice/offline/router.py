@@ -36,7 +36,8 @@ class FromChat:
     findings); None when the question is not one they answer, and the chat model answers it freely."""
     known: tuple[str, ...] = ()
     """What the user said and what is saved about them: a free answer's sentence that tells the user
-    something about themselves must hold to these (`IntentRouter.tells_unknown`)."""
+    something about themselves must hold to these, and one that reads one back whole is not said
+    (`IntentRouter.unfit`)."""
 
 
 class IntentRouter(Protocol):
@@ -62,8 +63,10 @@ class IntentRouter(Protocol):
         question is not one for the web."""
         ...
 
-    def tells_unknown(self, sentence: str, known: Sequence[str]) -> bool:
-        """Whether `sentence` tells the user something about themselves that `known` does not hold."""
+    def unfit(self, sentence: str, question: str, known: Sequence[str]) -> bool:
+        """Whether the chat model's free answer to `question` must leave `sentence` out: it tells the user
+        something about themselves that `known` does not hold, or it reads back one of `known` or the
+        question whole."""
         ...
 
     def supported(self, sentence: str, findings: Sequence[str], question: str) -> bool:

@@ -72,7 +72,7 @@ class ScriptedIntents:
     def from_chat(self, question: str, history: Sequence[tuple[str, str]], system: str) -> FromChat:
         return FromChat(None)
 
-    def tells_unknown(self, sentence: str, known: Sequence[str]) -> bool:
+    def unfit(self, sentence: str, question: str, known: Sequence[str]) -> bool:
         self.told.append(sentence)
         return self.unknown_to_user
 
