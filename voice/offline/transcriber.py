@@ -26,11 +26,11 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import ctranslate2
 import numpy as np
 from faster_whisper import WhisperModel
 from faster_whisper.audio import pad_or_trim
 from faster_whisper.tokenizer import Tokenizer
+from faster_whisper.transcribe import get_ctranslate2_storage
 
 from voice.offline.errors import OfflineVoiceError
 from voice.offline.heard import Heard
@@ -86,7 +86,7 @@ class WhisperTranscriber:
         samples = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
         model = self._model
         features = pad_or_trim(model.feature_extractor(samples), COMMAND_WINDOW_S * FRAMES_PER_SECOND)
-        encoded = model.model.encode(ctranslate2.StorageView.from_array(features[np.newaxis]), to_cpu=False)
+        encoded = model.model.encode(get_ctranslate2_storage(features[np.newaxis]), to_cpu=False)
         tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=language)
         asked = model.get_prompt(tokenizer, tokenizer.encode(" " + prompt.strip()), without_timestamps=True)
         [result] = model.model.generate(
