@@ -20,10 +20,11 @@ Two parts, each 4 rooms x 4 moments (16 "stop"s) and 8 rings alone per canceller
 Stop latency, from the end of "stop" (its last sound at the talker) to:
 
 - `decided`: the spotter saying it was heard, on a clock that runs as the microphone would (each chunk
-  read no earlier than its end) plus the wall time Whisper took for each utterance (Silero's ~1 ms per
-  chunk left out): Whisper base on one thread, so it grows with the machine's load;
-- `silent`: the ring's sound ending: a round already handed to the speaker plays out (`app.timers.ringing`
-  stops between rounds), so the later of `decided` and the end of the round's echo at the microphone.
+  read no earlier than its end) plus the wall time Whisper took for each read (Silero's ~1 ms per chunk
+  left out): Whisper base on one thread, on its 10 s window, so it grows with the machine's load;
+- `silent`: the ring's sound ending for good: stopped mid-round, the round is withdrawn from the speaker
+  (`app.timers.ringing`), so `decided` plus one speaker block and the sound card's latency; stopped after
+  the round, `decided` (the next round never comes).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import Any
 
 from bench.voice_latency import summarise
 from tests.voice.fixtures import utterances
-from tests.voice.laptop_room import OUTPUT_LATENCY_MS, hear, talker_says, warmed_canceller
+from tests.voice.laptop_room import BLOCK_MS, OUTPUT_LATENCY_MS, hear, talker_says, warmed_canceller
 from tests.voice.offline.said import said
 from tests.voice.rooms import GOAL_CONDITION, SimulatedRoom
 from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk
@@ -122,6 +123,14 @@ class Tally:
         return summary
 
 
+def silent_ms(decided_ms: float, round_ms: float) -> float:
+    """When the ring's sound ends for good at the microphone, stopped at `decided_ms` (milliseconds into the
+    round): the round under way is withdrawn from the speaker at once (`app.timers.ringing`), its next block
+    of sound is silence, and what was in the sound card plays out; after the round, it had already ended."""
+    sounding_until_ms = round_ms + OUTPUT_LATENCY_MS
+    return decided_ms + BLOCK_MS + OUTPUT_LATENCY_MS if decided_ms < sounding_until_ms else decided_ms
+
+
 def unsaid(words: Iterable[str], text: str) -> list[str]:
     return [w for w in words if matching(text, [w]) is None]
 
@@ -154,7 +163,7 @@ async def _part(
                 tally.heard += 1
                 stop_end_ms = at_ms + speech_ms
                 tally.decided_ms.append(timed.now_ms - stop_end_ms)
-                tally.silent_ms.append(max(timed.now_ms, round_ms + OUTPUT_LATENCY_MS) - stop_end_ms)
+                tally.silent_ms.append(silent_ms(timed.now_ms, round_ms) - stop_end_ms)
         for sound, line in zip(rounds, LINES, strict=True):
             canceller = await warmed_canceller(room, barge_in, 15.0, seed) if warmed else None
             alone = await hear(room, sound, [], barge_in, canceller=canceller, duration_ms=round_ms + TAIL_MS)

@@ -4,7 +4,8 @@ heard at once, over the model's voice if it speaks (ducked beneath, not cut), ra
 a few rounds, then gives up; `stop` ends it early (the window's Stop button, the tray's message), and so does
 the user saying "stop" (`sayings.stop_words`), without the wake word: while it rings, and only then, the
 microphone is read beside the wake word detector (`listen_through`), through the echo canceller that keeps
-the ring's own sound from stopping it.
+the ring's own sound from stopping it. Stopped, the round under way is withdrawn from a speaker that
+overlays, silent from its next block (another timer ringing at once with it), rather than played out.
 
 The words are spoken by `speak`: in the conversations' voice when it can be had (`app.timers.ring_voice`)."""
 
@@ -94,6 +95,8 @@ class SoundRinger:
                 if await set_or_paused(stopped, self._pause, ROUND_GAP_S):
                     break
         finally:
+            if stopped.is_set() and isinstance(self._sink, Overlays):
+                self._sink.withdraw_overlays()  # silent at once, not after the round under way
             hearing.cancel()
             await asyncio.gather(hearing, return_exceptions=True)
             del self._stops[timer.id]

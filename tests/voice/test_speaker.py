@@ -177,6 +177,19 @@ def test_an_overlay_plays_from_the_next_pull_over_the_ducked_queue_and_the_next_
     assert np.frombuffer(buffer.pull(4)[0], dtype=np.int16).tolist() == [9, 9]
 
 
+def test_withdrawn_overlays_fall_silent_at_once_and_the_queue_plays_on_unducked() -> None:
+    buffer = PlaybackBuffer()
+    voice = np.full(6, 1000, dtype=np.int16).tobytes()
+    buffer.push(voice)
+    buffer.overlay(np.full(4, 100, dtype=np.int16).tobytes())
+    assert np.frombuffer(buffer.pull(4)[0], dtype=np.int16).tolist() == [350, 350]
+    assert buffer.withdraw_overlays() == 4  # two samples of it were still to play
+    assert np.frombuffer(buffer.pull(8)[0], dtype=np.int16).tolist() == [1000, 1000, 1000, 1000]
+    buffer.overlay(np.full(2, 9, dtype=np.int16).tobytes())
+    buffer.withdraw_overlays()
+    assert buffer.pull(4) == (bytes(4), False)  # nothing left: silence
+
+
 def test_overlaid_mixing_saturates_and_runs_as_long_as_the_longer_sound() -> None:
     loud = np.full(3, 30000, dtype=np.int16).tobytes()
     assert np.frombuffer(overlaid(loud[:2], loud), dtype=np.int16).tolist() == [32767, 30000, 30000]

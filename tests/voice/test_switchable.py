@@ -77,6 +77,9 @@ class MixingSink(NullSink):
     async def overlay(self, chunk: AudioChunk) -> None:
         self.overlaid.append(chunk)
 
+    def withdraw_overlays(self) -> None:
+        self.overlaid.clear()
+
 
 async def test_a_ring_is_laid_over_the_voice_through_the_switchable_speaker_when_the_sink_in_use_can() -> None:
     ring = AudioChunk(MODEL_VOICE_FORMAT, bytes(4_800), 0.0)
@@ -86,6 +89,9 @@ async def test_a_ring_is_laid_over_the_voice_through_the_switchable_speaker_when
     await sink.overlay(ring)
     await sink.drain()
     assert plain.written_ms == 100.0  # a sink that cannot mix plays it after what it holds
+    sink.withdraw_overlays()  # a ring stopped: nothing to withdraw from a sink that cannot mix
     await sink.switch(mixing)
     await sink.overlay(ring)
     assert mixing.overlaid == [ring] and mixing.written_ms == 0.0
+    sink.withdraw_overlays()
+    assert mixing.overlaid == []  # withdrawn from the sink in use

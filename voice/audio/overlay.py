@@ -1,5 +1,6 @@
 """Sound laid over what a speaker is already playing, now, with that lowered beneath it ("ducking"): a timer
-ringing while the model speaks is heard at once rather than after the model's queued voice."""
+ringing while the model speaks is heard at once rather than after the model's queued voice, and falls silent
+at once when it is stopped (withdrawn), mid-round, the model's voice going on."""
 
 from __future__ import annotations
 
@@ -31,4 +32,8 @@ class Overlays(Protocol):
 
     async def overlay(self, chunk: AudioChunk) -> None:
         """Play `chunk` from now on, mixed over the queued sound, which is ducked beneath it."""
+        ...
+
+    def withdraw_overlays(self) -> None:
+        """Silence what the overlays still had to play, at once; the queued sound goes on as it was."""
         ...

@@ -21,7 +21,9 @@ from voice.errors import NoAudioDevice
 
 class PlaybackBuffer:
     """A FIFO of PCM bytes shared by the loop (which pushes and clears) and PortAudio's callback
-    thread (which pulls). The lock is held only to move bytes, never across a wait."""
+    thread (which pulls), with a track of overlays beside it, mixed in as it is pulled (so an overlay can be
+    withdrawn at once, the queued sound going on as it was). The lock is held only to move bytes, never
+    across a wait."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -29,14 +31,13 @@ class PlaybackBuffer:
         self._head = 0
         """Bytes of `_blocks[0]` already pulled."""
         self._size = 0
-        self._pulled = 0
-        """Bytes pulled from the blocks since the start (silence padding not counted)."""
-        self._overlay_end = 0
-        """Where the last overlay ends, counted as `_pulled` is."""
+        """Bytes queued in `_blocks`."""
+        self._overlays = bytearray()
+        """The overlays still to play, from the next pull on."""
 
     def __len__(self) -> int:
         """Bytes waiting to be played."""
-        return self._size
+        return max(self._size, len(self._overlays))
 
     def push(self, pcm: bytes) -> None:
         if pcm:
@@ -48,7 +49,7 @@ class PlaybackBuffer:
         """`count` bytes to play, padded with silence (zero bytes) when the buffer runs short, and
         whether this pull emptied a buffer that held audio."""
         with self._lock:
-            had_audio = self._size > 0
+            had_audio = len(self) > 0
             parts: list[bytes] = []
             wanted = count
             while wanted and self._blocks:
@@ -61,31 +62,34 @@ class PlaybackBuffer:
                     self._blocks.popleft()
                     self._head = 0
             self._size -= count - wanted
-            self._pulled += count - wanted
-            emptied = had_audio and self._size == 0
-        return b"".join(parts) + bytes(wanted), emptied
+            queued = b"".join(parts)
+            over = bytes(self._overlays[:count])
+            del self._overlays[:count]
+            emptied = had_audio and len(self) == 0
+        pcm = overlaid(queued, over) if over else queued
+        return pcm + bytes(count - len(pcm)), emptied
 
     def overlay(self, pcm: bytes) -> None:
         """Mix PCM16 `pcm` over what is still to play (`voice.audio.overlay`): from the next pull on, or
         right after the previous overlay while that still plays (overlays follow each other as pushes do)."""
-        if not pcm:
-            return
         with self._lock:
-            queued = b"".join(self._blocks)[self._head :]
-            start = max(0, self._overlay_end - self._pulled)
-            queued += bytes(max(0, start - len(queued)))
-            mixed = queued[:start] + overlaid(queued[start:], pcm)
-            self._blocks = deque([mixed])
-            self._head, self._size = 0, len(mixed)
-            self._overlay_end = self._pulled + start + len(pcm)
+            self._overlays += pcm
+
+    def withdraw_overlays(self) -> int:
+        """Drop what the overlays still had to play (a ring stopped): the queued sound goes on from the next
+        pull as it was, no longer ducked. Returns the bytes dropped."""
+        with self._lock:
+            dropped = len(self._overlays)
+            self._overlays.clear()
+        return dropped
 
     def clear(self) -> int:
-        """Drop everything; returns how many bytes were dropped."""
+        """Drop everything, overlays too; returns how many bytes were dropped."""
         with self._lock:
-            dropped = self._size
+            dropped = len(self)
             self._blocks.clear()
             self._head = self._size = 0
-            self._overlay_end = self._pulled
+            self._overlays.clear()
         return dropped
 
 
@@ -172,6 +176,12 @@ class SpeakerSink:
             raise self._failure
         await self._ensure_open()
         return chunk.pcm
+
+    def withdraw_overlays(self) -> None:
+        """Silence the overlays from the next callback on (a ring stopped); the queued voice goes on."""
+        self._buffer.withdraw_overlays()
+        if len(self._buffer) == 0:
+            self._emptied.set()
 
     def clear(self) -> None:
         self.dropped_bytes += self._buffer.clear()

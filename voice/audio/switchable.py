@@ -73,3 +73,8 @@ class SwitchableSink(ForwardingSink):
             await self._sink.overlay(chunk)
         else:
             await self._sink.write(chunk)
+
+    def withdraw_overlays(self) -> None:
+        """Silence the overlays at once where the sink in use can (what was written after the voice stays)."""
+        if isinstance(self._sink, Overlays):
+            self._sink.withdraw_overlays()

@@ -144,8 +144,9 @@ class OfflineVoice:
         return await self._run(self._vad, vad.push, pcm)
 
     async def transcribe_in(self, pcm: bytes, prompt: str, language: str) -> Heard:
-        """What was said in `language` (a code), with the model the conversation uses (one at a time with it)."""
-        return await self._run(self._models, self._transcriber.transcribe, pcm, prompt, language)
+        """A short command said in `language` (a code), with the model the conversation uses (one at a time with
+        it), on Whisper's short window (`WhisperTranscriber.transcribe_command`)."""
+        return await self._run(self._models, self._transcriber.transcribe_command, pcm, prompt, language)
 
     async def transcribe(self, pcm: bytes, prompt: str | None = None) -> str:
         heard = await self._run(

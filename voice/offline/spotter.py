@@ -8,22 +8,25 @@ when someone speaks. A keyword model (openWakeWord) would need a model per word 
 for "stop". Facts that shape it:
 
 - Whisper reads a 30 s window whatever the utterance's length: about 1.1 s of one core per utterance on
-  this machine class (beam 5), so an utterance is cut at `MAX_MS` and transcribed on one thread, leaving
-  the other core to the microphone, the wake word and the speaker.
+  this machine class (beam 5, 2-2.4 s at load 8-12), so an utterance is cut at `MAX_MS` and transcribed
+  on one thread, leaving the other core to the microphone, the wake word and the speaker. A command needs
+  no 30 s: it is read on a 10 s window (`WhisperTranscriber.transcribe_command`, 0.35-0.5 s at load 8-12),
+  which in the bench decided as often as the whole window with a confident read, and 1-2 s sooner. Read
+  again on the whole when unsure, it heard no more "stop"s (11 of 16, warmed canceller) and decided later.
 - Whisper is told the language: on a single espeak-ng word it guessed Japanese for Italian "basta" and
   English for German "stopp", and finding it costs a second decode.
 - A short hangover (`HANGOVER_MS`): a command is one word, and the caller waits for it.
 - A word alone, cut tight, is misheard: on espeak-ng's voices Whisper base made Italian "basta" "Master"
   and Spanish "para" "a la" with the endpointer's usual 192 ms before the speech and nothing after it; with
   `PAD_MS` before and `TRAILING_MS` of silence after, it heard "basta", "Para", "Stopp" (400 ms after
-  gave "Pasta"). The silence costs nothing: Whisper reads 30 s anyway.
+  gave "Pasta"). The silence costs nothing: Whisper reads 10 s anyway.
 - Whisper is prompted with the phrases, as if said before: espeak-ng's "stop" from 2 m in a reverberant
   room with noise was "So..." unprompted, "Stop." prompted, while "hello", "ciao" and a timer's own
   sentence stayed what they were.
 - The prompt has a price: over what the echo canceller leaves of a ring, with nobody speaking, Whisper
   wrote the phrases themselves ("Shut up.", "Stop. Stop.", "Quiet. Quiet.") at a mean token log
-  probability of -0.87 to -1.29, where a "stop" said scored -0.05 to -0.65: `MIN_LOG_PROBABILITY` tells
-  them apart.
+  probability of -0.87 to -1.29 (-0.71 to -1.3 on the 10 s window), where a "stop" said scored -0.05 to
+  -0.65: `MIN_LOG_PROBABILITY` tells them apart.
 
 Over Parley's own sound (a ringing timer), the spotter hears through the echo canceller (`CancelledChunk`):
 
@@ -35,6 +38,14 @@ Over Parley's own sound (a ringing timer), the spotter hears through the echo ca
   words there, and on the linear canceller's output heard the ring's words instead ("Your pasta timer is
   up.", "You're past the time"). Reading the linear output too, once its filter was trusted, heard no
   more (13 of 16 either way, tuning part, warmed canceller) and decided later (p95 8.0 s against 7.6).
+
+What is not heard (bench/tools_stop_over_ring.py, tuning part, per utterance): while the ring's words play,
+Silero scores the linear canceller's output as speech throughout (the ring in it), so a "stop" said 0.1-0.7 s
+into a round is one utterance with the whole round, read on AEC3's output, where the user is turned down
+25-30 dB with a fresh canceller (no "stop" heard there in 8) and 10-25 dB with a warmed one (3 of 8). Pausing
+the ring the moment the user speaks over it was weighed and left: the barge-in detector (`voice.echo.barge_in`,
+armed at once) noticed those "stop"s only where the linear filter was trusted (2 of 16), though it noticed
+every one said 1.3 s in (over the words' end) and nothing of the ring alone.
 
 bench/tools_stop_over_ring.py measures it.
 """
@@ -72,10 +83,12 @@ chime that the echo canceller lets through (96 ms) cost a Whisper read, 1-2 s of
 "stop" after it could be read."""
 SPOTTER_THREADS = 1
 """Whisper's threads: one core is left to the microphone, the wake word and the speaker."""
-MIN_LOG_PROBABILITY = -0.76
+MIN_LOG_PROBABILITY = -0.6
 """An utterance's words count only when Whisper's mean token log probability is at least this (natural
-log): chosen on bench/tools_stop_over_ring.py's tuning part, mid-way between the stop words Whisper made up
-over a ring heard alone (-0.87 and under) and the "stop"s it heard said over one (-0.65 and over)."""
+log): chosen on bench/tools_stop_over_ring.py's tuning part, read on the 10 s window, between the stop words
+Whisper made up over a ring heard alone (-0.71 and under) and the "stop"s it heard said over one with a
+clear voice (-0.52 and over; those it wrote at -0.73 to -1.0 over the ring's words are the made-up ones'
+company, and missed). On the 30 s window the two stood at -0.87 and -0.65, and -0.76 split them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +110,7 @@ def spotters_whisper(cache: Path) -> Transcribe:
     transcriber = WhisperTranscriber(files.whisper_base(cache), threads=SPOTTER_THREADS)
 
     async def transcribe(pcm: bytes, prompt: str, language: str) -> Heard:
-        return await asyncio.to_thread(transcriber.transcribe, pcm, prompt, language)
+        return await asyncio.to_thread(transcriber.transcribe_command, pcm, prompt, language)
 
     return transcribe
 

@@ -50,6 +50,31 @@ async def test_a_ring_during_the_models_answer_is_heard_at_once_and_the_answer_g
     await speaker.aclose()
 
 
+async def test_a_ring_stopped_mid_round_is_silent_from_the_next_block_and_the_answer_goes_on_as_it_was() -> None:
+    backend = FakeBackend()
+    speaker = SpeakerSink(backend=backend)
+    answer = tone(8000, 220, format=MODEL_VOICE_FORMAT)
+    await speaker.write(answer)
+    stream = await backend.started()
+    clock = ManualClock()
+
+    async def words(text: str, language: str) -> bytes:  # a round of a few seconds: the chime, then words
+        return tone(3000, 880, format=MODEL_VOICE_FORMAT).pcm
+
+    ringer = SoundRinger(post=Front().post, language="en", zone=UTC, sink=speaker, speak=words, pause=clock.pause)
+    ringing = asyncio.create_task(ringer.ring(TIMER))
+    async with asyncio.timeout(WAIT_S):
+        await clock.pauses.wait()  # the first round was handed to the speaker
+    heard = await on_portaudio_thread(lambda: stream.play(20))  # 400 ms of the round
+    ringer.stop()  # the window's Stop, or "stop" heard
+    await ringing
+    rest = await on_portaudio_thread(lambda: stream.play(20))
+
+    assert heard != answer.pcm[: len(heard)]  # the ring was heard over the answer
+    assert rest == answer.pcm[len(heard) : len(heard) + len(rest)]  # then at once the answer alone, not ducked
+    await speaker.aclose()
+
+
 async def test_a_ring_listens_for_the_stop_words_it_does_not_say_itself() -> None:
     asked: list[list[str]] = []
 
