@@ -7,7 +7,9 @@ presenter posts (`saw`), opens the new pair off the event loop, and swaps only i
 (else it closes them and waits for the next sleep). A newer `switch` supersedes one still waiting. A
 microphone or a speaker that failed (the presenter posts `DeviceLost`) is opened again by the next `switch`,
 even to the same device: the loop then reads the microphone again (`VoiceLoop.hear_again`) and tries the
-speaker again (`VoiceLoop.speak_again`).
+speaker again (`VoiceLoop.speak_again`). Until a device opened again says whether it works (the presenter posts
+`DeviceBack` or `DeviceLost`), a newer `switch` waits: a failure then makes it open the device once more, where
+deciding at once would have found nothing to do and left the device failed.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import logging
 from collections.abc import Callable
 
 from app.config.settings import Settings
-from app.front.events import DeviceLost, FrontEvent, StatusChanged
+from app.front.events import DeviceBack, DeviceLost, FrontEvent, StatusChanged
 from app.front.status import VoiceStatus
 from app.voice_loop import AudioDevice
 from voice.audio.chunks import AudioSink, AudioSource
@@ -47,6 +49,11 @@ class DeviceSwitch:
         """How many switches were asked for: a waiting switch that is no longer the last gives way."""
         self._failed: set[AudioDevice] = set()
         """The devices in use that failed (or could not be opened): the next switch opens them again."""
+        self._trying: set[AudioDevice] = set()
+        """The failed devices a switch opened again that have not yet said whether they work."""
+        self._tried = asyncio.Event()
+        """Set while nothing is being tried (bound to the loop that first waits on it)."""
+        self._tried.set()
 
     def __call__(self) -> tuple[AudioSource, AudioSink]:
         """The devices of the latest settings, switchable (on a worker thread, as the loop starts)."""
@@ -64,6 +71,15 @@ class DeviceSwitch:
                 self._sleeping.clear()
         elif isinstance(event, DeviceLost):
             self._failed.add(event.device)
+            self._told(event.device)
+        elif isinstance(event, DeviceBack):
+            self._told(event.device)
+
+    def _told(self, device: AudioDevice) -> None:
+        """`device` said whether it works: a switch waiting on that decides now."""
+        self._trying.discard(device)
+        if not self._trying:
+            self._tried.set()
 
     async def switch(self, settings: Settings) -> frozenset[AudioDevice]:
         """Use the devices `settings` name from the assistant's next sleep on (now, if it sleeps); the same
@@ -73,7 +89,12 @@ class DeviceSwitch:
         self._settings = settings
         self._wanted += 1
         wanted = self._wanted
-        while self._audio is not None and self._due(settings) and wanted == self._wanted:
+        while self._audio is not None and wanted == self._wanted:
+            if not self._tried.is_set():
+                await self._tried.wait()
+                continue
+            if not self._due(settings):
+                break
             if not self._sleeping.is_set():
                 await self._sleeping.wait()
                 continue
@@ -90,6 +111,9 @@ class DeviceSwitch:
             self._in_use = devices_of(settings)
             reopened = frozenset(self._failed)
             self._failed.clear()
+            self._trying = set(reopened)
+            if reopened:
+                self._tried.clear()
             await microphone.switch(source)
             await speaker.switch(sink)
             return reopened

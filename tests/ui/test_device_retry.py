@@ -1,14 +1,18 @@
-"""A speaker that failed is opened again from Settings, as a microphone is: the real window, its real voice
-loop, the real speaker code on PortAudio's test stand-in acting as a speaker unplugged then plugged in, the
-real google-genai client against the fake Live server."""
+"""Devices that failed are opened again from Settings: the speaker as the microphone, and a second save made
+while the first one's retry is under way. The real window, its real voice loop, the real microphone and
+speaker code on PortAudio's test stand-in acting as devices unplugged then plugged in, the real google-genai
+client against the fake Live server."""
 
 from __future__ import annotations
+
+import asyncio
+import threading
 
 from pytestqt.qtbot import QtBot
 
 from app.config.settings import Settings
 from app.front.device_switch import OpenDevices
-from app.front.voice_presenter import NO_SPEAKER
+from app.front.voice_presenter import NO_MICROPHONE, NO_SPEAKER
 from app.runtime import Runtime
 from tests.fakes.fed_microphone import FedMicrophone
 from tests.fakes.gemini_live_scenario import AfterText, Audio, CompleteTurn, OutputTranscript, script
@@ -16,11 +20,15 @@ from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.ui import test_settings_live
 from tests.ui.conftest import TIMEOUT_MS
 from tests.ui.test_settings_live import DEVICES, MakeSettings, UnpluggedCard, close, save, settings_of
-from tests.voice.portaudio_fake import FakeStream
+from tests.voice.portaudio_fake import FakeBackend, FakeStream
 from ui.app import ParleyWindow, open_window
 from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioSink, AudioSource
+from voice.audio.devices import StreamRequest
+from voice.audio.microphone import MicrophoneSource
+from voice.audio.null_sink import NullSink
 from voice.audio.speaker import SpeakerSink
 from voice.audio.synthetic import tone
+from voice.errors import NoAudioDevice
 
 parley = test_settings_live.parley
 """The fixture: settings on the fake Live server, from a config file's text."""
@@ -131,5 +139,60 @@ def test_a_speaker_that_went_away_is_opened_again_when_settings_are_saved(
         send(window, states, "Three?")
         heard(qtbot, card.stream())
         answered(qtbot, window, states, "C")
+    finally:
+        close(window)
+
+
+class SlowCard(UnpluggedCard):
+    """A USB microphone slow to open: an opening waits until the test lets it through (`held`), and fails if
+    the card was unplugged when it began."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held = threading.Event()
+        self.held.set()
+        self.opening = threading.Event()
+        """Set as an opening begins."""
+
+    def open_stream(self, request: StreamRequest) -> FakeStream:
+        plugged = self.plugged
+        self.opening.set()
+        assert self.held.wait(TIMEOUT_MS / 1000)
+        if not plugged:
+            raise NoAudioDevice(self.problem)
+        return FakeBackend.open_stream(self, request)
+
+
+def test_settings_saved_again_while_a_microphone_is_being_retried_apply_once_the_retry_fails(
+    qtbot: QtBot, runtime: Runtime, live_server: FakeGeminiLiveServer, parley: MakeSettings
+) -> None:
+    settings = parley("")
+    card = SlowCard()
+    opened: list[str | None] = []
+
+    def open_devices(chosen: Settings) -> tuple[AudioSource, AudioSink]:
+        opened.append(chosen.input_device)
+        return MicrophoneSource(device=chosen.input_device, backend=card), NullSink(MODEL_VOICE_FORMAT)
+
+    window = open_window(settings, runtime, tray_available=False, open_devices=open_devices, devices=lambda: DEVICES)
+    qtbot.addWidget(window.main)
+    voice = window.main.voice
+    try:
+        unplugged = NO_MICROPHONE.format(problem=card.problem)
+        qtbot.waitUntil(lambda: window.main.banner_messages == (unplugged,), timeout=TIMEOUT_MS)
+        card.held.clear()
+        card.opening.clear()
+        save(settings_of(window))  # still unplugged: the microphone is tried again, slowly
+        qtbot.waitUntil(card.opening.is_set, timeout=TIMEOUT_MS)
+        card.plug_in()
+        save(settings_of(window))  # plugged in now, while the first try is still under way
+        runtime.submit(asyncio.sleep(0)).result(timeout=TIMEOUT_MS / 1000)  # the second save has been seen
+        assert opened == [None, None]  # it waits for the first try
+        card.held.set()  # the first try fails: it began while the card was unplugged
+        qtbot.waitUntil(lambda: len(card.streams) == 1, timeout=TIMEOUT_MS)  # and the second opens it again
+        card.stream().record(bytes(3_200))
+        qtbot.waitUntil(voice.talk_button.isEnabled, timeout=TIMEOUT_MS)
+        assert opened == [None, None, None]
+        assert not window.main.banner_messages
     finally:
         close(window)
