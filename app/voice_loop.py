@@ -168,6 +168,12 @@ class VoiceLoop:
         False when it has not failed, or there is none."""
         return self._assistant is not None and self._assistant.hear_again()
 
+    async def speak_again(self) -> bool:
+        """Play through the speaker again after it failed (its device was opened again:
+        `app.front.device_switch`), on the loop's event loop: True when it plays now; when it fails again,
+        `on_device_lost` is told again. False when it has not failed, or failures end the loop."""
+        return isinstance(self._sink, OptionalSink) and await self._sink.retry()
+
     async def set_muted(self, muted: bool) -> None:
         """Mute or unmute the microphone: while muted no wake word fires and the model hears silence; the
         speaker goes on playing. The observer's `muted` learns of each change. Without a microphone, nothing

@@ -250,10 +250,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--out", type=Path, default=RESULTS / "cli.json")
     parser.add_argument("--module", action="store_true", help="run `python -m ui.launcher` from the current folder")
+    parser.add_argument("--note", help="kept in the JSON: what was measured, and the machine's load by others")
     args = parser.parse_args()
     if args.module:
         PARLEY[:] = [sys.executable, "-m", "ui.launcher"]
-    results = measure(args.runs)
+    results = measure(args.runs) | ({"note": args.note} if args.note else {})
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     report(results)

@@ -15,7 +15,6 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.asks.answer import Answer
 from app.cli.command_runner import UsageError, chat_id_argument
 from app.cli.tool_consent import YES_FLAG, TerminalConsent
 from app.config.settings import Settings
@@ -23,6 +22,7 @@ from voice.audio.forwarding import ForwardingSink
 from voice.errors import VoiceError
 
 if TYPE_CHECKING:  # the voice loop and its audio are imported by `ask`, not when `parley` reads its options
+    from app.asks.answer import Answer
     from app.tools.toolkit import Asker
     from app.voice_loop import VoiceLoop
 
@@ -154,6 +154,7 @@ async def ask(
     waits for a yes no one can say)."""
     # Imported here, not with the module: the voice loop (the offline voice, the echo canceller, the tools)
     # takes a second to import, which every other `parley` command would pay.
+    from app.asks.answer import Answer
     from app.cli.listen_command import chat_to_talk_in
     from app.mcp.server_tools import START_TIMEOUT_S
     from app.mcp.toolkit import mcp_toolkits

@@ -15,7 +15,7 @@ from app.cli.command_runner import UsageError, command
 from app.cli.out_file import add_out_arguments, check_out, write_out
 from app.config.settings import Settings
 from chats.errors import InvalidMemory
-from chats.memory.models import CATEGORIES, Memory, MemoryHit
+from chats.memory.category_names import CATEGORIES
 
 # The memory service and its language tables (simplemma) are imported when an action runs, not when
 # `parley` reads its options.
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from app.memory_controller import MemoryController
     from app.wiring import ChatServices
     from chats.memory.export import MemoriesFile
+    from chats.memory.models import Memory, MemoryHit
 
 Handler = Callable[["MemoryController", argparse.Namespace], Awaitable[Any]]
 

@@ -16,27 +16,16 @@ import getpass
 import sys
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
 from app.cli.command_runner import UsageError
-from app.config.config_writer import save_config
-from app.config.key_checks import KeyCheckFailed, check_gemini_key
-from app.config.secrets import set_secret
 from app.config.settings import LANGUAGES, Settings
-from app.front.device_checks import (
-    LEVEL_TEST_S,
-    DeviceLister,
-    MicrophoneFactory,
-    SpeakerFactory,
-    metered,
-    microphone_level,
-    open_microphone,
-    open_speaker,
-    play_test_sound,
-    survey_devices,
-)
-from app.front.first_start import mark_guide_done
-from app.wake_enrolment import ENROLMENT_UTTERANCES, enrol_by_voice, spoken
-from voice.audio.level import SILENCE_DBFS
+
+if TYPE_CHECKING:
+    from app.front.device_checks import DeviceLister, MicrophoneFactory, SpeakerFactory
+
+# The sound card's parts (PortAudio, the echo canceller's native library, numpy), the wake word's models and the
+# key checks are imported when the command runs: `parley --help` builds this command's parser too.
 
 METER_WIDTH = 30
 """Characters of the terminal's level bar, from `METER_FLOOR_DBFS` (empty) to full scale (full)."""
@@ -58,18 +47,23 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 class AudioParts:
     """Where the devices step and the enrolment find the sound card (tests give recordings and a fake)."""
 
-    devices: DeviceLister | None = None
+    devices: DeviceLister | None
     """Lists the sound cards (None: PortAudio's)."""
-    microphone: MicrophoneFactory = open_microphone
-    speaker: SpeakerFactory = open_speaker
+    microphone: MicrophoneFactory
+    speaker: SpeakerFactory
 
 
 def setup_command(settings: Settings, args: argparse.Namespace) -> int:
-    return run_setup(settings, None if args.no_audio else AudioParts())
+    from app.front.device_checks import open_microphone, open_speaker
+
+    return run_setup(settings, None if args.no_audio else AudioParts(None, open_microphone, open_speaker))
 
 
 def run_setup(settings: Settings, audio: AudioParts | None) -> int:
     """The four steps, questions on stdin; without `audio`, the language and the key only."""
+    from app.front.first_start import mark_guide_done
+    from app.wake_enrolment import ENROLMENT_UTTERANCES, enrol_by_voice, spoken
+
     print("Parley's first start. Press Enter for the answer in brackets; every step can be skipped.")
     word = spoken(settings.wake_word)
     if (
@@ -110,6 +104,8 @@ def answer_to(prompt: str) -> str:
 
 def _devices(settings: Settings, audio: AudioParts) -> bool:
     """The devices step; whether a microphone may be there to enrol with."""
+    from app.front.device_checks import LEVEL_TEST_S, metered, microphone_level, play_test_sound, survey_devices
+
     found = survey_devices(audio.devices)
     if not found.inputs and not found.outputs:
         print(f"Microphone and speaker: {found.problem}.")
@@ -128,6 +124,8 @@ def _devices(settings: Settings, audio: AudioParts) -> bool:
 
 
 def _print_level(dbfs: float) -> None:
+    from voice.audio.level import SILENCE_DBFS  # loaded with the microphone already
+
     share = min(max((dbfs - METER_FLOOR_DBFS) / -METER_FLOOR_DBFS, 0.0), 1.0)
     filled = round(share * METER_WIDTH)
     shown = f"{dbfs:.0f} dBFS" if dbfs > SILENCE_DBFS else "silence"
@@ -143,11 +141,16 @@ def _language(settings: Settings) -> None:
         if choice in codes:
             break
         print(f"Not a language Parley speaks: {choice!r}. Answer one of {', '.join(codes)}.")
+    from app.config.config_writer import save_config
+
     save_config(settings.config_file, {"language": choice})
     print(f"Language: {choice}.")
 
 
 def _key(settings: Settings) -> None:
+    from app.config.key_checks import KeyCheckFailed, check_gemini_key
+    from app.config.secrets import set_secret
+
     print("A Gemini API key (from Google AI Studio) lets Gemini Live answer; without one a small offline voice does.")
     while True:
         key = _read_key()

@@ -12,10 +12,9 @@ from typing import Any
 
 from app.cli.command_runner import Subcommands
 from app.config.settings import Settings
-from app.timers import sayings
-from app.timers.store import TimerFile, TimerFileError
-from app.timers.toolkit import TimerKit
-from app.timers.wiring import local_zone, now
+
+# The timers' parts (the file lock, time zones, the kit) are imported when the command runs: `parley --help`
+# builds this command's parser too.
 
 NO_TIMERS = "No timers or reminders."
 
@@ -33,6 +32,10 @@ def add_parser(commands: Subcommands) -> None:
 
 
 def _timers(settings: Settings, args: argparse.Namespace) -> int:
+    from app.timers.store import TimerFile, TimerFileError
+    from app.timers.toolkit import TimerKit
+    from app.timers.wiring import local_zone, now
+
     kit = TimerKit(TimerFile(settings.data_dir), clock=now, zone=local_zone(), language="en")
     try:
         if args.action == "cancel":
@@ -64,6 +67,8 @@ def _cancel(result: dict[str, Any], args: argparse.Namespace) -> int:
 
 
 def _line(timer: dict[str, Any]) -> str:
+    from app.timers import sayings  # loaded with the kit already
+
     left = sayings.duration(int(timer["seconds_left"]), "en")
     what = f"{timer['kind']} {timer['label']!r}" if timer["label"] else timer["kind"]
     return f"{timer['id']}  {what}  at {timer['due_at']}  ({left} left)"

@@ -7,12 +7,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.cli.command_runner import UsageError
 from app.config.settings import Settings
-from app.mcp.catalogue import ServerReport, catalogue
-from app.mcp.config import McpConfigError, RemoteServer, mcp_file, read_servers
+
+if TYPE_CHECKING:
+    from app.mcp.catalogue import ServerReport
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,6 +25,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(settings: Settings, args: argparse.Namespace) -> int:
+    # Imported when the command runs (the MCP SDK): `parley --help` builds this command's parser too.
+    from app.mcp.catalogue import catalogue
+    from app.mcp.config import McpConfigError, mcp_file, read_servers
+
     path = mcp_file(settings.config_file)
     try:
         servers = read_servers(path)
@@ -53,6 +58,8 @@ def _heading(report: ServerReport) -> str:
 
 
 def _as_json(report: ServerReport) -> dict[str, Any]:
+    from app.mcp.config import RemoteServer  # loaded with the servers already
+
     server = report.server
     return {
         "name": server.name,

@@ -15,9 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-import keyring
-import keyring.errors
-from keyring.backends import fail, null
+# `keyring` is imported where a key is looked up (0.1 s with its backends): `parley --help` needs none.
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +99,8 @@ def set_secret(name: str, value: str) -> None:
 
     Raises `SecretsError` when the value is empty or no keyring can store it.
     """
+    import keyring.errors
+
     spec = secret_spec(name)
     value = value.strip()
     if not value:
@@ -125,6 +125,8 @@ def delete_secret(name: str) -> bool:
 
     The environment is not touched: a key set there stays in effect.
     """
+    import keyring.errors
+
     spec = secret_spec(name)
     _require_keyring(spec)
     try:
@@ -141,6 +143,9 @@ def delete_secret(name: str) -> bool:
 
 def keyring_available() -> bool:
     """Whether an OS keyring backend is in use (False on headless machines)."""
+    import keyring
+    from keyring.backends import fail, null
+
     return not isinstance(keyring.get_keyring(), fail.Keyring | null.Keyring)
 
 
@@ -150,6 +155,8 @@ def _lookup(spec: SecretSpec, env: Mapping[str, str]) -> tuple[Secret, SecretSou
         value = env.get(var, "").strip()
         if value:
             return Secret(value), "environment"
+    import keyring.errors
+
     try:
         stored = keyring.get_password(KEYRING_SERVICE, spec.keyring_username)
     except keyring.errors.KeyringError as exc:
@@ -174,6 +181,8 @@ def _no_keyring(spec: SecretSpec) -> SecretsError:
 def read_entry(username: str) -> str | None:
     """Another entry of Parley's in the OS keyring (not an API key: a sign-in session, say), or None when
     there is none or no keyring can be read."""
+    import keyring.errors
+
     try:
         return keyring.get_password(KEYRING_SERVICE, username)
     except keyring.errors.KeyringError as exc:
@@ -183,6 +192,8 @@ def read_entry(username: str) -> str | None:
 
 def write_entry(username: str, value: str, *, what: str) -> None:
     """Store an entry (`what` names it in messages); `SecretsError` when no keyring can keep it."""
+    import keyring.errors
+
     if not keyring_available():
         raise SecretsError(f"no OS keyring is available to keep {what}")
     try:
@@ -194,6 +205,8 @@ def write_entry(username: str, value: str, *, what: str) -> None:
 
 def delete_entry(username: str) -> bool:
     """Remove an entry; True if there was one. Nothing to do (False) where no keyring is available."""
+    import keyring.errors
+
     try:
         if keyring.get_password(KEYRING_SERVICE, username) is None:
             return False

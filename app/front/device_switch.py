@@ -5,8 +5,11 @@
 them in while the assistant sleeps, never in the middle of a conversation: it waits for the status the
 presenter posts (`saw`), opens the new pair off the event loop, and swaps only if the assistant still sleeps
 (else it closes them and waits for the next sleep). A newer `switch` supersedes one still waiting. A
-microphone that failed (the presenter posts `DeviceLost`) is opened again by the next `switch`, even to the
-same device: the loop then reads it again (`VoiceLoop.hear_again`).
+microphone or a speaker that failed (the presenter posts `DeviceLost`) is opened again by the next `switch`,
+even to the same device: the loop then reads the microphone again (`VoiceLoop.hear_again`) and tries the
+speaker again (`VoiceLoop.speak_again`). Until a device opened again says whether it works (the presenter posts
+`DeviceBack` or `DeviceLost`), a newer `switch` waits: a failure then makes it open the device once more, where
+deciding at once would have found nothing to do and left the device failed.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ import logging
 from collections.abc import Callable
 
 from app.config.settings import Settings
-from app.front.events import DeviceLost, FrontEvent, StatusChanged
+from app.front.events import DeviceBack, DeviceLost, FrontEvent, StatusChanged
 from app.front.status import VoiceStatus
+from app.voice_loop import AudioDevice
 from voice.audio.chunks import AudioSink, AudioSource
 from voice.audio.switchable import SwitchableSink, SwitchableSource
 from voice.errors import VoiceError
@@ -43,8 +47,13 @@ class DeviceSwitch:
         """Set while the assistant sleeps (bound to the loop that first waits on it)."""
         self._wanted = 0
         """How many switches were asked for: a waiting switch that is no longer the last gives way."""
-        self._microphone_failed = False
-        """The microphone in use failed (or could not be opened): the next switch opens one again."""
+        self._failed: set[AudioDevice] = set()
+        """The devices in use that failed (or could not be opened): the next switch opens them again."""
+        self._trying: set[AudioDevice] = set()
+        """The failed devices a switch opened again that have not yet said whether they work."""
+        self._tried = asyncio.Event()
+        """Set while nothing is being tried (bound to the loop that first waits on it)."""
+        self._tried.set()
 
     def __call__(self) -> tuple[AudioSource, AudioSink]:
         """The devices of the latest settings, switchable (on a worker thread, as the loop starts)."""
@@ -60,18 +69,32 @@ class DeviceSwitch:
                 self._sleeping.set()
             else:
                 self._sleeping.clear()
-        elif isinstance(event, DeviceLost) and event.device == "microphone":
-            self._microphone_failed = True
+        elif isinstance(event, DeviceLost):
+            self._failed.add(event.device)
+            self._told(event.device)
+        elif isinstance(event, DeviceBack):
+            self._told(event.device)
 
-    async def switch(self, settings: Settings) -> bool:
+    def _told(self, device: AudioDevice) -> None:
+        """`device` said whether it works: a switch waiting on that decides now."""
+        self._trying.discard(device)
+        if not self._trying:
+            self._tried.set()
+
+    async def switch(self, settings: Settings) -> frozenset[AudioDevice]:
         """Use the devices `settings` name from the assistant's next sleep on (now, if it sleeps); the same
-        ones again when the microphone failed. Before the loop has opened any, it opens these; devices that
-        fail to open leave the old ones in use (logged: the loop reports a device it loses itself). True
-        when a microphone that had failed was replaced: the loop must read it again."""
+        ones again when one failed. Before the loop has opened any, it opens these; devices that fail to open
+        leave the old ones in use (logged: the loop reports a device it loses itself). Returns the devices
+        that had failed and were replaced: the loop must read (or play through) them again."""
         self._settings = settings
         self._wanted += 1
         wanted = self._wanted
-        while self._audio is not None and self._due(settings) and wanted == self._wanted:
+        while self._audio is not None and wanted == self._wanted:
+            if not self._tried.is_set():
+                await self._tried.wait()
+                continue
+            if not self._due(settings):
+                break
             if not self._sleeping.is_set():
                 await self._sleeping.wait()
                 continue
@@ -79,18 +102,22 @@ class DeviceSwitch:
                 source, sink = await asyncio.to_thread(self._open, settings)
             except VoiceError as error:
                 log.warning("the audio devices chosen in Settings could not be opened: %s", error)
-                return False
+                return frozenset()
             if not self._sleeping.is_set() or wanted != self._wanted:
                 await source.aclose()  # a conversation began meanwhile, or newer settings came
                 await sink.aclose()
                 continue
             microphone, speaker = self._audio
             self._in_use = devices_of(settings)
-            reopened, self._microphone_failed = self._microphone_failed, False
+            reopened = frozenset(self._failed)
+            self._failed.clear()
+            self._trying = set(reopened)
+            if reopened:
+                self._tried.clear()
             await microphone.switch(source)
             await speaker.switch(sink)
             return reopened
-        return False
+        return frozenset()
 
     def _due(self, settings: Settings) -> bool:
-        return self._microphone_failed or devices_of(settings) != self._in_use
+        return bool(self._failed) or devices_of(settings) != self._in_use

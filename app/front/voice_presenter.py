@@ -184,9 +184,15 @@ class VoicePresenter:
 
     async def switch_devices(self, devices: DeviceSwitch, settings: Settings) -> None:
         """The devices Settings name, from the loop's next sleep on (`DeviceSwitch.switch`); a microphone that
-        failed is opened again even when it is the same one, and the loop reads it again."""
-        if await devices.switch(settings) and self._loop is not None:
+        or a speaker that failed is opened again even when it is the same one, and the loop reads (or plays
+        through) it again."""
+        replaced = await devices.switch(settings)
+        if self._loop is None:
+            return
+        if "microphone" in replaced:
             self._loop.hear_again()
+        if "speaker" in replaced and await self._loop.speak_again():
+            self._device_back("speaker", NO_SPEAKER)
 
     async def set_muted(self, muted: bool) -> None:
         self._muted = muted
@@ -217,10 +223,13 @@ class VoicePresenter:
 
     def microphone_back(self) -> None:
         """The microphone that failed gives sound again: its problem no longer holds."""
-        problem = self._devices.pop("microphone", None)
+        self._device_back("microphone", NO_MICROPHONE)
+
+    def _device_back(self, device: AudioDevice, words: str) -> None:
+        problem = self._devices.pop(device, None)
         if problem is not None:
-            self._post(ProblemResolved(NO_MICROPHONE.format(problem=problem)))
-        self._post(DeviceBack("microphone"))
+            self._post(ProblemResolved(words.format(problem=problem)))
+        self._post(DeviceBack(device))
 
     def level(self, dbfs: float) -> None:
         self._post(LevelHeard(dbfs))

@@ -62,11 +62,14 @@ class LocalModelsProcess:
                 return await _exchange(process, request, payload_bytes)
             except BaseException as error:
                 # A broken pipe, a child that died, or a call cancelled in mid-answer: the stream is no
-                # longer in step, so this child goes and the next call starts another.
+                # longer in step, so this child goes and the next call starts another. It is waited for even
+                # when the call was cancelled (at shutdown, say): a child left to end unwatched keeps its
+                # pipes open past the event loop's close, and the garbage collector then fails to close them
+                # ("Event loop is closed") in whatever runs next.
                 self._process = None
                 _kill(process)
+                code = await _ended(process)
                 if isinstance(error, Exception):
-                    code = await process.wait()
                     raise ChildFailed(f"the local models' process stopped (exit code {code})") from error
                 raise
 
@@ -79,10 +82,10 @@ class LocalModelsProcess:
             if process.stdin is not None:
                 process.stdin.close()
             try:
-                await asyncio.wait_for(process.wait(), CLOSE_TIMEOUT_S)
+                await asyncio.wait_for(_ended(process), CLOSE_TIMEOUT_S)
             except TimeoutError:
                 _kill(process)
-                await process.wait()
+                await _ended(process)
 
     async def _start(self) -> asyncio.subprocess.Process:
         try:
@@ -166,6 +169,13 @@ async def _exchange(
     if "error" in answer or not payload_bytes:
         return answer, b""
     return answer, await process.stdout.readexactly(payload_bytes)
+
+
+async def _ended(process: asyncio.subprocess.Process) -> int | None:
+    """The child's exit code, once it has exited and its output is read to the end: only then is its
+    transport closed, its pipes with it."""
+    await process.communicate()
+    return process.returncode
 
 
 def _kill(process: asyncio.subprocess.Process) -> None:

@@ -18,15 +18,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any
 from uuid import UUID
 
 from chats.errors import InvalidMemory
+from chats.memory.category_names import CATEGORIES as CATEGORIES  # noqa: PLC0414 (re-exported)
+from chats.memory.category_names import Category as Category  # noqa: PLC0414 (re-exported)
 from chats.models import NO_FOLDER, EmbeddedText, FolderFilter
 
-Category = Literal["identity", "preference", "relationship", "project", "context"]
-CATEGORIES: tuple[Category, ...] = get_args(Category)
-"""In the order the pre-loaded block lists them."""
 PERSONAL_CATEGORIES: frozenset[Category] = frozenset(("identity", "preference", "relationship"))
 """About the user everywhere: visible in every folder and pre-loaded into the system prompt."""
 

@@ -4,11 +4,13 @@ child that dies or is interrupted costs one call, never the next."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import signal
 import subprocess
 import sys
+from asyncio.base_subprocess import BaseSubprocessTransport
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -99,6 +101,30 @@ async def test_a_call_cancelled_mid_answer_leaves_the_next_in_step(child: LocalM
         await call
     vectors = await embedder.embed(["tiles", "grout"])
     np.testing.assert_allclose(vectors, MiniLMEmbedder().embed_sync(["tiles", "grout"]), atol=1e-6)
+
+
+def open_subprocess_transports() -> list[BaseSubprocessTransport]:
+    return [t for t in gc.get_objects() if isinstance(t, BaseSubprocessTransport) and not t.is_closing()]
+
+
+def test_a_call_cancelled_as_the_loop_ends_leaves_nothing_open_behind_it() -> None:
+    """A window closed during a backfill: the call is cancelled and the loop closes at once. The child it
+    killed must be waited for then, else its pipes outlive the loop and the garbage collector fails to close
+    them ("Event loop is closed") in whatever runs next."""
+
+    async def cancelled() -> None:
+        embedder = ProcessEmbedder(LocalModelsProcess())  # never closed: its one child is the call's
+        await embedder.embed(["warm"])
+        call = asyncio.ensure_future(embedder.embed(TEXTS))
+        await asyncio.sleep(0)  # the request is on its way: cancel it before its answer is read
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+
+    earlier = {id(transport) for transport in open_subprocess_transports()}  # other tests' leftovers
+    asyncio.run(cancelled())
+    assert [transport for transport in open_subprocess_transports() if id(transport) not in earlier] == []
+    assert children() == []
 
 
 async def test_closing_ends_the_child(child: LocalModelsProcess) -> None:

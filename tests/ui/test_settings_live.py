@@ -289,23 +289,25 @@ def test_a_voice_enrolled_in_settings_is_heard_at_the_next_wake_without_a_restar
 
 
 class UnpluggedCard(FakeBackend):
-    """A USB microphone on PortAudio's side, unplugged until `plug_in`: opening its input fails as PortAudio
-    fails on a device that is not there; once plugged in, its streams record what the test gives them."""
+    """A USB microphone (or speaker) on PortAudio's side, unplugged until `plug_in`: opening a stream fails as
+    PortAudio fails on a device that is not there, saying `problem`; once plugged in, its streams record
+    what the test gives them (or play what is written to them)."""
 
-    def __init__(self) -> None:
+    def __init__(self, problem: str = "no microphone found: the USB microphone is unplugged (test)") -> None:
         super().__init__()
         self.plugged = False
+        self.problem = problem
 
     def plug_in(self) -> None:
         self.plugged = True
 
     def open_stream(self, request: StreamRequest) -> FakeStream:
         if not self.plugged:
-            raise NoAudioDevice("no microphone found: the USB microphone is unplugged (test)")
+            raise NoAudioDevice(self.problem)
         return super().open_stream(request)
 
     def stream(self) -> FakeStream:
-        """The input stream opened last, once it has started (from the test's thread)."""
+        """The stream opened last, once it has started (from the test's thread)."""
         assert self.opened.wait(TIMEOUT_MS / 1000)
         assert self.streams[-1].started.wait(TIMEOUT_MS / 1000)
         return self.streams[-1]

@@ -51,3 +51,18 @@ async def test_a_working_speaker_plays_everything() -> None:
     await sink.drain()
     assert told == [] and speaker.chunks_written == 3 and speaker.clears == 1
     assert speaker.dropped_ms == 200.0 and speaker.played_ms == 100.0
+
+
+async def test_a_speaker_that_failed_is_tried_again_once_its_device_is_replaced() -> None:
+    told: list[AudioError] = []
+    speaker = Unplugged(works=0)
+    sink = OptionalSink(speaker, told.append)
+    assert not await sink.retry()  # it has not failed: nothing to try
+    await sink.write(CHUNK)
+    assert not await sink.retry()  # still unplugged: it fails again, and says so again
+    assert len(told) == 2 and sink.failure is told[1]
+    speaker.works = 1_000  # plugged in again
+    assert await sink.retry()
+    assert sink.failure is None and speaker.chunks_written == 1  # the moment of silence that opened it
+    await sink.write(CHUNK)
+    assert speaker.chunks_written == 2 and len(told) == 2

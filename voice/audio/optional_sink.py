@@ -6,16 +6,19 @@ import logging
 from collections.abc import Callable
 
 from voice.audio.chunks import AudioChunk, AudioFormat, AudioSink
+from voice.audio.synthetic import silence
 from voice.errors import AudioError
 
 log = logging.getLogger(__name__)
+
+PROBE_MS = 20
+"""The silence `retry` plays (milliseconds): one block of the speaker's, unheard."""
 
 
 class OptionalSink:
     """Plays through `sink` until it fails with `AudioError` (no speaker can be opened, or the device went
     away); then tells `on_failure` why, once, and from then on takes the voice and drops it, so that the
-    conversation goes on in text. A failure is not retried: the device is tried again when the loop is
-    made again."""
+    conversation goes on in text, until `retry` (the device was opened again: `app.front.device_switch`)."""
 
     def __init__(self, sink: AudioSink, on_failure: Callable[[AudioError], None]) -> None:
         self._sink = sink
@@ -48,6 +51,16 @@ class OptionalSink:
                 await self._sink.drain()
             except AudioError as error:
                 self._failed(error)
+
+    async def retry(self) -> bool:
+        """After a failure, try `sink` again (the device behind it was replaced) with a moment of silence,
+        which opens a speaker that opens on its first write: True when it plays now; when it fails again,
+        `on_failure` is told again. False too when it had not failed."""
+        if self.failure is None:
+            return False
+        self.failure = None
+        await self.write(silence(PROBE_MS, format=self.format))
+        return self.failure is None
 
     async def aclose(self) -> None:
         await self._sink.aclose()
