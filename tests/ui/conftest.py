@@ -17,7 +17,7 @@ from app.runtime import Runtime
 from app.wiring import open_chat_services
 from tests.app import MemoryKeyring, using_keyring
 from tests.fakes.fed_microphone import FedMicrophone
-from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.fakes.gemini_live_server import IDLE_SECONDS, FakeGeminiLiveServer
 from tests.fakes.live_tls import make_live_tls
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
@@ -92,6 +92,13 @@ def settings_on_live_server(tmp_path: Path, server: FakeGeminiLiveServer, env: d
     live = {"PARLEY_GEMINI_BASE_URL": server.base_url, "PARLEY_CA_FILE": str(ca_file), "PARLEY_EMBEDDER": "local"}
     with using_keyring(MemoryKeyring()):
         yield load_settings({"data_dir": str(tmp_path / "data"), "config_file": str(config)}, env=live | env)
+
+
+@pytest.fixture
+def voice_settings(tmp_path: Path, live_server: FakeGeminiLiveServer) -> Iterator[Settings]:
+    """Settings on the fake Live server with its key, and a short idle wait (a test's own fixture overrides it)."""
+    env = {"GEMINI_API_KEY": live_server.api_key, "PARLEY_IDLE_SECONDS": IDLE_SECONDS}
+    yield from settings_on_live_server(tmp_path, live_server, env)
 
 
 def open_voice_window(qtbot: QtBot, runtime: Runtime, settings: Settings) -> tuple[ChatBridge, MainWindow, WindowVoice]:
