@@ -5,11 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.config.settings import (
-    Override,
-    Settings,
-    load_settings,
-)
+from app.config.settings import Override, Settings, load_settings
 
 GEMINI_KEY = "AIzaSyTest-gemini-key-0123456789abcdef"
 OPENAI_KEY = "sk-test-openai-key-0123456789abcdef"

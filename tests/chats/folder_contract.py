@@ -9,12 +9,7 @@ from uuid import UUID
 
 import pytest
 
-from chats.errors import (
-    ChatNotFound,
-    DuplicateFolderName,
-    FolderNotFound,
-    InvalidFolderName,
-)
+from chats.errors import ChatNotFound, DuplicateFolderName, FolderNotFound, InvalidFolderName
 from chats.models import NO_FOLDER
 from chats.store import ChatStore
 from tests.chats.store_contract import Clock, StoreFactory, make_store_with_clock

@@ -14,10 +14,7 @@ from uuid import uuid4
 import numpy as np
 import pytest
 
-from chats.errors import (
-    ChatNotFound,
-    VersionConflict,
-)
+from chats.errors import ChatNotFound, VersionConflict
 from chats.models import EmbeddedText, Source, Turn
 from chats.store import ChatStore, SearchQuery
 

@@ -10,13 +10,7 @@ from contextlib import AbstractAsyncContextManager
 
 from tests.fakes.gemini_live_server import WAIT_S, FakeGeminiLiveServer
 from voice.audio.chunks import MIC_FORMAT, AudioChunk
-from voice.live.connection import (
-    HistoryTurn,
-    LiveConfig,
-    LiveEvent,
-    ToolDeclaration,
-    TurnComplete,
-)
+from voice.live.connection import HistoryTurn, LiveConfig, LiveEvent, ToolDeclaration, TurnComplete
 from voice.live.gemini import GeminiLiveConnection, connect
 
 SWITCH_CHAT = ToolDeclaration(

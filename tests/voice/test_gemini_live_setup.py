@@ -13,13 +13,7 @@ from google.genai import types
 
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.voice.live_client import CONFIG, HISTORY, SPEECH, open_live, say
-from voice.live.connection import (
-    HistoryTurn,
-    LiveConfig,
-    LiveConnection,
-    LiveConnectionFactory,
-    ToolDeclaration,
-)
+from voice.live.connection import HistoryTurn, LiveConfig, LiveConnection, LiveConnectionFactory, ToolDeclaration
 from voice.live.gemini import connect
 from voice.live.gemini_setup import build_connect_config
 
