@@ -55,7 +55,8 @@ from bench.wake_rooms_goal import PARTS, goal_results, measure_goal, measure_par
 from bench.wake_rooms_measure import RATE, SEEDS, measure
 from bench.wake_scoring import preprocessor
 from bench.wake_streams import hour_streams
-from tests.voice.rooms import GOAL_CONDITION, to_pcm
+from tests.voice.room_sounds import to_pcm
+from tests.voice.rooms import GOAL_CONDITION
 from voice.wake.frames import FRAME_MS, FRAME_SAMPLES
 
 RESULTS = Path(__file__).resolve().parent / "results"
