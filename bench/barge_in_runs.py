@@ -18,7 +18,8 @@ import onnxruntime
 
 from tests.voice.fixtures import read_pcm, stream, utterances
 from tests.voice.laptop_room import hear, parley_voice, sounds_at, speech_onset_ms, talker_says, warmed_canceller
-from tests.voice.rooms import GOAL_CONDITION, RoomCondition, SimulatedRoom, condition, cough, door
+from tests.voice.room_sounds import cough, door
+from tests.voice.rooms import GOAL_CONDITION, RoomCondition, SimulatedRoom, condition
 from voice.audio.chunks import AudioChunk
 from voice.echo.barge_in import HeardWindow, SpeechOverPlayback
 from voice.echo.vad import load_session

@@ -12,7 +12,7 @@ import numpy as np
 import soxr
 
 from tests.voice.fixtures import read_pcm, silence, wake_phrase_end_ms
-from tests.voice.rooms import to_pcm
+from tests.voice.room_sounds import to_pcm
 from voice.audio.chunks import MIC_FORMAT
 
 RATE = MIC_FORMAT.rate

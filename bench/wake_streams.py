@@ -22,7 +22,8 @@ from bench.wake_material import (
     positive,
 )
 from tests.voice.fixtures import read_pcm, silence, utterances
-from tests.voice.rooms import ROOM_CONDITIONS, RoomCondition, SimulatedRoom, cough, door, to_pcm
+from tests.voice.room_sounds import cough, door, to_pcm
+from tests.voice.rooms import ROOM_CONDITIONS, RoomCondition, SimulatedRoom
 from voice.audio.chunks import MIC_FORMAT
 from voice.wake.frames import FRAME_MS, FRAME_SAMPLES
 

@@ -43,6 +43,15 @@ def environment(
 
 
 @pytest.fixture
+def config(tmp_path: Path) -> Path:
+    """An empty config file in a temporary folder; the settings tests write into it."""
+    path = tmp_path / "config" / "config.toml"
+    path.parent.mkdir()
+    path.write_text("", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
 def memory_keyring() -> Iterator[MemoryKeyring]:
     """An empty in-memory keyring: the real one is never read."""
     with using_keyring(MemoryKeyring()) as backend:

@@ -1,6 +1,9 @@
+"""Settings as the loader builds them: defaults, the layers (defaults < file < environment < command line),
+paths, command-line overrides, secrets, numbers and flags. Bad config files: test_settings_bad_files.py; the
+reference table: test_settings_table.py."""
+
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import platformdirs
@@ -8,38 +11,18 @@ import pytest
 
 from app.config.secrets import KEYRING_SERVICE
 from app.config.settings import (
-    SETTINGS,
-    Override,
     Settings,
     SettingsError,
-    SettingSpec,
     default_config_file,
     default_data_dir,
     desktop_language,
     load_settings,
 )
-from app.config.settings_table import settings_markdown, settings_table
 from tests.app import MemoryKeyring
-
-GEMINI_KEY = "AIzaSyTest-gemini-key-0123456789abcdef"
-OPENAI_KEY = "sk-test-openai-key-0123456789abcdef"
-
+from tests.app.settings_files import GEMINI_KEY, OPENAI_KEY, load
 
 pytestmark = pytest.mark.usefixtures("memory_keyring")
 """Every test here gets an empty in-memory keyring (tests/app/conftest.py): the real one is never read."""
-
-
-@pytest.fixture
-def config(tmp_path: Path) -> Path:
-    """An empty config file in a temporary folder; tests write into it."""
-    path = tmp_path / "config" / "config.toml"
-    path.parent.mkdir()
-    path.write_text("", encoding="utf-8")
-    return path
-
-
-def load(config: Path, env: dict[str, str] | None = None, overrides: dict[str, Override] | None = None) -> Settings:
-    return load_settings(overrides, {"PARLEY_CONFIG": str(config), **(env or {})})
 
 
 # Defaults
@@ -185,99 +168,6 @@ def test_a_relative_data_dir_in_the_environment_is_made_absolute(config: Path) -
     assert data_dir == Path.cwd() / "rel"
 
 
-# Bad files
-
-
-def test_toml_syntax_error_names_file_and_line(config: Path) -> None:
-    config.write_text('user_id = "ok"\nembedder = \n', encoding="utf-8")
-    with pytest.raises(SettingsError, match="invalid TOML") as caught:
-        load(config)
-    assert str(caught.value).startswith(f"{config}: invalid TOML at line 2, column")
-    assert "\n" not in str(caught.value)
-
-
-def test_unknown_key_names_file_and_key(config: Path) -> None:
-    config.write_text('user_id = "ok"\nembeder = "local"\n', encoding="utf-8")
-    with pytest.raises(SettingsError) as caught:
-        load(config)
-    assert str(caught.value) == f"{config}: unknown setting 'embeder' (did you mean 'embedder'?)"
-
-
-def test_config_file_is_not_a_config_key(config: Path) -> None:
-    config.write_text('config_file = "/elsewhere.toml"\n', encoding="utf-8")
-    with pytest.raises(SettingsError, match=f"^{config}: unknown setting 'config_file'"):
-        load(config)
-
-
-@pytest.mark.parametrize(
-    ("line", "message"),
-    [
-        ("user_id = 3", "setting 'user_id' must be a string, not an integer"),
-        ("embedder = true", "setting 'embedder' must be a string, not a boolean"),
-        ("log_level = [1]", "setting 'log_level' must be a string, not an array"),
-        ("data_dir = {path = 'x'}", "setting 'data_dir' must be a string, not a table"),
-        ('embedder = "cloud"', "setting 'embedder' must be one of auto, local, openai, gemini (got 'cloud')"),
-        ('log_level = "loud"', "setting 'log_level' must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL"),
-        ('gemini_base_url = "ftp://x"', "setting 'gemini_base_url' must start with http:// or https://"),
-        ('user_id = ""', "setting 'user_id' must not be empty"),
-    ],
-)
-def test_bad_values_name_file_and_key(config: Path, line: str, message: str) -> None:
-    config.write_text(line + "\n", encoding="utf-8")
-    with pytest.raises(SettingsError) as caught:
-        load(config)
-    assert str(caught.value).startswith(f"{config}: {message}")
-
-
-def test_an_unreadable_config_file_is_a_settings_error(tmp_path: Path) -> None:
-    with pytest.raises(SettingsError, match=f"^{tmp_path}: cannot read the config file"):
-        load_settings(env={"PARLEY_CONFIG": str(tmp_path)})  # a folder, not a file
-
-
-def test_a_config_file_that_is_not_utf8_is_a_settings_error(config: Path) -> None:
-    config.write_bytes(b'user_id = "\xff"\n')
-    with pytest.raises(SettingsError, match=f"^{config}: the config file is not UTF-8 text$"):
-        load(config)
-
-
-@pytest.mark.parametrize(
-    ("toml", "key", "advice"),
-    [
-        (f'gemini_api_key = "{GEMINI_KEY}"', "gemini_api_key", "`parley keys set gemini`"),
-        (f'openai_api_key = "{OPENAI_KEY}"', "openai_api_key", "`parley keys set openai`"),
-        (f'supabase_token = "{GEMINI_KEY}"', "supabase_token", "`parley keys set gemini` or `parley keys set openai`"),
-        (f'db_password = "{GEMINI_KEY}"', "db_password", "GEMINI_API_KEY or OPENAI_API_KEY"),
-        (f'unknown = 1\n[gemini]\napi_key = "{GEMINI_KEY}"', "api_key", "`parley keys set gemini`"),
-    ],
-)
-def test_a_secret_in_the_file_is_refused_without_echoing_it(config: Path, toml: str, key: str, advice: str) -> None:
-    config.write_text(toml + "\n", encoding="utf-8")
-    with pytest.raises(SettingsError) as caught:
-        load(config)
-    message = str(caught.value)
-    assert message.startswith(f"{config}: '{key}' looks like a secret")
-    assert "OS keyring" in message
-    assert "environment" in message
-    assert advice in message
-    assert GEMINI_KEY not in message
-    assert OPENAI_KEY not in message
-    assert "\n" not in message
-
-
-def test_environment_errors_name_the_variable(config: Path) -> None:
-    with pytest.raises(SettingsError, match=r"^environment variable PARLEY_TEXT_MODEL must be one of auto"):
-        load(config, {"PARLEY_TEXT_MODEL": "gpt"})
-
-
-def test_log_level_is_normalised(config: Path) -> None:
-    assert load(config, {"PARLEY_LOG_LEVEL": "debug"}).log_level == "DEBUG"
-
-
-def test_an_empty_base_url_in_the_file_means_the_default_endpoint(config: Path) -> None:
-    config.write_text('gemini_base_url = ""\n', encoding="utf-8")
-    assert load(config).gemini_base_url is None
-
-
 # Command-line overrides
 
 
@@ -350,63 +240,6 @@ def test_a_gemini_key_in_the_keyring_chooses_gemini_embeddings(config: Path, mem
     assert load(config).effective_embedder == "local"
     memory_keyring.set_password(KEYRING_SERVICE, "gemini_api_key", GEMINI_KEY)
     assert load(config).effective_embedder == "gemini"
-
-
-# The reference table is the loader's own table
-
-
-def test_every_settings_field_has_exactly_one_spec() -> None:
-    assert [spec.name for spec in SETTINGS] == [f.name for f in dataclasses.fields(Settings)]
-
-
-def test_spec_defaults_are_the_dataclass_defaults() -> None:
-    for spec, field in zip(SETTINGS, dataclasses.fields(Settings), strict=True):
-        missing = field.default is dataclasses.MISSING or field.default is None
-        if isinstance(field.default, bool):
-            assert spec.default == ("true" if field.default else "false"), spec.name  # as TOML spells it
-        else:
-            assert spec.default == (None if missing else str(field.default)), spec.name
-
-
-@pytest.mark.parametrize("spec", [s for s in SETTINGS if s.kind in ("text", "level", "url")], ids=lambda s: s.name)
-def test_each_documented_variable_is_read(config: Path, spec: SettingSpec) -> None:
-    value = spec.choices[-1] if spec.choices else {"url": "https://x.test", "level": "ERROR"}.get(spec.kind, "v")
-    (var,) = spec.env_vars
-    assert getattr(load(config, {var: value}), spec.name) == value
-    assert spec.config_key is not None
-    config.write_text(f'{spec.config_key} = "{value}"\n', encoding="utf-8")
-    assert getattr(load(config), spec.name) == value
-
-
-def test_settings_table_rows() -> None:
-    rows = {row.setting: row for row in settings_table()}
-    assert list(rows) == [f.name for f in dataclasses.fields(Settings)]
-    assert (rows["user_id"].env_var, rows["user_id"].config_key, rows["user_id"].default) == (
-        "PARLEY_USER_ID",
-        "user_id",
-        "local",
-    )
-    assert rows["gemini_api_key"].env_var == "GEMINI_API_KEY or GOOGLE_API_KEY"
-    assert rows["gemini_api_key"].config_key == "-"
-    assert "parley keys set gemini" in rows["gemini_api_key"].description
-    assert rows["data_dir"].default == str(platformdirs.user_data_path("parley"))
-    assert rows["config_file"].default == str(platformdirs.user_config_path("parley") / "config.toml")
-    assert rows["gemini_base_url"].default == "-"
-
-
-def test_settings_markdown_lists_every_variable() -> None:
-    markdown = settings_markdown()
-    assert markdown.count("\n") == len(SETTINGS) + 1
-    for spec in SETTINGS:
-        for var in spec.env_vars:
-            assert var in markdown
-    assert str(Path.home()) not in markdown  # the README must not show the writer's own folders
-    assert "| gemini_api_key | GEMINI_API_KEY or GOOGLE_API_KEY | - | - | Gemini API key" in markdown
-
-
-def test_the_readme_documents_every_setting() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    assert settings_markdown() in readme
 
 
 def test_numbers_come_from_every_layer_and_are_checked(config: Path) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench import locomo
-from bench.memory import evidence_recall, personal_category, rewrite
+from bench.memory import personal_category
+from bench.memory_facts import evidence_recall, rewrite
 
 
 def test_recall_is_the_share_of_evidence_turns_covered() -> None:

@@ -18,7 +18,9 @@ from chats.models import NO_FOLDER, utc_now
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.connection import migrations
 from chats.store import ChatStore
-from tests.chats.recall_contract import *  # noqa: F403 - the contract's tests run here
+from tests.chats.folder_contract import *  # noqa: F403 - the contracts' tests run here
+from tests.chats.recall_contract import *  # noqa: F403
+from tests.chats.search_contract import *  # noqa: F403
 from tests.chats.store_contract import *  # noqa: F403
 from tests.chats.store_contract import turns
 from tests.chats.words_held_contract import *  # noqa: F403

@@ -8,7 +8,9 @@ import pytest
 from chats.errors import StoreUnavailable
 from chats.store import ChatStore
 from chats.supabase import SignInRequired, SupabaseChatStore, SupabaseConnection
-from tests.chats.recall_contract import *  # noqa: F403 - the contract's tests run here
+from tests.chats.folder_contract import *  # noqa: F403 - the contracts' tests run here
+from tests.chats.recall_contract import *  # noqa: F403
+from tests.chats.search_contract import *  # noqa: F403
 from tests.chats.store_contract import *  # noqa: F403
 from tests.chats.store_contract import turns
 from tests.chats.words_held_contract import *  # noqa: F403

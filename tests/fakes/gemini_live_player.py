@@ -15,6 +15,7 @@ import numpy as np
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
+from tests.fakes.gemini_live_record import GeneratedReply, RecordedConnection
 from tests.fakes.gemini_live_scenario import (
     Action,
     AfterAudio,
@@ -27,11 +28,9 @@ from tests.fakes.gemini_live_scenario import (
     CompleteTurn,
     ConnectionScript,
     Drop,
-    GeneratedReply,
     Interrupt,
     NewHandle,
     OutputTranscript,
-    RecordedConnection,
     Speak,
     Step,
     server_frame,

@@ -71,13 +71,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from tests.fakes.gemini_live_player import HungUp, ScriptPlayer, close_reason
-from tests.fakes.gemini_live_scenario import (
-    ConnectionScript,
-    GoAwaySoon,
-    RecordedConnection,
-    decode_audio,
-    pick,
-)
+from tests.fakes.gemini_live_record import RecordedConnection, decode_audio, pick
+from tests.fakes.gemini_live_scenario import ConnectionScript, GoAwaySoon
 from tests.fakes.gemini_models import CATALOGUE, KnownModel, find, is_models_path, models_answer, unknown_model_reason
 from tests.fakes.gemini_server import NO_KEY, WRONG_KEY
 from tests.fakes.live_tls import LiveTLS

@@ -17,7 +17,7 @@ from app.runtime import Runtime
 from app.wiring import open_chat_services
 from tests.app import MemoryKeyring, using_keyring
 from tests.fakes.fed_microphone import FedMicrophone
-from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.fakes.gemini_live_server import IDLE_SECONDS, FakeGeminiLiveServer
 from tests.fakes.live_tls import make_live_tls
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
@@ -82,6 +82,35 @@ def live_server() -> Iterator[FakeGeminiLiveServer]:
         yield server_thread.enter(FakeGeminiLiveServer(make_live_tls())).result(timeout=30)
 
 
+MakeSettings = Callable[[str], Settings]
+
+
+@pytest.fixture
+def parley(
+    tmp_path: Path, live_server: FakeGeminiLiveServer, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[MakeSettings]:
+    """Settings on the fake Live server from a config file's text, in an environment the Settings window
+    reads too (it reloads what is saved), with an empty keyring."""
+    ca_file = tmp_path / "ca.pem"
+    ca_file.write_bytes(live_server.ca_pem)
+    for name, value in {
+        "GEMINI_API_KEY": live_server.api_key,
+        "PARLEY_GEMINI_BASE_URL": live_server.base_url,
+        "PARLEY_CA_FILE": str(ca_file),
+        "PARLEY_EMBEDDER": "local",
+    }.items():
+        monkeypatch.setenv(name, value)
+    for name in ("PARLEY_WAKE_THRESHOLD", "PARLEY_IDLE_SECONDS", "PARLEY_LANGUAGE", "PARLEY_INPUT_DEVICE"):
+        monkeypatch.delenv(name, raising=False)
+
+    def make(config: str) -> Settings:
+        (tmp_path / "config.toml").write_text(config, encoding="utf-8")
+        return load_settings({"data_dir": str(tmp_path / "data"), "config_file": str(tmp_path / "config.toml")})
+
+    with using_keyring(MemoryKeyring()):
+        yield make
+
+
 def settings_on_live_server(tmp_path: Path, server: FakeGeminiLiveServer, env: dict[str, str]) -> Iterator[Settings]:
     """Settings on a temporary data folder that reach `server` (its CA trusted), plus `env`."""
     config = tmp_path / "config.toml"
@@ -92,6 +121,13 @@ def settings_on_live_server(tmp_path: Path, server: FakeGeminiLiveServer, env: d
     live = {"PARLEY_GEMINI_BASE_URL": server.base_url, "PARLEY_CA_FILE": str(ca_file), "PARLEY_EMBEDDER": "local"}
     with using_keyring(MemoryKeyring()):
         yield load_settings({"data_dir": str(tmp_path / "data"), "config_file": str(config)}, env=live | env)
+
+
+@pytest.fixture
+def voice_settings(tmp_path: Path, live_server: FakeGeminiLiveServer) -> Iterator[Settings]:
+    """Settings on the fake Live server with its key, and a short idle wait (a test's own fixture overrides it)."""
+    env = {"GEMINI_API_KEY": live_server.api_key, "PARLEY_IDLE_SECONDS": IDLE_SECONDS}
+    yield from settings_on_live_server(tmp_path, live_server, env)
 
 
 def open_voice_window(qtbot: QtBot, runtime: Runtime, settings: Settings) -> tuple[ChatBridge, MainWindow, WindowVoice]:

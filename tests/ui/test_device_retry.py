@@ -17,9 +17,8 @@ from app.runtime import Runtime
 from tests.fakes.fed_microphone import FedMicrophone
 from tests.fakes.gemini_live_scenario import AfterText, Audio, CompleteTurn, OutputTranscript, script
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
-from tests.ui import test_settings_live
-from tests.ui.conftest import TIMEOUT_MS
-from tests.ui.test_settings_live import DEVICES, MakeSettings, UnpluggedCard, close, save, settings_of
+from tests.ui.conftest import TIMEOUT_MS, MakeSettings
+from tests.ui.live_settings_window import DEVICES, UnpluggedCard, close, save, settings_of
 from tests.voice.portaudio_fake import FakeBackend, FakeStream
 from ui.app import ParleyWindow, open_window
 from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioSink, AudioSource
@@ -29,9 +28,6 @@ from voice.audio.null_sink import NullSink
 from voice.audio.speaker import SpeakerSink
 from voice.audio.synthetic import tone
 from voice.errors import NoAudioDevice
-
-parley = test_settings_live.parley
-"""The fixture: settings on the fake Live server, from a config file's text."""
 
 UNPLUGGED = "no speaker found: the USB speaker is unplugged (test)"
 GONE = "the speaker stopped: the output device went away"

@@ -1,95 +1,22 @@
-"""The window against the real controller on a temporary SQLite store."""
+"""The window against the real controller on a temporary SQLite store: the chat list, the transcript, search,
+new, rename and delete, the keyboard and accessible names. Its error banners: test_window_errors.py; the
+runtime thread: test_window_threads.py."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from datetime import UTC, datetime
-from uuid import UUID, uuid4
-
-from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Slot
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QAbstractButton, QAbstractItemView, QApplication, QLineEdit, QWidget
+from PySide6.QtWidgets import QAbstractButton, QAbstractItemView, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
-from app.config.settings import Settings
 from app.controller import ChatController
-from app.front.events import ChatSaved, Problem, ProblemResolved, StatusChanged, TurnSpoken, VoiceInChat
-from app.front.status import VoiceStatus
-from app.runtime import THREAD_NAME, Runtime
-from app.wiring import store_path
 from chats.compaction import TAIL_SIZE
-from chats.models import Turn, utc_now
-from chats.transfer import ImportedChat
+from tests.ui.chat_window import TILES, open_window, select_row, shown, three_chats
 from tests.ui.conftest import TIMEOUT_MS, Seed
-from ui.app import run_window
 from ui.bridge import ChatBridge
 from ui.chat_list import ChatRole
 from ui.main_window import MainWindow
 from ui.transcript import EARLIER, EARLIER_LINK, summarised_turns
-
-AT = datetime(2026, 3, 4, 9, 30, tzinfo=UTC)
-
-RENOVATION = [
-    "We are renovating the house and the cooking area comes first.",
-    "Start with the cabinets: oak fronts, soft-close hinges.",
-    "The countertops will be quartz, 3 cm thick.",
-    "The backsplash tiles: white, 10 by 10.",
-    "The plumber moves the sink under the window on Monday.",
-    "The electrician adds six spotlights above the counter.",
-    "We chose an induction hob and a built-in oven.",
-    "The floor gets large grey porcelain tiles.",
-    "The fridge goes in a tall cabinet next to the pantry.",
-    "Paint the walls a warm off-white after the tiling.",
-]
-TILES = [
-    Turn(role="user" if i % 2 == 0 else "model", text=f"{RENOVATION[i % len(RENOVATION)]} (EARLY-DETAIL-{i})")
-    for i in range(30)
-]
-"""Enough turns for the chat to be compacted on import: these become the summarised, folded ones."""
-
-CHATS = {
-    "Home works": [
-        *TILES,
-        Turn(role="user", text="We are renovating and need new cabinets and countertops.", at=AT),
-        Turn(role="model", text="Oak or walnut? Is <b>bold</b> fine?", at=AT),
-        Turn(role="user", text="Marco the contractor starts tiling on March 3rd, budget 18,500 euros."),
-    ],
-    "Trip": [
-        Turn(role="user", text="I'm planning a two-week holiday in Japan next April."),
-        Turn(role="model", text="Kyoto or Tokyo first?"),
-    ],
-    "Taxes": [
-        Turn(role="user", text="Can I deduct my home office expenses as a freelancer?"),
-        Turn(role="model", text="Often, yes."),
-    ],
-}
-
-
-async def three_chats(controller: ChatController) -> dict[str, UUID]:
-    reports = await controller.import_chats([ImportedChat(title, None, tuple(turns)) for title, turns in CHATS.items()])
-    return {title: report.chat_id for title, report in zip(CHATS, reports, strict=True)}
-
-
-def open_window(qtbot: QtBot, bridge: ChatBridge) -> MainWindow:
-    window = MainWindow(bridge)
-    qtbot.addWidget(window)
-    window.show()
-    bridge.open()
-    qtbot.waitUntil(lambda: window.chats.rowCount() > 0, timeout=TIMEOUT_MS)
-    return window
-
-
-def select_row(qtbot: QtBot, window: MainWindow, chat_id: UUID) -> None:
-    row = window.chats.row_of(chat_id)
-    assert row is not None
-    window.chat_list.setCurrentIndex(window.chats.index(row))
-    qtbot.waitUntil(lambda: shown(window) == chat_id, timeout=TIMEOUT_MS)
-
-
-def shown(window: MainWindow) -> UUID | None:
-    chat = window.transcript.chat
-    return chat.id if chat else None
 
 
 def test_selecting_a_chat_shows_its_transcript(qtbot: QtBot, bridge: ChatBridge, seed: Seed) -> None:
@@ -220,166 +147,6 @@ def test_keyboard_shortcuts_and_accessible_names(qtbot: QtBot, bridge: ChatBridg
     ]
     unnamed = [type(control).__name__ for control in controls if control.isVisible() and not control.accessibleName()]
     assert unnamed == []
-
-
-def test_a_corrupt_store_shows_an_error_banner(qtbot: QtBot, bridge: ChatBridge, settings: Settings) -> None:
-    path = store_path(settings)
-    path.parent.mkdir(parents=True)
-    path.write_bytes(b"this is not a database " * 200)
-    window = MainWindow(bridge)
-    qtbot.addWidget(window)
-    window.show()
-    with qtbot.waitSignal(bridge.error, timeout=TIMEOUT_MS):
-        bridge.open()
-    assert window.banner.isVisible()
-    assert "is damaged" in window.banner.text() and "parley chats repair" in window.banner.text()
-    window.new_chat_button.click()  # requests after the failure neither hang nor pile up errors
-    assert window.chats.rowCount() == 0
-    window.dismiss_button.click()
-    assert not window.banner.isVisible()
-
-
-def test_a_resolved_error_takes_its_banner_down_and_no_other(qtbot: QtBot, bridge: ChatBridge, seed: Seed) -> None:
-    seed(three_chats)
-    window = open_window(qtbot, bridge)
-    with qtbot.waitSignal(bridge.error, timeout=TIMEOUT_MS):
-        bridge.post(Problem("Supabase cannot be reached."))
-    with qtbot.waitSignal(bridge.error_resolved, timeout=TIMEOUT_MS):
-        bridge.post(ProblemResolved("Supabase cannot be reached."))
-    assert not window.banner.isVisible()
-    with qtbot.waitSignal(bridge.error, timeout=TIMEOUT_MS):
-        bridge.post(Problem("The microphone is gone."))
-    with qtbot.waitSignal(bridge.error_resolved, timeout=TIMEOUT_MS):
-        bridge.post(ProblemResolved("Supabase cannot be reached."))
-    assert window.banner.isVisible()
-    assert "microphone" in window.banner.text()
-
-
-def test_a_deleted_chat_reports_its_error(qtbot: QtBot, bridge: ChatBridge, seed: Seed) -> None:
-    ids = seed(three_chats)
-    assert isinstance(ids, dict)
-    window = open_window(qtbot, bridge)
-    with qtbot.waitSignal(bridge.chats_changed, timeout=TIMEOUT_MS):
-        bridge.delete(ids["Trip"])
-    with qtbot.waitSignal(bridge.error, timeout=TIMEOUT_MS):
-        bridge.select_chat(ids["Trip"])
-    assert window.banner.isVisible()
-    assert str(ids["Trip"]) in window.banner.text()
-
-
-def test_a_reply_in_the_chat_the_voice_moved_to_waits_for_that_chats_transcript(
-    qtbot: QtBot, bridge: ChatBridge, seed: Seed, runtime: Runtime
-) -> None:
-    ids = seed(three_chats)
-    assert isinstance(ids, dict)
-    window = open_window(qtbot, bridge)
-    bridge.select_chat(ids["Taxes"])
-    qtbot.waitUntil(lambda: shown(window) == ids["Taxes"], timeout=TIMEOUT_MS)
-    drawn_in: list[UUID | None] = []
-    bridge.turn_spoken.connect(lambda _turn: drawn_in.append(shown(window)))
-    reply = Turn(role="model", text="Here is your trip chat.", at=utc_now(), id=uuid4())
-
-    async def switch_and_answer() -> None:  # the reply comes before the trip chat's transcript has loaded
-        bridge.post(VoiceInChat(ids["Trip"]))
-        bridge.post(TurnSpoken(ids["Trip"], reply))
-
-    runtime.submit(switch_and_answer()).result(timeout=5)
-    qtbot.waitUntil(lambda: "Here is your trip chat." in window.transcript.toPlainText(), timeout=TIMEOUT_MS)
-    assert shown(window) == ids["Trip"]
-    assert drawn_in == [ids["Trip"]]  # never drawn under the taxes chat still on screen
-
-
-def test_the_voice_loop_reaches_the_window_from_its_thread(
-    qtbot: QtBot, bridge: ChatBridge, seed: Seed, runtime: Runtime, settings: Settings
-) -> None:
-    ids = seed(three_chats)
-    assert isinstance(ids, dict)
-    window = open_window(qtbot, bridge)
-    emitted_on: list[str] = []
-    bridge.state_changed.connect(lambda _state: emitted_on.append(threading.current_thread().name))
-
-    async def switch_and_listen() -> None:
-        bridge.post(VoiceInChat(ids["Trip"]))
-        bridge.post(StatusChanged(VoiceStatus.LISTENING))
-
-    runtime.submit(switch_and_listen()).result(timeout=5)
-    qtbot.waitUntil(lambda: shown(window) == ids["Trip"], timeout=TIMEOUT_MS)
-    assert window.voice.state_label.text() == "Assistant: listening"
-    assert emitted_on == [threading.main_thread().name]  # public signals come from the GUI thread only
-    assert window.chat_list.currentIndex().data(ChatRole.ID) == ids["Trip"]
-
-    async def speak() -> None:
-        bridge.post(TurnSpoken(ids["Trip"], Turn(role="user", text="Let's add <i>Osaka</i>.", at=utc_now())))
-        bridge.post(TurnSpoken(ids["Taxes"], Turn(role="user", text="Not shown: another chat.", at=utc_now())))
-
-    runtime.submit(speak()).result(timeout=5)
-    qtbot.waitUntil(lambda: "Let's add <i>Osaka</i>." in window.transcript.toPlainText(), timeout=TIMEOUT_MS)
-    assert "Not shown" not in window.transcript.toPlainText()
-
-    async def save_the_turn() -> None:
-        # A second connection, as the voice loop's own store would be: the window reloads on the signal.
-        from chats.sqlite import SqliteChatStore
-
-        store = await SqliteChatStore.open(store_path(settings), settings.user_id)
-        try:
-            await store.append(ids["Trip"], [Turn(role="user", text="Let's add <i>Osaka</i>.")])
-        finally:
-            await store.close()
-        bridge.post(ChatSaved(ids["Trip"]))
-
-    runtime.submit(save_the_turn()).result(timeout=TIMEOUT_MS / 1000)
-    qtbot.waitUntil(lambda: len(loaded_history(window)) == 3, timeout=TIMEOUT_MS)
-    assert window.transcript.toPlainText().count("Osaka") == 1  # saved, no longer shown as waiting too
-    qtbot.waitUntil(lambda: window.chats.data(window.chats.index(0), ChatRole.ID) == ids["Trip"], timeout=TIMEOUT_MS)
-
-
-def loaded_history(window: MainWindow) -> tuple[Turn, ...]:
-    chat = window.transcript.chat
-    return chat.full_history if chat else ()
-
-
-def test_asyncio_is_not_running_on_the_gui_thread() -> None:
-    """The window never needs an event loop of its own: everything asynchronous is on the runtime."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return
-    raise AssertionError("a loop runs on the GUI thread")
-
-
-class WindowCloser(QObject):
-    """Closes `run_window`'s window once it shows the seeded chats, or at the deadline: never a hang."""
-
-    def __init__(self, rows: int) -> None:
-        super().__init__()
-        self.rows = rows
-        self.saw_chats = False
-        self.poll = QTimer(self)
-        self.poll.timeout.connect(self.check)
-        self.poll.start(20)
-        QTimer.singleShot(TIMEOUT_MS, self.close_all)
-
-    @Slot()
-    def check(self) -> None:
-        for widget in QApplication.topLevelWidgets():
-            if isinstance(widget, MainWindow) and widget.isVisible() and widget.chats.rowCount() == self.rows:
-                self.saw_chats = True
-                widget.close()
-
-    @Slot()
-    def close_all(self) -> None:
-        QApplication.closeAllWindows()
-
-
-def test_run_window_shows_the_chats_and_stops_cleanly_when_closed(
-    qapp: QApplication, settings: Settings, seed: Seed
-) -> None:
-    seed(three_chats)
-    closer = WindowCloser(rows=3)
-    assert run_window(settings) == 0
-    closer.poll.stop()
-    assert closer.saw_chats
-    assert not [thread for thread in threading.enumerate() if thread.name == THREAD_NAME]
 
 
 async def many_chats(controller: ChatController) -> None:

@@ -15,8 +15,8 @@ from pytestqt.qtbot import QtBot
 from app.config.settings import Settings
 from app.wiring import open_chat_services
 from chats.models import Turn
+from tests.ui.chat_window import open_window, select_row
 from tests.ui.conftest import TIMEOUT_MS
-from tests.ui.test_main_window import open_window, select_row
 from ui.bridge import ChatBridge
 from ui.long_text import PAGE_CHARS, LongTextDialog
 from ui.transcript import MORE_LINK, TURN_PAGE

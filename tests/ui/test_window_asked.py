@@ -18,7 +18,7 @@ from app.runtime import Runtime
 from tests.fakes.gemini_live_scenario import AfterText, CompleteTurn, OutputTranscript, script
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.ui.conftest import TIMEOUT_MS, settings_on_live_server
-from tests.ui.test_window_voice import open_on_microphone, seed_chats
+from tests.ui.voice_window import open_on_microphone, seed_chats
 
 CHILD_START_MS = 120_000
 """A `parley` in another process starts in seconds, and in a minute on a loaded machine."""

@@ -19,8 +19,8 @@ from app.front.events import Notice, Problem, ProblemResolved, ToolActivity, Tur
 from app.front.status import OFFLINE_NOTICE, VoiceStatus
 from app.runtime import Runtime
 from chats.models import Turn, utc_now
+from tests.ui.chat_window import open_window, select_row, three_chats
 from tests.ui.conftest import TIMEOUT_MS, Seed
-from tests.ui.test_main_window import open_window, select_row, three_chats
 from ui.app import open_window as open_parley
 from ui.bridge import ChatBridge
 from ui.chat_list import format_when, provisional_title

@@ -17,7 +17,8 @@ import numpy as np
 import soxr
 
 from tests.voice.fixtures import read_pcm, utterances
-from tests.voice.rooms import RATE, Signal, SimulatedRoom, floats, to_pcm
+from tests.voice.room_sounds import RATE, Signal, floats, to_pcm
+from tests.voice.rooms import SimulatedRoom
 from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.echo.barge_in import SpeechOverPlaybackFactory
 from voice.echo.canceller import EchoCanceller

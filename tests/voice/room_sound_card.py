@@ -20,7 +20,8 @@ import soxr
 from scipy import signal as sig
 
 from tests.voice.portaudio_fake import FakeBackend, FakeStream
-from tests.voice.rooms import RATE, Signal, SimulatedRoom, soft_clip, to_pcm
+from tests.voice.room_sounds import RATE, Signal, to_pcm
+from tests.voice.rooms import SimulatedRoom, soft_clip
 from voice.audio.devices import Kind
 
 BLOCK_MS = 20

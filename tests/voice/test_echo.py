@@ -14,152 +14,36 @@ alone brings the waveform correlation of clean speech with itself down to 0.71.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pytest
-from numpy.typing import NDArray
 
-from tests.fakes.fed_microphone import FedMicrophone
+from tests.voice.echo_simulation import (
+    ASSETS,
+    CHUNK_MS,
+    CONVERGED_MS,
+    MIN_ERLE_DB,
+    RATE,
+    REPLY,
+    SPEAKING_DBFS,
+    USER,
+    Signal,
+    chunk_levels,
+    erle_db,
+    floats,
+    level_db,
+    pcm16,
+    playing,
+    reply,
+    room_echo,
+    samples,
+    simulate,
+    spectral_similarity,
+    whole_chunks,
+)
 from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
-from voice.audio.pcm import split
-from voice.audio.synthetic import SyntheticSource, tone
 from voice.audio.wav import read_recording
-from voice.echo.canceller import CancelledChunk, EchoCancelledSource, EchoCanceller
-from voice.errors import NoAudioDevice
-
-Signal = NDArray[np.float64]
-"""Mono audio as floats in [-1, 1] at 16 kHz."""
-
-ASSETS = Path(__file__).resolve().parents[2] / "assets" / "audio"
-REPLY = ("wake_switch_chat.wav", "wake_weather.wav")
-"""Parley's reply: 9.9 s of speech, with pauses."""
-USER = "speech_hello.wav"
-"""The user talking over it: "hello there, how are you today?" (3.3 s)."""
-
-RATE = MIC_FORMAT.rate
-CHUNK_MS = 80
-CONVERGED_MS = 2000
-"""Cancellation is judged from here on: AEC3 finds the echo path within the first second or two."""
-MIN_ERLE_DB = 30.0
-SPEAKING_DBFS = -45.0
-"""A stand-in for the voice activity decision behind barge-in: an 80 ms chunk louder than this counts as
-someone speaking. The user's speech is about -21 dBFS, the echo of the reply about -30 dBFS at the mic."""
-
-
-def samples(ms: float) -> int:
-    return round(ms * RATE / 1000)
-
-
-def floats(pcm: bytes) -> Signal:
-    return np.frombuffer(pcm, dtype="<i2").astype(np.float64) / 32768.0
-
-
-def pcm16(signal: Signal) -> bytes:
-    return np.clip(np.rint(signal * 32768.0), -32768, 32767).astype("<i2").tobytes()
-
-
-def level_db(signal: Signal) -> float:
-    """Mean power in dB relative to full scale (dBFS)."""
-    return float(10 * np.log10(np.mean(np.square(signal)) + 1e-20))
-
-
-def reply(audio_format: AudioFormat = MIC_FORMAT) -> bytes:
-    return b"".join(read_recording(ASSETS / name, audio_format) for name in REPLY)
-
-
-def whole_chunks(signal: Signal) -> Signal:
-    """Cut to a whole number of 80 ms chunks, as a microphone delivers them."""
-    return signal[: len(signal) - len(signal) % samples(CHUNK_MS)]
-
-
-def room_echo(played: Signal, *, delay_ms: float, gain: float) -> Signal:
-    """What the microphone hears of `played`: a direct path after `delay_ms` at `gain`, three weaker
-    reflections up to 40 ms later (one inverted), all softened by a small low-pass filter."""
-    taps = [(0.0, gain), (7.0, 0.3 * gain), (21.0, -0.16 * gain), (40.0, 0.1 * gain)]
-    response = np.zeros(samples(delay_ms + 41.0))
-    for after_ms, tap_gain in taps:
-        response[samples(delay_ms + after_ms)] += tap_gain
-    response = np.convolve(response, [0.25, 0.5, 0.25])
-    return np.convolve(played, response)[: len(played)]
-
-
-def playing(
-    pcm: bytes, audio_format: AudioFormat = MIC_FORMAT, chunk_ms: int = 80, start_ms: float = 0.0
-) -> list[AudioChunk]:
-    """What the speaker plays, in `chunk_ms` chunks from `start_ms` on."""
-    return list(split(pcm, audio_format, chunk_ms, start_ms=start_ms))
-
-
-class FakeClock:
-    """The simulation's time, in seconds."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def simulate(
-    mic: Signal, played: list[AudioChunk] | None = None, *, mic_chunk_ms: int = CHUNK_MS
-) -> tuple[Signal, EchoCanceller]:
-    """Run both streams through a new `EchoCanceller` in live order, on a simulated clock, and return
-    the cleaned microphone stream and the canceller.
-
-    A played chunk is passed on when it starts to play; a microphone chunk when it has been recorded,
-    at its end. Every cleaned chunk must keep its format, start and length."""
-    clock = FakeClock()
-    canceller = EchoCanceller(clock=clock)
-    events = [(chunk.start_ms, 0, chunk) for chunk in played or []]
-    events += [(chunk.end_ms, 1, chunk) for chunk in split(pcm16(mic), MIC_FORMAT, mic_chunk_ms)]
-    events.sort(key=lambda event: event[:2])  # at a tie, what is played goes first
-    cleaned: list[bytes] = []
-    for at_ms, kind, chunk in events:
-        clock.now = at_ms / 1000
-        if kind == 0:
-            canceller.played(chunk)
-            continue
-        out = canceller.cleaned(chunk)
-        assert (out.format, out.start_ms, len(out.pcm)) == (chunk.format, chunk.start_ms, len(chunk.pcm))
-        cleaned.append(out.pcm)
-    return floats(b"".join(cleaned)), canceller
-
-
-def erle_db(echo: Signal, cleaned: Signal, *, from_ms: float = CONVERGED_MS) -> float:
-    start = samples(from_ms)
-    return level_db(echo[start:]) - level_db(cleaned[start:])
-
-
-def chunk_levels(signal: Signal, start: int = 0, stop: int | None = None) -> NDArray[np.float64]:
-    """Level (dBFS) of each 80 ms chunk of `signal[start:stop]`."""
-    part = signal[start:stop]
-    size = samples(CHUNK_MS)
-    chunks = part[: len(part) - len(part) % size].reshape(-1, size)
-    levels: NDArray[np.float64] = 10 * np.log10(np.mean(np.square(chunks), axis=1) + 1e-20)
-    return levels
-
-
-def log_spectrogram(signal: Signal, floor_db: float) -> NDArray[np.float64]:
-    """dB power of 32 ms Hann frames every 16 ms, 200 Hz to 4 kHz (where speech is told apart),
-    floored at `floor_db`."""
-    window = np.hanning(512)
-    frames = np.lib.stride_tricks.sliding_window_view(signal, 512)[::256] * window
-    power = np.abs(np.fft.rfft(frames, axis=1)) ** 2
-    frequencies = np.fft.rfftfreq(512, 1 / RATE)
-    band = (frequencies >= 200) & (frequencies <= 4000)
-    spectrogram: NDArray[np.float64] = np.maximum(10 * np.log10(power[:, band] + 1e-20), floor_db)
-    return spectrogram
-
-
-def spectral_similarity(a: Signal, b: Signal) -> float:
-    """Correlation of two log spectrograms over the 60 dB below the louder one's peak: 1 for the same
-    sound, about 0 for unrelated sounds. Blind to phase and to small delays."""
-    peak = max(float(log_spectrogram(a, -400).max()), float(log_spectrogram(b, -400).max()))
-    return float(np.corrcoef(log_spectrogram(a, peak - 60).ravel(), log_spectrogram(b, peak - 60).ravel())[0, 1])
-
 
 # Echo alone: Parley talks, nobody else does.
 
@@ -355,138 +239,3 @@ def test_barge_in_is_heard_and_the_echo_alone_is_not(double_talk: DoubleTalk) ->
     assert (chunk_levels(mic, converged)[echo_only] > SPEAKING_DBFS).mean() >= 0.9  # the echo alone is loud
     assert heard[user_speaks].mean() >= 0.9
     assert not heard[echo_only].any()
-
-
-# The stream itself: formats, timing and the latency the framing adds.
-
-
-def test_80_ms_chunks_come_back_with_no_added_delay() -> None:
-    clip = whole_chunks(floats(read_recording(ASSETS / USER)))
-
-    cleaned, canceller = simulate(clip)
-
-    assert canceller.delay_ms == 0.0
-    assert len(cleaned) == len(clip)
-    assert spectral_similarity(cleaned, clip) >= 0.95
-
-
-@pytest.mark.parametrize("chunk_ms", [25, 85, 3])
-def test_chunks_that_split_a_frame_are_delayed_by_less_than_a_frame(chunk_ms: int) -> None:
-    """Same audio, other chunk sizes: the output is the 80 ms output, `delay_ms` later, sample for sample."""
-    clip = floats(read_recording(ASSETS / USER))
-    reference, _ = simulate(clip)
-
-    cleaned, canceller = simulate(clip, mic_chunk_ms=chunk_ms)
-
-    assert 0.0 < canceller.delay_ms < 10.0
-    delay = samples(canceller.delay_ms)
-    assert not cleaned[:delay].any()
-    np.testing.assert_array_equal(cleaned[delay:], reference[: len(cleaned) - delay])
-
-
-def test_chunks_in_another_format_are_refused() -> None:
-    canceller = EchoCanceller()
-
-    with pytest.raises(ValueError, match="does not match"):
-        canceller.cleaned(AudioChunk(MODEL_VOICE_FORMAT, bytes(3840), 0.0))
-    with pytest.raises(ValueError, match="whole number"):
-        canceller.cleaned(AudioChunk(MIC_FORMAT, bytes(3), 0.0))
-    with pytest.raises(ValueError, match="whole number"):
-        canceller.played(AudioChunk(AudioFormat(rate=48_000, channels=2), bytes(6), 0.0))
-    with pytest.raises(ValueError, match="16-bit"):
-        canceller.played(AudioChunk(AudioFormat(rate=16_000, channels=1, width=4), bytes(640), 0.0))
-
-
-@pytest.mark.parametrize(
-    "audio_format",
-    [AudioFormat(rate=44_100, channels=1), AudioFormat(rate=16_000, channels=2), AudioFormat(16_000, 1, width=4)],
-)
-def test_microphone_formats_webrtc_cannot_clean_are_refused(audio_format: AudioFormat) -> None:
-    with pytest.raises(ValueError, match="echo cancellation needs"):
-        EchoCanceller(audio_format)
-
-
-async def test_a_cancelled_source_hands_on_cleaned_chunks_in_order() -> None:
-    canceller = EchoCanceller()
-    mic = [tone(80, format=MIC_FORMAT, start_ms=80.0 * i) for i in range(5)]
-    source = EchoCancelledSource(SyntheticSource(mic), canceller)
-    cleaned = [chunk async for chunk in source.chunks()]
-    assert [(c.start_ms, len(c.pcm), c.format) for c in cleaned] == [(c.start_ms, len(c.pcm), c.format) for c in mic]
-    assert source.format == MIC_FORMAT
-
-
-class RecordingCanceller(EchoCanceller):
-    """The real canceller, noting the start of every microphone chunk it cleans, in order."""
-
-    def __init__(self) -> None:
-        super().__init__(clock=None)
-        self.cleaned_ms: list[float] = []
-
-    def cleaned(self, chunk: AudioChunk) -> CancelledChunk:
-        self.cleaned_ms.append(chunk.start_ms)
-        return super().cleaned(chunk)
-
-
-async def test_chunks_are_cleaned_when_the_microphone_hands_them_over_not_when_they_are_read() -> None:
-    # The speaker's blocks reach the canceller as they play: a late reader must not let them run ahead.
-    canceller, microphone = RecordingCanceller(), FedMicrophone()
-    chunks = EchoCancelledSource(microphone, canceller).chunks()
-    microphone.feed(tone(240, format=MIC_FORMAT))
-    first = await anext(chunks)
-    await microphone.until_drained()
-    assert canceller.cleaned_ms == [0.0, 80.0, 160.0]  # all three, though one was read
-    microphone.end()
-    assert [first.start_ms, *[chunk.start_ms async for chunk in chunks]] == [0.0, 80.0, 160.0]
-
-
-async def test_a_reader_far_behind_loses_the_oldest_cleaned_chunks() -> None:
-    microphone = FedMicrophone()
-    source = EchoCancelledSource(microphone, RecordingCanceller(), max_queued_ms=160.0)
-    chunks = source.chunks()
-    microphone.feed(tone(80, format=MIC_FORMAT))
-    assert (await anext(chunks)).start_ms == 0.0
-    microphone.feed(tone(400, format=MIC_FORMAT))  # five more while the reader is away
-    await microphone.until_drained()
-    microphone.end()
-    assert [chunk.start_ms async for chunk in chunks] == [320.0, 400.0]
-    assert source.dropped_chunks == 3
-
-
-async def test_a_microphone_failure_reaches_the_reader() -> None:
-    class Broken:
-        format = MIC_FORMAT
-
-        async def chunks(self) -> AsyncIterator[AudioChunk]:
-            raise NoAudioDevice("no microphone: plug one in")
-            yield  # pragma: no cover
-
-        async def aclose(self) -> None:
-            return None
-
-    with pytest.raises(NoAudioDevice, match="plug one in"):
-        [chunk async for chunk in EchoCancelledSource(Broken(), EchoCanceller()).chunks()]
-
-
-# The linear canceller's view, handed on with each chunk for the barge-in detector (voice/echo/linear_canceller.py).
-
-
-@pytest.mark.parametrize("played_format", [MODEL_VOICE_FORMAT, AudioFormat(rate=48_000, channels=2), MIC_FORMAT])
-def test_each_chunk_carries_the_linear_cancellers_view_once_it_has_learnt_the_echo(played_format: AudioFormat) -> None:
-    """Twice the reply (20 s): the linear filter is trusted after 12-14 s of it. Measured over the last
-    4 s: the echo prediction within 0.3 dB of the echo, what the filter leaves 18-24 dB under it (the
-    least from 24 kHz, see `LinearEchoFilter._at_mic_rate`)."""
-    played = playing(reply(played_format) * 2, played_format, 20)
-    echo = whole_chunks(room_echo(floats(reply() * 2), delay_ms=50.0, gain=0.5))
-    canceller = EchoCanceller(clock=None)
-    chunks: list[CancelledChunk] = []
-    for chunk in split(pcm16(echo), MIC_FORMAT, CHUNK_MS):
-        for block in played[4 * len(chunks) : 4 * len(chunks) + 4]:
-            canceller.played(block)
-        chunks.append(canceller.cleaned(chunk))
-    assert not chunks[0].linear_trusted and chunks[-1].linear_trusted
-    assert all(len(c.linear) == len(c.echo) == len(c.pcm) for c in chunks)
-    last = slice(-samples(4000), None)
-    linear = floats(b"".join(c.linear for c in chunks))[last]
-    predicted = floats(b"".join(c.echo for c in chunks))[last]
-    assert level_db(predicted) == pytest.approx(level_db(echo[last]), abs=1.0)
-    assert level_db(echo[last]) - level_db(linear) >= 15.0

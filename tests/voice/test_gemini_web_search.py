@@ -18,8 +18,8 @@ from tests.fakes.gemini_live_scenario import (
     script,
 )
 from tests.fakes.gemini_live_server import WAIT_S, FakeGeminiLiveServer
+from tests.voice.live_client import open_live, say, until_turn_complete
 from tests.voice.session_harness import CONFIG, SPEECH, VOICE, Harness
-from tests.voice.test_gemini_live import open_live, say, until_turn_complete
 from voice.live.connection import WebSource, WebSources
 from voice.live.gemini_grounding import web_queries, web_sources
 from voice.session import SpokenTurn

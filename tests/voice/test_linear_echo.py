@@ -10,7 +10,7 @@ from scipy import signal as sig
 
 from tests.voice.fixtures import read_pcm
 from tests.voice.laptop_room import parley_voice
-from tests.voice.rooms import RATE, Signal, floats
+from tests.voice.room_sounds import RATE, Signal, floats
 from voice.echo.linear_canceller import HIGH_PASS_HZ, LinearEchoFilter
 
 CHUNK = RATE * 80 // 1000

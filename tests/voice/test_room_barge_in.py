@@ -11,7 +11,8 @@ import pytest
 
 from tests.voice.fixtures import read_pcm, stream, utterances
 from tests.voice.laptop_room import hear, parley_voice, sounds_at, speech_onset_ms, talker_says, warmed_canceller
-from tests.voice.rooms import GOAL_CONDITION, SimulatedRoom, cough, door
+from tests.voice.room_sounds import cough, door
+from tests.voice.rooms import GOAL_CONDITION, SimulatedRoom
 from voice.echo.barge_in import SpeechOverPlaybackFactory, speech_over_playback
 from voice.wake.detector import OpenWakeWordDetector
 

@@ -17,21 +17,8 @@ import pytest
 import soxr
 
 from tests.voice.fixtures import read_pcm, split, stream
-from tests.voice.rooms import (
-    DRY,
-    GOAL_CONDITION,
-    ROOM_CONDITIONS,
-    RoomCondition,
-    SimulatedRoom,
-    _acoustics,
-    condition,
-    cough,
-    door,
-    floats,
-    rms,
-    speech_rms,
-    to_pcm,
-)
+from tests.voice.room_sounds import cough, door, floats, rms, speech_rms, to_pcm
+from tests.voice.rooms import DRY, GOAL_CONDITION, ROOM_CONDITIONS, RoomCondition, SimulatedRoom, _acoustics, condition
 from voice.wake.detector import OpenWakeWordDetector
 
 SPEECH = "wake_hey_jarvis"

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from tests.voice.fixtures import read_pcm, utterances
-from tests.voice.rooms import GOAL_CONDITION, RATE, Signal, SimulatedRoom, cough, door, floats
+from tests.voice.room_sounds import RATE, Signal, cough, door, floats
+from tests.voice.rooms import GOAL_CONDITION, SimulatedRoom
 from voice.echo.voicing import Voicing
 
 WINDOW = 512

@@ -10,7 +10,8 @@ from contextlib import aclosing
 import pytest
 
 from tests.voice.fixtures import WAKE_NEGATIVES, read_pcm, silence, split, stream, utterances, wake_phrase_end_ms
-from tests.voice.rooms import GOAL_CONDITION, SimulatedRoom, cough, door, to_pcm
+from tests.voice.room_sounds import cough, door, to_pcm
+from tests.voice.rooms import GOAL_CONDITION, SimulatedRoom
 from voice.audio.chunks import MIC_FORMAT
 from voice.echo.canceller import EchoCanceller
 from voice.wake.detector import OpenWakeWordDetector
