@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.config.settings import Settings
+from app.front.device_switch import OpenDevices
 from app.runtime import Runtime
 from tests.fakes.fed_microphone import FedMicrophone
 from tests.ui.conftest import TIMEOUT_MS
@@ -22,7 +23,9 @@ from ui.app import ParleyWindow, open_window
 from ui.settings_dialog import SettingsDialog
 from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioSink, AudioSource
 from voice.audio.devices import AudioDevice, StreamRequest
+from voice.audio.microphone import MicrophoneSource
 from voice.audio.null_sink import NullSink
+from voice.audio.speaker import SpeakerSink
 from voice.errors import NoAudioDevice
 
 DEVICES = [
@@ -117,3 +120,36 @@ class UnpluggedCard(FakeBackend):
         assert self.opened.wait(TIMEOUT_MS / 1000)
         assert self.streams[-1].started.wait(TIMEOUT_MS / 1000)
         return self.streams[-1]
+
+
+def recording_on(card: FakeBackend) -> tuple[list[str | None], OpenDevices]:
+    """The microphones the window opens, on `card`, as the device Settings name (None: the default)."""
+    opened: list[str | None] = []
+
+    def open_devices(chosen: Settings) -> tuple[AudioSource, AudioSink]:
+        opened.append(chosen.input_device)
+        return MicrophoneSource(device=chosen.input_device, backend=card), NullSink(MODEL_VOICE_FORMAT)
+
+    return opened, open_devices
+
+
+def speaking_on(card: FakeBackend) -> tuple[list[str | None], OpenDevices]:
+    """The speakers the window opens, on `card`, as the device Settings name (None: the default)."""
+    opened: list[str | None] = []
+
+    def open_devices(chosen: Settings) -> tuple[AudioSource, AudioSink]:
+        opened.append(chosen.output_device)
+        return FedMicrophone(), SpeakerSink(MODEL_VOICE_FORMAT, device=chosen.output_device, backend=card)
+
+    return opened, open_devices
+
+
+def opened_on(
+    qtbot: QtBot, runtime: Runtime, settings: Settings, open_devices: OpenDevices
+) -> tuple[ParleyWindow, list[str]]:
+    """The window on the devices `open_devices` opens; the states it goes through from then on."""
+    window = open_window(settings, runtime, tray_available=False, open_devices=open_devices, devices=lambda: DEVICES)
+    qtbot.addWidget(window.main)
+    states: list[str] = []
+    window.bridge.state_changed.connect(states.append)
+    return window, states

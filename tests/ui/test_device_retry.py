@@ -10,22 +10,24 @@ import threading
 
 from pytestqt.qtbot import QtBot
 
-from app.config.settings import Settings
-from app.front.device_switch import OpenDevices
 from app.front.voice_presenter import NO_MICROPHONE, NO_SPEAKER
 from app.runtime import Runtime
-from tests.fakes.fed_microphone import FedMicrophone
 from tests.fakes.gemini_live_scenario import AfterText, Audio, CompleteTurn, OutputTranscript, script
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.ui.conftest import TIMEOUT_MS, MakeSettings
-from tests.ui.live_settings_window import DEVICES, UnpluggedCard, close, save, settings_of
+from tests.ui.live_settings_window import (
+    UnpluggedCard,
+    close,
+    opened_on,
+    recording_on,
+    save,
+    settings_of,
+    speaking_on,
+)
 from tests.voice.portaudio_fake import FakeBackend, FakeStream
-from ui.app import ParleyWindow, open_window
-from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioSink, AudioSource
+from ui.app import ParleyWindow
+from voice.audio.chunks import MODEL_VOICE_FORMAT
 from voice.audio.devices import StreamRequest
-from voice.audio.microphone import MicrophoneSource
-from voice.audio.null_sink import NullSink
-from voice.audio.speaker import SpeakerSink
 from voice.audio.synthetic import tone
 from voice.errors import NoAudioDevice
 
@@ -33,17 +35,6 @@ UNPLUGGED = "no speaker found: the USB speaker is unplugged (test)"
 GONE = "the speaker stopped: the output device went away"
 ANSWER = tone(200, 440.0, amplitude=0.5, format=MODEL_VOICE_FORMAT).pcm
 """The model's voice in each answer: 200 ms of a tone, at the rate the speaker is opened at."""
-
-
-def speaking_on(card: UnpluggedCard) -> tuple[list[str | None], OpenDevices]:
-    """The speakers the window opens, on `card`, as the device Settings name (None: the default)."""
-    opened: list[str | None] = []
-
-    def open_devices(chosen: Settings) -> tuple[AudioSource, AudioSink]:
-        opened.append(chosen.output_device)
-        return FedMicrophone(), SpeakerSink(MODEL_VOICE_FORMAT, device=chosen.output_device, backend=card)
-
-    return opened, open_devices
 
 
 def send(window: ParleyWindow, states: list[str], text: str) -> None:
@@ -79,10 +70,7 @@ def test_a_speaker_that_failed_is_opened_again_when_settings_are_saved(
     settings = parley("idle_seconds = 0.3\n")
     card = UnpluggedCard(UNPLUGGED)
     opened, open_devices = speaking_on(card)
-    window = open_window(settings, runtime, tray_available=False, open_devices=open_devices, devices=lambda: DEVICES)
-    qtbot.addWidget(window.main)
-    states: list[str] = []
-    window.bridge.state_changed.connect(states.append)
+    window, states = opened_on(qtbot, runtime, settings, open_devices)
     try:
         qtbot.waitUntil(lambda: "sleeping" in states, timeout=TIMEOUT_MS)
         send(window, states, "Can you hear me?")
@@ -112,10 +100,7 @@ def test_a_speaker_that_went_away_is_opened_again_when_settings_are_saved(
     card = UnpluggedCard(UNPLUGGED)
     card.plug_in()
     opened, open_devices = speaking_on(card)
-    window = open_window(settings, runtime, tray_available=False, open_devices=open_devices, devices=lambda: DEVICES)
-    qtbot.addWidget(window.main)
-    states: list[str] = []
-    window.bridge.state_changed.connect(states.append)
+    window, states = opened_on(qtbot, runtime, settings, open_devices)
     try:
         qtbot.waitUntil(lambda: "sleeping" in states, timeout=TIMEOUT_MS)
         send(window, states, "One?")
@@ -164,14 +149,8 @@ def test_settings_saved_again_while_a_microphone_is_being_retried_apply_once_the
 ) -> None:
     settings = parley("")
     card = SlowCard()
-    opened: list[str | None] = []
-
-    def open_devices(chosen: Settings) -> tuple[AudioSource, AudioSink]:
-        opened.append(chosen.input_device)
-        return MicrophoneSource(device=chosen.input_device, backend=card), NullSink(MODEL_VOICE_FORMAT)
-
-    window = open_window(settings, runtime, tray_available=False, open_devices=open_devices, devices=lambda: DEVICES)
-    qtbot.addWidget(window.main)
+    opened, open_devices = recording_on(card)
+    window, _ = opened_on(qtbot, runtime, settings, open_devices)
     voice = window.main.voice
     try:
         unplugged = NO_MICROPHONE.format(problem=card.problem)

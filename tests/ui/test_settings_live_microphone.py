@@ -7,18 +7,23 @@ import asyncio
 
 from pytestqt.qtbot import QtBot
 
-from app.config.settings import Settings
 from app.front.voice_presenter import NO_MICROPHONE
 from app.runtime import Runtime
 from tests.fakes.gemini_live_scenario import AfterAudio, AfterText, CompleteTurn, OutputTranscript, script
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.ui.conftest import TIMEOUT_MS, MakeSettings
-from tests.ui.live_settings_window import DEVICES, Devices, UnpluggedCard, close, feed, listening, save, settings_of
+from tests.ui.live_settings_window import (
+    Devices,
+    UnpluggedCard,
+    close,
+    feed,
+    listening,
+    opened_on,
+    recording_on,
+    save,
+    settings_of,
+)
 from tests.voice.fixtures import read_pcm
-from ui.app import open_window
-from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioSink, AudioSource
-from voice.audio.microphone import MicrophoneSource
-from voice.audio.null_sink import NullSink
 from voice.audio.synthetic import tone
 
 
@@ -60,14 +65,8 @@ def test_a_microphone_that_failed_at_start_is_opened_again_when_settings_choose_
     live_server.script(script((AfterAudio(8_000), (OutputTranscript("Yes?"), CompleteTurn()))))
     settings = parley("idle_seconds = 0.3\n")
     card = UnpluggedCard()
-
-    def open_devices(chosen: Settings) -> tuple[AudioSource, AudioSink]:
-        return MicrophoneSource(device=chosen.input_device, backend=card), NullSink(MODEL_VOICE_FORMAT)
-
-    window = open_window(settings, runtime, tray_available=False, open_devices=open_devices, devices=lambda: DEVICES)
-    qtbot.addWidget(window.main)
-    states: list[str] = []
-    window.bridge.state_changed.connect(states.append)
+    _, open_devices = recording_on(card)
+    window, states = opened_on(qtbot, runtime, settings, open_devices)
     voice = window.main.voice
     try:
         unplugged = NO_MICROPHONE.format(problem="no microphone found: the USB microphone is unplugged (test)")
@@ -98,14 +97,8 @@ def test_the_same_microphone_chosen_again_is_opened_again_after_it_failed(
 ) -> None:
     settings = parley("")
     card = UnpluggedCard()
-    opened: list[str | None] = []
-
-    def open_devices(chosen: Settings) -> tuple[AudioSource, AudioSink]:
-        opened.append(chosen.input_device)
-        return MicrophoneSource(device=chosen.input_device, backend=card), NullSink(MODEL_VOICE_FORMAT)
-
-    window = open_window(settings, runtime, tray_available=False, open_devices=open_devices, devices=lambda: DEVICES)
-    qtbot.addWidget(window.main)
+    opened, open_devices = recording_on(card)
+    window, _ = opened_on(qtbot, runtime, settings, open_devices)
     voice = window.main.voice
     try:
         qtbot.waitUntil(
