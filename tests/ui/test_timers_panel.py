@@ -4,11 +4,8 @@ calls `set_timer`) that rings, shows in the panel, and stops on Stop."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
@@ -27,8 +24,8 @@ from tests.fakes.gemini_live_scenario import (
     OutputTranscript,
     script,
 )
-from tests.fakes.gemini_live_server import IDLE_SECONDS, FakeGeminiLiveServer
-from tests.ui.conftest import TIMEOUT_MS, open_voice_window, settings_on_live_server
+from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.ui.conftest import TIMEOUT_MS, open_voice_window
 from ui.timers_panel import TimersPanel
 
 PASTA = Timer("a1b2c3", "timer", "pasta", START + timedelta(seconds=540), START)
@@ -65,12 +62,6 @@ def test_the_panel_lists_the_time_left_cancels_and_stops(qtbot: QtBot) -> None:
     panel.show_stopped("a1b2c3")
     panel.show_timers(())
     assert not panel.isVisible()
-
-
-@pytest.fixture
-def voice_settings(tmp_path: Path, live_server: FakeGeminiLiveServer) -> Iterator[Settings]:
-    env = {"GEMINI_API_KEY": live_server.api_key, "PARLEY_IDLE_SECONDS": IDLE_SECONDS}
-    yield from settings_on_live_server(tmp_path, live_server, env)
 
 
 def test_a_timer_typed_to_parley_shows_rings_and_stops_in_the_window(

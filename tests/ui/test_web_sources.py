@@ -22,8 +22,8 @@ from app.wiring import open_chat_services
 from chats.models import Chat, Source, Turn
 from tests.fakes.gemini_live_scenario import AfterAudio, CompleteTurn, InputTranscript, OutputTranscript, SearchedWeb
 from tests.fakes.gemini_live_scenario import script as live_script
-from tests.fakes.gemini_live_server import IDLE_SECONDS, FakeGeminiLiveServer
-from tests.ui.conftest import TIMEOUT_MS, settings_on_live_server
+from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.ui.conftest import TIMEOUT_MS
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
 from ui.transcript import TranscriptView
@@ -58,12 +58,6 @@ def browser() -> Iterator[Browser]:
     yield handler
     for scheme in ("http", "https"):
         QDesktopServices.unsetUrlHandler(scheme)
-
-
-@pytest.fixture
-def voice_settings(tmp_path: Path, live_server: FakeGeminiLiveServer) -> Iterator[Settings]:
-    env = {"GEMINI_API_KEY": live_server.api_key, "PARLEY_IDLE_SECONDS": IDLE_SECONDS}
-    yield from settings_on_live_server(tmp_path, live_server, env)
 
 
 def click_text(view: TranscriptView, text: str) -> None:
