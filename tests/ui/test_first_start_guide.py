@@ -25,7 +25,7 @@ from app.runtime import Runtime
 from app.wake_enrolment import as_heard, verifier_path, wake_detector
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.ui.conftest import TIMEOUT_MS, settings_on_live_server
-from tests.ui.test_settings_dialog import DEVICES, Talker
+from tests.ui.settings_dialog_parts import DEVICES, Talker
 from tests.voice.fixtures import read_pcm, split, stream
 from tests.voice.rooms import GOAL_CONDITION, SimulatedRoom
 from tests.voice.session_harness import RecordingSink

@@ -1,13 +1,11 @@
 """The settings dialog: keys into the (in-memory) keyring and never the config file, other values into the
-file where a fresh `load_settings` sees them, refusals shown without changing anything, and each key's
-"Test" against a fake service: the fake Live server on a thread of its own, the fake OpenAI server."""
+file where a fresh `load_settings` sees them, refusals shown without changing anything; its controls, devices
+and the window's way to it."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import keyring
 import pytest
 from keyring.backends import fail
 from PySide6.QtCore import Qt
@@ -25,62 +23,24 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from app.config.desktop_entry import DesktopPaths, autostart_is_on
-from app.config.secrets import KEYRING_SERVICE, set_secret
-from app.config.settings import Settings, load_settings
+from app.config.secrets import set_secret
+from app.config.settings import Settings
 from app.front.device_checks import DeviceLister
 from app.runtime import Runtime
-from app.wake_enrolment import load_verifier, verifier_path
 from tests.app import using_keyring
-from tests.fakes.gemini_live_server import FakeGeminiLiveServer
-from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer
-from tests.ui.conftest import TIMEOUT_MS, settings_on_live_server
-from tests.voice.fixtures import read_pcm, split
-from tests.voice.rooms import RoomCondition, SimulatedRoom
+from tests.ui.conftest import TIMEOUT_MS
+from tests.ui.settings_dialog_parts import (
+    GEMINI_KEY,
+    OPENAI_KEY,
+    make_dialog,
+    no_devices,
+    reload,
+    stored,
+)
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
 from ui.settings_dialog import SettingsDialog
 from ui.widgets import SYSTEM_DEFAULT
-from voice.audio.chunks import MIC_FORMAT, AudioChunk, AudioSource
-from voice.audio.devices import AudioDevice
-from voice.audio.synthetic import SyntheticSource, frames, silence, tone
-from voice.errors import NoAudioDevice
-from voice.wake.verifier import WakeVerifier
-
-GEMINI_KEY = "AIza-typed-gemini-key-0001"
-OPENAI_KEY = "sk-typed-openai-key-0002"
-ENROLMENT_ROOM = RoomCondition("1m_rt0.45_pink20", 0.45, 1.0, "pink", 20.0)
-"""Where the user enrols: at the laptop, in the room of issue 13's goal condition."""
-
-
-def device(index: int, name: str, *, inputs: int, outputs: int) -> AudioDevice:
-    return AudioDevice(index, name, "ALSA", inputs, outputs, 48_000.0, index == 0, index == 0)
-
-
-DEVICES = [
-    device(0, "Built-in Audio", inputs=2, outputs=2),
-    device(1, "USB Microphone", inputs=1, outputs=0),
-    device(2, "Headphones", inputs=0, outputs=2),
-]
-
-
-def no_devices() -> list[AudioDevice]:
-    raise NoAudioDevice("no audio device found: the PortAudio library is missing (test)")
-
-
-def make_dialog(
-    qtbot: QtBot, settings: Settings, runtime: Runtime, devices: list[AudioDevice] | None = None
-) -> SettingsDialog:
-    dialog = SettingsDialog(settings, runtime, devices=lambda: list(DEVICES if devices is None else devices), env={})
-    qtbot.addWidget(dialog)
-    return dialog
-
-
-def stored(name: str) -> str | None:
-    return keyring.get_password(KEYRING_SERVICE, f"{name}_api_key")
-
-
-def reload(settings: Settings) -> Settings:
-    return load_settings({"data_dir": str(settings.data_dir), "config_file": str(settings.config_file)}, env={})
 
 
 def test_typed_keys_go_to_the_keyring_and_never_to_the_config_file(
@@ -330,204 +290,6 @@ def test_every_control_has_an_accessible_name(qtbot: QtBot, settings: Settings, 
     ]
     assert len(controls) >= 14
     assert [w for w in controls if not w.accessibleName()] == []
-
-
-class BrokenMicrophone:
-    """A microphone that cannot be opened, as `MicrophoneSource` fails on a machine without one."""
-
-    format = MIC_FORMAT
-
-    async def chunks(self) -> AsyncIterator[AudioChunk]:
-        raise NoAudioDevice("no microphone found: the device is busy (test)")
-        yield  # a generator, as a real source is
-
-    async def aclose(self) -> None:
-        return None
-
-
-def test_the_level_test_listens_to_the_chosen_microphone(qtbot: QtBot, settings: Settings, runtime: Runtime) -> None:
-    opened: list[str | None] = []
-
-    def microphone(device: str | None) -> AudioSource:
-        opened.append(device)
-        return SyntheticSource(frames(silence(200), tone(400, amplitude=0.1)))
-
-    dialog = SettingsDialog(settings, runtime, devices=lambda: DEVICES, microphone=microphone, env={})
-    qtbot.addWidget(dialog)
-    dialog.input_device.setCurrentText("USB Microphone")
-    QTest.mouseClick(dialog.level_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: dialog.level_result.text().startswith("Loudest"), timeout=TIMEOUT_MS)
-    assert dialog.level_result.text() == "Loudest in 3 s: -20 dBFS"
-    assert opened == ["USB Microphone"]
-    assert dialog.level_button.isEnabled()
-
-
-def test_a_microphone_that_cannot_be_opened_is_one_line(qtbot: QtBot, settings: Settings, runtime: Runtime) -> None:
-    dialog = SettingsDialog(settings, runtime, devices=lambda: DEVICES, microphone=lambda _: BrokenMicrophone(), env={})
-    qtbot.addWidget(dialog)
-    QTest.mouseClick(dialog.level_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: dialog.level_result.text().startswith("Failed"), timeout=TIMEOUT_MS)
-    assert dialog.level_result.text() == "Failed: no microphone found: the device is busy (test)"
-
-
-class Talker:
-    """The chosen microphone: each time it is opened, `fixture` said once more from another spot 1 m from
-    the laptop in `ENROLMENT_ROOM`, with its noise. Which device each opening asked for is kept."""
-
-    def __init__(self, fixture: str) -> None:
-        self.fixture = fixture
-        self.opened: list[str | None] = []
-
-    def __call__(self, device: str | None) -> AudioSource:
-        self.opened.append(device)
-        room = SimulatedRoom(ENROLMENT_ROOM, 100 + len(self.opened))
-        return SyntheticSource(split(room.microphone(read_pcm(self.fixture))))
-
-
-def enrolment_dialog(qtbot: QtBot, settings: Settings, runtime: Runtime, talker: Talker) -> SettingsDialog:
-    dialog = SettingsDialog(settings, runtime, devices=lambda: DEVICES, microphone=talker, env={})
-    qtbot.addWidget(dialog)
-    dialog.input_device.setCurrentText("USB Microphone")
-    dialog.show()
-    qtbot.waitExposed(dialog)
-    return dialog
-
-
-def test_enrol_records_the_wake_word_three_times_and_trains_the_verifier(
-    qtbot: QtBot, settings: Settings, runtime: Runtime
-) -> None:
-    talker = Talker("wake_hey_jarvis")
-    dialog = enrolment_dialog(qtbot, settings, runtime, talker)
-    assert dialog.enrol_result.isHidden() and not verifier_path(settings).exists()
-    QTest.mouseClick(dialog.enrol_button, Qt.MouseButton.LeftButton)
-    assert not dialog.enrol_button.isEnabled()  # one enrolment at a time
-    qtbot.waitUntil(lambda: dialog.enrol_result.text().startswith("Enrolled"), timeout=60_000)
-    assert dialog.enrol_result.text() == "Enrolled: the wake word listens for your voice now."
-    assert talker.opened == ["USB Microphone"] * 3
-    assert dialog.enrol_button.isEnabled()
-    # The same file `parley wake enrol` writes, and the detector Parley builds uses it.
-    assert isinstance(load_verifier(settings), WakeVerifier)
-
-
-def test_enrol_without_the_wake_word_says_so_and_stores_nothing(
-    qtbot: QtBot, settings: Settings, runtime: Runtime
-) -> None:
-    dialog = enrolment_dialog(qtbot, settings, runtime, Talker("speech_hello"))
-    QTest.mouseClick(dialog.enrol_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: dialog.enrol_result.text().startswith("Not enrolled"), timeout=60_000)
-    assert dialog.enrol_result.text().startswith("Not enrolled: recording 1: no wake word heard (best score 0.0")
-    assert dialog.enrol_button.isEnabled()
-    assert not verifier_path(settings).exists()
-
-
-def test_enrol_with_a_microphone_that_cannot_be_opened_is_one_line(
-    qtbot: QtBot, settings: Settings, runtime: Runtime
-) -> None:
-    dialog = SettingsDialog(settings, runtime, devices=lambda: DEVICES, microphone=lambda _: BrokenMicrophone(), env={})
-    qtbot.addWidget(dialog)
-    QTest.mouseClick(dialog.enrol_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: dialog.enrol_result.text().startswith("Not enrolled"), timeout=TIMEOUT_MS)
-    assert dialog.enrol_result.text() == "Not enrolled: no microphone found: the device is busy (test)"
-    assert dialog.enrol_button.isEnabled()
-
-
-def test_a_quiet_microphone_gets_a_hint(qtbot: QtBot, settings: Settings, runtime: Runtime) -> None:
-    dialog = SettingsDialog(
-        settings, runtime, devices=lambda: DEVICES, microphone=lambda _: SyntheticSource([silence(400)]), env={}
-    )
-    qtbot.addWidget(dialog)
-    QTest.mouseClick(dialog.level_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: dialog.level_result.text().startswith("Loudest"), timeout=TIMEOUT_MS)
-    assert dialog.level_result.text() == (
-        "Loudest in 3 s: -96 dBFS (very quiet: is this the right microphone, and is it muted?)"
-    )
-
-
-# -- the key tests, against fake services ------------------------------------------------------------
-
-
-@pytest.fixture
-def live_settings(tmp_path: Path, live_server: FakeGeminiLiveServer) -> Iterator[Settings]:
-    yield from settings_on_live_server(tmp_path, live_server, {})
-
-
-def test_the_gemini_test_opens_a_live_session_with_the_typed_key(
-    qtbot: QtBot, runtime: Runtime, live_settings: Settings, live_server: FakeGeminiLiveServer
-) -> None:
-    dialog = make_dialog(qtbot, live_settings, runtime)
-    row = dialog.keys["gemini"]
-    row.field.setText(live_server.api_key)
-    QTest.mouseClick(row.test_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: row.result.text().startswith("The Gemini key works"), timeout=TIMEOUT_MS)
-    assert live_settings.gemini_live_model in row.result.text()
-    assert row.test_button.isEnabled()
-    assert [c.api_key for c in live_server.connections] == [live_server.api_key]
-    assert live_server.connections[0].setup["model"].endswith(live_settings.gemini_live_model)
-    assert stored("gemini") is None  # testing does not store
-
-
-def test_the_gemini_test_uses_the_stored_key_when_none_is_typed(
-    qtbot: QtBot, runtime: Runtime, live_settings: Settings, live_server: FakeGeminiLiveServer
-) -> None:
-    set_secret("gemini", live_server.api_key)
-    dialog = make_dialog(qtbot, live_settings, runtime)
-    row = dialog.keys["gemini"]
-    QTest.mouseClick(row.test_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: row.result.text().startswith("The Gemini key works"), timeout=TIMEOUT_MS)
-
-
-def test_a_refused_gemini_key_is_one_line_without_the_key(
-    qtbot: QtBot, runtime: Runtime, live_settings: Settings, live_server: FakeGeminiLiveServer
-) -> None:
-    wrong = "AIza-wrong-key-9999"
-    dialog = make_dialog(qtbot, live_settings, runtime)
-    row = dialog.keys["gemini"]
-    row.field.setText(wrong)
-    QTest.mouseClick(row.test_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: row.result.text().startswith("Failed: "), timeout=TIMEOUT_MS)
-    assert "Gemini Live refused the API key" in row.result.text()
-    assert wrong not in row.result.text() and "\n" not in row.result.text()
-
-
-def test_testing_without_any_key_says_so(qtbot: QtBot, settings: Settings, runtime: Runtime) -> None:
-    dialog = make_dialog(qtbot, settings, runtime)
-    row = dialog.keys["gemini"]
-    QTest.mouseClick(row.test_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: row.result.text().startswith("Failed: "), timeout=TIMEOUT_MS)
-    assert "no Gemini key to test" in row.result.text()
-
-
-def openai_settings(settings: Settings, base_url: str) -> Settings:
-    return load_settings(
-        {"data_dir": str(settings.data_dir), "config_file": str(settings.config_file)},
-        env={"PARLEY_OPENAI_BASE_URL": base_url},
-    )
-
-
-def test_the_openai_test_embeds_one_word(
-    qtbot: QtBot, settings: Settings, runtime: Runtime, openai_server: FakeOpenAIServer
-) -> None:
-    dialog = make_dialog(qtbot, openai_settings(settings, openai_server.base_url), runtime)
-    row = dialog.keys["openai"]
-    row.field.setText(FAKE_API_KEY)
-    QTest.mouseClick(row.test_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: row.result.text().startswith("The OpenAI key works"), timeout=TIMEOUT_MS)
-    assert [r.inputs for r in openai_server.embedding_requests] == [["test"]]
-
-
-def test_a_refused_openai_key_is_one_line_without_the_key(
-    qtbot: QtBot, settings: Settings, runtime: Runtime, openai_server: FakeOpenAIServer
-) -> None:
-    wrong = "sk-wrong-key-0000"
-    dialog = make_dialog(qtbot, openai_settings(settings, openai_server.base_url), runtime)
-    row = dialog.keys["openai"]
-    row.field.setText(wrong)
-    QTest.mouseClick(row.test_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: row.result.text().startswith("Failed: "), timeout=TIMEOUT_MS)
-    assert row.result.text() == "Failed: the OpenAI API key was refused"
-
-
-# -- the main window's way in ------------------------------------------------------------------------
 
 
 def test_the_main_window_has_no_settings_button_without_a_dialog(qtbot: QtBot, bridge: ChatBridge) -> None:

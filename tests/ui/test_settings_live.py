@@ -17,7 +17,7 @@ from tests.fakes.gemini_live_scenario import AfterAudio, AfterText, CompleteTurn
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.ui.conftest import TIMEOUT_MS, MakeSettings
 from tests.ui.live_settings_window import DEVICES, Devices, close, feed, hand, listening, save, settings_of
-from tests.ui.test_settings_dialog import Talker
+from tests.ui.settings_dialog_parts import Talker
 from tests.voice.fixtures import read_pcm
 from tests.voice.rooms import GOAL_CONDITION, SimulatedRoom
 from ui.app import open_window
