@@ -251,7 +251,10 @@ async def measure(chats: int, parts: Sequence[str] = PARTS) -> dict[str, Any]:
 
 
 def report(results: dict[str, Any]) -> None:
+    """A summary of the sections `results` holds (a run of some `--parts` into a new file holds only those)."""
     for key, how in (("quality", "LoCoMo's own summaries"), ("quality_own_maintenance", "Parley's own maintenance")):
+        if key not in results:
+            continue
         q = results[key]
         print(
             f"LoCoMo switching (tuning part), {how}: {q['questions']} questions"
@@ -264,16 +267,20 @@ def report(results: dict[str, Any]) -> None:
         )
         print(f"  fused, {halves}")
         print(f"  outcomes {q['outcomes']}, right when switching {q['switch_precision']:.3f}")
-    own = results["quality_own_maintenance"]["fused"]["hit@3"]
-    print(f"  goal (what a user gets): hit@3 >= {OWN_HIT3_GOAL} with Parley's own maintenance: {own:.3f}", end=" ")
-    print("met" if own >= OWN_HIT3_GOAL else "MISSED")
-    switch_heldout.report(results["test"])
-    s = results["scale"]
-    print(
-        f"Store of {s['chats']:,} chats x {TURNS_PER_CHAT} turns (built in {s['build_s']} s), {s['size_mb']} MB on disk"
-    )
-    for name in ("append", "load_assistant_history", "search_without_embedding", "search_with_embedding"):
-        print(f"  {name:26} p50 {s[name]['p50_ms']:7.2f} ms   p95 {s[name]['p95_ms']:7.2f} ms")
+    if "quality_own_maintenance" in results:
+        own = results["quality_own_maintenance"]["fused"]["hit@3"]
+        print(f"  goal (what a user gets): hit@3 >= {OWN_HIT3_GOAL} with Parley's own maintenance: {own:.3f}", end=" ")
+        print("met" if own >= OWN_HIT3_GOAL else "MISSED")
+    if "test" in results:
+        switch_heldout.report(results["test"])
+    if "scale" in results:
+        s = results["scale"]
+        print(
+            f"Store of {s['chats']:,} chats x {TURNS_PER_CHAT} turns (built in {s['build_s']} s),"
+            f" {s['size_mb']} MB on disk"
+        )
+        for name in ("append", "load_assistant_history", "search_without_embedding", "search_with_embedding"):
+            print(f"  {name:26} p50 {s[name]['p50_ms']:7.2f} ms   p95 {s[name]['p95_ms']:7.2f} ms")
 
 
 if __name__ == "__main__":
