@@ -73,19 +73,9 @@ def words_held(db: sqlite3.Connection, user_id: str, terms: Sequence[str]) -> di
     holds: Counter[str] = Counter()
     for term in terms:
         phrase = fts_phrase(term)
-        turn_rows = db.execute(
-            "SELECT t.chat_id, c.user_id FROM (SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?) m"
-            " JOIN turns t ON t.id = m.rowid JOIN chats c ON c.id = t.chat_id",
-            (phrase, SEARCH_TERMS.common + 1),
-        ).fetchall()
-        if len(turn_rows) > SEARCH_TERMS.common:
-            continue
-        described = db.execute(
-            "SELECT c.id, c.user_id FROM (SELECT rowid FROM chats_fts WHERE chats_fts MATCH ? LIMIT ?) m"
-            " JOIN chats c ON c.rowid = m.rowid",
-            (phrase, SEARCH_TERMS.common + 1),
-        ).fetchall()
-        if len(described) > SEARCH_TERMS.common:
+        turn_rows = _owners(db, _TURN_OWNERS, phrase)
+        described = _owners(db, _DESCRIPTION_OWNERS, phrase) if turn_rows is not None else None
+        if turn_rows is None or described is None:
             continue
         holders = {chat_id for chat_id, owner in turn_rows + described if owner == user_id}
         if len(holders) > COMMON_SHARE * chats:
@@ -93,3 +83,20 @@ def words_held(db: sqlite3.Connection, user_id: str, terms: Sequence[str]) -> di
         telling += 1
         holds.update(holders)
     return {chat_id: count / telling for chat_id, count in holds.items()} if telling else None
+
+
+_TURN_OWNERS = (
+    "SELECT t.chat_id, c.user_id FROM (SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?) m"
+    " JOIN turns t ON t.id = m.rowid JOIN chats c ON c.id = t.chat_id"
+)
+_DESCRIPTION_OWNERS = (
+    "SELECT c.id, c.user_id FROM (SELECT rowid FROM chats_fts WHERE chats_fts MATCH ? LIMIT ?) m"
+    " JOIN chats c ON c.rowid = m.rowid"
+)
+
+
+def _owners(db: sqlite3.Connection, query: str, phrase: str) -> list[tuple[str, str]] | None:
+    """(chat id, user id) of each row `query` (`_TURN_OWNERS`, `_DESCRIPTION_OWNERS`) matches for `phrase`;
+    None when more than `SEARCH_TERMS.common` rows do (the word does not tell, and is not read further)."""
+    rows = db.execute(query, (phrase, SEARCH_TERMS.common + 1)).fetchall()
+    return None if len(rows) > SEARCH_TERMS.common else rows

@@ -91,14 +91,19 @@ async def test_a_child_that_dies_fails_one_call_and_the_next_starts_another(chil
         await ProcessTextModel(child).title("the kitchen tiles")
 
 
-async def test_a_call_cancelled_mid_answer_leaves_the_next_in_step(child: LocalModelsProcess) -> None:
-    embedder = ProcessEmbedder(child)
+async def cancel_mid_answer(embedder: ProcessEmbedder) -> None:
+    """A call cancelled once its request is on its way, before its answer is read (the child warmed first)."""
     await embedder.embed(["warm"])
     call = asyncio.ensure_future(embedder.embed(TEXTS))
     await asyncio.sleep(0)  # the request is on its way: cancel it before its answer is read
     call.cancel()
     with pytest.raises(asyncio.CancelledError):
         await call
+
+
+async def test_a_call_cancelled_mid_answer_leaves_the_next_in_step(child: LocalModelsProcess) -> None:
+    embedder = ProcessEmbedder(child)
+    await cancel_mid_answer(embedder)
     vectors = await embedder.embed(["tiles", "grout"])
     np.testing.assert_allclose(vectors, MiniLMEmbedder().embed_sync(["tiles", "grout"]), atol=1e-6)
 
@@ -113,13 +118,7 @@ def test_a_call_cancelled_as_the_loop_ends_leaves_nothing_open_behind_it() -> No
     them ("Event loop is closed") in whatever runs next."""
 
     async def cancelled() -> None:
-        embedder = ProcessEmbedder(LocalModelsProcess())  # never closed: its one child is the call's
-        await embedder.embed(["warm"])
-        call = asyncio.ensure_future(embedder.embed(TEXTS))
-        await asyncio.sleep(0)  # the request is on its way: cancel it before its answer is read
-        call.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await call
+        await cancel_mid_answer(ProcessEmbedder(LocalModelsProcess()))  # never closed: its one child is the call's
 
     earlier = {id(transport) for transport in open_subprocess_transports()}  # other tests' leftovers
     asyncio.run(cancelled())
