@@ -63,10 +63,11 @@ class Speaker(RecordingSink):
 
 
 async def planned(clock: ManualClock, seconds: float) -> None:
-    """Move the clock, and wait until the scheduler has looked at the timers again."""
-    clock.pauses.clear()
-    clock.advance(seconds)
+    """Move the clock once the scheduler waits on it, and wait until it has looked at the timers again."""
     async with asyncio.timeout(WAIT_S):
+        await clock.waiting()
+        clock.pauses.clear()
+        clock.advance(seconds)
         await clock.pauses.wait()
 
 

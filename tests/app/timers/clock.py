@@ -26,6 +26,14 @@ class ManualClock:
         self.pauses.set()
         await future
 
+    async def waiting(self) -> None:
+        """Until something waits on the clock (a pause not over yet). Moved before that, the clock would run
+        ahead of a wait its sleeper computed from the time before (the scheduler's "in 2 s" would start
+        counting after the move, and never end)."""
+        while not any(not future.done() for _, future in self._sleepers):
+            self.pauses.clear()
+            await self.pauses.wait()
+
     async def waited_on(self, seconds: float) -> None:
         """Until something waits `seconds` on the clock from now."""
         until = self.now + timedelta(seconds=seconds)
