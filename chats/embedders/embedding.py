@@ -55,17 +55,26 @@ async def embed_named(embedder: Embedder, texts: Sequence[str], *, fall_back: bo
     return Embedded(await embedder.embed(texts), embedder.model_name)
 
 
+@runtime_checkable
+class ReadsWholeTexts(Protocol):
+    """An embedder whose model reads a text of any length whole: `embed_one` gives it the text in one piece."""
+
+    reads_whole_texts: bool
+
+
 PIECE_CHARS = 300
 """A text longer than this is embedded as the mean of its pieces of about this many characters (cut
-between words): all-MiniLM-L6-v2 reads only its first 256 word pieces, and a chat's topic or summary is
-longer. On LoCoMo with Parley's own maintenance (bench/chats.py), switching's hit@3 went from 0.814 to
-0.841 once a chat's whole text counted (pieces of 1200 characters: 0.831, 600: 0.836, 150: 0.837)."""
+between words), unless its embedder `ReadsWholeTexts`: all-MiniLM-L6-v2 reads only its first 256 word
+pieces, and a chat's topic or summary is longer. On LoCoMo with Parley's own maintenance (bench/chats.py),
+switching's hit@3 went from 0.814 to 0.841 once a chat's whole text counted (pieces of 1200 characters:
+0.831, 600: 0.836, 150: 0.837). The services' embedders get the same pieces (a fallback's twin too)."""
 
 
 async def embed_one(embedder: Embedder, text: str, *, fall_back: bool = True) -> EmbeddedText:
     """`text` and its vector: one vector, however long the text (see `PIECE_CHARS`), named by the model that
     made it (`embed_named`: a local twin's when the embedder's own model could not, unless not `fall_back`)."""
-    embedded = await embed_named(embedder, pieces(text), fall_back=fall_back)
+    whole = isinstance(embedder, ReadsWholeTexts) and embedder.reads_whole_texts
+    embedded = await embed_named(embedder, [text] if whole else pieces(text), fall_back=fall_back)
     matrix = embedded.matrix
     vector = matrix[0] if len(matrix) == 1 else normalise_rows(matrix.mean(axis=0, keepdims=True))[0]
     return EmbeddedText(text=text, vector=vector, model=embedded.model)

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from chats.embedders.embedding import embed_one, pieces
 from chats.embedders.local_models import local_model_for
 from chats.embedders.use_multilingual import DIMENSIONS, MODEL_NAME, MultilingualEmbedder
 from chats.memory.ranking import Ranking, memory_ranking_for
@@ -42,6 +43,15 @@ async def test_vectors_are_normalised_and_an_empty_text_matches_nothing(use: Mul
     assert not vectors[1].any()
     unrelated = (await use.embed(["The budget for the kitchen worktops."]))[0]
     assert float(vectors[0] @ vectors[2]) > float(vectors[0] @ unrelated) + 0.3
+
+
+async def test_a_long_text_is_read_whole_not_as_the_mean_of_its_pieces(use: MultilingualEmbedder) -> None:
+    # The encoder reads a text of any length, and a chat's topic read whole is found better (bench/paraphrase.py).
+    text = " ".join(f"Frase numero {n}: parliamo della ristrutturazione della cucina e del budget." for n in range(20))
+    assert len(pieces(text)) > 1
+    embedded = await embed_one(use, text)
+    [whole] = await use.embed([text])
+    assert embedded.model == MODEL_NAME and np.allclose(embedded.vector, whole, atol=1e-6)
 
 
 def test_the_local_model_follows_the_language_and_sets_its_own_floors() -> None:
