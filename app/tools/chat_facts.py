@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from app.tools.offline_replies import SAY
-from chats.language.words import Language, resolve, stems
+from chats.language.words import Language, detect, resolve, stems
 from chats.memory.grounding import grounded, names_and_numbers
 from chats.memory.text import second_person
 from voice.offline.router import FromChat, ToolAnswer
@@ -72,18 +72,23 @@ FIRST_PERSON = frozenset(
 )
 ADVICE = re.compile(
     r"\b(how (?:do|can|should|would) (?:i|we)|what (?:can|should|do) (?:i|we) do|what (?:can|should) (?:i|we)"
-    r"|(?:should|can|could) (?:i|we)|any (?:tips|advice|ideas)"
+    r"|(?:should|can|could) (?:i|we)|any (?:tips|advice|ideas)|what (?:could|might) (?:it|that|this) be|better"
     r"|come (?:posso|possiamo|faccio|facciamo|devo)|(?:che )?cosa (?:posso|possiamo|devo|dovrei|faccio)|dovrei|posso"
+    r"|(?:che )?cosa (?:può|potrebbe) essere|meglio"
     r"|c[oó]mo (?:puedo|podemos|hago|debo)|qu[eé] (?:puedo|podemos|debo|hago)|deber[ií]a|puedo"
+    r"|qu[eé] (?:puede|podr[ií]a) ser|mejor"
     r"|comment (?:puis-je|je peux|faire|dois-je)|que (?:puis-je|dois-je|faire)|qu'est-ce que je (?:peux|dois)"
-    r"|dois-je|puis-je|devrais-je"
-    r"|wie (?:kann|soll|könnte) ich|was (?:kann|soll|könnte) ich|soll ich|kann ich|sollte ich)\b",
+    r"|dois-je|puis-je|devrais-je|qu'est-ce que (?:ça|cela|ce) (?:peut|pourrait) être|mieux"
+    r"|wie (?:kann|soll|könnte) ich|was (?:kann|soll|könnte) ich|soll ich|kann ich|sollte ich"
+    r"|was (?:kann|könnte) (?:das|es) sein|woran (?:kann|könnte) (?:das|es) liegen|besser)\b",
     re.IGNORECASE,
 )
-"""A question that asks what to do, in the five languages: advice, not a fact about the user to be told."""
+"""A question that asks what to do, what something could be or which is better, in the five languages:
+advice, not a fact about the user to be told."""
 MIN_READ_BACK_WORDS = 4
 """Fewer words ("yes please") are said again in a real answer by chance."""
-MODEL_LANGUAGES = frozenset({"en"})
+MODEL_LANGUAGE = "en"
+MODEL_LANGUAGES = frozenset({MODEL_LANGUAGE})
 """Languages the offline chat model writes (`voice.offline.chat_model.LANGUAGES`): in others, the template."""
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WORD = re.compile(r"[\w']+")
@@ -201,9 +206,13 @@ def from_chat(
 
 
 def unfit(sentence: str, question: str, known: Sequence[str]) -> bool:
-    """Whether a free answer's `sentence` to `question` must not be said: it tells the user about themselves
+    """Whether a free answer's `sentence` to `question` must not be said: it is written in a language the
+    model does not write (asked for English, it answered an Italian statement in made-up Italian: "Il mio
+    posto di project manager giudice ho una storia per un puntaggio."), it tells the user about themselves
     (`_ABOUT_YOU`) what `known` (what the user said, the saved memories) does not hold, or it reads back one
     of them or the question whole (`reads_back`)."""
+    if detect(sentence, hint=MODEL_LANGUAGE) not in MODEL_LANGUAGES:
+        return True
     told_unknown = _ABOUT_YOU.search(sentence) is not None and not grounded(sentence, known)
     return told_unknown or any(reads_back(sentence, text) for text in (question, *known))
 

@@ -206,6 +206,11 @@ class OfflineIntents:
     def unfit(self, sentence: str, question: str, known: Sequence[str]) -> bool:
         return chat_facts.unfit(sentence, question, known)
 
+    def no_answer(self) -> str:
+        """The small voice's honest limit ("no_advice"), in the language the request was heard in (`match`
+        first): its own words had nothing fit to say."""
+        return SAY.get(self.heard_in, SAY["en"])["no_advice"]
+
     def beyond_offline(self, text: str) -> str | None:
         """One honest sentence, in the language `text` was heard in (`match` first), for a question only the
         web can answer."""

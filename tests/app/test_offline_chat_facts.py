@@ -76,6 +76,12 @@ def test_asking_what_to_do_is_beyond_the_small_model_not_a_fact_the_user_never_t
         ("¿Cómo puedo quitar el moho de mi baño?", "es"),
         ("Comment puis-je calmer mon chien ?", "fr"),
         ("Was soll ich meiner Schwester schenken?", "de"),
+        ("My dog keeps scratching his ears, what could it be?", "en"),
+        ("Il mio cane Rocky si gratta sempre le orecchie, cosa può essere?", "it"),
+        ("Sto rifacendo la cucina: meglio un piano in quarzo o in legno?", "it"),
+        ("¿Qué puede ser el ruido de mi coche?", "es"),
+        ("Pour mon salon, c'est mieux le gris ou le vert ?", "fr"),
+        ("Mein Auto quietscht beim Bremsen, woran kann das liegen?", "de"),
     ]:
         answer = from_chat(question, [("user", question)], (), language, SAY[language]).answer
         assert answer == ToolAnswer(SAY[language]["no_advice"]), question
@@ -139,6 +145,14 @@ def test_a_sentence_telling_the_user_what_they_never_said_is_caught_and_advice_i
     assert unfit("You live in a big house in Paris.", question, known)
     assert not unfit("Your daughter is Mia.", question, known)
     assert not unfit("You can oil the oak once a year.", question, known)
+
+
+def test_a_free_answer_in_a_language_the_model_does_not_write_is_left_out() -> None:
+    # Asked for English, the 135M model answered an Italian statement in made-up Italian.
+    statement = "Devo preparare il colloquio per un posto da project manager giovedì"
+    assert unfit("Il mio posto di project manager giudice ho una storia per un puntaggio.", statement, [])
+    assert not unfit("Good luck with the interview on Thursday!", statement, [])
+    assert not unfit("Sure.", statement, [])  # too short to tell: taken as the model's English
 
 
 def test_a_free_answer_reading_back_a_memory_or_the_request_whole_is_left_out() -> None:

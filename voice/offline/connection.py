@@ -266,11 +266,11 @@ class OfflineLiveConnection:
                     self._intents is not None and self._intents.unfit(sentence, question, found.known)
                 ):
                     continue
-                await self._say(sentence)
+                await self._say_models(sentence)
                 if len(self._said) >= MAX_SENTENCES:
                     return
         if not self._said:
-            await self._say(NO_ANSWER)
+            await self._say(self._intents.no_answer() if self._intents is not None else NO_ANSWER)
 
     def _said_before(self, sentence: str) -> bool:
         return said_before(sentence, [m.text for m in self._history if m.role == "assistant"])
@@ -286,7 +286,7 @@ class OfflineLiveConnection:
             async for sentence in sentences:
                 if not self._intents.supported(sentence, answer.findings, question) or self._said_before(sentence):
                     return
-                await self._say(sentence)
+                await self._say_models(sentence)
                 if len(self._said) >= MAX_FOUND_SENTENCES:
                     return
 
@@ -303,6 +303,13 @@ class OfflineLiveConnection:
                 yield sentence
         finally:
             answer.cancel()
+
+    async def _say_models(self, sentence: str) -> None:
+        """Say a sentence of the chat model's, after the notice that it writes English only when it is due
+        (`OfflineVoice.english_only_notice`)."""
+        if (notice := self._voice.english_only_notice()) is not None:
+            await self._say(notice)
+        await self._say(sentence)
 
     async def _say(self, sentence: str) -> None:
         pcm = await self._voice.speak(sentence)

@@ -8,8 +8,8 @@ they run on. Every blocking call goes through here, off the event loop:
 Language: Whisper is told the user's language, or finds it per utterance ("auto": `language` None), and
 espeak-ng speaks each sentence in its own language's voice (`language_of`, the app's detector: the chat
 model's English and a template in the user's language differ). The chat model writes English only
-(`chat_model.LANGUAGES`): with another language it is asked for English, and its first answer starts with
-one sentence in the user's language that says so (`ENGLISH_ONLY_NOTICE`), once per run.
+(`chat_model.LANGUAGES`): with another language it is asked for English, and the first of its sentences
+said in the run comes after one in the user's language that says so (`ENGLISH_ONLY_NOTICE`).
 
 Generated text reaches the loop only through `call_soon_threadsafe`, and a sentinel closes the stream.
 """
@@ -45,12 +45,12 @@ FOUND_LANGUAGE_PROBABILITY = 0.5
 ones does not change the one spoken: a cough or a two-word answer is a guess. (espeak-ng's Italian, said
 whole, scored 0.51; its Spanish and German 0.98.)"""
 ENGLISH_ONLY_NOTICE = {
-    "it": "Il mio piccolo modello offline parla solo inglese, quindi rispondo in inglese. ",
-    "es": "Mi pequeño modelo sin conexión solo habla inglés, así que respondo en inglés. ",
-    "fr": "Mon petit modèle hors ligne ne parle qu'anglais, alors je réponds en anglais. ",
-    "de": "Mein kleines Offline-Modell spricht nur Englisch, deshalb antworte ich auf Englisch. ",
+    "it": "Il mio piccolo modello offline parla solo inglese, quindi rispondo in inglese.",
+    "es": "Mi pequeño modelo sin conexión solo habla inglés, así que respondo en inglés.",
+    "fr": "Mon petit modèle hors ligne ne parle qu'anglais, alors je réponds en anglais.",
+    "de": "Mein kleines Offline-Modell spricht nur Englisch, deshalb antworte ich auf Englisch.",
 }
-"""Said once, before the chat model's first answer, to a user who speaks another language."""
+"""Said once, before the chat model's first sentence said, to a user who speaks another language."""
 IN_ENGLISH = "Always answer in English, whatever language the user writes in."
 
 
@@ -165,12 +165,17 @@ class OfflineVoice:
         return await self._synthesizer.synthesize(text, voice=voice_for(language))
 
     def answer(self, system: str, messages: Sequence[ChatMessage]) -> Answer:
-        """Start the chat model's answer now, on the models thread; read it with `Answer.pieces`. In a
-        language the model does not write, the first answer of the run starts by saying so."""
-        notice = ""
-        if self.language not in LANGUAGES and not self._said_english_only:
-            notice, self._said_english_only = ENGLISH_ONLY_NOTICE.get(self.language, ""), True
-        return Answer(self._models, self._chat, self._system(system), list(messages), notice)
+        """Start the chat model's answer now, on the models thread; read it with `Answer.pieces`."""
+        return Answer(self._models, self._chat, self._system(system), list(messages))
+
+    def english_only_notice(self) -> str | None:
+        """The sentence to say before the first of the chat model's own sentences of the run that is said, in
+        a language the model does not write (`ENGLISH_ONLY_NOTICE`); None once it was given, and in English.
+        Asked only when a sentence of the model's is about to be said: an answer of the app's own needs none."""
+        if self.language in LANGUAGES or self._said_english_only:
+            return None
+        self._said_english_only = True
+        return ENGLISH_ONLY_NOTICE.get(self.language)
 
     def _system(self, system: str) -> str:
         # The same text for `warm` and `answer`: the model keeps the system prompt's state only for the
@@ -186,14 +191,9 @@ class Answer:
     came before, or decides it wants a tool instead). Pieces reach the loop through
     `call_soon_threadsafe`; a sentinel ends them. `cancel()` stops the writing within a token."""
 
-    def __init__(
-        self, executor: ThreadPoolExecutor, chat: ChatModel, system: str, messages: list[ChatMessage], first: str = ""
-    ) -> None:
-        """`first`: text to hand out before the model's own (a sentence of the app's)."""
+    def __init__(self, executor: ThreadPoolExecutor, chat: ChatModel, system: str, messages: list[ChatMessage]) -> None:
         loop = asyncio.get_running_loop()
         self._pieces: asyncio.Queue[object] = asyncio.Queue()
-        if first:
-            self._pieces.put_nowait(first)
         self._cancel = threading.Event()
 
         def write() -> None:

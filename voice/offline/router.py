@@ -69,6 +69,11 @@ class IntentRouter(Protocol):
         question whole."""
         ...
 
+    def no_answer(self) -> str:
+        """What to say, in the language the user was heard in, when the chat model's free answer had no
+        sentence fit to be said (`unfit`, or said before)."""
+        ...
+
     def supported(self, sentence: str, findings: Sequence[str], question: str) -> bool:
         """Whether `sentence` tells what the `findings` say, and nothing they and the `question` do not:
         the chat model's words about a tool's findings are spoken only then."""

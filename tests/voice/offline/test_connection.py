@@ -4,7 +4,7 @@ tool intent, typed text and a barge-in. The intent router is a scripted fake of 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any
 
@@ -25,8 +25,8 @@ from voice.live.connection import (
     TurnComplete,
     UserTranscript,
 )
-from voice.offline.connection import NO_ANSWER, OfflineLiveConnection, connect
-from voice.offline.engine import OfflineVoice
+from voice.offline.connection import OfflineLiveConnection, connect
+from voice.offline.engine import ENGLISH_ONLY_NOTICE, ModelFolders, OfflineVoice
 from voice.offline.router import FromChat, ToolAnswer
 
 CONFIG = LiveConfig(model="offline", system_prompt="You are Parley, a voice assistant. Answer briefly.")
@@ -76,8 +76,12 @@ class ScriptedIntents:
         self.told.append(sentence)
         return self.unknown_to_user
 
+    def no_answer(self) -> str:
+        return NOTHING_FIT
+
 
 SWITCHED = ToolAnswer("Switching to Kitchen.")
+NOTHING_FIT = "My small voice has nothing fit to say to that."
 TILES = "Let's go with the white zellige tiles for the wall behind the sink."
 RECALLED = ToolAnswer(f"In our chat Kitchen, you said: {TILES}", (TILES,))
 
@@ -156,7 +160,43 @@ async def test_a_free_answer_says_nothing_that_tells_the_user_what_they_never_sa
         await connection.send_text("Tell me something about myself.")
         answer = said(await events_until(events, lambda e: isinstance(e, TurnComplete)))
     assert intents.told, "the model's sentences were checked"
-    assert answer == NO_ANSWER  # every one was refused: none was said
+    assert answer == NOTHING_FIT  # every one was refused: none was said, and the router's limit is
+
+
+@pytest.fixture
+def spanish_voice(model_folders: ModelFolders) -> Iterator[OfflineVoice]:
+    """A voice of its own for each test: whether the notice that the model writes English was given is its state."""
+    voice = OfflineVoice.load_sync(model_folders.whisper.parent, language="es")
+    yield voice
+    voice.close()
+
+
+async def free_answer(voice: OfflineVoice, intents: ScriptedIntents, text: str) -> str:
+    async with (
+        connect(CONFIG, voice=voice, intents=intents) as connection,
+        aclosing(connection.events()) as events,
+    ):
+        await connection.send_text(text)
+        return said(await events_until(events, lambda e: isinstance(e, TurnComplete)))
+
+
+async def test_in_another_language_the_models_first_sentence_said_comes_after_the_notice_once(
+    spanish_voice: OfflineVoice,
+) -> None:
+    intents = ScriptedIntents("never", "switch_chat", {}, SWITCHED)
+    first = await free_answer(spanish_voice, intents, "Tell me a short joke.")
+    assert first.startswith(ENGLISH_ONLY_NOTICE["es"]) and len(first) > len(ENGLISH_ONLY_NOTICE["es"]) + 5
+    second = await free_answer(spanish_voice, intents, "Tell me another one.")
+    assert second.strip() and ENGLISH_ONLY_NOTICE["es"] not in second
+
+
+async def test_when_no_sentence_of_the_model_is_fit_only_the_routers_limit_is_said_and_no_notice(
+    spanish_voice: OfflineVoice,
+) -> None:
+    intents = ScriptedIntents("never", "switch_chat", {}, SWITCHED, unknown_to_user=True)
+    assert await free_answer(spanish_voice, intents, "Tell me something about myself.") == NOTHING_FIT
+    # Still due: nothing of the model's was said.
+    assert spanish_voice.english_only_notice() == ENGLISH_ONLY_NOTICE["es"]
 
 
 async def recalled_answer(intents: ScriptedIntents, offline_voice: OfflineVoice) -> list[LiveEvent]:
