@@ -257,3 +257,33 @@ def test_a_first_exchange_is_titled_by_what_the_user_asked_not_the_answers_advic
     title = subject_title(text)
 
     assert title.startswith("Kettle") and "element" not in title.lower()
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "when"),
+    [
+        (
+            "User: Alla fine del mese prossimo ridipingo il soggiorno, che colore sta bene con il parquet?\n"
+            "Assistant: I bianchi caldi e il verde salvia stanno bene con il rovere. Prova dei campioni grandi.",
+            "soggiorno",
+            {"fine", "prossimo"},
+        ),
+        (
+            "User: A finales del mes próximo pinto el salón, ¿qué color queda bien con el parqué?\n"
+            "Assistant: Los blancos cálidos y el verde salvia quedan bien con el roble. Prueba muestras grandes.",
+            "salón",
+            {"finales", "próximo"},
+        ),
+        (
+            "User: À la fin du mois prochain je repeins le salon, quelle couleur va avec le parquet ?\n"
+            "Assistant: Les blancs chauds et le vert sauge vont bien avec le chêne. Essaie de grands échantillons.",
+            "salon",
+            {"fin", "prochain"},
+        ),
+    ],
+)
+def test_when_a_chat_happens_is_not_what_it_is_about(text: str, subject: str, when: set[str]) -> None:
+    # The end of next month opens the chat; the living room is its subject.
+    title = subject_title(text).lower()
+
+    assert subject in title and not when & set(title.split())
