@@ -4,7 +4,9 @@ On two sets written by hand in English, Italian, Spanish, French and German, eac
 language on the same six topics, eight paraphrased switch requests, memories and eight questions about
 them: the tuning part, bench/language_set.json (16 memories; the one every choice was made on), and the
 test part, bench/language_test_set.json (issue 23: six other topics, 12 other memories, written apart
-and not derived from the tuning part, never used to choose anything). Each part through the real
+and not derived from the tuning part, never used to choose anything), and a second test part,
+bench/language_test2_set.json (six more topics, written by a helper that read neither the other parts' texts
+nor the search, 2026-11-28). Each part through the real
 SQLite stores, Parley's own maintenance of young chats (topic vector and title), `ChatFinder` and
 `decide` (the switching decision the tools use), and `MemoryService.search`:
 
@@ -57,7 +59,8 @@ from chats.text.offline_text import OfflineTextModel
 
 DATA = Path(__file__).resolve().parent / "language_set.json"
 TEST_DATA = Path(__file__).resolve().parent / "language_test_set.json"
-PARTS = {"tuning": DATA, "test": TEST_DATA}
+SECOND_TEST_DATA = Path(__file__).resolve().parent / "language_test2_set.json"
+PARTS = {"tuning": DATA, "test": TEST_DATA, "test2": SECOND_TEST_DATA}
 RESULTS = Path(__file__).resolve().parent / "results"
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 HIT1_MARGIN = 1
