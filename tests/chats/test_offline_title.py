@@ -275,6 +275,18 @@ def test_a_first_exchange_is_titled_by_what_the_user_asked_not_the_answers_advic
             {"finales", "próximo"},
         ),
         (
+            "User: Last Tuesday my bike was stolen from outside the station, what should I do?\n"
+            "Assistant: Report it to the police and give them the frame number; check second-hand listings too.",
+            "bike",
+            {"tuesday", "last"},
+        ),
+        (
+            "User: Entro giugno devo rinnovare il passaporte, come si fa?\n"
+            "Assistant: Prenota un appuntamento in questura online e porta due foto.",
+            "passaporte",
+            {"entro", "giugno"},
+        ),
+        (
             "User: À la fin du mois prochain je repeins le salon, quelle couleur va avec le parquet ?\n"
             "Assistant: Les blancs chauds et le vert sauge vont bien avec le chêne. Essaie de grands échantillons.",
             "salon",
@@ -283,7 +295,7 @@ def test_a_first_exchange_is_titled_by_what_the_user_asked_not_the_answers_advic
     ],
 )
 def test_when_a_chat_happens_is_not_what_it_is_about(text: str, subject: str, when: set[str]) -> None:
-    # The end of next month opens the chat; the living room is its subject.
+    # When opens the chat ("the end of next month", "last Tuesday", "by June"); the room or the thing is its subject.
     title = subject_title(text).lower()
 
     assert subject in title and not when & set(title.split())
