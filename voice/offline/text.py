@@ -16,6 +16,8 @@ from pathlib import PurePath
 _WORD = re.compile(r"[a-z0-9']+")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _MARKUP = re.compile(r"[*_`#>|~]+")
+_LIST_MARK = re.compile("^\\s*(?:[-\u2022\u2013]|\\d{1,2}[.)])\\s+")
+"""A list item's mark ("- ", a bullet, "2. "): said aloud, a "dash" or a number that means nothing."""
 _URL = re.compile(r"\(?\bhttps?://\S+|\bwww\.\S+")
 _EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
@@ -64,8 +66,8 @@ def is_noise(text: str) -> bool:
 
 
 def speakable(text: str) -> str:
-    """Model text as something to say aloud: no markdown, links, emoji or line breaks."""
-    text = _MARKUP.sub("", _URL.sub("", _LINK.sub(r"\1", text)))
+    """Model text as something to say aloud: no markdown, list marks, links, emoji or line breaks."""
+    text = _MARKUP.sub("", _URL.sub("", _LINK.sub(r"\1", _LIST_MARK.sub("", text))))
     return _SPACES.sub(" ", _EMOJI.sub("", text)).strip()
 
 

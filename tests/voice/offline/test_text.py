@@ -54,6 +54,10 @@ def test_whisper_words_for_silence_are_noise() -> None:
 def test_model_text_is_made_speakable() -> None:
     text = "**Boil** the [egg](https://x.y) for 7 minutes 🥚 see https://example.com/egg\n- done"
     assert speakable(text) == "Boil the egg for 7 minutes see - done"
+    # A list item's mark is not said ("dash"): the small model answered "- You're planning to repaint the hallway."
+    assert speakable("- You're planning to repaint the hallway.") == "You're planning to repaint the hallway."
+    assert speakable("2. Then add the salt.") == "Then add the salt."
+    assert speakable("2 eggs are enough.") == "2 eggs are enough."
 
 
 def test_sentences_are_handed_out_as_soon_as_they_end() -> None:
