@@ -28,7 +28,8 @@ not the keyphrase "Day Trip". So the title is the chat's best noun phrase, in se
    something to ("Notre immeuble voudrait lancer un jardin partagé"), gives that phrase a bonus: a first
    answer often dwells on its own words (the knocking, the limescale).
 5. People are not subjects: a name said as company ("with Ana", "Ana and I") is added to the title
-   ("Lisbon trip with Ana"); a name spoken to ("Hey Mel!") is left out.
+   ("Lisbon trip with Ana"); a name spoken to ("Hey Mel!") is left out, and so is someone close said with
+   their name ("my son Finn", who asks for pocket money).
 
 Italian, Spanish, French and German (the text's language, `chats.language.words.detect`) read their words with
 simplemma's lemmatiser and their own small words (`chats.text.offline_grammar`); their phrases keep what a
@@ -125,8 +126,7 @@ def subject_title(text: str, language: str | None = None) -> str:
     text too short to tell). "" when it names nothing yet ("Hi!"): the chat then keeps no title, and
     maintenance asks again after its next exchange."""
     chat = _read(text, grammar(languages.detect(_without_labels(text), hint=language)))
-    people = chat.persons | chat.addressed
-    phrases = [phrase for phrase in _phrases(chat) if not {word.lower for word in phrase} <= people]
+    phrases = [phrase for phrase in _phrases(chat) if not _a_person(phrase, chat)]
     if not phrases:
         return ""
     order = sorted(range(len(phrases)), key=lambda i: (-_score(phrases[i], chat), len(phrases[i]), i))
@@ -140,6 +140,17 @@ def subject_title(text: str, language: str | None = None) -> str:
     if companion and len(words) <= MAX_WORDS - 2:
         words += [chat.grammar.with_word, companion]
     return _sentence_case(words, chat.names, nouns_capitalised=chat.grammar.capital_nouns)
+
+
+def _a_person(phrase: Phrase, chat: _Chat) -> bool:
+    """Whether `phrase` names someone, not a subject: the company or the people spoken to ("Ana"), or someone
+    close and their name ("my son Finn", "mia sorella Giulia": a people noun and names only)."""
+    if {word.lower for word in phrase} <= chat.persons | chat.addressed:
+        return True
+    words = [word for word in phrase if word.lower not in chat.grammar.stopwords]
+    close = [word for word in words if word.lemma in chat.grammar.people_nouns]
+    named = [word for word in words if word.lower in chat.names]
+    return bool(close) and bool(named) and len(close) + len(named) == len(words)
 
 
 def _without_labels(text: str) -> str:

@@ -299,3 +299,19 @@ def test_when_a_chat_happens_is_not_what_it_is_about(text: str, subject: str, wh
     title = subject_title(text).lower()
 
     assert subject in title and not when & set(title.split())
+
+
+def test_someone_close_named_in_the_opening_is_not_the_subject() -> None:
+    # "My son Leo" is said with his name twice; the screen time is what the chat is about.
+    english = subject_title(
+        "User: How much screen time is fine for a six-year-old? My son Leo begs for the tablet.\n"
+        "Assistant: Around an hour a day of good programmes is a common guide. Agree the times with Leo in advance."
+    )
+    german = subject_title(
+        "User: Ab wann darf ein Zehnjähriger allein Bus fahren? Mein Sohn Mats fragt jeden Tag danach.\n"
+        "Assistant: Viele Kinder fahren ab zehn allein, wenn sie die Strecke kennen. Übt die Fahrt ein paar Mal "
+        "gemeinsam, dann entscheidet Mats mit."
+    )
+
+    assert "screen" in english.lower() and "son" not in english.lower().split()
+    assert "sohn" not in german.lower().split()
