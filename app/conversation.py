@@ -19,13 +19,13 @@ from uuid import UUID, uuid4
 
 from app.chat_in_conversation import ChatInConversation
 from app.chat_so_far import ChatSoFar
-from app.front.events import TurnSpoken
+from app.core.events import TurnSpoken
+from app.core.toolkit import HearsTheUser, ToolKit
 from app.outbox import Outbox
 from app.tools.chat_tools import NEW_CHAT, SWITCH_CHAT, TOOLS, ChatTools, ToolOutcome
 from app.tools.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
 from app.tools.prompt import system_prompt
 from app.tools.recall_tools import RECALL_CONVERSATIONS, UPDATE_WORKING_MEMORY, RecallTools, working_memory_block
-from app.tools.toolkit import HearsTheUser, ToolKit
 from app.wiring import ChatServices
 from chats.errors import ChatNotFound, StoreUnavailable
 from chats.journal import TurnJournal

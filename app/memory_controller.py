@@ -10,7 +10,7 @@ from uuid import UUID, uuid5
 
 from app.account.sync import StampClock, copy_folders, copy_memories
 from app.chat_import import IMPORT_NAMESPACE, imported_folder_name
-from app.tools.memory_questions import broad_question, overview
+from app.offline.memory_questions import broad_question, overview
 from app.wiring import ChatServices
 from chats.errors import ChatNotFound
 from chats.memory.export import MemoriesFile, export_json, export_markdown, working_notes

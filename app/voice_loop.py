@@ -19,10 +19,10 @@ from app.chat_in_conversation import ChatInConversation
 from app.config.settings import Settings, SettingsError, model_cache
 from app.config.tls import ssl_context
 from app.conversation import ChatConversation, ChatSwitched, ConversationEvent, Saved
+from app.core.toolkit import ConversationVoice, ListensByItself, SpeaksByItself, ToolKit
 from app.listening_lock import listening_lock
 from app.live_settings import voice_settings
 from app.outbox import Outbox
-from app.tools.toolkit import ConversationVoice, ListensByItself, SpeaksByItself, ToolKit
 from app.wake_enrolment import wake_detector
 from app.wiring import ChatServices, language_detector_loading, language_of, live_language_code, spoken_language
 from chats.journal import JOURNAL_FILE, Delivery, TurnJournal
@@ -96,7 +96,7 @@ class VoiceLoop:
         it is told which device and why (one line), once each, on the loop's event loop. Without it
         (`parley listen`, which has nothing to type into), a failing microphone ends the loop with its
         error, and so does a failing speaker. `on_microphone_back`: a microphone that failed gives sound again
-        after `hear_again`. `toolkits`: tools beyond the chat's own (`app.tools.toolkit`),
+        after `hear_again`. `toolkits`: tools beyond the chat's own (`app.core.toolkit`),
         entered when the loop starts and exited when it stops. `background` False (`parley ask`, one message
         and gone): the loop starts no backfill, and ends once the turns are saved, leaving the chat's title,
         topic and recall vectors to the next loop's or window's backfill (its new turns have no vectors yet),
@@ -344,8 +344,8 @@ class VoiceLoop:
             )
             return gemini, settings.gemini_live_model
         # Imported here for the same reason: faster-whisper and CTranslate2 take a quarter of a second.
+        from app.offline.intents import OfflineIntents
         from app.timers.wiring import local_zone
-        from app.tools.offline_intents import OfflineIntents
         from voice.offline import connection as offline
         from voice.offline.engine import OfflineVoice
         from voice.offline.text import wake_phrase_of

@@ -37,9 +37,9 @@ import numpy as np
 
 from app.config.settings import model_cache
 from app.conversation import END_CONVERSATION
+from app.offline.intents import OfflineIntents
 from app.tools.chat_tools import TOOLS
 from app.tools.memory_tools import MEMORY_TOOLS
-from app.tools.offline_intents import OfflineIntents
 from app.tools.prompt import system_prompt
 from app.tools.recall_tools import RECALL_TOOLS
 from app.wiring import language_of

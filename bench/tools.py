@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
-from app.timers.model import Timer
+from app.core.timer import Timer
 from app.timers.ringing import SoundRinger
 from app.timers.store import TimerFile
 from app.timers.toolkit import TimerKit

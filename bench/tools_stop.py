@@ -15,8 +15,8 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from app.front.events import FrontEvent, TimerStopped
-from app.timers.model import Timer
+from app.core.events import FrontEvent, TimerStopped
+from app.core.timer import Timer
 from app.timers.ringing import SoundRinger
 from app.timers.wiring import stop_spotter
 from bench.voice_latency import summarise

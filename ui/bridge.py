@@ -2,7 +2,7 @@
 chat list, folders, search and the selected chat, on `ServicesBridge`'s plumbing (a widget calls a
 method, which returns at once; the answer arrives as a signal on the GUI thread).
 
-`post` is the way in for the voice loop and the store's news (`app.front.events`): it may be called
+`post` is the way in for the voice loop and the store's news (`app.core.events`): it may be called
 from any thread; it emits the one private signal `_posted`, which Qt queues to the bound slot
 `_on_posted` on the GUI thread, where each event becomes its public signal. So every public signal is
 emitted on the GUI thread, whoever posted.
@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from app.account.supabase_reachability import report_reachability
 from app.controller import ChatController
-from app.front import events
+from app.core import events
 from app.runtime import Runtime
 from app.wiring import ChatServices
 from chats.models import Chat, ChatInfo, Folder, FolderFilter, Turn
@@ -91,7 +91,7 @@ class ChatBridge(ServicesBridge):
     tool_used = Signal(object, object)
     """(chat `UUID`, `ToolChip`): what a tool did in a conversation, for that chat's transcript."""
     state_changed = Signal(object)
-    """The voice's `app.front.status.VoiceStatus`: the assistant's state, or off, or error."""
+    """The voice's `app.core.status.VoiceStatus`: the assistant's state, or off, or error."""
     muted_changed = Signal(bool)
     """The microphone was muted (True) or unmuted."""
     level_changed = Signal(float)
@@ -118,7 +118,7 @@ class ChatBridge(ServicesBridge):
     """`events.ConfirmationAsked`: a tool call waits for the user's yes until `confirmation_settled`."""
     confirmation_settled = Signal(str)
     _posted = Signal(object)
-    """An `app.front.events.FrontEvent`, from any thread, queued to `_on_posted`."""
+    """An `app.core.events.FrontEvent`, from any thread, queued to `_on_posted`."""
 
     def __init__(
         self,

@@ -8,7 +8,7 @@ import json
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
-from app.front.events import ConfirmationAsked
+from app.core.events import ConfirmationAsked
 from ui.widgets import push_button, text_line
 
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.front.status import VoiceStatus
+from app.core.status import VoiceStatus
 from chats.models import Chat, Turn
 from ui.banner import ProblemBanner
 from ui.bridge import ChatBridge, SearchResult

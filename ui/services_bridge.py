@@ -126,4 +126,4 @@ class ServicesBridge(QObject):
 
 
 def _done(result: None) -> None:
-    """Nothing to deliver: long-running work reports through `ChatBridge.post` (the core's `app.front.events`)."""
+    """Nothing to deliver: long-running work reports through `ChatBridge.post` (the core's `app.core.events`)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.front.status import VoiceStatus
+from app.core.status import VoiceStatus
 
 STATE_WORDS = {
     VoiceStatus.SLEEPING: "sleeping",
@@ -15,7 +15,7 @@ STATE_WORDS = {
     VoiceStatus.OFF: "off",
     VoiceStatus.ERROR: "error",
 }
-"""The voice's status (`app.front.status.VoiceStatus`) as the status bar and the tray say it."""
+"""The voice's status (`app.core.status.VoiceStatus`) as the status bar and the tray say it."""
 
 QUIET_DBFS = -60.0
 """A level at or below this shows as an empty meter: room noise on a laptop microphone sits around it."""

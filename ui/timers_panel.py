@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from PySide6.QtCore import QTimer, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
 
-from app.front.events import TimerRinging
-from app.timers.model import Timer
+from app.core.events import TimerRinging
+from app.core.timer import Timer
 
 TICK_MS = 1000
 """The time left is redrawn every second."""

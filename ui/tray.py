@@ -14,7 +14,7 @@ from PySide6.QtGui import QAction, QColor, QIcon, QPainter, QPen
 from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QSystemTrayIcon
 
 from app.config.desktop_entry import icon_file
-from app.front.status import VoiceStatus
+from app.core.status import VoiceStatus
 from ui.status import state_words
 
 _COLOURS = {

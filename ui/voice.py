@@ -10,8 +10,8 @@ from typing import Any
 from uuid import UUID
 
 from app.config.settings import Settings
+from app.core.events import FrontEvent
 from app.front.device_switch import DeviceSwitch
-from app.front.events import FrontEvent
 from app.front.voice_presenter import AudioFactory, VoicePresenter
 from app.runtime import Runtime, RuntimeClosed
 from ui.bridge import ChatBridge

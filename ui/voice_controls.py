@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.front.status import VoiceStatus
+from app.core.status import VoiceStatus
 from ui.status import meter_percent, state_words
 from ui.widgets import icon_button, text_line
 

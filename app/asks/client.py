@@ -13,7 +13,7 @@ from app.asks.wire import MAX_REQUEST_BYTES, line, socket_path
 from voice.errors import VoiceError
 
 if TYPE_CHECKING:
-    from app.tools.toolkit import Asker
+    from app.core.toolkit import Asker
 
 ANSWER_WAIT_S = 120.0
 """How long `parley ask` waits for the running Parley's answer: seconds as a rule, longer while that

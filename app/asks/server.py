@@ -28,7 +28,7 @@ from app.asks.wire import (
     question_of,
     socket_path,
 )
-from app.tools.toolkit import AsksTheAsker
+from app.core.toolkit import AsksTheAsker
 from chats.errors import ChatsError
 from chats.store import ChatStore
 from voice.state import AssistantState, StateChanged

@@ -23,7 +23,7 @@ from voice.errors import VoiceError
 
 if TYPE_CHECKING:  # the voice loop and its audio are imported by `ask`, not when `parley` reads its options
     from app.asks.answer import Answer
-    from app.tools.toolkit import Asker
+    from app.core.toolkit import Asker
     from app.voice_loop import VoiceLoop
 
 

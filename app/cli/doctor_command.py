@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from app.config.secrets import secret_source
 from app.config.settings import Settings, SettingsError
 from app.config.tls import ssl_context
-from app.front.status import OFFLINE_NOTICE
+from app.core.status import OFFLINE_NOTICE
 from chats.errors import ChatsError
 from voice.errors import VoiceError
 from voice.live.connection import LiveConfig

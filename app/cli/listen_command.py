@@ -22,7 +22,7 @@ NO_SOUND = "no sound card, and no sound server running"
 
 if TYPE_CHECKING:  # the voice loop and its audio are imported by `run`, not when `parley` reads its options
     from app.conversation import ConversationEvent
-    from app.front.events import FrontEvent
+    from app.core.events import FrontEvent
     from chats.store import ChatStore
     from voice.audio.chunks import AudioSink, AudioSource
     from voice.state import StateChanged
@@ -146,7 +146,7 @@ class EventPrinter:
 
     def timer(self, event: FrontEvent) -> None:
         """A timer rang, stopped or was missed (the list of running timers is `parley timers`'s)."""
-        from app.front.events import TimerRinging, TimersMissed  # loaded with the loop already
+        from app.core.events import TimerRinging, TimersMissed  # loaded with the loop already
 
         if isinstance(event, TimerRinging):
             self.emit({"event": "timer", "id": event.timer.id, "message": event.message})

@@ -106,7 +106,7 @@ def _hit_json(hit: MemoryHit) -> dict[str, Any]:
 async def _search(memory: MemoryController, args: argparse.Namespace) -> Any:
     """A query, or a question about what is saved as a whole ("what do you know about me"), which lists
     what is saved, most important first, as the `search_memories` tool answers it."""
-    from app.tools.memory_questions import broad_question
+    from app.offline.memory_questions import broad_question
 
     hits = await memory.search(args.query, limit=args.limit, category=args.category)
     if args.json:

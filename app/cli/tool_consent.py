@@ -28,7 +28,7 @@ def approves(reply: str) -> bool:
 
 
 class TerminalConsent:
-    """An `Asker` (`app.tools.toolkit`) for `parley ask`: `--yes` allows, a terminal is asked, anything else
+    """An `Asker` (`app.core.toolkit`) for `parley ask`: `--yes` allows, a terminal is asked, anything else
     refuses (`refused` keeps the line to print). `stdin` and `prompt_to` are read when asked (default: the
     process's own)."""
 

@@ -19,8 +19,8 @@ import logging
 from collections.abc import Callable
 
 from app.config.settings import Settings
-from app.front.events import DeviceBack, DeviceLost, FrontEvent, StatusChanged
-from app.front.status import VoiceStatus
+from app.core.events import DeviceBack, DeviceLost, FrontEvent, StatusChanged
+from app.core.status import VoiceStatus
 from app.voice_loop import AudioDevice
 from voice.audio.chunks import AudioSink, AudioSource
 from voice.audio.switchable import SwitchableSink, SwitchableSource

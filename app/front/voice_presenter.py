@@ -14,8 +14,7 @@ from uuid import UUID
 
 from app.config.settings import Settings
 from app.conversation import ChatSwitched, ConversationEvent, Saved
-from app.front.device_switch import DeviceSwitch
-from app.front.events import (
+from app.core.events import (
     ChatSaved,
     DefaultChat,
     DeviceBack,
@@ -32,7 +31,8 @@ from app.front.events import (
     TurnSpoken,
     VoiceInChat,
 )
-from app.front.status import OFFLINE_NOTICE, VoiceStatus
+from app.core.status import OFFLINE_NOTICE, VoiceStatus
+from app.front.device_switch import DeviceSwitch
 from app.listening_lock import AlreadyListening
 from app.mcp.toolkit import McpToolKit, mcp_toolkits
 from app.timers.ringing import SoundRinger

@@ -18,12 +18,12 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from app.front.events import ConfirmationAsked, ConfirmationSettled, Post
+from app.core.events import ConfirmationAsked, ConfirmationSettled, Post
+from app.core.toolkit import Asker
 from app.mcp.config import McpConfigError, ServerConfig, mcp_file, read_servers
 from app.mcp.names import declared_names
 from app.mcp.safety import CONFIRM_ACTION, Confirmations, needs_confirmation
 from app.mcp.server_tools import CALL_TIMEOUT_S, DECLARE_WAIT_S, START_TIMEOUT_S, McpServerError, McpTool
-from app.tools.toolkit import Asker
 from voice.live.connection import ToolDeclaration
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from chats.language.words import SUPPORTED
 
 _OCLOCK = r"(?:o'clock|uhr|heures?|horas?)\b"
 """Said after a bare hour ("um 9 Uhr"): dropped once the hour is written 9:00 (dateparser read 17:00)."""
-LANGUAGES = Path(__file__).parent.parent / "tools" / "languages"
+LANGUAGES = Path(__file__).parent.parent / "offline" / "languages"
 _WORD = re.compile(r"\d+(?:[:.]\d+)*(?:h(?:\d\d)?)?|[\w'-]+|[^\w\s]+")
 
 

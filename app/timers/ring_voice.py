@@ -18,9 +18,9 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from app.core.toolkit import ConversationVoice, Transcribe
 from app.timers.ringing import Speak
 from app.timers.scheduler import Pause, done_or_paused
-from app.tools.toolkit import ConversationVoice, Transcribe
 from voice.errors import LiveConnectionError
 from voice.live.connection import LiveConfig, LiveConnectionFactory, ModelAudio, TurnComplete
 

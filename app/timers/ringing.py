@@ -18,11 +18,11 @@ from collections.abc import AsyncIterable, Awaitable, Callable, Sequence
 from datetime import tzinfo
 from uuid import UUID
 
-from app.front.events import FrontEvent, TimerRinging, TimersMissed, TimerStopped
+from app.core.events import FrontEvent, TimerRinging, TimersMissed, TimerStopped
+from app.core.timer import Timer
+from app.core.toolkit import Overhear
 from app.timers import sayings
-from app.timers.model import Timer
 from app.timers.scheduler import Pause, set_or_paused
-from app.tools.toolkit import Overhear
 from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk, AudioSink
 from voice.audio.earcon import earcon
 from voice.audio.overlay import Overlays

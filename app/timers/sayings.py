@@ -1,5 +1,5 @@
 """What is said about timers, in the five languages: when one rings or was missed, and the offline voice's
-answers to the timer tools (`app.tools.offline_replies` hands those here). Pure."""
+answers to the timer tools (`app.offline.replies` hands those here). Pure."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, tzinfo
 from typing import Any
 
-from app.timers.model import Timer
+from app.core.timer import Timer
 
 _EN = {
     "timer_up": "Your {} timer is up.",

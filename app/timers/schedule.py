@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from app.timers.model import Timer
+from app.core.timer import Timer
 
 GRACE = timedelta(seconds=60)
 """A timer found this late or less (Parley started just after it was due, the laptop woke from sleep) still

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
-from app.timers.model import State, Timer
+from app.core.timer import State, Timer
 from app.timers.schedule import plan
 from app.timers.store import TimerFile, TimerFileError
 

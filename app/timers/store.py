@@ -24,7 +24,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from app.timers.model import State, Timer
+from app.core.timer import State, Timer
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""The timer tools as a `ToolKit` (`app.tools.toolkit`): set, list and cancel timers and reminders, and,
+"""The timer tools as a `ToolKit` (`app.core.toolkit`): set, list and cancel timers and reminders, and,
 while the voice loop runs, the scheduler that rings them."""
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from types import TracebackType
 from typing import Any
 from uuid import UUID
 
+from app.core.timer import Kind, Timer
+from app.core.toolkit import ConversationVoice, ListensByItself, Overhear, SpeaksByItself
 from app.timers.declarations import (
     CANCEL_TIMER,
     LIST_TIMERS,
@@ -21,12 +23,10 @@ from app.timers.declarations import (
     TIMER_TOOL_NAMES,
     TIMER_TOOLS,
 )
-from app.timers.model import Kind, Timer
 from app.timers.parsing import due_time
 from app.timers.schedule import matching, running
 from app.timers.scheduler import Clock, Pause, Ringer, TimerScheduler
 from app.timers.store import TimerFile, TimerFileError
-from app.tools.toolkit import ConversationVoice, ListensByItself, Overhear, SpeaksByItself
 from voice.live.connection import ToolDeclaration
 
 Listener = Callable[[Sequence[Timer]], None]

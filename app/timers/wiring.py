@@ -14,13 +14,13 @@ from uuid import UUID
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from app.config.settings import Settings, model_cache
-from app.front.events import ChatSaved, FrontEvent, TimersChanged
+from app.core.events import ChatSaved, FrontEvent, TimersChanged
+from app.core.toolkit import Transcribe
 from app.timers.ring_voice import RingVoice
 from app.timers.ringing import SoundRinger, Speak, Spot
 from app.timers.scheduler import Clock, Pause
 from app.timers.store import TimerFile
 from app.timers.toolkit import TimerKit
-from app.tools.toolkit import Transcribe
 from app.wiring import ChatServices, spoken_language
 from chats.models import Turn
 from voice.audio.chunks import AudioChunk, AudioSink

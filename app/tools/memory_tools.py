@@ -19,8 +19,8 @@ from uuid import UUID
 
 from jsonschema import ValidationError
 
+from app.offline.memory_questions import BroadQuestion, broad_question, overview
 from app.tools.chat_tools import argument_error, query_or_id
-from app.tools.memory_questions import BroadQuestion, broad_question, overview
 from chats.errors import ChatsError, InvalidMemory, MemoryNotFound
 from chats.memory.grounding import grounded
 from chats.memory.models import CATEGORIES, CONTENT_MAX, CONTENT_MIN, Memory, MemoryHit, scope_of, shown_category

@@ -1,8 +1,8 @@
-"""The voice's status as a front end shows it (app/front/status.py)."""
+"""The voice's status as a front end shows it (app/core/status.py)."""
 
 from __future__ import annotations
 
-from app.front.status import VoiceStatus
+from app.core.status import VoiceStatus
 from voice.state import AssistantState
 
 

@@ -12,10 +12,10 @@ from uuid import uuid4
 
 import pytest
 
-from app.tools.memory_questions import broad_question
+from app.offline.intents import EXAMPLES, OfflineIntents
+from app.offline.memory_questions import broad_question
+from app.offline.replies import SAY
 from app.tools.memory_tools import MemoryCallContext, MemoryTools
-from app.tools.offline_intents import EXAMPLES, OfflineIntents
-from app.tools.offline_replies import SAY
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.memory.service import MemoryService, Saved
 from chats.sqlite.memories import SqliteMemoryStore

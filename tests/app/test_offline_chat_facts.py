@@ -1,4 +1,4 @@
-"""The offline voice answers from the chat's own facts and the memories (`app.tools.chat_facts`): the fact
+"""The offline voice answers from the chat's own facts and the memories (`app.offline.chat_facts`): the fact
 is found however far back it was said, a question about the user that nothing answers is "not known",
 an answer read out once is not read out again to a new question, and a sentence that tells the user
 about themselves what they never said is caught. Pure parts here; `parley ask` on the real offline model
@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from app.tools.chat_facts import from_chat, unfit
-from app.tools.offline_replies import SAY
+from app.offline.chat_facts import from_chat, unfit
+from app.offline.replies import SAY
 from chats.memory.models import Memory
 from chats.memory.preload import build_preload, memories_in
 from chats.models import EmbeddedText

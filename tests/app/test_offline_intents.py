@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from app.offline.intents import EXAMPLES, Intent, OfflineIntents, arguments, best_intent, candidates
 from app.tools.chat_tools import TOOLS, invalid_arguments
 from app.tools.memory_tools import MEMORY_TOOLS
-from app.tools.offline_intents import EXAMPLES, Intent, OfflineIntents, arguments, best_intent, candidates
 from app.tools.recall_tools import RECALL_TOOLS
 from chats.embedders.minilm import MiniLMEmbedder
 

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
+from app.offline.intents import EXAMPLES, OfflineIntents
+from app.offline.phrases import PHRASES, leading_phrase
+from app.offline.replies import SAY, tool_answer
 from app.tools.chat_tools import TOOLS, invalid_arguments
-from app.tools.intent_phrases import PHRASES, leading_phrase
 from app.tools.memory_tools import MEMORY_TOOLS
-from app.tools.offline_intents import EXAMPLES, OfflineIntents
-from app.tools.offline_replies import SAY, tool_answer
 from app.tools.recall_tools import RECALL_TOOLS
 from chats.embedders.minilm import MiniLMEmbedder
 from voice.live.connection import ToolCall

@@ -13,7 +13,7 @@ from uuid import UUID
 import pytest
 
 from app.cli.main import main
-from app.tools.offline_replies import SAY
+from app.offline.replies import SAY
 from chats.models import Turn
 from chats.sqlite import SqliteChatStore
 

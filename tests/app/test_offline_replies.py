@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.tools.offline_replies import supported, tool_answer
+from app.offline.replies import supported, tool_answer
 from voice.offline.router import ToolAnswer
 
 TILES = "Let's go with the white zellige tiles for the wall behind the sink."

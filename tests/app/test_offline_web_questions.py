@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main
-from app.tools.offline_intents import EXAMPLES, OfflineIntents
-from app.tools.offline_replies import SAY
-from app.tools.web_questions import WEB_PHRASES, needs_the_web
+from app.offline.intents import EXAMPLES, OfflineIntents
+from app.offline.replies import SAY
+from app.offline.web_questions import WEB_PHRASES, needs_the_web
 from chats.embedders.minilm import MiniLMEmbedder
 
 WEB = [

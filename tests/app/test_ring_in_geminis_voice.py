@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from app.config.settings import load_settings
-from app.front.events import TimerRinging
+from app.core.events import TimerRinging
+from app.core.toolkit import ToolKit
 from app.timers.ring_voice import GEMINI_WAIT_S, READ_ALOUD
 from app.timers.ringing import ROUND_GAP_S, SoundRinger
 from app.timers.wiring import timer_kit
-from app.tools.toolkit import ToolKit
 from app.wiring import ChatServices
 from tests.app.test_timers_by_voice import WAIT_S, Front, Speaker, planned
 from tests.app.timers.clock import ManualClock

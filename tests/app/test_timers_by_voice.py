@@ -14,10 +14,10 @@ from typing import TypeVar
 import pytest
 
 from app.config.settings import load_settings
-from app.front.events import FrontEvent, TimerRinging, TimersChanged, TimerStopped
+from app.core.events import FrontEvent, TimerRinging, TimersChanged, TimerStopped
+from app.core.toolkit import ToolKit
 from app.timers.ringing import SoundRinger
 from app.timers.wiring import timer_kit
-from app.tools.toolkit import ToolKit
 from app.wiring import ChatServices
 from tests.app.timers.clock import ManualClock
 from tests.app.voice_harness import history, running_loop

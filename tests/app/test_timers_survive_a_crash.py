@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from app.timers.model import Timer
+from app.core.timer import Timer
 from app.timers.store import TimerFile
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 

@@ -14,7 +14,7 @@ from uuid import UUID
 
 from app.config.settings import Settings, load_settings
 from app.conversation import ConversationEvent, Saved
-from app.tools.toolkit import ToolKit
+from app.core.toolkit import ToolKit
 from app.voice_loop import VoiceLoop
 from app.wiring import ChatServices, open_chat_services
 from chats.store import ChatStore

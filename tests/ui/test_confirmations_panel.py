@@ -12,7 +12,7 @@ from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
 from app.config.settings import Settings
-from app.front.events import ConfirmationAsked
+from app.core.events import ConfirmationAsked
 from app.runtime import Runtime
 from tests.app.mcp import fake_server, write_mcp_json
 from tests.fakes.gemini_live_scenario import (

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from app.config.settings import Settings
-from app.front.events import MemoriesChanged
+from app.core.events import MemoriesChanged
 from app.memory_controller import ExportFormat
 from app.wiring import open_chat_services
 from chats.memory.models import Memory

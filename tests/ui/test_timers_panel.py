@@ -11,9 +11,9 @@ from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
 from app.config.settings import Settings
-from app.front.events import TimerRinging
+from app.core.events import TimerRinging
+from app.core.timer import Timer
 from app.runtime import Runtime
-from app.timers.model import Timer
 from tests.app.timers.clock import START
 from tests.fakes.gemini_live_scenario import (
     AfterText,

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow
 from pytestqt.qtbot import QtBot
 
 from app.config.settings import Settings
-from app.front.status import VoiceStatus
+from app.core.status import VoiceStatus
 from app.runtime import Runtime
 from ui.app import open_window
 from ui.tray import Tray, app_icon

@@ -7,7 +7,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMainWindow, QWidget
 from pytestqt.qtbot import QtBot
 
-from app.front.status import VoiceStatus
+from app.core.status import VoiceStatus
 from ui.status import meter_percent
 from ui.voice_controls import VoiceControls
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from app.config.settings import Settings
-from app.front.events import Problem, ProblemResolved
+from app.core.events import Problem, ProblemResolved
 from app.wiring import store_path
 from tests.ui.chat_window import open_window, three_chats
 from tests.ui.conftest import TIMEOUT_MS, Seed

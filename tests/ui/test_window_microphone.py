@@ -14,7 +14,7 @@ from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
 from app.config.settings import Settings, load_settings
-from app.front.status import OFFLINE_NOTICE
+from app.core.status import OFFLINE_NOTICE
 from app.front.voice_presenter import NO_MICROPHONE, NO_SPEAKER
 from app.runtime import Runtime
 from app.wiring import open_chat_services

@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.config.settings import Settings
-from app.front.events import ChatSaved, StatusChanged, TurnSpoken, VoiceInChat
-from app.front.status import VoiceStatus
+from app.core.events import ChatSaved, StatusChanged, TurnSpoken, VoiceInChat
+from app.core.status import VoiceStatus
 from app.runtime import THREAD_NAME, Runtime
 from app.wiring import store_path
 from chats.models import Turn, utc_now

@@ -15,8 +15,8 @@ from pytestqt.qtbot import QtBot
 from app.account.supabase_reachability import BACK
 from app.config.settings import Settings, load_settings
 from app.controller import ChatController
-from app.front.events import Notice, Problem, ProblemResolved, ToolActivity, TurnSpoken
-from app.front.status import OFFLINE_NOTICE, VoiceStatus
+from app.core.events import Notice, Problem, ProblemResolved, ToolActivity, TurnSpoken
+from app.core.status import OFFLINE_NOTICE, VoiceStatus
 from app.runtime import Runtime
 from chats.models import Turn, utc_now
 from tests.ui.chat_window import open_window, select_row, three_chats

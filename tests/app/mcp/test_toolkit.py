@@ -9,7 +9,7 @@ from uuid import uuid4
 
 import pytest
 
-from app.front.events import ConfirmationAsked, ConfirmationSettled, FrontEvent
+from app.core.events import ConfirmationAsked, ConfirmationSettled, FrontEvent
 from app.mcp.config import RemoteServer, ServerConfig, StdioServer, read_servers
 from app.mcp.switches import Switches, save_switches
 from app.mcp.toolkit import McpToolKit, mcp_toolkits

@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import AsyncIterable, Sequence
 from datetime import UTC
 
-from app.timers.model import Timer
+from app.core.timer import Timer
 from app.timers.ringing import SoundRinger
 from tests.app.test_timers_by_voice import WAIT_S, Front
 from tests.app.timers.clock import START, ManualClock

@@ -5,7 +5,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from app.timers.model import Timer
+from app.core.timer import Timer
 from app.timers.sayings import SAY, duration, missed, rang, tool_reply
 from tests.app.timers.clock import START
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from app.timers.model import Timer
+from app.core.timer import Timer
 from app.timers.schedule import GRACE, matching, plan
 from tests.app.timers.clock import START
 

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
 
-from app.timers.model import Timer
+from app.core.timer import Timer
 from app.timers.schedule import GRACE
 from app.timers.scheduler import TimerScheduler
 from app.timers.store import TimerFile

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from app.front.events import TimerStopped
-from app.timers.model import Timer
+from app.core.events import TimerStopped
+from app.core.timer import Timer
+from app.core.toolkit import ConversationVoice, Overhear
 from app.timers.ring_voice import RingVoice
 from app.timers.ringing import ROUND_GAP_S, SoundRinger
 from app.timers.wiring import stop_spotter
-from app.tools.toolkit import ConversationVoice, Overhear
 from tests.app.test_timers_by_voice import WAIT_S, Front, Speaker
 from tests.app.timers.clock import START, ManualClock
 from tests.voice.fixtures import silence, split

@@ -7,7 +7,7 @@ from uuid import uuid4
 
 import pytest
 
-from app.timers.model import Timer
+from app.core.timer import Timer
 from app.timers.store import KEEP_FINISHED, TimerFile, TimerFileError
 from tests.app.timers.clock import START
 

@@ -7,7 +7,7 @@ from typing import Any
 from uuid import uuid4
 from zoneinfo import ZoneInfo
 
-from app.timers.model import Timer
+from app.core.timer import Timer
 from app.timers.store import TimerFile
 from app.timers.toolkit import TimerKit
 from tests.app.timers.clock import ManualClock

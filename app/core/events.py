@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from uuid import UUID
 
-from app.front.status import VoiceStatus
-from app.timers.model import Timer
+from app.core.status import VoiceStatus
+from app.core.timer import Timer
 from chats.models import Turn
 
 

@@ -1,6 +1,6 @@
 """Tool intents for the offline voice: the small local model cannot choose tools, so the user's words are
 compared with example phrasings of each tool the session declared, by embedding similarity (the app's
-embedder). What to say about the tool's answer is `app.tools.offline_replies`'s.
+embedder). What to say about the tool's answer is `app.offline.replies`'s.
 
 How a match is made (pure parts: `candidates`, `best_intent`, `arguments`):
 - The utterance's leading words (1 to 8 of them) and the whole utterance are embedded and compared with
@@ -13,7 +13,7 @@ How a match is made (pure parts: `candidates`, `best_intent`, `arguments`):
   the note to add (in the third person, `chats.memory.text.third_person`), the memory to look up or
   forget, what to look for in earlier chats.
 - In Italian, Spanish, French and German (the user's `language`, or each utterance's own with "auto"), a
-  request said as `app.tools.intent_phrases` writes it is recognised word for word first; other wordings
+  request said as `app.offline.phrases` writes it is recognised word for word first; other wordings
   go to the embedder, which compares them with the English examples and that language's.
 """
 
@@ -29,11 +29,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from app.offline import chat_facts
+from app.offline.phrases import PHRASES, leading_phrase, phrasings
+from app.offline.replies import SAY, supported, tool_answer
+from app.offline.web_questions import needs_the_web
 from app.timers.spoken import timer_call
-from app.tools import chat_facts
-from app.tools.intent_phrases import PHRASES, leading_phrase, phrasings
-from app.tools.offline_replies import SAY, supported, tool_answer
-from app.tools.web_questions import needs_the_web
 from chats.embedders.embedding import Embedder
 from chats.errors import ChatsError, InvalidMemory
 from chats.language import words as languages
@@ -199,7 +199,7 @@ class OfflineIntents:
         return supported(sentence, findings, question)
 
     def from_chat(self, question: str, history: Sequence[tuple[str, str]], system: str) -> FromChat:
-        """`app.tools.chat_facts.from_chat`, in the language `question` was heard in (`match` first)."""
+        """`app.offline.chat_facts.from_chat`, in the language `question` was heard in (`match` first)."""
         say = SAY.get(self.heard_in, SAY["en"])
         return chat_facts.from_chat(question, history, memories_in(system), self.heard_in, say)
 

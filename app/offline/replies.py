@@ -10,7 +10,7 @@
 
 The templates are in the language the request was heard in (`SAY`: English, Italian, Spanish, French,
 German); the memories and messages found are read out as they were written. A question only the web can
-answer gets "no_web" (`app.tools.web_questions`): the offline voice cannot look it up.
+answer gets "no_web" (`app.offline.web_questions`): the offline voice cannot look it up.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Questions only the web can answer (the weather, the news, a score, a price, "search the web for..."):
 the offline voice cannot look anything up, and its small chat model would invent an answer, so it says
-so instead (`app.tools.offline_replies`, "no_web").
+so instead (`app.offline.replies`, "no_web").
 
 Recognised by the phrases of `app/tools/languages/<code>.toml` (`[web] questions`), each matched word for
 word anywhere in what was heard. Every language's phrases are tried, whatever the user's language: a
@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from app.tools.intent_phrases import normalised
+from app.offline.phrases import normalised
 from chats.language.files import language_file
 from chats.language.words import SUPPORTED
 
 _LANGUAGES = Path(__file__).parent / "languages"
-"""The per-language files, beside the tools' phrasings (`app.tools.intent_phrases`)."""
+"""The per-language files, beside the tools' phrasings (`app.offline.phrases`)."""
 
 WEB_PHRASES: Mapping[str, tuple[str, ...]] = {
     code: tuple(normalised(phrase) for phrase in language_file(_LANGUAGES, code)["web"]["questions"])

@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from app.tools.offline_replies import SAY
+from app.offline.replies import SAY
 from chats.language.words import Language, detect, resolve, stems
 from chats.memory.grounding import grounded, names_and_numbers
 from chats.memory.text import second_person
@@ -178,7 +178,7 @@ def from_chat(
     say: Mapping[str, str],
 ) -> FromChat:
     """What `history` (the question last) and `memories` say to `question`, heard in `language`; `say`:
-    the offline voice's sentences in that language (`app.tools.offline_replies.SAY`)."""
+    the offline voice's sentences in that language (`app.offline.replies.SAY`)."""
     earlier = list(history[:-1]) if history and history[-1][1].strip() == question.strip() else list(history)
     lang = resolve(question, language)
     findings = findings_of(earlier, memories, lang)

@@ -1,5 +1,5 @@
 """How a user asks the offline voice for each tool in Italian, Spanish, French and German, said first in
-the sentence (the argument follows), as `app.tools.offline_intents.EXAMPLES` does for English. Written by
+the sentence (the argument follows), as `app.offline.intents.EXAMPLES` does for English. Written by
 hand, in the everyday forms (informal "tu"/"du", the polite forms where people use them with a device),
 in `app/tools/languages/<code>.toml`.
 
@@ -29,7 +29,7 @@ def phrasings(language: str) -> dict[str, tuple[str, ...]]:
 
 PHRASES: Mapping[str, Mapping[str, tuple[str, ...]]] = {code: phrasings(code) for code in SUPPORTED if code != "en"}
 """Language -> tool -> phrasings, lower case, as said first in the sentence. English's are the embedder's
-examples (`app.tools.offline_intents.EXAMPLES`), not matched word for word."""
+examples (`app.offline.intents.EXAMPLES`), not matched word for word."""
 
 _TOKEN = re.compile(r"\w+(?:[-:]\w+)*'?|:")
 """A word, an elided word with its apostrophe ("sull'" of "sull'isola", "j'"), or a colon ("notiz:")."""

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.tools.intent_phrases import normalised
+from app.offline.phrases import normalised
 from chats.language.files import language_file, words
 from chats.language.words import SUPPORTED
 from chats.memory.importance import IMPORTANCE_MAX
