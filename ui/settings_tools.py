@@ -34,7 +34,7 @@ from ui.widgets import push_button, text_line
 
 LISTING = "starting…"
 SWITCHED_OFF = "switched off (switch it on and save, then Refresh, to see its tools)"
-NO_FILE = "No MCP servers yet: name them in {path} (the README's “Your own tools” says how)."
+NO_FILE = "No MCP servers yet: name them in {path} (docs/guide/tools.md says how)."
 SAVED_NOTE = "Changes apply from the next conversation."
 
 

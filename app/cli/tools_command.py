@@ -39,7 +39,7 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
         print(json.dumps({"file": str(path), "servers": [_as_json(report) for report in reports]}, indent=2))
         return 1 if any(report.error for report in reports) else 0
     if not reports:
-        print(f"No MCP servers: add them to {path} (see the README).")
+        print(f"No MCP servers: add them to {path} (see docs/guide/tools.md).")
     for report in reports:
         print(_heading(report))
         for row in report.tools:

@@ -12,7 +12,7 @@ API keys are the exception: they come from the environment or the OS keyring (`a
 from the config file, and a config file that holds one is refused.
 
 Each setting is declared once, as a `Settings` field; `SETTINGS` (its variable, config key, description and
-choices) is derived from the fields, the loader reads it, and `settings_table()` renders it for the README
+choices) is derived from the fields, the loader reads it, and `settings_table()` renders it for docs/guide/settings.md
 and `parley config` (`app.config.settings_table`), so they cannot drift.
 """
 
@@ -70,7 +70,7 @@ Override = str | os.PathLike[str] | None
 
 
 def _about(description: str, *, kind: Kind = "text", **where: object) -> dict[str, object]:
-    """A `Settings` field's metadata: the sentence the user reads (README, `parley config`) and how its values
+    """A `Settings` field's metadata: the sentence the user reads (the guide, `parley config`) and how its values
     are checked. Its variable is `PARLEY_<NAME>` unless `env_var` names another, and its config key is its
     name unless `in_file=False`. A `Literal` type gives its choices; the field's default is the built-in one."""
     return {"description": description, "kind": kind, **where}
@@ -79,7 +79,7 @@ def _about(description: str, *, kind: Kind = "text", **where: object) -> dict[st
 @dataclass(frozen=True)
 class Settings:
     """Everything the composition root needs to wire the app, resolved once at start-up. Each field is the
-    one place its setting is declared: `SETTINGS`, the loader and the README table come from these."""
+    one place its setting is declared: `SETTINGS`, the loader and the guide's table come from these."""
 
     data_dir: Path = field(
         metadata=_about(

@@ -1,4 +1,4 @@
-"""The settings reference, one row per setting: `parley config` prints it, and the README's table is its
+"""The settings reference, one row per setting: `parley config` prints it, and docs/guide/settings.md's table is its
 Markdown (a test keeps the two the same)."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def settings_table(*, for_docs: bool = False) -> list[SettingRow]:
     """The settings reference, one row per setting, in `SETTINGS` order.
 
     The default folders are this machine's (for `parley config`), or platform-neutral text when
-    `for_docs` is set (for the README).
+    `for_docs` is set (for the settings guide).
     """
     if for_docs:
         computed = {
@@ -53,7 +53,7 @@ def settings_table(*, for_docs: bool = False) -> list[SettingRow]:
 
 
 def settings_markdown() -> str:
-    """`settings_table()` as a Markdown table, for the README."""
+    """`settings_table()` as a Markdown table, for docs/guide/settings.md."""
     lines = [
         "| setting | environment variable | config key | default | description |",
         "| --- | --- | --- | --- | --- |",

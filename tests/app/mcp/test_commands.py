@@ -57,7 +57,10 @@ def test_tools_list_names_each_tool_as_the_model_sees_it(parley: Parley, tmp_pat
 def test_without_servers_tools_list_says_where_they_go_and_a_wrong_file_is_one_line(
     parley: Parley, tmp_path: Path
 ) -> None:
-    assert parley("tools", "list") == (0, f"No MCP servers: add them to {tmp_path / 'mcp.json'} (see the README).\n")
+    assert parley("tools", "list") == (
+        0,
+        f"No MCP servers: add them to {tmp_path / 'mcp.json'} (see docs/guide/tools.md).\n",
+    )
     (tmp_path / "mcp.json").write_text('{"mcpServers": {"x": {}}}', encoding="utf-8")
     code, out = parley("tools", "list")
     assert (code, out) == (1, "")
