@@ -31,7 +31,7 @@ from chats.sqlite import SqliteChatStore
 from tests.app import MemoryKeyring, using_keyring
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
-from ui.settings_dialog import SettingsDialog
+from ui.settings.dialog import SettingsDialog
 from voice.audio.chunks import MODEL_VOICE_FORMAT
 
 ROOT = Path(__file__).resolve().parents[1]

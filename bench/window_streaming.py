@@ -40,7 +40,7 @@ from tests.fakes.gemini_live_scenario import (
 )
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.fakes.live_tls import make_live_tls
-from ui.voice import WindowVoice
+from ui.voice.window_voice import WindowVoice
 from voice.audio.chunks import MODEL_VOICE_FORMAT
 from voice.audio.null_sink import NullSink
 from voice.audio.wav import WavFileSource

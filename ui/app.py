@@ -19,12 +19,12 @@ from app.front.first_start import guide_done
 from app.runtime import Runtime
 from app.wiring import open_chat_services
 from ui.bridge import ChatBridge
-from ui.first_start_guide import FirstStartGuide
+from ui.first_start.guide import FirstStartGuide
 from ui.main_window import MainWindow
-from ui.settings_dialog import SettingsDialog, as_saved
+from ui.settings.dialog import SettingsDialog, as_saved
 from ui.single_instance import WindowSocket, show_open_window
-from ui.tray import Tray, app_icon
-from ui.voice import WindowVoice
+from ui.tray.icon import Tray, app_icon
+from ui.voice.window_voice import WindowVoice
 
 log = logging.getLogger(__name__)
 

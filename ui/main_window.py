@@ -30,19 +30,19 @@ from app.core.status import VoiceStatus
 from chats.models import Chat, Turn
 from ui.banner import ProblemBanner
 from ui.bridge import ChatBridge, SearchResult
-from ui.chat_delegate import ChatRowDelegate
-from ui.chat_list import ChatListModel, ChatRole, provisional_title
-from ui.confirmations_panel import ConfirmationsPanel
-from ui.folders import AskText, FolderBar, MoveMenu, ask_text
-from ui.long_text import LongTextDialog
+from ui.chat.chat_list import ChatListModel, ChatRole, provisional_title
+from ui.chat.delegate import ChatRowDelegate
+from ui.chat.folders import AskText, FolderBar, MoveMenu, ask_text
+from ui.chat.long_text import LongTextDialog
+from ui.chat.transcript import TranscriptView
 from ui.main_window_binding import bind
-from ui.memory_bridge import MemoryBridge
-from ui.memory_page import MemoryPage
-from ui.settings_dialog import SettingsDialog
-from ui.timers_panel import TimersPanel
-from ui.transcript import TranscriptView
-from ui.tray import state_icon
-from ui.voice_controls import VoiceControls
+from ui.memory.bridge import MemoryBridge
+from ui.memory.page import MemoryPage
+from ui.settings.dialog import SettingsDialog
+from ui.tray.icon import state_icon
+from ui.voice.confirmations import ConfirmationsPanel
+from ui.voice.controls import VoiceControls
+from ui.voice.timers_panel import TimersPanel
 from ui.widgets import icon_button, text_line
 
 SPACING = 10

@@ -1,6 +1,6 @@
 """Whether the first-start guide has been through: a small file in the data folder says so.
 
-The window shows the guide at its first start (`ui.first_start_guide`) and `parley setup` runs the same
+The window shows the guide at its first start (`ui.first_start.guide`) and `parley setup` runs the same
 steps in a terminal; either one, finished or closed, leaves this file, so the guide does not come back on
 its own. Settings runs it again on request; deleting the file brings it back at the next start.
 """

@@ -21,7 +21,7 @@ from tests.fakes.gemini_live_server import IDLE_SECONDS, FakeGeminiLiveServer
 from tests.fakes.live_tls import make_live_tls
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
-from ui.voice import WindowVoice
+from ui.voice.window_voice import WindowVoice
 from voice.audio.chunks import MODEL_VOICE_FORMAT
 from voice.audio.null_sink import NullSink
 

@@ -20,7 +20,7 @@ from tests.ui.conftest import TIMEOUT_MS
 from tests.voice.fixtures import split
 from tests.voice.portaudio_fake import FakeBackend, FakeStream
 from ui.app import ParleyWindow, open_window
-from ui.settings_dialog import SettingsDialog
+from ui.settings.dialog import SettingsDialog
 from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioSink, AudioSource
 from voice.audio.devices import AudioDevice, StreamRequest
 from voice.audio.microphone import MicrophoneSource

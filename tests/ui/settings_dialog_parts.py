@@ -12,7 +12,7 @@ from app.config.settings import Settings, load_settings
 from app.runtime import Runtime
 from tests.voice.fixtures import read_pcm, split
 from tests.voice.rooms import RoomCondition, SimulatedRoom
-from ui.settings_dialog import SettingsDialog
+from ui.settings.dialog import SettingsDialog
 from voice.audio.chunks import AudioSource
 from voice.audio.devices import AudioDevice
 from voice.audio.synthetic import SyntheticSource

@@ -12,7 +12,7 @@ from app.controller import ChatController
 from chats.models import ChatInfo
 from tests.ui.conftest import TIMEOUT_MS, Seed
 from ui.bridge import ChatBridge
-from ui.chat_list import PAGE_SIZE, ChatListModel, ChatRole, format_when, preview_of
+from ui.chat.chat_list import PAGE_SIZE, ChatListModel, ChatRole, format_when, preview_of
 
 CHATS = 250
 

@@ -26,7 +26,7 @@ from tests.fakes.gemini_live_scenario import (
 )
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.ui.conftest import TIMEOUT_MS, open_voice_window, settings_on_live_server
-from ui.confirmations_panel import ConfirmationsPanel
+from ui.voice.confirmations import ConfirmationsPanel
 
 CLICK = Qt.MouseButton.LeftButton
 

@@ -30,8 +30,8 @@ from tests.voice.fixtures import read_pcm, split, stream
 from tests.voice.rooms import GOAL_CONDITION, SimulatedRoom
 from tests.voice.session_harness import RecordingSink
 from ui.app import offer_first_start_guide, open_window
-from ui.first_start_guide import FirstStartGuide
-from ui.settings_dialog import SettingsDialog
+from ui.first_start.guide import FirstStartGuide
+from ui.settings.dialog import SettingsDialog
 from voice.audio.chunks import AudioSource
 from voice.audio.synthetic import SyntheticSource, frames, silence, tone
 

@@ -12,8 +12,8 @@ from app.controller import ChatController
 from chats.models import NO_FOLDER
 from tests.ui.conftest import TIMEOUT_MS, Seed
 from ui.bridge import ChatBridge
-from ui.chat_list import ChatRole
-from ui.folders import ALL_CHATS, IN_NO_FOLDER
+from ui.chat.chat_list import ChatRole
+from ui.chat.folders import ALL_CHATS, IN_NO_FOLDER
 from ui.main_window import MainWindow
 
 

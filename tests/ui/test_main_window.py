@@ -14,9 +14,9 @@ from chats.compaction import TAIL_SIZE
 from tests.ui.chat_window import TILES, open_window, select_row, shown, three_chats
 from tests.ui.conftest import TIMEOUT_MS, Seed
 from ui.bridge import ChatBridge
-from ui.chat_list import ChatRole
+from ui.chat.chat_list import ChatRole
+from ui.chat.transcript import EARLIER, EARLIER_LINK, summarised_turns
 from ui.main_window import MainWindow
-from ui.transcript import EARLIER, EARLIER_LINK, summarised_turns
 
 
 def test_selecting_a_chat_shows_its_transcript(qtbot: QtBot, bridge: ChatBridge, seed: Seed) -> None:

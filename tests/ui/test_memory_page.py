@@ -22,8 +22,8 @@ from chats.memory.service import Saved
 from tests.ui.conftest import TIMEOUT_MS
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
-from ui.memory_bridge import MemoryBridge
-from ui.memory_page import MemoryPage
+from ui.memory.bridge import MemoryBridge
+from ui.memory.page import MemoryPage
 
 FACTS = [
     ("I live in Lisbon", "identity"),

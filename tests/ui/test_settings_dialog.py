@@ -39,7 +39,7 @@ from tests.ui.settings_dialog_parts import (
 )
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
-from ui.settings_dialog import SettingsDialog
+from ui.settings.dialog import SettingsDialog
 from ui.widgets import SYSTEM_DEFAULT
 
 

@@ -14,7 +14,7 @@ from app.runtime import Runtime
 from app.wake_enrolment import load_verifier, verifier_path
 from tests.ui.conftest import TIMEOUT_MS
 from tests.ui.settings_dialog_parts import DEVICES, Talker
-from ui.settings_dialog import SettingsDialog
+from ui.settings.dialog import SettingsDialog
 from voice.audio.chunks import MIC_FORMAT, AudioChunk, AudioSource
 from voice.audio.synthetic import SyntheticSource, frames, silence, tone
 from voice.errors import NoAudioDevice

@@ -15,7 +15,7 @@ from app.runtime import Runtime
 from tests.app import MemoryKeyring
 from tests.fakes.supabase_stack import SupabaseStack
 from tests.ui.conftest import TIMEOUT_MS
-from ui.settings_dialog import SettingsDialog
+from ui.settings.dialog import SettingsDialog
 
 BEFORE = {"voice_model": "gemini"}
 """What the `settings` fixture's config file holds."""

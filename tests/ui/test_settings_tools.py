@@ -15,8 +15,8 @@ from app.mcp.config import ServerConfig, StdioServer, read_servers
 from app.mcp.toolkit import McpToolKit
 from app.runtime import Runtime
 from tests.app.mcp import fake_server, patient_kit, write_mcp_json
-from ui.settings_dialog import SettingsDialog
-from ui.settings_tools import LISTING, SWITCHED_OFF, ToolsDialog, children
+from ui.settings.dialog import SettingsDialog
+from ui.settings.tools import LISTING, SWITCHED_OFF, ToolsDialog, children
 
 LIST_TIMEOUT_MS = 120_000
 """A Python server imports the SDK before it answers: seconds each on a busy 2-core machine."""

@@ -26,7 +26,7 @@ from tests.fakes.gemini_live_scenario import (
 )
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.ui.conftest import TIMEOUT_MS, open_voice_window
-from ui.timers_panel import TimersPanel
+from ui.voice.timers_panel import TimersPanel
 
 PASTA = Timer("a1b2c3", "timer", "pasta", START + timedelta(seconds=540), START)
 PLUMBER = Timer("d4e5f6", "reminder", "call the plumber", START + timedelta(hours=2, seconds=5), START)

@@ -18,9 +18,9 @@ from chats.models import Turn
 from tests.ui.chat_window import open_window, select_row
 from tests.ui.conftest import TIMEOUT_MS
 from ui.bridge import ChatBridge
-from ui.long_text import PAGE_CHARS, LongTextDialog
-from ui.transcript import MORE_LINK, TURN_PAGE
-from ui.transcript_html import SHORT_CHARS, whole_link
+from ui.chat.long_text import PAGE_CHARS, LongTextDialog
+from ui.chat.transcript import MORE_LINK, TURN_PAGE
+from ui.chat.transcript_html import SHORT_CHARS, whole_link
 
 HUGE_CHARS = 50 * 1024 * 1024
 

@@ -14,8 +14,8 @@ from app.config.settings import Settings
 from app.core.status import VoiceStatus
 from app.runtime import Runtime
 from ui.app import open_window
-from ui.tray import Tray, app_icon
-from ui.voice_controls import VoiceControls
+from ui.tray.icon import Tray, app_icon
+from ui.voice.controls import VoiceControls
 
 
 def make_window(qtbot: QtBot) -> tuple[QMainWindow, VoiceControls]:

@@ -8,8 +8,8 @@ from PySide6.QtWidgets import QMainWindow, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.core.status import VoiceStatus
-from ui.status import meter_percent
-from ui.voice_controls import VoiceControls
+from ui.tray.status import meter_percent
+from ui.voice.controls import VoiceControls
 
 
 class ControlsWindow(QMainWindow):

@@ -25,9 +25,9 @@ from tests.fakes.gemini_live_scenario import script as live_script
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.ui.conftest import TIMEOUT_MS
 from ui.bridge import ChatBridge
+from ui.chat.transcript import TranscriptView
 from ui.main_window import MainWindow
-from ui.transcript import TranscriptView
-from ui.voice import WindowVoice
+from ui.voice.window_voice import WindowVoice
 from voice.audio.chunks import MODEL_VOICE_FORMAT
 from voice.audio.null_sink import NullSink
 from voice.audio.wav import WavFileSource

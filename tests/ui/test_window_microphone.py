@@ -33,7 +33,7 @@ from tests.ui.conftest import TIMEOUT_MS, settings_on_live_server
 from tests.ui.voice_window import feed, open_on_microphone
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
-from ui.voice import WindowVoice
+from ui.voice.window_voice import WindowVoice
 from voice.audio.chunks import MODEL_VOICE_FORMAT
 from voice.audio.devices import RawStream, StreamRequest
 from voice.audio.microphone import MicrophoneSource

@@ -21,7 +21,7 @@ from tests.ui.chat_window import open_window, shown, three_chats
 from tests.ui.conftest import TIMEOUT_MS, Seed
 from ui.app import run_window
 from ui.bridge import ChatBridge
-from ui.chat_list import ChatRole
+from ui.chat.chat_list import ChatRole
 from ui.main_window import MainWindow
 
 

@@ -23,9 +23,9 @@ from tests.ui.chat_window import open_window, select_row, three_chats
 from tests.ui.conftest import TIMEOUT_MS, Seed
 from ui.app import open_window as open_parley
 from ui.bridge import ChatBridge
-from ui.chat_list import format_when, provisional_title
-from ui.settings_dialog import SettingsDialog, as_saved
-from ui.status import state_words
+from ui.chat.chat_list import format_when, provisional_title
+from ui.settings.dialog import SettingsDialog, as_saved
+from ui.tray.status import state_words
 
 NOW = datetime(2026, 11, 27, 16, 0, tzinfo=UTC)  # a Friday
 

@@ -32,7 +32,7 @@ from tests.ui.conftest import TIMEOUT_MS
 from tests.ui.voice_window import ASSETS, Window, open_window, seed_chats
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
-from ui.voice import WindowVoice
+from ui.voice.window_voice import WindowVoice
 from voice.audio.chunks import MODEL_VOICE_FORMAT
 from voice.audio.null_sink import NullSink
 from voice.audio.wav import WavFileSource

@@ -20,7 +20,7 @@ from tests.fakes.fed_microphone import FedMicrophone
 from tests.ui.conftest import TIMEOUT_MS
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow
-from ui.voice import WindowVoice
+from ui.voice.window_voice import WindowVoice
 from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioChunk
 from voice.audio.null_sink import NullSink
 from voice.audio.wav import WavFileSource

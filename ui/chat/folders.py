@@ -160,7 +160,7 @@ class MoveMenu(QMenu):
 
     @property
     def _folders(self) -> FolderBar:
-        # Qt's parent, not a Python attribute: see `ui.tray.Tray._window`.
+        # Qt's parent, not a Python attribute: see `ui.tray.icon.Tray._window`.
         return cast(FolderBar, self.parent())
 
     @Slot()

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.memory_controller import ExportFormat
 from chats.memory.models import CATEGORIES, Memory
-from ui.memory_bridge import MemoryBridge, MemoryList, MemoryQuery
+from ui.memory.bridge import MemoryBridge, MemoryList, MemoryQuery
 from ui.widgets import push_button, text_line
 
 CATEGORY_NAMES = {

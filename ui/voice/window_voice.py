@@ -15,9 +15,9 @@ from app.front.device_switch import DeviceSwitch
 from app.front.voice_presenter import AudioFactory, VoicePresenter
 from app.runtime import Runtime, RuntimeClosed
 from ui.bridge import ChatBridge
-from ui.confirmations_panel import ConfirmationsPanel
-from ui.timers_panel import TimersPanel
-from ui.voice_controls import VoiceControls
+from ui.voice.confirmations import ConfirmationsPanel
+from ui.voice.controls import VoiceControls
+from ui.voice.timers_panel import TimersPanel
 
 
 class WindowVoice:

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QSystemTrayIcon
 
 from app.config.desktop_entry import icon_file
 from app.core.status import VoiceStatus
-from ui.status import state_words
+from ui.tray.status import state_words
 
 _COLOURS = {
     VoiceStatus.SLEEPING: "#475569",

@@ -32,7 +32,7 @@ from app.front.device_checks import (
 )
 from app.front.first_start import mark_guide_done
 from app.runtime import Runtime
-from ui.first_start_pages import DevicesPage, EnrolPage, explanation
+from ui.first_start.pages import DevicesPage, EnrolPage, explanation
 from ui.runtime_answers import submit_for_answer
 from ui.widgets import push_button, text_line
 

@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from chats.models import utc_now
-from ui.chat_list import ChatRole, format_when, second_line
+from ui.chat.chat_list import ChatRole, format_when, second_line
 
 PADDING = 8
 """Pixels around and between the two lines."""

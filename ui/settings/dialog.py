@@ -1,9 +1,9 @@
 """The settings window: keys into the OS keyring, start at login into autostart, the rest into the config file.
 
-It lays out and binds. The keys are `ui.settings_keys.KeysBox`'s, through `app.config.secrets` (never shown, never
+It lays out and binds. The keys are `ui.settings.keys.KeysBox`'s, through `app.config.secrets` (never shown, never
 written to the file); other values go through `app.config.config_writer.save_config`, which refuses what
 `load_settings` would refuse. The microphone level test and the wake word enrolment ("say hey Jarvis three
-times", `ui.settings_enrolment`) run on the runtime thread; their answers come back as signals to bound slots
+times", `ui.settings.enrolment`) run on the runtime thread; their answers come back as signals to bound slots
 here. The dialog shows the settings as `load_settings` gives them (the config file, then the environment:
 `as_saved`); a saved change applies at once where the running Parley can (`app.live_settings`), the rest when
 Parley next starts.
@@ -47,11 +47,11 @@ from app.front.device_checks import (
 from app.live_settings import saved_changes
 from app.runtime import Runtime
 from ui.runtime_answers import submit_for_answer
-from ui.settings_enrolment import Enrolment, HoldMicrophone
-from ui.settings_keys import KeysBox
-from ui.settings_startup import StartAtLogin
-from ui.settings_storage import StorageBox
-from ui.settings_tools import ToolsButton
+from ui.settings.enrolment import Enrolment, HoldMicrophone
+from ui.settings.keys import KeysBox
+from ui.settings.startup import StartAtLogin
+from ui.settings.storage import StorageBox
+from ui.settings.tools import ToolsButton
 from ui.widgets import fill_devices, form_label, push_button, stacked, text_line
 
 RESTART_NOTE = (

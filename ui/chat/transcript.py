@@ -20,8 +20,8 @@ from PySide6.QtGui import QDesktopServices, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from chats.models import Chat, Turn, utc_now
-from ui.tool_chips import ToolChip
-from ui.transcript_html import (
+from ui.chat.tool_chips import ToolChip
+from ui.chat.transcript_html import (
     SUMMARY,
     WEB_SCHEMES,
     WHOLE_SCHEME,

@@ -29,7 +29,7 @@ from app.front.device_checks import (
 from app.runtime import Runtime
 from app.wake_enrolment import ENROLMENT_UTTERANCES, enrol_by_voice, spoken
 from ui.runtime_answers import submit_for_answer
-from ui.status import meter_percent
+from ui.tray.status import meter_percent
 from ui.widgets import fill_devices, form_label, push_button, stacked, text_line
 
 

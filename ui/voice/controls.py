@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.status import VoiceStatus
-from ui.status import meter_percent, state_words
+from ui.tray.status import meter_percent, state_words
 from ui.widgets import icon_button, text_line
 
 
