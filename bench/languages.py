@@ -56,6 +56,7 @@ from chats.search import ChatFinder, decide, floors_for
 from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
 from chats.text.offline_text import OfflineTextModel
+from languages.registry import SUPPORTED
 
 DATA = Path(__file__).resolve().parent / "language_set.json"
 TEST_DATA = Path(__file__).resolve().parent / "language_test_set.json"
@@ -85,6 +86,8 @@ def load(path: Path = DATA) -> dict[str, Language]:
     raw = json.loads(path.read_text(encoding="utf-8"))
     out = {}
     for code, data in raw["languages"].items():
+        if code not in SUPPORTED:  # a language written into the set before Parley registers it
+            continue
         chats = {
             topic: [Turn(role="user" if role == "user" else "model", text=text) for role, text in turns]
             for topic, turns in data["chats"].items()

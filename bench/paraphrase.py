@@ -84,12 +84,12 @@ from chats.embedders.embedding import Embedder
 from chats.embedders.local_models import local_embedder_for
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.embedders.use_multilingual import MultilingualEmbedder
-from chats.language.words import Language
 from chats.maintenance import ChatMaintainer
 from chats.models import Turn
 from chats.search import ChatFinder
 from chats.sqlite import SqliteChatStore
 from chats.text.offline_text import OfflineTextModel
+from languages.registry import Language
 
 RESULTS = Path(__file__).resolve().parent / "results"
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from chats.language.words import SUPPORTED, Language, stems
+from chats.language.words import stems
 from chats.models import Turn
+from languages.registry import SUPPORTED, Language
 
 BENCH = Path(__file__).resolve().parent
 Part = Literal["tuning", "test"]
@@ -46,6 +47,7 @@ def load(part: Part, path: Path | None = None) -> dict[Language, list[Target]]:
     return {
         code: [Target(row["key"], _turns(row["turns"]), row["request"]) for row in rows]
         for code, rows in raw["languages"].items()
+        if code in SUPPORTED  # a language written into the set before Parley registers it
     }
 
 

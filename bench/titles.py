@@ -58,7 +58,7 @@ import yake
 
 from bench import locomo
 from chats.compaction import SUMMARY_SHARE
-from chats.language import words as languages
+from chats.language import words as language_words
 from chats.models import Turn
 from chats.text.offline_text import OfflineTextModel, summarize_extractively
 
@@ -243,7 +243,7 @@ async def measure() -> dict[str, Any]:
 
 def language_stems(text: str, language: str) -> frozenset[str]:
     """The subject words of `text` in `language`: English's crude stems, the others' Snowball stems."""
-    return frozenset(stems(text)) if language == "en" else frozenset(languages.stems(text, language))
+    return frozenset(stems(text)) if language == "en" else frozenset(language_words.stems(text, language))
 
 
 def as_turns(pairs: Sequence[Sequence[str]]) -> tuple[Turn, ...]:

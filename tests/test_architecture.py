@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("app", "voice", "chats", "ui")
+PACKAGES = ("languages", "app", "voice", "chats", "ui")
 
 FORBIDDEN = {
+    "languages": ("voice", "chats", "app", "ui"),
     "voice": ("chats", "app", "ui"),
     "chats": ("voice", "app", "ui"),
     "app": ("ui",),

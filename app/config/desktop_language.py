@@ -5,7 +5,7 @@ from __future__ import annotations
 import locale
 from collections.abc import Mapping
 
-from chats.language.words import SUPPORTED, Language
+from languages.registry import SUPPORTED, Language
 
 _LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE")
 """POSIX order: the first one set wins (LANGUAGE, a GNU list like "it:en", only when none of the others is)."""

@@ -30,7 +30,7 @@ from app.config.desktop_language import desktop_language
 from app.config.paths import APP_NAME, default_config_file, default_data_dir, model_cache
 from app.config.secrets import SECRETS, Secret, SecretSpec, get_secret
 from app.config.setting_values import LOG_LEVELS, Kind, SettingSpec, convert_value, typed_value
-from chats.language.words import Language
+from languages.registry import SUPPORTED, table
 
 __all__ = [
     "APP_NAME",
@@ -53,13 +53,8 @@ EmbedderChoice = Literal["auto", "local", "openai", "gemini"]
 TextModelChoice = Literal["auto", "offline", "gemini"]
 VoiceModelChoice = Literal["auto", "gemini", "offline"]
 StorageChoice = Literal["sqlite", "supabase"]
-LanguageChoice = Literal["auto", Language]
-LANGUAGES: tuple[tuple[LanguageChoice, str], ...] = (
-    ("en", "English"),
-    ("it", "Italiano"),
-    ("es", "Español"),
-    ("fr", "Français"),
-    ("de", "Deutsch"),
+LANGUAGES: tuple[tuple[str, str], ...] = (
+    *((code, table(code)["language"]["name"]) for code in SUPPORTED),
     ("auto", "Whatever I speak (auto)"),
 )
 """The `language` setting's values, each with the name its speakers give it (Settings, the first-start guide
@@ -196,12 +191,13 @@ class Settings:
         ),
     )
     # None until loaded: `load_settings` puts the desktop's language in its place, as it does the data folder.
-    language: LanguageChoice | None = field(
+    language: str | None = field(
         default=None,
         metadata=_about(
-            "The language you speak to Parley: en, it, es, fr, de, or auto (found in what you say, per "
+            f"The language you speak to Parley: {', '.join(SUPPORTED)}, or auto (found in what you say, per "
             "conversation, where the models can). Gemini Live is asked to speak it; the offline voice hears, "
-            "speaks and recognises requests in it. The window and `parley` messages stay in English."
+            "speaks and recognises requests in it. The window and `parley` messages stay in English.",
+            choices=("auto", *SUPPORTED),
         ),
     )
     supabase_url: str | None = field(
@@ -266,14 +262,14 @@ def _specs() -> tuple[SettingSpec, ...]:
                 default=_default_text(setting.default),
                 description=meta["description"],
                 kind=meta["kind"],
-                choices=_choices(hint),
+                choices=meta.get("choices") or _choices(hint),
             )
         )
     return tuple(specs)
 
 
 def _choices(hint: object) -> tuple[str, ...]:
-    """The values a `Literal` type allows, also when the field may be None until loaded (`language`)."""
+    """The values a `Literal` type allows, also when the field may be None until loaded."""
     if get_origin(hint) is Literal:
         return get_args(hint)
     given = [arg for arg in get_args(hint) if arg is not type(None)]

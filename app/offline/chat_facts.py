@@ -34,9 +34,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from app.offline.replies import SAY
-from chats.language.words import Language, detect, resolve, stems
+from chats.language.words import detect, resolve, stems
 from chats.memory.grounding import grounded, names_and_numbers
 from chats.memory.text import second_person
+from languages.registry import Language
 from voice.offline.router import FromChat, ToolAnswer
 
 MAX_FINDINGS = 2

@@ -36,10 +36,11 @@ from app.offline.web_questions import needs_the_web
 from app.timers.spoken import timer_call
 from chats.embedders.embedding import Embedder
 from chats.errors import ChatsError, InvalidMemory
-from chats.language import words as languages
+from chats.language.words import detect
 from chats.memory.categories import guess_category
 from chats.memory.preload import memories_in
 from chats.memory.text import third_person
+from languages.registry import DEFAULT
 from voice.live.connection import ToolCall
 from voice.offline.router import FromChat, ToolAnswer
 
@@ -49,7 +50,7 @@ MAX_LEAD_WORDS = 8
 REASONING = "The user asked to remember this."
 
 EXAMPLES: Mapping[str, tuple[str, ...]] = phrasings("en")
-"""Tool -> how a user asks for it, said first in the sentence (the argument follows): `app/tools/languages/en.toml`."""
+"""Tool -> how a user asks for it, said first in the sentence (the argument follows): `languages/en/requests.toml`."""
 
 _WORD = re.compile(r"[\w']+")
 
@@ -145,7 +146,7 @@ class OfflineIntents:
         self._clock = clock or (lambda: datetime.now(UTC))
         self._zone = zone
         self._language = language
-        self.heard_in: str = language or languages.DEFAULT
+        self.heard_in: str = language or DEFAULT
         """The language of the last request: what its answer is said in."""
         examples = [(tool, phrase) for tool, phrases in EXAMPLES.items() for phrase in phrases]
         for language_phrases in PHRASES.values() if language is None else [PHRASES.get(language, {})]:
@@ -160,7 +161,7 @@ class OfflineIntents:
             self._examples = await self._embedder.embed(self._phrases)
 
     async def match(self, text: str, tools: Collection[str]) -> ToolCall | None:
-        self.heard_in = self._language or languages.detect(text, hint=self.heard_in)
+        self.heard_in = self._language or detect(text, hint=self.heard_in)
         timer = timer_call(text, set(tools), self.heard_in, now=self._clock(), zone=self._zone)
         if timer is not None:  # word for word, before any embedding (`app.timers.spoken`)
             return ToolCall(id=f"intent-{uuid.uuid4().hex[:8]}", name=timer[0], args=timer[1])

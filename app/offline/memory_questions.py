@@ -5,7 +5,7 @@ Searched as they are, such questions match nothing (their words are all about as
 ("me" finds one memory of three). So `search_memories` lists instead when its query is made only of words
 that ask (`filler`) and of words that name a part of the user's life (`parts`: "family", "work", "hobbies",
 by memory category); the memories of those parts come first. The words are data, per language, in
-`app/tools/languages/<code>.toml` (`[memory_questions]`); a query is read against every language's at
+`languages/<code>/requests.toml` (`[memory_questions]`); a query is read against every language's at
 once, because a tool call does not say which language the user speaks.
 """
 
@@ -13,28 +13,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from app.offline.phrases import normalised
-from chats.language.files import language_file, words
-from chats.language.words import SUPPORTED
 from chats.memory.importance import IMPORTANCE_MAX
 from chats.memory.models import Category, Memory, MemoryHit, category_of
 from chats.memory.service import most_important_first
+from languages.registry import SUPPORTED, table, words
 
-_LANGUAGES = Path(__file__).parent / "languages"
 FILLER: frozenset[str] = frozenset(
-    word for code in SUPPORTED for word in words(language_file(_LANGUAGES, code)["memory_questions"]["filler"])
+    word for code in SUPPORTED for word in words(table(code)["memory_questions"]["filler"])
 )
 """The words that ask about memories without naming what: "what", "know", "remember", "me", "sai", "mich"."""
-MY: frozenset[str] = frozenset(
-    word for code in SUPPORTED for word in words(language_file(_LANGUAGES, code)["memory_questions"]["my"])
-)
+MY: frozenset[str] = frozenset(word for code in SUPPORTED for word in words(table(code)["memory_questions"]["my"]))
 """"my", "mia", "meine": filler beside a part ("my family"), a name on their own ("Mia")."""
 PARTS: Mapping[str, Category] = {
     word: category_of(category)
     for code in SUPPORTED
-    for category, said in language_file(_LANGUAGES, code)["memory_questions"]["parts"].items()
+    for category, said in table(code)["memory_questions"]["parts"].items()
     for word in words(said)
 }
 """A word naming a part of the user's life -> the category of the memories about it ("family" -> relationship)."""

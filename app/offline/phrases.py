@@ -1,7 +1,7 @@
 """How a user asks the offline voice for each tool in Italian, Spanish, French and German, said first in
 the sentence (the argument follows), as `app.offline.intents.EXAMPLES` does for English. Written by
 hand, in the everyday forms (informal "tu"/"du", the polite forms where people use them with a device),
-in `app/tools/languages/<code>.toml`.
+in `languages/<code>/requests.toml`.
 
 These are matched word for word at the start of what was heard (`leading_phrase`), before any embedding:
 the local embedder is English, and a request said as written here must not depend on it. Paraphrases
@@ -13,18 +13,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
-from pathlib import Path
 
-from chats.language.files import language_file, words
-from chats.language.words import SUPPORTED
-
-_LANGUAGES = Path(__file__).parent / "languages"
-"""`<code>.toml` per language: its phrasings (`[intents]`) and article forms (`[articulated]`)."""
+from languages.registry import SUPPORTED, table, words
 
 
 def phrasings(language: str) -> dict[str, tuple[str, ...]]:
     """Tool -> how a user asks for it in `language`, as its file writes them."""
-    return {tool: tuple(said) for tool, said in language_file(_LANGUAGES, language)["intents"].items()}
+    return {tool: tuple(said) for tool, said in table(language)["intents"].items()}
 
 
 PHRASES: Mapping[str, Mapping[str, tuple[str, ...]]] = {code: phrasings(code) for code in SUPPORTED if code != "en"}
@@ -34,8 +29,7 @@ examples (`app.offline.intents.EXAMPLES`), not matched word for word."""
 _TOKEN = re.compile(r"\w+(?:[-:]\w+)*'?|:")
 """A word, an elided word with its apostrophe ("sull'" of "sull'isola", "j'"), or a colon ("notiz:")."""
 ARTICULATED: Mapping[str, Mapping[str, frozenset[str]]] = {
-    code: {word: words(forms) for word, forms in language_file(_LANGUAGES, code)["articulated"].items()}
-    for code in PHRASES
+    code: {word: words(forms) for word, forms in table(code)["articulated"].items()} for code in PHRASES
 }
 """A phrasing's closing preposition stands for its forms with the article ("su" for "sulla", "sull'")."""
 

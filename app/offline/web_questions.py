@@ -2,7 +2,7 @@
 the offline voice cannot look anything up, and its small chat model would invent an answer, so it says
 so instead (`app.offline.replies`, "no_web").
 
-Recognised by the phrases of `app/tools/languages/<code>.toml` (`[web] questions`), each matched word for
+Recognised by the phrases of `languages/<code>/requests.toml` (`[web] questions`), each matched word for
 word anywhere in what was heard. Every language's phrases are tried, whatever the user's language: a
 question too short to tell its language by is still recognised. A request for one of Parley's own tools
 is matched first ("remember that the weather was great" saves a memory).
@@ -11,18 +11,12 @@ is matched first ("remember that the weather was great" saves a memory).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 
 from app.offline.phrases import normalised
-from chats.language.files import language_file
-from chats.language.words import SUPPORTED
-
-_LANGUAGES = Path(__file__).parent / "languages"
-"""The per-language files, beside the tools' phrasings (`app.offline.phrases`)."""
+from languages.registry import SUPPORTED, table
 
 WEB_PHRASES: Mapping[str, tuple[str, ...]] = {
-    code: tuple(normalised(phrase) for phrase in language_file(_LANGUAGES, code)["web"]["questions"])
-    for code in SUPPORTED
+    code: tuple(normalised(phrase) for phrase in table(code)["web"]["questions"]) for code in SUPPORTED
 }
 """Language -> the phrases of a question only the web can answer, normalised."""
 

@@ -3,7 +3,7 @@ Minuten", "5 minutos"), read by `dateparser` in the user's language and time zon
 reading and the zone are arguments.
 
 dateparser misses two things people say, so the words are put right first, from each language's
-`[timers]` and `[numbers]` tables in `app/tools/languages/<code>.toml`: a bare hour after "at" ("tomorrow at
+`[timers]` and `[numbers]` tables in `languages/<code>/requests.toml`: a bare hour after "at" ("tomorrow at
 9" came out as 17:00, the hour of the reference time), and number words in Italian and Spanish ("cinque
 minuti" came out as nothing).
 """
@@ -14,14 +14,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
-from pathlib import Path
 
-from chats.language.files import language_file
-from chats.language.words import SUPPORTED
+from languages.registry import SUPPORTED, table
 
 _OCLOCK = r"(?:o'clock|uhr|heures?|horas?)\b"
 """Said after a bare hour ("um 9 Uhr"): dropped once the hour is written 9:00 (dateparser read 17:00)."""
-LANGUAGES = Path(__file__).parent.parent / "offline" / "languages"
 _WORD = re.compile(r"\d+(?:[:.]\d+)*(?:h(?:\d\d)?)?|[\w'-]+|[^\w\s]+")
 
 
@@ -37,8 +34,8 @@ class Words:
 
 
 def _words(code: str) -> Words:
-    table = language_file(LANGUAGES, code)
-    return Words(tuple(table["timers"]["at"]), tuple(table["timers"]["then"]), dict(table["numbers"]))
+    found = table(code)
+    return Words(tuple(found["timers"]["at"]), tuple(found["timers"]["then"]), dict(found["numbers"]))
 
 
 WORDS: Mapping[str, Words] = {code: _words(code) for code in SUPPORTED}

@@ -3,7 +3,7 @@ chiamare l'idraulico", "cancel the pasta timer") and the tool call each stands f
 the zone are arguments.
 
 They are recognised word for word at the start of what was said, in every language, English too, from each
-language's `[timers.requests]` in `app/tools/languages/<code>.toml`, one word allowed before a timer noun
+language's `[timers.requests]` in `languages/<code>/requests.toml`, one word allowed before a timer noun
 (the timer's name). Not by the embedder: all-MiniLM-L6-v2 put "set a rice timer for" at 0.64 from "set a
 pasta timer for", under the intents' threshold, and a bare "remind me" as close to "remind me what we
 discussed about" as to a reminder. A reminder is claimed only when its words hold a time, so "remind me what
@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import Any
 
-from app.timers.parsing import LANGUAGES, due_time, split_reminder
-from chats.language.files import language_file
-from chats.language.words import SUPPORTED
+from app.timers.parsing import due_time, split_reminder
+from languages.registry import SUPPORTED, table
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,9 +42,9 @@ def _pattern(phrasing: str, nouns: frozenset[str]) -> re.Pattern[str]:
 
 
 def _requests(code: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    table = language_file(LANGUAGES, code)["timers"]
-    nouns = frozenset(table["nouns"])
-    found = [(tool, phrasing) for tool, phrasings in table["requests"].items() for phrasing in phrasings]
+    timers = table(code)["timers"]
+    nouns = frozenset(timers["nouns"])
+    found = [(tool, phrasing) for tool, phrasings in timers["requests"].items() for phrasing in phrasings]
     found.sort(key=lambda item: -len(item[1]))  # the longest phrasing that fits wins
     return tuple((tool, _pattern(phrasing, nouns)) for tool, phrasing in found)
 

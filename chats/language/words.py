@@ -21,12 +21,10 @@ import re
 import threading
 from collections.abc import Iterator
 from functools import cache
-from typing import Final, Literal, Protocol, cast, get_args
+from typing import Final, Protocol, cast
 
-Language = Literal["en", "it", "es", "fr", "de"]
-"""ISO 639-1 codes of the languages Parley's search knows."""
-SUPPORTED: Final[tuple[Language, ...]] = get_args(Language)
-DEFAULT: Final[Language] = "en"
+from languages.registry import DEFAULT, SUPPORTED, Language, codes, is_supported
+
 MIN_CONFIDENCE = 0.8
 """py3langid's probability (normalised over the supported languages) below which a text's language
 is not trusted and the hint is used. Every text of the multilingual set scored above 0.95; LoCoMo's
@@ -35,14 +33,6 @@ English turns it calls something else ("See ya Nate!", "Gotta run, bye!") all sc
 _WORD = re.compile(r"\w+", re.UNICODE)
 _ELISION = re.compile(r"(\w)['\u2019](?=\w)")
 """An apostrophe between letters: French and Italian elisions ("l'isola", "qu'on", "d'acqua")."""
-
-_SNOWBALL_NAMES: Final[dict[Language, str]] = {
-    "en": "english",
-    "it": "italian",
-    "es": "spanish",
-    "fr": "french",
-    "de": "german",
-}
 
 # Function words, and the ways people ask for a chat or a memory, per language. Written for search:
 # short, no content words (YAKE's lists, used for English titles, hold "casa", "lavoro", "anni").
@@ -108,18 +98,14 @@ _stem_lock = threading.Lock()
 """A PyStemmer object is not safe to share between threads; the stores search on worker threads."""
 
 
-def is_supported(language: str | None) -> bool:
-    return language in SUPPORTED
-
-
 def detect(text: str, *, hint: str | None = None) -> Language:
     """The language of `text` among `SUPPORTED`; `hint` (a supported code, else English) when the text is
     too short or too mixed to tell."""
-    fallback: Language = cast(Language, hint) if is_supported(hint) else DEFAULT
+    fallback: Language = hint if hint is not None and is_supported(hint) else DEFAULT
     if not any(ch.isalpha() for ch in text):
         return fallback
     code, confidence = _identifier().classify(text)
-    return cast(Language, code) if confidence >= MIN_CONFIDENCE and is_supported(code) else fallback
+    return code if confidence >= MIN_CONFIDENCE and is_supported(code) else fallback
 
 
 def resolve(text: str, language: str | None) -> Language:
@@ -173,7 +159,7 @@ def _stemmer(language: Language) -> _Stemmer:
     import Stemmer  # PyStemmer
 
     with _load_lock:
-        return cast(_Stemmer, Stemmer.Stemmer(_SNOWBALL_NAMES[language]))
+        return cast(_Stemmer, Stemmer.Stemmer(codes("snowball")[language]))
 
 
 def load_detector() -> None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from chats.language.words import Language, detect, stem
+from chats.language.words import detect, stem
+from languages.registry import Language
 
 STEM = 5
 """Letters two words must share at the start to count as the same word."""

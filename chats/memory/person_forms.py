@@ -17,7 +17,7 @@ as one: names ("Marco") and nouns ("Domani") are left alone.
 
 When a sentence still speaks in the first person after that, `third_person` keeps the user's words with
 a clear subject: 'L'utente ha detto: “...”' (`said`). The way back, a memory said to the user, is
-`chats.memory.said_to_user`. The words are data, in `chats/language/tables/<code>.toml` (`[person_forms]`).
+`chats.memory.said_to_user`. The words are data, in `languages/<code>/words.toml` (`[person_forms]`).
 Pure apart from loading simplemma's tables once (on first use).
 """
 
@@ -28,8 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from chats.language.files import CHATS_LANGUAGES, language_file, words
-from chats.language.words import SUPPORTED, Language
+from languages.registry import SUPPORTED, Language, table, words
 
 Other = Language
 """A code of `chats.language.words` other than English."""
@@ -66,27 +65,27 @@ class Forms:
 
 def _forms(language: str) -> Forms:
     """`language`'s `[person_forms]`."""
-    file = language_file(CHATS_LANGUAGES, language)
-    table = file["person_forms"]
+    file = table(language)
+    forms = file["person_forms"]
     return Forms(
-        subject=table["subject"],
-        said=table["said"],
-        pronoun=table["pronoun"],
-        irregular=table["irregular"],
-        possessive_inner=table["possessive_inner"],
-        first_person=re.compile(table["first_person"], re.IGNORECASE),
-        to_second=table["to_second"],
-        conjunctions=table["conjunctions"],
+        subject=forms["subject"],
+        said=forms["said"],
+        pronoun=forms["pronoun"],
+        irregular=forms["irregular"],
+        possessive_inner=forms["possessive_inner"],
+        first_person=re.compile(forms["first_person"], re.IGNORECASE),
+        to_second=forms["to_second"],
+        conjunctions=forms["conjunctions"],
         infinitives=tuple(file["infinitives"]),
-        feminine=words(table.get("feminine", "")),
-        masculine=words(table.get("masculine", "")),
-        neuter=words(table.get("neuter", "")),
-        of_user=table["of_user"],
+        feminine=words(forms.get("feminine", "")),
+        masculine=words(forms.get("masculine", "")),
+        neuter=words(forms.get("neuter", "")),
+        of_user=forms["of_user"],
     )
 
 
 FORMS: dict[str, Forms] = {code: _forms(code) for code in SUPPORTED if code != "en"}
-"""Language code -> its forms, from `chats/language/tables/<code>.toml`; English is `chats.memory.text`'s."""
+"""Language code -> its forms, from `languages/<code>/words.toml`; English is `chats.memory.text`'s."""
 
 _QUOTE_OPEN, _QUOTE_CLOSE = "\u201c", "\u201d"
 

@@ -1,6 +1,6 @@
 """A memory in Italian, Spanish, French or German said to the user: the inverse of the simple forms
 `chats.memory.person_forms` writes ("L'utente si chiama Marco" -> "Ti chiami Marco", "Die Frau des Nutzers"
--> "Deine Frau"), by the `[said_to_user]` of `chats/language/tables/<code>.toml`. Other sentences are said as
+-> "Deine Frau"), by the `[said_to_user]` of `languages/<code>/words.toml`. Other sentences are said as
 they are. Pure."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from chats.language.files import CHATS_LANGUAGES, language_file
 from chats.memory.person_forms import FORMS, Other
+from languages.registry import table
 
 
 def second_person_sentence(sentence: str, language: Other) -> str:
@@ -57,17 +57,17 @@ class SecondPerson:
 
 def _second_person(language: str) -> SecondPerson:
     """`language`'s `[said_to_user]`."""
-    table = language_file(CHATS_LANGUAGES, language)["said_to_user"]
-    third, second = table["reflexive"]
+    said = table(language)["said_to_user"]
+    third, second = said["reflexive"]
     return SecondPerson(
-        openings=tuple((pattern, replacement) for pattern, replacement in table["openings"]),
+        openings=tuple((pattern, replacement) for pattern, replacement in said["openings"]),
         reflexive=(third, second),
-        pronoun=table["pronoun"],
+        pronoun=said["pronoun"],
     )
 
 
 _SECOND: dict[str, SecondPerson] = {code: _second_person(code) for code in FORMS}
-"""Language code -> how its memories are said to the user, from `chats/language/tables/<code>.toml`."""
+"""Language code -> how its memories are said to the user, from `languages/<code>/words.toml`."""
 
 
 def _second_regular(verb: str, language: Other) -> str:

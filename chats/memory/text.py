@@ -24,7 +24,7 @@ import unicodedata
 from collections.abc import Callable
 
 from chats.errors import InvalidMemory
-from chats.language import words as languages
+from chats.language.words import detect
 from chats.memory import person_forms, said_to_user
 from chats.memory.instructions import refuse_instructions
 from chats.memory.models import CONTENT_MAX, CONTENT_MIN
@@ -85,7 +85,7 @@ def third_person(content: str, language: str | None = None) -> str:
     _not_too_long(text)
     refuse_instructions(text)
     # A memory about "User" is English whatever its names make the detector think ("User's nonna Pina").
-    written_in = "en" if _USER_ELSEWHERE.match(text) else languages.detect(text, hint=language)
+    written_in = "en" if _USER_ELSEWHERE.match(text) else detect(text, hint=language)
     if written_in != "en":
         result = _outside_quotes(text, lambda unquoted: _other_third_person(unquoted, text, written_in))
         return _within_bounds(result)
@@ -109,7 +109,7 @@ def _within_bounds(kept: str) -> str:
     return kept
 
 
-def _other_third_person(unquoted: str, whole: str, language: languages.Language) -> str:
+def _other_third_person(unquoted: str, whole: str, language: str) -> str:
     """`third_person` in a language other than English; the user's words, whole, with a subject when a
     sentence still speaks in the first person."""
     rewritten = " ".join(
@@ -197,7 +197,7 @@ def second_person(content: str, language: str | None = None) -> str:
     simple forms: a sentence's (or clause's) subject "User" takes the verb after it, and in a sentence
     that starts with it "their" is the user's (`_THEIR_WORDS`); elsewhere "User" becomes "you". In
     another language (detected, `language` the hint), its simple forms (`chats.memory.person_forms`)."""
-    written_in = "en" if _USER_ELSEWHERE.match(content) else languages.detect(content, hint=language)
+    written_in = "en" if _USER_ELSEWHERE.match(content) else detect(content, hint=language)
     if written_in != "en":
         return " ".join(
             said_to_user.second_person_sentence(sentence, written_in) for sentence in _SENTENCE.split(content)

@@ -1,7 +1,7 @@
 """The cue words of the offline summariser (`chats.text.offline_text`), per language: what makes a sentence
 worth keeping (a date, an amount, a decision, a commitment, a preference, an open question's deferral)
 and what makes it filler. English as the summariser had it; Italian, Spanish, French and German written
-to the same plan, each in its everyday forms, in `chats/language/tables/<code>.toml` (`[cues]`). Pure."""
+to the same plan, each in its everyday forms, in `languages/<code>/words.toml` (`[cues]`). Pure."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from chats.language.files import CHATS_LANGUAGES, language_file
-from chats.language.words import SUPPORTED
+from languages.registry import SUPPORTED, table
 
 _NUMBERS_AND_UNITS = (
     r"\d\s?(?:%|k\b|kg\b|g\b|km\b|m\b|cm\b|mm\b|m2\b|m²|sqm\b|ft\b|h\b|hrs?\b|mins?\b|l\b|ml\b|°c?)"
@@ -42,14 +41,14 @@ class Cues:
 def _cues(language: str) -> Cues:
     """`language`'s `[cues]`. A pattern written as a list is its pieces joined end to end; with
     `shared_numbers`, dates and amounts also match `_NUMBERS_AND_UNITS`."""
-    table = language_file(CHATS_LANGUAGES, language)["cues"]
+    found = table(language)["cues"]
 
     def pattern(name: str) -> re.Pattern[str]:
-        written = table[name]
+        written = found[name]
         text = written if isinstance(written, str) else "".join(written)
-        if name in ("date_or_time", "money_or_unit") and table.get("shared_numbers"):
+        if name in ("date_or_time", "money_or_unit") and found.get("shared_numbers"):
             text = f"{text}|{_NUMBERS_AND_UNITS}"
-        case_sensitive = name == "month" and table.get("month_case_sensitive", False)
+        case_sensitive = name == "month" and found.get("month_case_sensitive", False)
         return re.compile(text, 0 if case_sensitive else re.IGNORECASE)
 
     return Cues(
@@ -63,7 +62,7 @@ def _cues(language: str) -> Cues:
         preference=pattern("preference"),
         filler=pattern("filler"),
         deferral=pattern("deferral"),
-        not_names=frozenset(table["not_names"]),
+        not_names=frozenset(found["not_names"]),
     )
 
 

@@ -12,7 +12,7 @@ it can be (noun, adjective, verb), and the small words its rules look for.
   by a preposition ("piastrelle per la cucina", "viaje a Lisboa", "Reise nach Lissabon"): `links` keep
   the phrase in that order, where English turns it into a compound ("kitchen tiles", "Lisbon trip").
 
-The words are data, in `chats/language/tables/<code>.toml` (`[grammar]`) and `chats/language/tables/shared.toml`.
+The words are data, in `languages/<code>/words.toml` (`[grammar]`) and `languages/shared.toml`.
 Pure apart from loading the lexicons once.
 """
 
@@ -25,9 +25,8 @@ from typing import Final
 import lemminflect
 import simplemma
 
-from chats.language.files import CHATS_LANGUAGES, language_file, words
-from chats.language.words import SUPPORTED
 from chats.text.offline_words import stopwords
+from languages.registry import SUPPORTED, shared, table, words
 
 NOUN, ADJ, VERB = "NOUN", "ADJ", "VERB"
 
@@ -77,7 +76,7 @@ class Grammar:
     ("il *trasloco*", not "io trasloco")."""
 
 
-_SHARED = language_file(CHATS_LANGUAGES, "shared")["grammar"]
+_SHARED = shared()["grammar"]
 """The words several languages share: the common weak words, the elided forms, the number words."""
 POSSESSIVES = words(_SHARED["possessives"])
 """Dropped from the middle of a title: "Foglie delle mie piante" -> "Foglie delle piante"."""
@@ -87,41 +86,39 @@ def _grammar(language: str) -> Grammar:
     """`language`'s `[grammar]`: the flags `elided_stopwords` and `shared_weak` add the shared words; its
     `calendar` (days and months: when a chat happens, never what it is about) is weak; its `nouns_to_search`
     (words search takes for a request's, "le chat", that are a subject's too: the cat) are no stop words."""
-    table = language_file(CHATS_LANGUAGES, language)["grammar"]
-    elided = words(_SHARED["elided_forms"]) if table.get("elided_stopwords") else frozenset()
-    weak = words(table["weak"]) | words(table.get("calendar", ""))
-    if table.get("shared_weak"):
+    found = table(language)["grammar"]
+    elided = words(_SHARED["elided_forms"]) if found.get("elided_stopwords") else frozenset()
+    weak = words(found["weak"]) | words(found.get("calendar", ""))
+    if found.get("shared_weak"):
         weak |= words(_SHARED["common_weak"]) | words(_SHARED["number_words"])
     return Grammar(
         language=language,
-        stopwords=(stopwords(language) | elided) - words(table.get("nouns_to_search", "")),
-        not_names=words(table["not_names"]),
+        stopwords=(stopwords(language) | elided) - words(found.get("nouns_to_search", "")),
+        not_names=words(found["not_names"]),
         weak=weak,
-        greetings=words(table["greetings"]),
-        determiners=words(table["determiners"]),
-        links=words(table["links"]),
-        place_links=words(table["place_links"]),
-        with_word=table["with_word"],
-        and_word=table["and_word"],
-        me_words=words(table["me_words"]),
-        about_chat=(table["about_chat"][0], table["about_chat"][1]),
-        compounds_reversed=table.get("compounds_reversed", False),
-        capital_nouns=table.get("capital_nouns", False),
-        verb_cues=words(table.get("verb_cues", "")),
-        noun_after=words(table.get("noun_after", "")),
-        people_nouns=words(table.get("people_nouns", "")),
-        want_verbs=words(table.get("want_verbs", "")),
-        aim_verbs=words(table.get("aim_verbs", "")),
-        aim_title=(table.get("aim_title", ["", ""])[0], table.get("aim_title", ["", ""])[1]),
+        greetings=words(found["greetings"]),
+        determiners=words(found["determiners"]),
+        links=words(found["links"]),
+        place_links=words(found["place_links"]),
+        with_word=found["with_word"],
+        and_word=found["and_word"],
+        me_words=words(found["me_words"]),
+        about_chat=(found["about_chat"][0], found["about_chat"][1]),
+        compounds_reversed=found.get("compounds_reversed", False),
+        capital_nouns=found.get("capital_nouns", False),
+        verb_cues=words(found.get("verb_cues", "")),
+        noun_after=words(found.get("noun_after", "")),
+        people_nouns=words(found.get("people_nouns", "")),
+        want_verbs=words(found.get("want_verbs", "")),
+        aim_verbs=words(found.get("aim_verbs", "")),
+        aim_title=(found.get("aim_title", ["", ""])[0], found.get("aim_title", ["", ""])[1]),
     )
 
 
 GRAMMARS: Final[dict[str, Grammar]] = {code: _grammar(code) for code in SUPPORTED}
 
 _INFINITIVES: Final[dict[str, tuple[str, ...]]] = {
-    code: tuple(table["infinitives"])
-    for code in SUPPORTED
-    if "infinitives" in (table := language_file(CHATS_LANGUAGES, code))
+    code: tuple(found["infinitives"]) for code in SUPPORTED if "infinitives" in (found := table(code))
 }
 """How an infinitive ends in the languages simplemma reads (all but English)."""
 

@@ -26,7 +26,7 @@ import yake
 from segtok.segmenter import split_single
 
 from chats.errors import TextModelError
-from chats.language import words as languages
+from chats.language.words import detect
 from chats.models import Role, Turn
 from chats.text.offline_cues import CUES, ENGLISH, Cues
 from chats.text.offline_title import subject_title
@@ -40,6 +40,7 @@ from chats.text.offline_words import (
     stopwords,
 )
 from chats.text.text_budget import cut_at_word
+from languages.registry import is_supported
 
 NAME = "offline-extractive"
 KEYPHRASES = 12
@@ -96,7 +97,7 @@ class OfflineTextModel:
 
     def __init__(self, language: str | None = None) -> None:
         """`language`: the user's (a code; None or "auto" for none), assumed for a text too short to tell."""
-        self._language = language if languages.is_supported(language) else None
+        self._language = language if is_supported(language) else None
 
     @property
     def name(self) -> str:
@@ -121,7 +122,7 @@ def summarize_extractively(turns: Sequence[Turn], max_chars: int, language: str 
     turns' language is detected (`language`, the user's, when the text is too short to tell)."""
     if max_chars <= 0:
         return ""
-    written_in = languages.detect(" ".join(turn.text for turn in turns), hint=language)
+    written_in = detect(" ".join(turn.text for turn in turns), hint=language)
     cues = CUES[written_in]
     sentences = split_turns(turns, cues)
     if not sentences:

@@ -46,7 +46,7 @@ from itertools import chain, pairwise
 
 from segtok.segmenter import split_single
 
-from chats.language import words as languages
+from chats.language.words import detect
 from chats.text.offline_grammar import ADJ, NOUN, POSSESSIVES, VERB, Grammar, grammar, lexicon
 from chats.text.offline_words import ASSISTANT_LABEL, LABEL_AT_START, OPEN_ASSISTANT_LABEL, canonical_label
 from chats.text.title_aims import aim_title
@@ -125,7 +125,7 @@ def subject_title(text: str, language: str | None = None) -> str:
     may start with "User:"/"Assistant:", or a summary), in its language (`language`, the user's, for a
     text too short to tell). "" when it names nothing yet ("Hi!"): the chat then keeps no title, and
     maintenance asks again after its next exchange."""
-    chat = _read(text, grammar(languages.detect(_without_labels(text), hint=language)))
+    chat = _read(text, grammar(detect(_without_labels(text), hint=language)))
     phrases = [phrase for phrase in _phrases(chat) if not _a_person(phrase, chat)]
     if not phrases:
         return ""

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import cast
 
 import yake
 
-from chats.language.words import Language, is_supported, stop_words
+from chats.language.words import stop_words
+from languages.registry import is_supported
 
 USER_LABEL = "User:"
 ASSISTANT_LABEL = "Assistant:"
@@ -32,5 +32,5 @@ def stopwords(language: str = "en") -> frozenset[str]:
     people ask for a chat."""
     words = frozenset(yake.KeywordExtractor(lan=language).stopword_set) | {"user", "assistant"}
     if language != "en" and is_supported(language):
-        words |= stop_words(cast(Language, language))
+        words |= stop_words(language)
     return words

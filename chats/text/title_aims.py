@@ -1,7 +1,7 @@
 """A chat opened to learn to do something ("I never learned to swim, I want to learn this summer") is about
 that skill, which no noun names: `aim_title` reads it from the user's opening turn ("Learning to swim",
 "Aprender a nadar", "Schwimmen lernen"). The verbs of learning and the title's shape are each language's
-data (`aim_verbs`, `aim_title` in `chats/language/tables/<code>.toml`). Pure."""
+data (`aim_verbs`, `aim_title` in `languages/<code>/words.toml`). Pure."""
 
 from __future__ import annotations
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from bench.paraphrase_set import PARTS, Target, distractors, load, problems
-from chats.language.words import SUPPORTED, detect
+from chats.language.words import detect
 from chats.models import Turn
+from languages.registry import SUPPORTED
 
 
 def test_no_request_shares_a_content_word_with_its_chat() -> None:

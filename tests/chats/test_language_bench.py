@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from bench.languages import PARTS, load, parley_choice
-from chats.language.words import SUPPORTED, detect
+from chats.language.words import detect
+from languages.registry import SUPPORTED
 
 
 @pytest.mark.parametrize("path", PARTS.values(), ids=PARTS.keys())

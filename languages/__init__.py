@@ -1,0 +1,1 @@
+"""The languages Parley speaks, each one folder of data (`languages/<code>/`) that a translator edits."""
