@@ -23,7 +23,7 @@ import numpy as np
 
 from chats.errors import InvalidFolderName, InvalidTurn, InvalidWorkingMemory
 from chats.import_events import Events, InvalidJSON, build, end, events_of
-from chats.models import TITLE_MAX, EmbeddedText, Turn, folder_name
+from chats.models import TITLE_MAX, EmbeddedText, Turn, folder_name, without_controls
 from chats.storable_text import storable_text, storable_turn
 from chats.working_memory import apply_update
 
@@ -232,6 +232,8 @@ class _ChatParts:
         if key in ("title", "project_id", "folder"):
             text = storable_text(value)
             self.repaired += text is not value
+            if key == "title":
+                text = without_controls(text)
             if key == "title" and len(text) > TITLE_MAX:  # the cap of `rename`; kept as it is otherwise
                 raise InvalidTurn(f"{self.where}a chat's 'title' is at most {TITLE_MAX} characters, not {len(text)}")
             if key == "folder":

@@ -7,6 +7,7 @@ The JSON shape of a turn is the spec's `ConversationTurn`:
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -248,19 +249,33 @@ FolderFilter: TypeAlias = str | NoFolder | None
 """Which chats a list shows: one folder's (its id), those in `NO_FOLDER`, or all of them (None)."""
 
 
+CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Characters that act on what shows a text instead of showing: C0 (a line break, a tab, ESC), DEL, C1, and
+the bidirectional marks, embeddings, overrides and isolates (a right-to-left override shows "evil.exe" as
+"exe.live"). A name on one line holds none; every surface escapes or isolates them (`app.cli.terminal`)."""
+
+
 def folder_name(text: str) -> str:
     """`text` as a folder name: stripped; raise `InvalidFolderName` if blank, too long or holding a control
-    character (a line break, a tab), which would break every list that shows it."""
+    character (`CONTROLS`), which would break every list that shows it."""
     name = _bounded(text.strip(), "a folder name", FOLDER_NAME_MAX, InvalidFolderName)
-    control = next((c for c in name if unicodedata.category(c) == "Cc"), None)
-    if control is not None:
-        raise InvalidFolderName(f"a folder name is one line, without control characters (it holds {control!r})")
+    if control := CONTROLS.search(name):
+        raise InvalidFolderName(f"a folder name is one line, without control characters (it holds {control.group()!r})")
     return name
 
 
 def chat_title(text: str) -> str:
-    """`text` as a chat title a user gives: on one line, stripped; raise `InvalidTitle` if blank or too long."""
-    return _bounded(" ".join(text.split()), "a chat title", TITLE_MAX, InvalidTitle)
+    """`text` as a chat title a user gives: on one line, stripped; raise `InvalidTitle` if blank, too long or
+    holding a control character (`CONTROLS`) other than white space."""
+    title = _bounded(" ".join(text.split()), "a chat title", TITLE_MAX, InvalidTitle)
+    if control := CONTROLS.search(title):
+        raise InvalidTitle(f"a chat title is one line, without control characters (it holds {control.group()!r})")
+    return title
+
+
+def without_controls(text: str) -> str:
+    """`text` with each `CONTROLS` character taken out, as an imported title is kept."""
+    return CONTROLS.sub("", text)
 
 
 def _bounded(text: str, what: str, most: int, error: type[ChatsError]) -> str:

@@ -16,6 +16,7 @@ from tqdm import tqdm
 from app.account.sync import StampClock
 from app.chat_import import MAINTAINED_INLINE, ChatImporter, ImportReport
 from app.cli.command_runner import UsageError, command
+from app.cli.terminal import raw
 from app.config.settings import Settings
 from app.controller import ChatController
 from app.listening_lock import listening_lock
@@ -47,7 +48,7 @@ async def _import(importer: ChatImporter, args: argparse.Namespace) -> Any:
     reports: list[ImportReport] = []
     with (
         _open_import(path) as file,
-        tqdm(total=turns, unit="turn", desc="importing", disable=not sys.stderr.isatty(), file=sys.stderr) as bar,
+        tqdm(total=turns, unit="turn", desc="importing", disable=not sys.stderr.isatty(), file=raw(sys.stderr)) as bar,
     ):
         chat_stream = read_import(file)
         while imported := await asyncio.to_thread(next, chat_stream, None):

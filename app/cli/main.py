@@ -27,6 +27,7 @@ from app.cli import (
 )
 from app.cli.command_runner import UsageError
 from app.cli.logs import configure_logging
+from app.cli.terminal import escaped_output
 from app.config.desktop_entry import HIDDEN_FLAG
 from app.config.private_files import keep_private
 from app.config.secrets import SecretsError
@@ -105,7 +106,8 @@ def main(argv: Sequence[str] | None = None, *, default: Opening = welcome) -> in
     """Run one command; with none, `default` (the window, when the `ui` package starts Parley)."""
     try:
         try:
-            return _command(argv, default)
+            with escaped_output():
+                return _command(argv, default)
         finally:
             sys.stdout.flush()  # here, not at exit: a reader gone is met where it can still be handled
     except BrokenPipeError:

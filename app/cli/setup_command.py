@@ -19,6 +19,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from app.cli.command_runner import UsageError
+from app.cli.terminal import raw
 from app.config.settings import LANGUAGES, Settings
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ def _devices(settings: Settings, audio: AudioParts) -> bool:
         live = sys.stdout.isatty()
         microphone = metered(audio.microphone, _print_level) if live else audio.microphone
         result = asyncio.run(microphone_level(microphone, settings.input_device))
-        print(("\r" if live else "") + result.line.ljust(METER_WIDTH + 12))
+        print(("\r" if live else "") + result.line.ljust(METER_WIDTH + 12), file=raw(sys.stdout))
     if found.outputs and ask("Play a test sound?", "y"):
         print(asyncio.run(play_test_sound(audio.speaker, settings.output_device)))
     return bool(found.inputs)
@@ -129,7 +130,7 @@ def _print_level(dbfs: float) -> None:
     share = min(max((dbfs - METER_FLOOR_DBFS) / -METER_FLOOR_DBFS, 0.0), 1.0)
     filled = round(share * METER_WIDTH)
     shown = f"{dbfs:.0f} dBFS" if dbfs > SILENCE_DBFS else "silence"
-    print(f"\r[{'#' * filled}{' ' * (METER_WIDTH - filled)}] {shown:>9}", end="", flush=True)
+    print(f"\r[{'#' * filled}{' ' * (METER_WIDTH - filled)}] {shown:>9}", end="", flush=True, file=raw(sys.stdout))
 
 
 def _language(settings: Settings) -> None:
