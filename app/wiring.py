@@ -16,6 +16,7 @@ from app.config.secrets import Secret
 from app.config.settings import Settings, SettingsError, StorageChoice
 from chats.degrade import RemotePart
 from chats.models import utc_now
+from languages.registry import codes
 
 # What a command may not need is imported where it is built (in `ChatServices` and the `make_` functions),
 # not here: `parley chats list` reads the store alone, and the embedding model's code (numpy, tokenizers),
@@ -56,16 +57,12 @@ def spoken_language(settings: Settings) -> str | None:
     return None if settings.language in (None, "auto") else settings.language
 
 
-LIVE_LANGUAGE_CODES = {"en": "en-US", "it": "it-IT", "es": "es-US", "fr": "fr-FR", "de": "de-DE"}
-"""BCP-47 codes Gemini Live lists for the supported languages (Spanish as es-US, the one it lists)."""
-
-
 def live_language_code(settings: Settings) -> str | None:
     """The `speech_config.language_code` for Gemini Live, None for "auto". Native-audio models take the
     language from the system prompt (`app.tools.prompt.language_line`), which always says it; the code
     matters to the half-cascade models."""
     language = spoken_language(settings)
-    return None if language is None else LIVE_LANGUAGE_CODES.get(language)
+    return None if language is None else codes("live").get(language)
 
 
 def language_of(text: str, hint: str) -> str:

@@ -3,6 +3,7 @@ value Parley does not speak; and what the system prompt says of it."""
 
 from __future__ import annotations
 
+import locale
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -40,12 +41,25 @@ def load(config: Path, **env: str) -> Settings:
         ({"LANG": "it_IT.UTF-8", "LC_MESSAGES": "fr_FR.UTF-8"}, "fr"),
         ({"LANGUAGE": "es:en"}, "es"),
         ({"LANG": "ja_JP.UTF-8"}, "en"),  # a language Parley does not speak: English
+        # Portuguese, not registered yet: English. It becomes "pt" when languages/registry.toml lists "pt".
+        ({"LANG": "pt_BR.UTF-8"}, "en"),
         ({"LANG": "C.UTF-8"}, "en"),
     ],
 )
 def test_the_default_is_the_desktops_language(config: Path, env: dict[str, str], language: str) -> None:
     assert desktop_language(env) == language
     assert load(config, **env).language == language
+
+
+@pytest.mark.parametrize(
+    ("windows", "language"), [("Italian_Italy", "it"), ("German_Germany", "de"), ("Japanese_Japan", "en")]
+)
+def test_a_windows_locale_is_read_by_its_language_name(
+    monkeypatch: pytest.MonkeyPatch, windows: str, language: str
+) -> None:
+    # Windows sets none of the POSIX variables; `locale.getlocale()` names the language there.
+    monkeypatch.setattr(locale, "getlocale", lambda: (windows, "1252"))
+    assert desktop_language({}) == language
 
 
 def test_the_setting_wins_over_the_desktop_and_auto_is_a_choice(config: Path) -> None:

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 import onnxruntime
 
+from languages.registry import SUPPORTED, table
 from voice.echo.vad import SileroVad, load_session, silero_model_path
 from voice.offline import files
 from voice.offline.chat_model import LANGUAGES, MODEL_NAME, ChatModel
@@ -44,13 +45,9 @@ FOUND_LANGUAGE_PROBABILITY = 0.5
 """With "auto", a language found with less than this share of Whisper's probability among the supported
 ones does not change the one spoken: a cough or a two-word answer is a guess. (espeak-ng's Italian, said
 whole, scored 0.51; its Spanish and German 0.98.)"""
-ENGLISH_ONLY_NOTICE = {
-    "it": "Il mio piccolo modello offline parla solo inglese, quindi rispondo in inglese.",
-    "es": "Mi pequeño modelo sin conexión solo habla inglés, así que respondo en inglés.",
-    "fr": "Mon petit modèle hors ligne ne parle qu'anglais, alors je réponds en anglais.",
-    "de": "Mein kleines Offline-Modell spricht nur Englisch, deshalb antworte ich auf Englisch.",
-}
-"""Said once, before the chat model's first sentence said, to a user who speaks another language."""
+ENGLISH_ONLY_NOTICE = {code: table(code)["offline_voice"]["english_only"] for code in SUPPORTED}
+"""Said once, before the chat model's first sentence said, to a user who speaks another language (each language's
+`[offline_voice] english_only`)."""
 IN_ENGLISH = "Always answer in English, whatever language the user writes in."
 
 

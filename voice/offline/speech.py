@@ -17,6 +17,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from languages.registry import codes
 from voice.audio.chunks import MODEL_VOICE_FORMAT
 from voice.audio.wav import read_recording
 from voice.errors import UnreadableAudio
@@ -24,7 +25,7 @@ from voice.offline.errors import OfflineVoiceError
 
 ESPEAK = "espeak-ng"
 VOICE = "en-us"
-VOICES = {"en": "en-us", "it": "it", "es": "es", "fr": "fr-fr", "de": "de"}
+VOICES = codes("espeak")
 """espeak-ng's voice for each language Parley speaks (ISO 639-1 code -> voice name; `espeak-ng --voices`)."""
 WORDS_PER_MINUTE = 175
 

@@ -32,11 +32,15 @@ from faster_whisper.audio import pad_or_trim
 from faster_whisper.tokenizer import Tokenizer
 from faster_whisper.transcribe import get_ctranslate2_storage
 
+from languages.registry import codes
 from voice.offline.errors import OfflineVoiceError
 from voice.offline.heard import Heard
 
 WHISPER_THREADS = 2
 LANGUAGE = "en"
+_WHISPER = codes("whisper")
+"""Whisper's code of each language Parley speaks: callers and `Heard.language` use Parley's codes."""
+_PARLEY = {whisper: code for code, whisper in _WHISPER.items()}
 BEAM_SIZE = 5
 COMMAND_WINDOW_S = 10
 """Seconds of audio Whisper's encoder reads for a short command (`transcribe_command`), where a whole
@@ -87,7 +91,9 @@ class WhisperTranscriber:
         model = self._model
         features = pad_or_trim(model.feature_extractor(samples), COMMAND_WINDOW_S * FRAMES_PER_SECOND)
         encoded = model.model.encode(get_ctranslate2_storage(features[np.newaxis]), to_cpu=False)
-        tokenizer = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=language)
+        tokenizer = Tokenizer(
+            model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=_WHISPER[language]
+        )
         asked = model.get_prompt(tokenizer, tokenizer.encode(" " + prompt.strip()), without_timestamps=True)
         [result] = model.model.generate(
             encoded,
@@ -106,7 +112,7 @@ class WhisperTranscriber:
     def _decode(self, samples: np.ndarray, prompt: str | None, language: str | None) -> _Decoded:
         segments, info = self._model.transcribe(
             samples,
-            language=language,
+            language=None if language is None else _WHISPER[language],
             beam_size=BEAM_SIZE,
             temperature=0.0,
             initial_prompt=prompt,
@@ -118,8 +124,9 @@ class WhisperTranscriber:
         text = " ".join(segment.text.strip() for segment in segments).strip()
         tokens = sum(len(segment.tokens) for segment in segments)
         log_probability = sum(s.avg_logprob * len(s.tokens) for s in segments) / tokens if tokens else 0.0
-        heard = Heard(text, info.language, 1.0 if language else info.language_probability, log_probability)
-        return _Decoded(heard, tuple(info.all_language_probs or ()))
+        found = _PARLEY.get(info.language, info.language)
+        heard = Heard(text, found, 1.0 if language else info.language_probability, log_probability)
+        return _Decoded(heard, tuple((_PARLEY.get(code, code), p) for code, p in info.all_language_probs or ()))
 
 
 @dataclass(frozen=True, slots=True)
