@@ -25,8 +25,8 @@ from app.core import events
 from app.runtime import Runtime
 from app.wiring import ChatServices
 from chats.models import Chat, ChatInfo, Folder, FolderFilter, Turn
-from ui.chat.tool_chips import ToolChip, chip_chat, chip_text, running_chip_text
 from ui.services_bridge import ServicesBridge
+from ui.tool_chips import ToolChip, chip_chat, chip_text, running_chip_text
 
 SearchOutcome = Literal["switch", "ask", "none"]
 UNSHOWN_KEPT = 200

@@ -10,8 +10,8 @@ from pytestqt.qtbot import QtBot
 
 from chats.models import Chat, Turn, utc_now
 from ui.chat.delegate import soft_ink
-from ui.chat.tool_chips import ToolChip, chip_chat, chip_text, running_chip_text
 from ui.chat.transcript import TranscriptView
+from ui.tool_chips import ToolChip, chip_chat, chip_text, running_chip_text
 
 
 def test_each_chat_tool_answer_has_its_words() -> None:

@@ -20,7 +20,6 @@ from PySide6.QtGui import QDesktopServices, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from chats.models import Chat, Turn, utc_now
-from ui.chat.tool_chips import ToolChip
 from ui.chat.transcript_html import (
     SUMMARY,
     WEB_SCHEMES,
@@ -31,6 +30,7 @@ from ui.chat.transcript_html import (
     shortened,
     text_html,
 )
+from ui.tool_chips import ToolChip
 
 SUMMARY_SCHEME = "summary"
 EARLIER_LINK = f"{SUMMARY_SCHEME}:earlier"

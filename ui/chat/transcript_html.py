@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from chats.models import Source, Turn, search_url
-from ui.chat.tool_chips import ToolChip
+from ui.tool_chips import ToolChip
 
 WHOLE_SCHEME = "whole"
 """Links `whole:N` open the whole text of turn N (its position among the turns shown and waiting)."""
