@@ -4,6 +4,11 @@ and the JSON output keeps it exact."""
 from __future__ import annotations
 
 import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
 
 from app.cli.terminal import for_terminal
 from chats.models import CONTROLS
@@ -72,3 +77,22 @@ def test_a_title_or_folder_name_with_a_control_character_is_refused_in_one_line(
     assert parley("chats", "folder-new", f"Work{OVERRIDE}") == (1, "")
     assert [c["title"] for c in parley.json("chats", "list")] == ["Groceries"]
     assert parley.json("chats", "folders") == []
+
+
+@pytest.mark.parametrize("what", ["chats", "memories"])
+def test_force_replaces_only_a_regular_file_and_writes_through_a_link(parley: Parley, what: str) -> None:
+    parley.json("chats", "new", "--title", "Groceries")
+    folder = parley.data_dir.parent
+    pipe = folder / "pipe"
+    os.mkfifo(pipe)
+    for special, kind in ((pipe, "named pipe"), (Path("/dev/null"), "device")):
+        assert parley(what, "export", "--out", str(special), "--force") == (1, "")
+        assert parley.err == f"parley: --out {special} is a {kind}, not a file: choose a file to write\n"
+    assert stat.S_ISFIFO(pipe.stat().st_mode) and stat.S_ISCHR(Path("/dev/null").stat().st_mode)
+    target = folder / "notes.json"
+    target.write_text("old\n", encoding="utf-8")
+    link = folder / "latest.json"
+    link.symlink_to(target)
+    assert parley(what, "export", "--out", str(link), "--force")[0] == 0, parley.err
+    assert link.is_symlink() and link.resolve() == target
+    assert json.loads(target.read_text(encoding="utf-8"))
