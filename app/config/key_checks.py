@@ -4,6 +4,7 @@ that never holds the key, whether it succeeds or fails."""
 
 from __future__ import annotations
 
+from app.config.secrets import SecretsError, checked_key
 from app.config.settings import Settings, SettingsError
 from app.config.tls import ssl_context
 from chats.errors import EmbeddingError
@@ -20,7 +21,10 @@ class KeyCheckFailed(Exception):
 
 async def check_gemini_key(settings: Settings, key: str) -> str:
     """Open one Gemini Live session with `key` (the configured model, endpoint and CA) and close it."""
-    key = key.strip()
+    try:
+        key = checked_key("gemini", key, "typed")
+    except SecretsError as error:
+        raise KeyCheckFailed(str(error)) from None
     if not key:
         raise KeyCheckFailed("no Gemini key to test: type one, or store one first")
     # Imported when a key is tested, as the OpenAI check does: google-genai takes 0.4 s to import.
@@ -44,7 +48,10 @@ async def check_gemini_key(settings: Settings, key: str) -> str:
 
 async def check_openai_key(settings: Settings, key: str) -> str:
     """Embed one word with `key` and the configured OpenAI endpoint and model."""
-    key = key.strip()
+    try:
+        key = checked_key("openai", key, "typed")
+    except SecretsError as error:
+        raise KeyCheckFailed(str(error)) from None
     if not key:
         raise KeyCheckFailed("no OpenAI key to test: type one, or store one first")
     try:

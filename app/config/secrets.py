@@ -94,6 +94,22 @@ def secret_source(name: str, env: Mapping[str, str] | None = None) -> SecretSour
     return None if found is None else found[1]
 
 
+def checked_key(name: str, value: str, where: str) -> str:
+    """`value` stripped, as a key is used; `SecretsError` when it holds white space or a control character
+    inside (a line break pasted with it would travel as a request header of its own). `where` says where
+    the key came from, for the message; the message never holds the key."""
+    value = value.strip()
+    if (odd := next((c for c in value if c.isspace() or not c.isprintable()), None)) is not None:
+        raise SecretsError(f"the {name} key {where} holds {_character_name(odd)}: give it again without it")
+    return value
+
+
+def _character_name(character: str) -> str:
+    return {" ": "a space", "\n": "a line break", "\r": "a line break", "\t": "a tab"}.get(
+        character, f"the control character U+{ord(character):04X}"
+    )
+
+
 def set_secret(name: str, value: str) -> None:
     """Store the key in the OS keyring (replacing any earlier value).
 
@@ -102,7 +118,7 @@ def set_secret(name: str, value: str) -> None:
     import keyring.errors
 
     spec = secret_spec(name)
-    value = value.strip()
+    value = checked_key(name, value, "given")
     if not value:
         raise SecretsError(f"the {name} key is empty; nothing was stored")
     _require_keyring(spec)
@@ -152,7 +168,7 @@ def keyring_available() -> bool:
 def _lookup(spec: SecretSpec, env: Mapping[str, str]) -> tuple[Secret, SecretSource] | None:
     for var in spec.env_vars:
         # An empty variable (`GEMINI_API_KEY=`) counts as unset, as shells make it easy to leave one.
-        value = env.get(var, "").strip()
+        value = checked_key(spec.name, env.get(var, ""), f"in {var}")
         if value:
             return Secret(value), "environment"
     import keyring.errors
@@ -165,7 +181,7 @@ def _lookup(spec: SecretSpec, env: Mapping[str, str]) -> tuple[Secret, SecretSou
         return None
     if stored is None or not stored.strip():
         return None
-    return Secret(stored.strip()), "keyring"
+    return Secret(checked_key(spec.name, stored, "in the OS keyring")), "keyring"
 
 
 def _require_keyring(spec: SecretSpec) -> None:

@@ -3,11 +3,14 @@ and the JSON output keeps it exact."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 
+import keyring
 import pytest
 
 from app.cli.terminal import for_terminal
@@ -96,3 +99,21 @@ def test_force_replaces_only_a_regular_file_and_writes_through_a_link(parley: Pa
     assert parley(what, "export", "--out", str(link), "--force")[0] == 0, parley.err
     assert link.is_symlink() and link.resolve() == target
     assert json.loads(target.read_text(encoding="utf-8"))
+
+
+def test_a_key_with_a_line_break_is_refused_in_one_line_wherever_it_comes_from(
+    parley: Parley, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "AIza-good\r\nX-Injected: 1")
+    assert parley("chats", "list") == (1, "")
+    assert parley.err == "parley: the gemini key in GEMINI_API_KEY holds a line break: give it again without it\n"
+    monkeypatch.delenv("GEMINI_API_KEY")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("sk-one two\n"))
+    assert parley("keys", "set", "openai") == (1, "")
+    assert parley.err == "parley: the openai key given holds a space: give it again without it\n"
+    assert parley("keys", "status")[1].count("not set") == 2
+    keyring.set_password("parley", "gemini_api_key", "AIza\x1bbad")  # written by another program
+    assert parley("chats", "list") == (1, "")
+    assert parley.err == (
+        "parley: the gemini key in the OS keyring holds the control character U+001B: give it again without it\n"
+    )
