@@ -1,7 +1,7 @@
 """The main window: chats on the left, the selected chat's transcript on the right, the state below.
 
-It only lays out and binds (`ui.main_window_binding` connects each signal to its slot): every action goes to
-the bridge, every answer comes back as a bridge signal to a bound slot here.
+It only lays out and binds (`_bind` connects each signal to its slot, once, as the window is made): every
+action goes to the bridge, every answer comes back as a bridge signal to a bound slot here.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListView,
     QMainWindow,
-    QMessageBox,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -35,7 +34,6 @@ from ui.chat.delegate import ChatRowDelegate
 from ui.chat.folders import AskText, FolderBar, MoveMenu, ask_text
 from ui.chat.long_text import LongTextDialog
 from ui.chat.transcript import TranscriptView
-from ui.main_window_binding import bind
 from ui.memory.bridge import MemoryBridge
 from ui.memory.page import MemoryPage
 from ui.settings.dialog import SettingsDialog
@@ -43,25 +41,10 @@ from ui.tray.icon import state_icon
 from ui.voice.confirmations import ConfirmationsPanel
 from ui.voice.controls import VoiceControls
 from ui.voice.timers_panel import TimersPanel
-from ui.widgets import icon_button, text_line
+from ui.widgets import Confirm, ask_to_confirm, icon_button, text_line
 
 SPACING = 10
 """Pixels between the window's parts, and around them."""
-
-
-def ask_to_confirm(parent: QWidget, question: str) -> bool:
-    """The default confirmation: a Yes/No dialog, No focused."""
-    answer = QMessageBox.question(
-        parent,
-        "Parley",
-        question,
-        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-        QMessageBox.StandardButton.No,
-    )
-    return answer == QMessageBox.StandardButton.Yes
-
-
-Confirm = Callable[[QWidget, str], bool]
 SettingsDialogFactory = Callable[[QWidget], SettingsDialog]
 """Makes the settings dialog, parented to the window."""
 
@@ -88,7 +71,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Parley")
         self.setAccessibleName("Parley")
         self.setWindowIcon(state_icon(VoiceStatus.LISTENING))
-        self._make_banner()
+        self.banner_row = ProblemBanner(SPACING)
+        self.banner, self.dismiss_button = self.banner_row.label, self.banner_row.dismiss_button
         self.folders = FolderBar(bridge, ask=ask, confirm=confirm)
         self._make_chat_list(bridge)
         self._make_buttons()
@@ -116,11 +100,6 @@ class MainWindow(QMainWindow):
         self.confirmations = ConfirmationsPanel()
         self._lay_out()
         self._bind(bridge)
-
-    def _make_banner(self) -> None:
-        self.banner_row = ProblemBanner(SPACING)
-        self.banner = self.banner_row.label
-        self.dismiss_button = self.banner_row.dismiss_button
 
     def _make_chat_list(self, bridge: ChatBridge) -> None:
         self.search_box = QLineEdit()
@@ -217,8 +196,43 @@ class MainWindow(QMainWindow):
             self.settings_shortcut = QShortcut(QKeySequence("Ctrl+,"), self)
             self.settings_shortcut.activated.connect(self.open_settings)
             self.settings_button.clicked.connect(self.open_settings)
-
-        bind(self, bridge)
+        # What the parts do when used, and what they show of the bridge.
+        self.folders.folder_chosen.connect(self.chats.show_folder)
+        self.search_box.returnPressed.connect(self.run_search)
+        self.new_chat_button.clicked.connect(self.new_chat)
+        self.rename_button.clicked.connect(self.rename_current)
+        self.delete_button.clicked.connect(self.delete_current)
+        self.chat_list.selectionModel().currentChanged.connect(self.select_row_chat)
+        self.chats.modelAboutToBeReset.connect(self.remember_list_scroll)
+        self.chats.modelReset.connect(self.restore_list_scroll)
+        self.chats.rowsInserted.connect(self.reselect_current)
+        bridge.ready.connect(self.chats.refresh)
+        bridge.ready.connect(self.memory_page.reload)
+        self.memory.chat_memory_loaded.connect(self.show_chat_memory)
+        self.memory_switch.clicked.connect(self.switch_chat_memory)
+        bridge.chats_changed.connect(self.chats.refresh)
+        bridge.chat_loaded.connect(self.show_loaded_chat)
+        bridge.turn_spoken.connect(self.show_turn)
+        self.voice.text_typed.connect(self.follow_typed)
+        self.transcript.whole_text_requested.connect(self.show_whole_text)
+        bridge.tool_used.connect(self.transcript.add_chip)
+        bridge.current_chat_changed.connect(self.show_current_chat)
+        bridge.chat_created.connect(self.select_created_chat)
+        bridge.search_finished.connect(self.show_search_result)
+        bridge.state_changed.connect(self.voice.show_state)
+        bridge.muted_changed.connect(self.voice.mute_action.setChecked)
+        bridge.level_changed.connect(self.voice.show_level)
+        bridge.error.connect(self.banner_row.say)
+        bridge.error_resolved.connect(self.banner_row.resolve)
+        bridge.notice.connect(self.voice.show_notice)
+        bridge.device_lost.connect(self.voice.show_device_lost)
+        bridge.device_back.connect(self.voice.show_device_back)
+        bridge.timers_changed.connect(self.timers.show_timers)
+        bridge.timer_ringing.connect(self.timers.show_ringing)
+        bridge.timer_stopped.connect(self.timers.show_stopped)
+        bridge.timers_missed.connect(self.voice.show_notice)
+        bridge.confirmation_asked.connect(self.confirmations.show_asked)
+        bridge.confirmation_settled.connect(self.confirmations.show_settled)
 
     @Slot()
     def open_settings(self) -> None:
@@ -268,20 +282,6 @@ class MainWindow(QMainWindow):
         """The problems the banner shows, oldest first."""
         return self.banner_row.messages
 
-    @Slot(str)
-    def show_error(self, message: str) -> None:
-        """Add a problem to the banner, one line each (said again, it stays once)."""
-        self.banner_row.say(message)
-
-    @Slot()
-    def dismiss_error(self) -> None:
-        self.banner_row.dismiss()
-
-    @Slot(str)
-    def clear_error(self, message: str) -> None:
-        """Take `message` off the banner (the others stay); the banner goes with the last."""
-        self.banner_row.resolve(message)
-
     @Slot()
     def rename_current(self) -> None:
         """Edit the selected chat's title in place; Enter saves, Escape cancels."""
@@ -326,11 +326,10 @@ class MainWindow(QMainWindow):
     def show_current_chat(self, chat_id: UUID | None) -> None:
         self._enable_chat_buttons(chat_id)
         self.memory_switch.setEnabled(False)  # until the chat's own setting arrives
-        if chat_id is not None:
-            self.memory.load_chat_memory(chat_id)
         if chat_id is None:
             self.transcript.show_placeholder("No chat selected")
         else:
+            self.memory.load_chat_memory(chat_id)
             self.transcript.show_placeholder("Loading…")
         self.reselect_current()
 

@@ -1,17 +1,34 @@
 """Small makers of the controls every page builds the same way: a named button, a line that wraps, a form
-label that reaches its control, a form row of several lines. Each control gets the name a screen reader says."""
+label that reaches its control, a form row of several lines; and the Yes/No question every page asks. Each
+control gets the name a screen reader says."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMessageBox, QPushButton, QVBoxLayout, QWidget
 
 ICONS = Path(__file__).resolve().parent / "icons"
 ICON_PX = 18
 SYSTEM_DEFAULT = "System default"
+
+Confirm = Callable[[QWidget, str], bool]
+"""Asks the user a Yes/No question: (parent, question) -> yes."""
+
+
+def ask_to_confirm(parent: QWidget, question: str) -> bool:
+    """The default `Confirm`: a Yes/No dialog, No focused."""
+    answer = QMessageBox.question(
+        parent,
+        "Parley",
+        question,
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        QMessageBox.StandardButton.No,
+    )
+    return answer == QMessageBox.StandardButton.Yes
 
 
 def push_button(text: str, name: str, tip: str = "") -> QPushButton:

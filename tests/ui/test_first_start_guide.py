@@ -83,9 +83,9 @@ def test_the_guide_enrols_the_voice_saves_the_choices_and_the_next_detector_uses
     QTest.mouseClick(guide.button(guide.WizardButton.NextButton), CLICK)
 
     assert guide.currentPage() is guide.enrol_page
-    QTest.mouseClick(guide.enrol_page.start_button, CLICK)
+    QTest.mouseClick(guide.enrol_page.enrolment.button, CLICK)
     assert not guide.validateCurrentPage()  # Next waits for the enrolment
-    qtbot.waitUntil(lambda: guide.enrol_page.result.text().startswith("Enrolled"), timeout=90_000)
+    qtbot.waitUntil(lambda: guide.enrol_page.enrolment.result.text().startswith("Enrolled"), timeout=90_000)
     assert talker.opened == ["USB Microphone"] * 3
     QTest.mouseClick(guide.button(guide.WizardButton.NextButton), CLICK)
 
@@ -134,10 +134,10 @@ def test_the_microphone_test_moves_the_meter_and_the_speaker_plays_the_chime(
     guide = make_guide(qtbot, settings, runtime, speaking, sink)
     page = guide.devices_page
     seen: list[int] = []
-    page.meter.valueChanged.connect(seen.append)
-    QTest.mouseClick(page.level_button, CLICK)
-    qtbot.waitUntil(lambda: page.level_result.text().startswith("Loudest"), timeout=TIMEOUT_MS)
-    assert page.level_result.text() == "Loudest in 3 s: -10 dBFS"
+    page.level.meter.valueChanged.connect(seen.append)
+    QTest.mouseClick(page.level.button, CLICK)
+    qtbot.waitUntil(lambda: page.level.result.text().startswith("Loudest"), timeout=TIMEOUT_MS)
+    assert page.level.result.text() == "Loudest in 3 s: -10 dBFS"
     qtbot.waitUntil(lambda: max(seen) == 83, timeout=TIMEOUT_MS)  # -10 dBFS: it moved with the voice
     QTest.mouseClick(page.sound_button, CLICK)
     qtbot.waitUntil(lambda: page.sound_result.text().startswith("Played"), timeout=TIMEOUT_MS)
@@ -256,7 +256,7 @@ def test_without_a_sound_card_the_guide_says_so_and_goes_on(qtbot: QtBot, settin
         page.problem.text()
         == "No audio devices found: no sound card, and no sound server running: skip this step for now."
     )
-    assert not page.level_button.isEnabled() and not page.sound_button.isEnabled()
-    assert not guide.enrol_page.start_button.isEnabled()
+    assert not page.level.button.isEnabled() and not page.sound_button.isEnabled()
+    assert not guide.enrol_page.enrolment.button.isEnabled()
     QTest.mouseClick(guide.button(guide.WizardButton.NextButton), CLICK)  # nothing chosen, nothing to save
     assert guide.currentPage() is guide.enrol_page

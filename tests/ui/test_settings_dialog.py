@@ -221,7 +221,7 @@ def test_tab_walks_the_controls_in_reading_order(qtbot: QtBot, settings: Setting
         openai.field,
         openai.test_button,
         dialog.wake_word,
-        dialog.enrol_button,
+        dialog.enrolment.button,
         dialog.threshold,
         dialog.language,
         dialog.idle_seconds,
@@ -229,7 +229,7 @@ def test_tab_walks_the_controls_in_reading_order(qtbot: QtBot, settings: Setting
         dialog.close_to_tray,
         dialog.start_at_login,
         dialog.input_device,
-        dialog.level_button,
+        dialog.level.button,
         dialog.output_device,
         dialog.storage,
         dialog.tools_button,
@@ -272,8 +272,8 @@ def test_without_audio_devices_the_combos_are_disabled_with_the_message(
     qtbot.addWidget(dialog)
     assert not dialog.input_device.isEnabled()
     assert not dialog.output_device.isEnabled()
-    assert not dialog.level_button.isEnabled()
-    assert not dialog.enrol_button.isEnabled()
+    assert not dialog.level.button.isEnabled()
+    assert not dialog.enrolment.button.isEnabled()
     assert not dialog.device_message.isHidden()
     assert dialog.device_message.text() == message
     assert dialog.save()  # the rest of the dialog still works

@@ -44,19 +44,19 @@ def test_the_level_test_listens_to_the_chosen_microphone(qtbot: QtBot, settings:
     dialog = SettingsDialog(settings, runtime, devices=lambda: DEVICES, microphone=microphone, env={})
     qtbot.addWidget(dialog)
     dialog.input_device.setCurrentText("USB Microphone")
-    QTest.mouseClick(dialog.level_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: dialog.level_result.text().startswith("Loudest"), timeout=TIMEOUT_MS)
-    assert dialog.level_result.text() == "Loudest in 3 s: -20 dBFS"
+    QTest.mouseClick(dialog.level.button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.level.result.text().startswith("Loudest"), timeout=TIMEOUT_MS)
+    assert dialog.level.result.text() == "Loudest in 3 s: -20 dBFS"
     assert opened == ["USB Microphone"]
-    assert dialog.level_button.isEnabled()
+    assert dialog.level.button.isEnabled()
 
 
 def test_a_microphone_that_cannot_be_opened_is_one_line(qtbot: QtBot, settings: Settings, runtime: Runtime) -> None:
     dialog = SettingsDialog(settings, runtime, devices=lambda: DEVICES, microphone=lambda _: BrokenMicrophone(), env={})
     qtbot.addWidget(dialog)
-    QTest.mouseClick(dialog.level_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: dialog.level_result.text().startswith("Failed"), timeout=TIMEOUT_MS)
-    assert dialog.level_result.text() == "Failed: no microphone found: the device is busy (test)"
+    QTest.mouseClick(dialog.level.button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.level.result.text().startswith("Failed"), timeout=TIMEOUT_MS)
+    assert dialog.level.result.text() == "Failed: no microphone found: the device is busy (test)"
 
 
 def enrolment_dialog(qtbot: QtBot, settings: Settings, runtime: Runtime, talker: Talker) -> SettingsDialog:
@@ -73,13 +73,13 @@ def test_enrol_records_the_wake_word_three_times_and_trains_the_verifier(
 ) -> None:
     talker = Talker("wake_hey_jarvis")
     dialog = enrolment_dialog(qtbot, settings, runtime, talker)
-    assert dialog.enrol_result.isHidden() and not verifier_path(settings).exists()
-    QTest.mouseClick(dialog.enrol_button, Qt.MouseButton.LeftButton)
-    assert not dialog.enrol_button.isEnabled()  # one enrolment at a time
-    qtbot.waitUntil(lambda: dialog.enrol_result.text().startswith("Enrolled"), timeout=60_000)
-    assert dialog.enrol_result.text() == "Enrolled: the wake word listens for your voice now."
+    assert dialog.enrolment.result.isHidden() and not verifier_path(settings).exists()
+    QTest.mouseClick(dialog.enrolment.button, Qt.MouseButton.LeftButton)
+    assert not dialog.enrolment.button.isEnabled()  # one enrolment at a time
+    qtbot.waitUntil(lambda: dialog.enrolment.result.text().startswith("Enrolled"), timeout=60_000)
+    assert dialog.enrolment.result.text() == "Enrolled: the wake word listens for your voice now."
     assert talker.opened == ["USB Microphone"] * 3
-    assert dialog.enrol_button.isEnabled()
+    assert dialog.enrolment.button.isEnabled()
     # The same file `parley wake enrol` writes, and the detector Parley builds uses it.
     assert isinstance(load_verifier(settings), WakeVerifier)
 
@@ -88,10 +88,10 @@ def test_enrol_without_the_wake_word_says_so_and_stores_nothing(
     qtbot: QtBot, settings: Settings, runtime: Runtime
 ) -> None:
     dialog = enrolment_dialog(qtbot, settings, runtime, Talker("speech_hello"))
-    QTest.mouseClick(dialog.enrol_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: dialog.enrol_result.text().startswith("Not enrolled"), timeout=60_000)
-    assert dialog.enrol_result.text().startswith("Not enrolled: recording 1: no wake word heard (best score 0.0")
-    assert dialog.enrol_button.isEnabled()
+    QTest.mouseClick(dialog.enrolment.button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.enrolment.result.text().startswith("Not enrolled"), timeout=60_000)
+    assert dialog.enrolment.result.text().startswith("Not enrolled: recording 1: no wake word heard (best score 0.0")
+    assert dialog.enrolment.button.isEnabled()
     assert not verifier_path(settings).exists()
 
 
@@ -100,10 +100,10 @@ def test_enrol_with_a_microphone_that_cannot_be_opened_is_one_line(
 ) -> None:
     dialog = SettingsDialog(settings, runtime, devices=lambda: DEVICES, microphone=lambda _: BrokenMicrophone(), env={})
     qtbot.addWidget(dialog)
-    QTest.mouseClick(dialog.enrol_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: dialog.enrol_result.text().startswith("Not enrolled"), timeout=TIMEOUT_MS)
-    assert dialog.enrol_result.text() == "Not enrolled: no microphone found: the device is busy (test)"
-    assert dialog.enrol_button.isEnabled()
+    QTest.mouseClick(dialog.enrolment.button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.enrolment.result.text().startswith("Not enrolled"), timeout=TIMEOUT_MS)
+    assert dialog.enrolment.result.text() == "Not enrolled: no microphone found: the device is busy (test)"
+    assert dialog.enrolment.button.isEnabled()
 
 
 def test_a_quiet_microphone_gets_a_hint(qtbot: QtBot, settings: Settings, runtime: Runtime) -> None:
@@ -111,9 +111,9 @@ def test_a_quiet_microphone_gets_a_hint(qtbot: QtBot, settings: Settings, runtim
         settings, runtime, devices=lambda: DEVICES, microphone=lambda _: SyntheticSource([silence(400)]), env={}
     )
     qtbot.addWidget(dialog)
-    QTest.mouseClick(dialog.level_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: dialog.level_result.text().startswith("Loudest"), timeout=TIMEOUT_MS)
-    assert dialog.level_result.text() == (
+    QTest.mouseClick(dialog.level.button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.level.result.text().startswith("Loudest"), timeout=TIMEOUT_MS)
+    assert dialog.level.result.text() == (
         "Loudest in 3 s: -96 dBFS (very quiet: is this the right microphone, and is it muted?)"
     )
 

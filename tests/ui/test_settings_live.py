@@ -95,13 +95,13 @@ def test_enrol_my_voice_in_settings_mutes_the_running_parley_while_it_records(
         muted: list[bool] = []
         window.bridge.muted_changed.connect(muted.append)
         dialog = settings_of(window)
-        QTest.mouseClick(dialog.enrol_button, Qt.MouseButton.LeftButton)
+        QTest.mouseClick(dialog.enrolment.button, Qt.MouseButton.LeftButton)
         said = read_pcm("wake_hey_jarvis")
         for index in range(3):
             qtbot.waitUntil(lambda: len(recordings) == index + 1, timeout=TIMEOUT_MS)  # noqa: B023 (waited on here)
             qtbot.waitUntil(lambda: muted == [True], timeout=TIMEOUT_MS)  # the loop itself is muted, while it records
             hand(runtime, recordings[index], said + bytes(3 * 32_000 - len(said)))
-        qtbot.waitUntil(lambda: "nrolled" in dialog.enrol_result.text(), timeout=60_000)
+        qtbot.waitUntil(lambda: "nrolled" in dialog.enrolment.result.text(), timeout=60_000)
         qtbot.waitUntil(lambda: muted == [True, False], timeout=TIMEOUT_MS)  # and as it was once it is over
         assert not window.main.voice.mute_action.isChecked()
     finally:
@@ -132,9 +132,9 @@ def test_a_voice_enrolled_in_settings_is_heard_at_the_next_wake_without_a_restar
         muted: list[bool] = []
         window.bridge.muted_changed.connect(muted.append)
         dialog = settings_of(window)
-        QTest.mouseClick(dialog.enrol_button, Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: dialog.enrol_result.text().startswith("Enrolled"), timeout=90_000)
-        assert dialog.enrol_result.text() == "Enrolled: the wake word listens for your voice now."
+        QTest.mouseClick(dialog.enrolment.button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: dialog.enrolment.result.text().startswith("Enrolled"), timeout=90_000)
+        assert dialog.enrolment.result.text() == "Enrolled: the wake word listens for your voice now."
         qtbot.waitUntil(lambda: muted == [True, False], timeout=TIMEOUT_MS)  # listening again
         far = as_heard(SimulatedRoom(GOAL_CONDITION, 1).microphone(read_pcm("wake_hey_jarvis")))
         feed(runtime, devices.microphone, far + bytes(32_000))

@@ -23,13 +23,13 @@ from PySide6.QtWidgets import (
 
 from chats.models import NO_FOLDER, Folder, FolderFilter
 from ui.bridge import ChatBridge
+from ui.widgets import Confirm
 
 ALL_CHATS = "All chats"
 IN_NO_FOLDER = "No folder"
 
 AskText = Callable[[QWidget, str, str], str | None]
 """Asks the user for a line of text: (parent, question, initial text) -> the text, or None if cancelled."""
-Confirm = Callable[[QWidget, str], bool]
 
 
 def ask_text(parent: QWidget, question: str, initial: str) -> str | None:

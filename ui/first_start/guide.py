@@ -217,9 +217,10 @@ class FirstStartGuide(QWizard):
 
     @Slot()
     def _on_finished(self) -> None:
-        for check in (*self.devices_page.checks, self.enrol_page.enrolment, self.key_page.check):
-            if check is not None:
-                check.cancel()
+        self.devices_page.cancel()
+        self.enrol_page.enrolment.cancel()
+        if self.key_page.check is not None:
+            self.key_page.check.cancel()
         try:
             mark_guide_done(self._settings)
         except OSError as error:  # the guide comes back next time: annoying, not harmful

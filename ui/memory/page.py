@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from app.memory_controller import ExportFormat
 from chats.memory.models import CATEGORIES, Memory
 from ui.memory.bridge import MemoryBridge, MemoryList, MemoryQuery
-from ui.widgets import push_button, text_line
+from ui.widgets import Confirm, push_button, text_line
 
 CATEGORY_NAMES = {
     "identity": "Who you are",
@@ -44,7 +44,6 @@ EditMemory = Callable[[QWidget, Memory], tuple[str, str] | None]
 """Asks for a memory's new words and category: (parent, memory) -> (content, category), or None."""
 ChooseExport = Callable[[QWidget], tuple[Path, ExportFormat] | None]
 """Asks where to export: the file and its format, or None."""
-Confirm = Callable[[QWidget, str], bool]
 
 
 class MemoryEditDialog(QDialog):

@@ -2,16 +2,14 @@
 
 It lays out and binds. The keys are `ui.settings.keys.KeysBox`'s, through `app.config.secrets` (never shown, never
 written to the file); other values go through `app.config.config_writer.save_config`, which refuses what
-`load_settings` would refuse. The microphone level test and the wake word enrolment ("say hey Jarvis three
-times", `ui.settings.enrolment`) run on the runtime thread; their answers come back as signals to bound slots
-here. The dialog shows the settings as `load_settings` gives them (the config file, then the environment:
-`as_saved`); a saved change applies at once where the running Parley can (`app.live_settings`), the rest when
-Parley next starts.
+`load_settings` would refuse. The microphone level test and "Enrol my voice" are `ui.sound_checks`'s, as in
+the first-start guide. The dialog shows the settings as `load_settings` gives them (the config file, then the
+environment: `as_saved`); a saved change applies at once where the running Parley can (`app.live_settings`),
+the rest when Parley next starts.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import os
 from collections.abc import Callable, Mapping
 
@@ -24,7 +22,6 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QVBoxLayout,
@@ -35,23 +32,20 @@ from app.config.config_writer import ConfigValue, save_config
 from app.config.secrets import SecretsError
 from app.config.settings import LANGUAGES, SETTINGS, Settings, SettingsError, check_config_values, load_settings
 from app.front.device_checks import (
-    LEVEL_TEST_S,
     WAKE_WORDS,
     DeviceLister,
     MicrophoneFactory,
-    level_line,
     open_microphone,
     survey_devices,
     wake_model_problem,
 )
 from app.live_settings import saved_changes
 from app.runtime import Runtime
-from ui.runtime_answers import submit_for_answer
-from ui.settings.enrolment import Enrolment, HoldMicrophone
 from ui.settings.keys import KeysBox
 from ui.settings.startup import StartAtLogin
 from ui.settings.storage import StorageBox
 from ui.settings.tools import ToolsButton
+from ui.sound_checks import Enrolment, HoldMicrophone, LevelTest
 from ui.widgets import fill_devices, form_label, push_button, stacked, text_line
 
 RESTART_NOTE = (
@@ -83,8 +77,6 @@ _ERROR_STYLE = "QLabel { background: #fde2e1; color: #7f1d1d; padding: 6px; }"
 class SettingsDialog(QDialog):
     saved = Signal(object)
     """The `Settings` as saved (`as_saved`), once OK wrote them: the window applies what it can at once."""
-    _level_measured = Signal(str)
-    """The level test's one-line answer, emitted on the runtime thread, delivered queued to `_show_level`."""
 
     def __init__(
         self,
@@ -106,9 +98,6 @@ class SettingsDialog(QDialog):
         self._settings = settings
         self._runtime = runtime
         self._env = env
-        self._microphone = microphone
-        self._level_check: concurrent.futures.Future[str] | None = None
-        self._hold = hold_microphone
         self._guide = guide
         self.saved_note = ""
         """After a save: what applies now and what at Parley's next start, in one line."""
@@ -118,7 +107,7 @@ class SettingsDialog(QDialog):
         self.key_box = KeysBox(settings, runtime, env)
         self.keys = self.key_box.rows
         self._make_voice_controls()
-        self._make_device_controls(devices)
+        self._make_device_controls(devices, microphone, hold_microphone)
         self.storage_box = StorageBox(settings, runtime)
         self.storage = self.storage_box.storage
         self.tools_button = ToolsButton(settings.config_file, runtime)
@@ -162,32 +151,21 @@ class SettingsDialog(QDialog):
         self.close_to_tray.setAccessibleName("Keep listening in the tray when the window is closed")
         self.start_at_login = StartAtLogin()
 
-    def _make_device_controls(self, devices: DeviceLister | None) -> None:
+    def _make_device_controls(
+        self, devices: DeviceLister | None, microphone: MicrophoneFactory, hold_microphone: HoldMicrophone | None
+    ) -> None:
         self.input_device = QComboBox()
         self.input_device.setAccessibleName("Microphone")
-        self.enrolment = Enrolment(
-            self._settings,
-            self._runtime,
-            device=self.input_device.currentData,
-            microphone=self._microphone,
-            hold_microphone=self._hold,
-            parent=self,
-        )
-        self.enrol_button, self.enrol_result = self.enrolment.button, self.enrolment.result
+        self.enrolment = Enrolment(self._settings, self._runtime, self.input_device, microphone, hold_microphone)
+        self.level = LevelTest(self._runtime, self.input_device, microphone)
         self.output_device = QComboBox()
         self.output_device.setAccessibleName("Speaker")
-        self.level_button = push_button(
-            "Test le&vel",
-            "Test the microphone level",
-            f"Listen to the chosen microphone for {LEVEL_TEST_S:g} s and show how loud it was",
-        )
-        self.level_result = text_line("Microphone level", hidden=True)  # until a test says something
         self.device_message = text_line("Audio devices message", hidden=True)
         found = survey_devices(devices)
         fill_devices(self.input_device, found.inputs, self._settings.input_device)
         fill_devices(self.output_device, found.outputs, self._settings.output_device)
-        self.level_button.setEnabled(bool(found.inputs))
-        self.enrol_button.setEnabled(bool(found.inputs))
+        self.level.button.setEnabled(bool(found.inputs))
+        self.enrolment.button.setEnabled(bool(found.inputs))
         if not found.inputs and not found.outputs:
             self.input_device.setEnabled(False)
             self.output_device.setEnabled(False)
@@ -232,7 +210,8 @@ class SettingsDialog(QDialog):
         voice = QGroupBox("Voice")
         voice_form = QFormLayout(voice)
         voice_form.addRow("&Wake word:", self.wake_word)
-        voice_form.addRow(form_label("Your voice:", self.enrol_button), stacked(self.enrol_button, self.enrol_result))
+        enrolment = self.enrolment
+        voice_form.addRow(form_label("Your voice:", enrolment.button), stacked(enrolment.button, enrolment.result))
         voice_form.addRow("T&hreshold:", self.threshold)
         voice_form.addRow("Lan&guage:", self.language)
         voice_form.addRow("&Idle timeout:", self.idle_seconds)
@@ -241,10 +220,7 @@ class SettingsDialog(QDialog):
         voice_form.addRow(self.start_at_login)
         audio = QGroupBox("Audio devices")
         audio_form = QFormLayout(audio)
-        microphone = QHBoxLayout()
-        microphone.addWidget(self.input_device, 1)
-        microphone.addWidget(self.level_button)
-        audio_form.addRow(form_label("&Microphone:", self.input_device), stacked(microphone, self.level_result))
+        audio_form.addRow(form_label("&Microphone:", self.input_device), self.level.form_row())
         audio_form.addRow(form_label("&Speaker:", self.output_device), stacked(self.output_device, self.device_message))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 16, 16, 12)
@@ -267,9 +243,7 @@ class SettingsDialog(QDialog):
         self.key_box.cleared.connect(self._show_cleared)
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
-        self.level_button.clicked.connect(self.test_level)
         self.finished.connect(self._cancel_checks)
-        self._level_measured.connect(self._show_level)
         self.guide_button.clicked.connect(self.run_guide)
 
     # -- actions -----------------------------------------------------------------------------------
@@ -323,20 +297,6 @@ class SettingsDialog(QDialog):
         }
 
     @Slot()
-    def test_level(self) -> None:
-        """Listen to the chosen microphone on the runtime; the loudest level shows below it."""
-        device: str | None = self.input_device.currentData()
-        self.level_result.setText(f"Listening for {LEVEL_TEST_S:g} s: say something…")
-        self.level_result.show()
-        self.level_button.setEnabled(False)
-        self._level_check = submit_for_answer(
-            self._runtime,
-            level_line(self._microphone, device),
-            self._level_measured.emit,
-            refused="Not tested",
-        )
-
-    @Slot()
     def run_guide(self) -> None:
         """The first-start guide over this dialog; what it saved shows here once it closes."""
         if self._guide is not None:
@@ -358,11 +318,6 @@ class SettingsDialog(QDialog):
     # -- answers -----------------------------------------------------------------------------------
 
     @Slot(str)
-    def _show_level(self, message: str) -> None:
-        self.level_result.setText(message)
-        self.level_button.setEnabled(True)
-
-    @Slot(str)
     def _show_cleared(self, problem: str) -> None:
         """A key's "Clear" hides the last error, or shows why the key could not be removed."""
         self.error.hide()
@@ -371,8 +326,7 @@ class SettingsDialog(QDialog):
 
     @Slot()
     def _cancel_checks(self) -> None:
-        if self._level_check is not None:
-            self._level_check.cancel()
+        self.level.cancel()
         self.enrolment.cancel()
         self.key_box.cancel_checks()
         self.storage_box.cancel_checks()
