@@ -12,7 +12,7 @@ it can be (noun, adjective, verb), and the small words its rules look for.
   by a preposition ("piastrelle per la cucina", "viaje a Lisboa", "Reise nach Lissabon"): `links` keep
   the phrase in that order, where English turns it into a compound ("kitchen tiles", "Lisbon trip").
 
-The words are data, in `languages/<code>/words.toml` (`[grammar]`) and `languages/shared.toml`.
+The words are data, in `languages/<code>/words.toml` (`[grammar]`).
 Pure apart from loading the lexicons once.
 """
 
@@ -26,7 +26,7 @@ import lemminflect
 import simplemma
 
 from chats.text.offline_words import stopwords
-from languages.registry import SUPPORTED, shared, table, words
+from languages.registry import SUPPORTED, table, words
 
 NOUN, ADJ, VERB = "NOUN", "ADJ", "VERB"
 
@@ -76,21 +76,26 @@ class Grammar:
     ("il *trasloco*", not "io trasloco")."""
 
 
-_SHARED = shared()["grammar"]
-"""The words several languages share: the common weak words, the elided forms, the number words."""
-POSSESSIVES = words(_SHARED["possessives"])
+def _every_language(key: str) -> frozenset[str]:
+    """The words of `key` in `[grammar]` gathered from every language: a title in one language may hold
+    another's ("user", "dell'", "fünfzig")."""
+    return frozenset().union(*(words(table(code)["grammar"].get(key, "")) for code in SUPPORTED))
+
+
+POSSESSIVES = _every_language("possessives")
 """Dropped from the middle of a title: "Foglie delle mie piante" -> "Foglie delle piante"."""
 
 
 def _grammar(language: str) -> Grammar:
-    """`language`'s `[grammar]`: the flags `elided_stopwords` and `shared_weak` add the shared words; its
+    """`language`'s `[grammar]`: the flags `elided_stopwords` and `shared_weak` add every language's
+    `elided_forms`, and `common_weak` and `number_words`; its
     `calendar` (days and months: when a chat happens, never what it is about) is weak; its `nouns_to_search`
     (words search takes for a request's, "le chat", that are a subject's too: the cat) are no stop words."""
     found = table(language)["grammar"]
-    elided = words(_SHARED["elided_forms"]) if found.get("elided_stopwords") else frozenset()
+    elided = _every_language("elided_forms") if found.get("elided_stopwords") else frozenset()
     weak = words(found["weak"]) | words(found.get("calendar", ""))
     if found.get("shared_weak"):
-        weak |= words(_SHARED["common_weak"]) | words(_SHARED["number_words"])
+        weak |= _every_language("common_weak") | _every_language("number_words")
     return Grammar(
         language=language,
         stopwords=(stopwords(language) | elided) - words(found.get("nouns_to_search", "")),
