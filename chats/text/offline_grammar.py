@@ -59,6 +59,10 @@ class Grammar:
     """English: "A for B" reads "B A"."""
     capital_nouns: bool = False
     """German: a capital mid-sentence marks a noun, not a name."""
+    elides: bool = False
+    """Italian, French: an article or a preposition is glued to the next word by an apostrophe ("dell'isola")."""
+    adverb_endings: tuple[str, ...] = ()
+    """How an adverb or a superlative ends ("finalmente", "muchísimo"): such a word names no subject."""
     verb_cues: frozenset[str] = field(default_factory=frozenset)
     """After these a word that can be a verb is one (English: "we want to *migrate*")."""
     aim_verbs: frozenset[str] = field(default_factory=frozenset)
@@ -86,6 +90,12 @@ POSSESSIVES = _every_language("possessives")
 """Dropped from the middle of a title: "Foglie delle mie piante" -> "Foglie delle piante"."""
 
 
+_ADVERB_ENDINGS = tuple(
+    dict.fromkeys(ending for code in SUPPORTED for ending in table(code)["grammar"].get("adverb_endings", []))
+)
+"""Every language's `adverb_endings`, for every language simplemma reads (a word of one in a chat in another)."""
+
+
 def _grammar(language: str) -> Grammar:
     """`language`'s `[grammar]`: the flags `elided_stopwords` and `shared_weak` add every language's
     `elided_forms`, and `common_weak` and `number_words`; its
@@ -111,6 +121,8 @@ def _grammar(language: str) -> Grammar:
         about_chat=(found["about_chat"][0], found["about_chat"][1]),
         compounds_reversed=found.get("compounds_reversed", False),
         capital_nouns=found.get("capital_nouns", False),
+        elides=found.get("elided_stopwords", False),
+        adverb_endings=_ADVERB_ENDINGS if "infinitives" in table(language) else (),
         verb_cues=words(found.get("verb_cues", "")),
         noun_after=words(found.get("noun_after", "")),
         people_nouns=words(found.get("people_nouns", "")),
@@ -136,14 +148,14 @@ def grammar(language: str) -> Grammar:
 @cache
 def lexicon(word: str, language: str) -> tuple[str, frozenset[str]]:
     """(lemma, readings) of a word: what it can be among NOUN, ADJ and VERB; no readings when the lexicon
-    does not know it (a rare noun, a name). German words are looked up as written (its lexicon tells
+    does not know it (a rare noun, a name). German words (`capital_nouns`) are looked up as written (its lexicon tells
     "Fliesen", the noun, from "fliesen"); the others in lower case."""
     lower = word.lower()
     if language not in _INFINITIVES:
         readings = lemminflect.getAllLemmas(lower)
         lemma = next(iter(readings.get(NOUN, ())), lower)
         return str(lemma).lower(), frozenset(readings)
-    looked_up = word if language == "de" else lower
+    looked_up = word if grammar(language).capital_nouns else lower
     if not simplemma.is_known(looked_up, lang=language):
         return lower, frozenset()
     lemma = str(simplemma.lemmatize(looked_up, lang=language)).lower()
