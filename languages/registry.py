@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Final
 
 FOLDER: Final = Path(__file__).parent
-"""`registry.toml`, `schema.toml`, `shared.toml` and one folder per language."""
+"""`registry.toml`, `schema.toml` and one folder per language."""
 
 Language = str
 """An ISO 639-1 code of a registered language ("it")."""
@@ -55,13 +55,6 @@ def table(code: Language) -> Mapping[str, Any]:
                     raise LanguageDataError(f"languages/{code}: '{section}' is written in two files")
                 merged[section] = value
     return merged
-
-
-@cache
-def shared() -> Mapping[str, Any]:
-    """`shared.toml`: the words the offline title maker takes in several languages at once."""
-    with (FOLDER / "shared.toml").open("rb") as file:
-        return tomllib.load(file)
 
 
 def words(text: str) -> frozenset[str]:

@@ -1,12 +1,12 @@
 """Which of spec 001's categories a fact said in the user's own words belongs to, when nothing else says:
 the offline voice (which has no model to choose) and `parley memories add` without `--category`.
 
-Words decide, in the five languages, first match wins: what the user eats or cannot eat (preference: a
-diet is durable and shapes every suggestion, so it is pre-loaded like any preference, never left in
-context), who they are (identity), the people in their life (relationship), likes and dislikes
-(preference), what they are making (project), else context. Identity, preference and relationship are
-pre-loaded into every conversation (`chats.memory.preload`); project and context are searched when they
-matter.
+Words decide (each language's `[categories]` in `languages/<code>/words.toml`), first match wins: what the
+user eats or cannot eat (preference: a diet is durable and shapes every suggestion, so it is pre-loaded like
+any preference, never left in context), who they are (identity), the people in their life (relationship),
+likes and dislikes (preference), what they are making (project), else context. Identity, preference and
+relationship are pre-loaded into every conversation (`chats.memory.preload`); project and context are
+searched when they matter.
 """
 
 from __future__ import annotations
@@ -14,45 +14,22 @@ from __future__ import annotations
 import re
 
 from chats.memory.models import Category
+from languages.registry import SUPPORTED, table
 
-_CATEGORY_WORDS: tuple[tuple[Category, re.Pattern[str]], ...] = (
-    (
-        "preference",
-        re.compile(
-            r"\b(vegan|vegetarian|pescatarian|allergic|allergy|gluten|lactose|halal|kosher|teetotal\w*"
-            r"|(?:do not|don't|doesn't|does not|never) (?:eat|drink)"
-            r"|vegan[oa]|vegetarian[oa]|végane?|végétarien\w*|veganer\w*|vegetarier\w*|allergi\w*)\b",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "identity",
-        re.compile(
-            r"\b(name|i am|i'm|years old|born|live|from|chiamo|sono|abito|vivo|anni|llamo|soy|appelle|suis|habite"
-            r"|heiße|bin|wohne|jahre)\b",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "relationship",
-        re.compile(
-            r"\b(wife|husband|partner|son|daughter|mother|father|friend|sister|brother|moglie|marito|figlio|figlia"
-            r"|madre|padre|amico|amica|sorella|fratello|esposa|esposo|hijo|hija|hermano|hermana|amigo|amiga|femme"
-            r"|mari|fils|fille|mère|père|ami|amie|sœur|frère|frau|mann|sohn|tochter|mutter|vater|freund|freundin"
-            r"|schwester|bruder)\b",
-            re.I,
-        ),
-    ),
-    (
-        "preference",
-        re.compile(
-            r"\b(prefer|like|love|hate|favou?rite|enjoy|dislike|preferisc\w*|piace|piacciono|odio|adoro|prefiero"
-            r"|gusta|gustan|encanta|préfère|aime|adore|déteste|mag|liebe|hasse|lieber|gern)\b",
-            re.IGNORECASE,
-        ),
-    ),
-    ("project", re.compile(r"\b(project|working on|building|writing|progetto|proyecto|projet|projekt)\b", re.I)),
+_ORDER: tuple[tuple[Category, str], ...] = (
+    ("preference", "diet"),
+    ("identity", "identity"),
+    ("relationship", "relationship"),
+    ("preference", "preference"),
+    ("project", "project"),
 )
+"""Each category and the key of `[categories]` that names it, in the order they are tried."""
+_CATEGORY_WORDS: tuple[tuple[Category, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(r"\b(" + "|".join(table(code)["categories"][key] for code in SUPPORTED) + r")\b", re.I))
+    for name, key in _ORDER
+)
+"""A fact in any language is matched against every language's words: who says "mia moglie" may have
+English set, and the offline voice guesses before it knows."""
 
 
 def guess_category(words: str) -> Category:

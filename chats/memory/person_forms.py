@@ -61,6 +61,14 @@ class Forms:
     """German: neuter nouns ("mein Kind" -> "Das Kind des Nutzers"); the others after "mein" are masculine."""
     of_user: str
     """After a noun that was "my" ("mia moglie" -> "La moglie *dell'utente*")."""
+    possessive_opening: re.Pattern[str]
+    """"My" and a noun at a sentence's start (groups `owner`, `noun`; Italian's `article`: "la mia")."""
+    likes: tuple[re.Pattern[str], str] | None
+    """"Mi piace" at a sentence's start (the verb its group), and who likes in the third person."""
+    negation: str
+    """Italian and Spanish: the negation said before the verb ("non")."""
+    reflexive: tuple[str, str]
+    """Italian and Spanish: the reflexive pronoun of the first person and of the third ("mi", "si")."""
 
 
 def _forms(language: str) -> Forms:
@@ -81,6 +89,10 @@ def _forms(language: str) -> Forms:
         masculine=words(forms.get("masculine", "")),
         neuter=words(forms.get("neuter", "")),
         of_user=forms["of_user"],
+        possessive_opening=re.compile(forms["possessive_opening"], re.IGNORECASE),
+        likes=(re.compile(forms["likes"][0], re.IGNORECASE), forms["likes"][1]) if "likes" in forms else None,
+        negation=forms.get("negation", ""),
+        reflexive=(forms.get("reflexive", ["", ""])[0], forms.get("reflexive", ["", ""])[1]),
     )
 
 
@@ -136,10 +148,8 @@ def _same_subject(clause: str, language: Other, forms: Forms) -> str:
 
 
 def _opening(sentence: str, language: Other, forms: Forms) -> str:
-    if language == "it" and (m := re.match(r"^(?:a me )?mi (piace|piacciono)\b", sentence, re.I)):
-        return f"All'utente {m.group(1).lower()}{sentence[m.end() :]}"
-    if language == "es" and (m := re.match(r"^(?:a mí )?me (gusta|gustan|encanta|encantan)\b", sentence, re.I)):
-        return f"Al usuario le {m.group(1).lower()}{sentence[m.end() :]}"
+    if forms.likes and (m := forms.likes[0].match(sentence)):
+        return f"{forms.likes[1]}{m.group(1).lower()}{sentence[m.end() :]}"
     if possessive := _possessive_opening(sentence, language):
         return possessive
     return _subject_opening(sentence, language, forms)
@@ -165,8 +175,7 @@ def _subject_opening(sentence: str, language: Other, forms: Forms) -> str:
         reflexive = ("s'" if verb[:1] in "aeéèêiouh" else "se ") if m.group(2) else ""
         return f"{forms.subject} {negation}{reflexive}{verb}{sentence[m.end() :]}"
     # Italian and Spanish: the pronoun is usually left out; "non"/"no" and a reflexive may come first.
-    negation_word = "non" if language == "it" else "no"
-    reflexive_word = ("mi", "si") if language == "it" else ("me", "se")
+    negation_word, reflexive_word = forms.negation, forms.reflexive
     m = re.match(rf"^(?:(?:{forms.pronoun}) )?({negation_word} )?({reflexive_word[0]} )?(\w+)\b", sentence, re.I)
     if m is None:
         return sentence
@@ -235,7 +244,8 @@ def _regular(verb: str, language: Other) -> str:
     `verb` or of the candidate third person; `verb` itself when neither is a verb."""
     if not verb.endswith("o"):
         return verb
-    first, other = ("are", ("ere", "ire", "rre")) if language == "it" else ("ar", ("er", "ir"))
+    first, *other_endings = FORMS[language].infinitives
+    other = tuple(other_endings)
     lemma = _lemma(verb, language)
     if lemma.endswith(first) and lemma != verb:
         return verb[:-1] + "a"
@@ -251,20 +261,12 @@ def _regular(verb: str, language: Other) -> str:
 # -- a possessive opening ---------------------------------------------------------------------------
 
 
-_POSSESSIVE_OPENING = {
-    "it": re.compile(r"^(?P<article>il |la |i |le |lo |gli )?(?P<owner>mio|mia|miei|mie) (?P<noun>\w+)", re.I),
-    "es": re.compile(r"^(?P<owner>mi|mis) (?P<noun>\w+)", re.I),
-    "fr": re.compile(r"^(?P<owner>mon|ma|mes) (?P<noun>\w+)", re.I),
-    "de": re.compile(r"^(?P<owner>mein|meine) (?P<noun>\w+)", re.I),
-}
-""""My" and a noun at a sentence's start; Italian may say the article too ("la mia")."""
-
-
 def _possessive_opening(sentence: str, language: Other) -> str | None:
-    m = _POSSESSIVE_OPENING[language].match(sentence)
+    forms = FORMS[language]
+    m = forms.possessive_opening.match(sentence)
     if m is None:
         return None
-    forms, noun = FORMS[language], m.group("noun")
+    noun = m.group("noun")
     article = _article(m.group("owner").lower(), noun.lower(), m.groupdict().get("article"), language, forms)
     return f"{article}{noun} {forms.of_user}{sentence[m.end() :]}"
 

@@ -40,6 +40,7 @@ import numpy.typing as npt
 
 from chats.embedders.use_multilingual import MODEL_NAME as USE_MODEL_NAME
 from chats.search import query_terms
+from languages.registry import SUPPORTED, table
 
 Floats = npt.NDArray[np.float32]
 Ints = npt.NDArray[np.int64]
@@ -72,7 +73,11 @@ VECTOR_ONLY = Ranking(lexical_weight=0.0, chat_weight=0.0, date_weight=0.0, dive
 FUSED = Ranking(chat_weight=0.0, date_weight=0.0, diversity=0.0)
 
 
-_MEMORY_STOP_WORDS = frozenset("user users remember remembered memory memories know knows saved".split())
+_MEMORY_STOP_WORDS = frozenset(
+    word for code in SUPPORTED for word in table(code)["search"].get("memory_stop_words", "").split()
+)
+"""Every language's `[search]` `memory_stop_words`: the words every memory or every question about memories
+holds ("User ...", "do you remember ...")."""
 
 
 def memory_terms(text: str, *, prefixes: bool = True) -> list[str]:

@@ -37,7 +37,7 @@ def second_person_sentence(sentence: str, language: Other) -> str:
     if language == "fr" and rest.startswith("se "):
         prefix, rest = "te ", rest[3:]
     verb, _, tail = rest.partition(" ")
-    second = forms.to_second.get(verb) or _second_regular(verb, language)
+    second = forms.to_second.get(verb) or _second_regular(verb, to_user)
     if language == "fr" and said_negation and second[:1] in "aeéèêiouh":
         said_negation = "n'"
     tail = " ".join(forms.to_second.get(word, word) for word in tail.split(" "))
@@ -53,6 +53,8 @@ class SecondPerson:
     """The third person's reflexive pronoun, and the second's ("si ", "ti ")."""
     pronoun: str
     """The second person subject pronoun said before the verb ("tu ", "du "; none in Italian and Spanish)."""
+    second_endings: tuple[tuple[str, str], ...]
+    """(third person's ending, second's) for the regular verbs, the first that fits replaced ("-a" -> "-i")."""
 
 
 def _second_person(language: str) -> SecondPerson:
@@ -63,6 +65,7 @@ def _second_person(language: str) -> SecondPerson:
         openings=tuple((pattern, replacement) for pattern, replacement in said["openings"]),
         reflexive=(third, second),
         pronoun=said["pronoun"],
+        second_endings=tuple((third, second) for third, second in said["second_endings"]),
     )
 
 
@@ -70,19 +73,8 @@ _SECOND: dict[str, SecondPerson] = {code: _second_person(code) for code in FORMS
 """Language code -> how its memories are said to the user, from `languages/<code>/words.toml`."""
 
 
-def _second_regular(verb: str, language: Other) -> str:
-    if language == "it":
-        if verb.endswith(("ia", "ie")):
-            return verb[:-1]  # "mangia" -> "mangi"
-        return verb[:-1] + "i" if verb.endswith(("a", "e")) else verb
-    if language == "es":
-        return verb + "s" if verb.endswith(("a", "e")) else verb
-    if language == "fr":
-        if verb.endswith("t"):
-            return verb[:-1] + "s"
-        if verb.endswith("d"):
-            return verb + "s"
-        return verb + "s" if verb.endswith("e") else verb
-    if verb.endswith("t") and not verb.endswith(("st", "ßt", "zt", "xt")):
-        return verb[:-1] + "st"
+def _second_regular(verb: str, to_user: SecondPerson) -> str:
+    for third, second in to_user.second_endings:
+        if verb.endswith(third):
+            return verb.removesuffix(third) + second
     return verb

@@ -36,12 +36,17 @@ class Cues:
     """An answer that puts a question off ("not sure", "I'll check"): the question stays open."""
     not_names: frozenset[str]
     """Capitalised words that are no names ("I", "OK")."""
+    capital_nouns: bool
+    """German (its `[grammar]`): every noun has a capital, so a capital names no one."""
+    space_before_punctuation: bool
+    """French: "Bonjour ! Ça va ?", a space the sentence splitter reads as no sentence's end."""
 
 
 def _cues(language: str) -> Cues:
     """`language`'s `[cues]`. A pattern written as a list is its pieces joined end to end; with
     `shared_numbers`, dates and amounts also match `_NUMBERS_AND_UNITS`."""
-    found = table(language)["cues"]
+    file = table(language)
+    found = file["cues"]
 
     def pattern(name: str) -> re.Pattern[str]:
         written = found[name]
@@ -63,6 +68,8 @@ def _cues(language: str) -> Cues:
         filler=pattern("filler"),
         deferral=pattern("deferral"),
         not_names=frozenset(found["not_names"]),
+        capital_nouns=file["grammar"].get("capital_nouns", False),
+        space_before_punctuation=found.get("space_before_punctuation", False),
     )
 
 

@@ -12,7 +12,7 @@ it can be (noun, adjective, verb), and the small words its rules look for.
   by a preposition ("piastrelle per la cucina", "viaje a Lisboa", "Reise nach Lissabon"): `links` keep
   the phrase in that order, where English turns it into a compound ("kitchen tiles", "Lisbon trip").
 
-The words are data, in `languages/<code>/words.toml` (`[grammar]`) and `languages/shared.toml`.
+The words are data, in `languages/<code>/words.toml` (`[grammar]`).
 Pure apart from loading the lexicons once.
 """
 
@@ -26,7 +26,7 @@ import lemminflect
 import simplemma
 
 from chats.text.offline_words import stopwords
-from languages.registry import SUPPORTED, shared, table, words
+from languages.registry import SUPPORTED, table, words
 
 NOUN, ADJ, VERB = "NOUN", "ADJ", "VERB"
 
@@ -59,6 +59,10 @@ class Grammar:
     """English: "A for B" reads "B A"."""
     capital_nouns: bool = False
     """German: a capital mid-sentence marks a noun, not a name."""
+    elides: bool = False
+    """Italian, French: an article or a preposition is glued to the next word by an apostrophe ("dell'isola")."""
+    adverb_endings: tuple[str, ...] = ()
+    """How an adverb or a superlative ends ("finalmente", "muchísimo"): such a word names no subject."""
     verb_cues: frozenset[str] = field(default_factory=frozenset)
     """After these a word that can be a verb is one (English: "we want to *migrate*")."""
     aim_verbs: frozenset[str] = field(default_factory=frozenset)
@@ -76,21 +80,32 @@ class Grammar:
     ("il *trasloco*", not "io trasloco")."""
 
 
-_SHARED = shared()["grammar"]
-"""The words several languages share: the common weak words, the elided forms, the number words."""
-POSSESSIVES = words(_SHARED["possessives"])
+def _every_language(key: str) -> frozenset[str]:
+    """The words of `key` in `[grammar]` gathered from every language: a title in one language may hold
+    another's ("user", "dell'", "fünfzig")."""
+    return frozenset().union(*(words(table(code)["grammar"].get(key, "")) for code in SUPPORTED))
+
+
+POSSESSIVES = _every_language("possessives")
 """Dropped from the middle of a title: "Foglie delle mie piante" -> "Foglie delle piante"."""
 
 
+_ADVERB_ENDINGS = tuple(
+    dict.fromkeys(ending for code in SUPPORTED for ending in table(code)["grammar"].get("adverb_endings", []))
+)
+"""Every language's `adverb_endings`, for every language simplemma reads (a word of one in a chat in another)."""
+
+
 def _grammar(language: str) -> Grammar:
-    """`language`'s `[grammar]`: the flags `elided_stopwords` and `shared_weak` add the shared words; its
+    """`language`'s `[grammar]`: the flags `elided_stopwords` and `shared_weak` add every language's
+    `elided_forms`, and `common_weak` and `number_words`; its
     `calendar` (days and months: when a chat happens, never what it is about) is weak; its `nouns_to_search`
     (words search takes for a request's, "le chat", that are a subject's too: the cat) are no stop words."""
     found = table(language)["grammar"]
-    elided = words(_SHARED["elided_forms"]) if found.get("elided_stopwords") else frozenset()
+    elided = _every_language("elided_forms") if found.get("elided_stopwords") else frozenset()
     weak = words(found["weak"]) | words(found.get("calendar", ""))
     if found.get("shared_weak"):
-        weak |= words(_SHARED["common_weak"]) | words(_SHARED["number_words"])
+        weak |= _every_language("common_weak") | _every_language("number_words")
     return Grammar(
         language=language,
         stopwords=(stopwords(language) | elided) - words(found.get("nouns_to_search", "")),
@@ -106,6 +121,8 @@ def _grammar(language: str) -> Grammar:
         about_chat=(found["about_chat"][0], found["about_chat"][1]),
         compounds_reversed=found.get("compounds_reversed", False),
         capital_nouns=found.get("capital_nouns", False),
+        elides=found.get("elided_stopwords", False),
+        adverb_endings=_ADVERB_ENDINGS if "infinitives" in table(language) else (),
         verb_cues=words(found.get("verb_cues", "")),
         noun_after=words(found.get("noun_after", "")),
         people_nouns=words(found.get("people_nouns", "")),
@@ -131,14 +148,14 @@ def grammar(language: str) -> Grammar:
 @cache
 def lexicon(word: str, language: str) -> tuple[str, frozenset[str]]:
     """(lemma, readings) of a word: what it can be among NOUN, ADJ and VERB; no readings when the lexicon
-    does not know it (a rare noun, a name). German words are looked up as written (its lexicon tells
+    does not know it (a rare noun, a name). German words (`capital_nouns`) are looked up as written (its lexicon tells
     "Fliesen", the noun, from "fliesen"); the others in lower case."""
     lower = word.lower()
     if language not in _INFINITIVES:
         readings = lemminflect.getAllLemmas(lower)
         lemma = next(iter(readings.get(NOUN, ())), lower)
         return str(lemma).lower(), frozenset(readings)
-    looked_up = word if language == "de" else lower
+    looked_up = word if grammar(language).capital_nouns else lower
     if not simplemma.is_known(looked_up, lang=language):
         return lower, frozenset()
     lemma = str(simplemma.lemmatize(looked_up, lang=language)).lower()

@@ -57,7 +57,7 @@ RESTATEMENT_OVERLAP = 0.5
 """The same, for a sentence that brings no new number, name or date (an assistant's "So, ...")."""
 
 _NUMBER = re.compile(r"\d")
-_FRENCH_SPACE = re.compile(r"\s+([!?;:»])")
+_SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([!?;:»])")
 _WORD = re.compile(r"\w+")
 _NAME_WORD = re.compile(r"^(?:[A-Z][a-z]+(?:['\u2019-][A-Za-z]+)*|[A-Z]{2,})$")
 _QUOTES = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb`"
@@ -147,8 +147,8 @@ def split_turns(turns: Sequence[Turn], cues: Cues = ENGLISH) -> list[Sentence]:
             if turn.summary and (match := LABEL_AT_START.match(line)):
                 # An earlier offline summary: its sentences keep the speaker they were filed under.
                 label, body = canonical_label(match.group(1)), line[match.end() :]
-            if cues.language == "fr":
-                body = _FRENCH_SPACE.sub(r"\1", body)  # "Bonjour ! Ça va ?": segtok ends no sentence there
+            if cues.space_before_punctuation:
+                body = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", body)  # segtok ends no sentence at "Ça va ?"
             for piece in split_single(body):
                 text = " ".join(piece.split())
                 if not _WORD.search(text):
@@ -252,7 +252,7 @@ def _names(text: str, cues: Cues = ENGLISH) -> list[str]:
     """Capitalised words that do not start the sentence (or a clause after ":"), months aside; none in
     German, where every noun has a capital."""
     names: list[str] = []
-    if cues.language == "de":
+    if cues.capital_nouns:
         return names
     tokens = text.split()
     for previous, token in pairwise(tokens):

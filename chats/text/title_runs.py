@@ -39,11 +39,7 @@ def _nominal(word: Word, names: dict[str, str], persons: frozenset[str], g: Gram
         return True
     if word.lower in g.stopwords or {word.lower, word.lemma} & g.weak or any(c.isdigit() for c in word.lower):
         return False
-    if (
-        g.language != "en"
-        and word.lower.endswith(("mente", "ísimo", "ísima", "issimo", "issima"))
-        and len(word.lower) > 7
-    ):
+    if word.lower.endswith(g.adverb_endings) and len(word.lower) > 7:
         return False  # an Italian or Spanish adverb or superlative: "finalmente", "muchísimo"
     if g.language != "en" and word.previous in names and word.text.islower() and word.lemma != word.lower:
         return False  # an inflected word after a name is its verb: "Rocky *continua* a grattarsi"

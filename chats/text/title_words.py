@@ -78,7 +78,7 @@ def raw_words(piece: str, g: Grammar) -> Iterator[str]:
     word of its own ("dell'isola" -> "dell'", "isola")."""
     for match in _WORD.finditer(piece):
         raw = match.group()
-        elided = _ELIDED.match(raw) if g.language in ("it", "fr") else None
+        elided = _ELIDED.match(raw) if g.elides else None
         if elided:
             yield elided.group(1).replace("\u2019", "'")
             yield elided.group(2)
