@@ -19,12 +19,12 @@ def model_folders(tmp_path_factory: pytest.TempPathFactory) -> ModelFolders:
 
 
 @pytest.fixture(scope="session")
-def chat_model(model_folders: ModelFolders) -> AskedChatModel:
+def asked_model(model_folders: ModelFolders) -> AskedChatModel:
     return AskedChatModel(model_folders.chat)
 
 
 @pytest.fixture(scope="session")
-def offline_voice(model_folders: ModelFolders, chat_model: AskedChatModel) -> Iterator[OfflineVoice]:
-    voice = OfflineVoice(transcriber=WhisperTranscriber(model_folders.whisper), chat=chat_model, vad=load_session())
+def offline_voice(model_folders: ModelFolders, asked_model: AskedChatModel) -> Iterator[OfflineVoice]:
+    voice = OfflineVoice(transcriber=WhisperTranscriber(model_folders.whisper), chat=asked_model, vad=load_session())
     yield voice
     voice.close()

@@ -235,7 +235,7 @@ async def test_the_template_is_said_when_the_models_words_do_not_hold(offline_vo
 
 
 async def test_typed_text_is_answered_without_a_transcript(
-    offline_voice: OfflineVoice, chat_model: AskedChatModel
+    offline_voice: OfflineVoice, asked_model: AskedChatModel
 ) -> None:
     config = LiveConfig(
         model="offline",
@@ -251,7 +251,7 @@ async def test_typed_text_is_answered_without_a_transcript(
     # The chat's history was seeded: the model was asked with it. Whether its answer then names Lisbon is
     # the 135M model's luck: its first token is a near tie ("Est" -2.0, "Port" -2.3, "L" -2.4, "B" -2.4
     # in float32) that CTranslate2's int8 kernels order differently on each CPU (AVX2, AVX-512, VNNI).
-    assert chat_model.asked[-1] == (
+    assert asked_model.asked[-1] == (
         CONFIG.system_prompt,
         [
             ChatMessage("user", "I am planning a trip to Lisbon."),
