@@ -79,7 +79,7 @@ class ChatModel:
             prompt,
             static_prompt=static,
             max_length=MAX_ANSWER_TOKENS,
-            sampling_topk=1,  # greedy: the same question gets the same answer, in tests and benchmarks too
+            sampling_topk=1,  # greedy: the same answer run to run on one CPU (int8 kernels differ between CPUs)
             repetition_penalty=REPETITION_PENALTY,
             end_token=[END, "<|endoftext|>"],
         )

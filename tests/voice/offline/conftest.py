@@ -7,8 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.voice.offline.models import prepared_models
+from tests.voice.offline.models import AskedChatModel, prepared_models
+from voice.echo.vad import load_session
 from voice.offline.engine import ModelFolders, OfflineVoice
+from voice.offline.transcriber import WhisperTranscriber
 
 
 @pytest.fixture(scope="session")
@@ -17,7 +19,12 @@ def model_folders(tmp_path_factory: pytest.TempPathFactory) -> ModelFolders:
 
 
 @pytest.fixture(scope="session")
-def offline_voice(model_folders: ModelFolders) -> Iterator[OfflineVoice]:
-    voice = OfflineVoice.load_sync(model_folders.whisper.parent)
+def asked_model(model_folders: ModelFolders) -> AskedChatModel:
+    return AskedChatModel(model_folders.chat)
+
+
+@pytest.fixture(scope="session")
+def offline_voice(model_folders: ModelFolders, asked_model: AskedChatModel) -> Iterator[OfflineVoice]:
+    voice = OfflineVoice(transcriber=WhisperTranscriber(model_folders.whisper), chat=asked_model, vad=load_session())
     yield voice
     voice.close()
