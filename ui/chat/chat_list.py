@@ -16,6 +16,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 
 from chats.models import ChatInfo, Folder, FolderFilter, chat_title, utc_now
 from ui.bridge import ChatBridge, ChatPage
+from ui.shown_text import for_window
 
 PAGE_SIZE = 100
 PREVIEW_CHARS = 80
@@ -129,7 +130,7 @@ class ChatListModel(QAbstractListModel):
         folder = self._folder_names.get(info.project_id) if info.project_id else None
         if role == Qt.ItemDataRole.DisplayRole:
             when = format_when(info.last_activity_at, utc_now())
-            return f"{title}\n{second_line(when, folder, preview_of(info))}"
+            return for_window(f"{title}\n{second_line(when, folder, preview_of(info))}")
         if role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole):
             when = format_when(info.last_activity_at, utc_now())
             where = f", in {folder}" if folder else ""

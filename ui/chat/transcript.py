@@ -30,6 +30,7 @@ from ui.chat.transcript_html import (
     shortened,
     text_html,
 )
+from ui.shown_text import for_window
 from ui.tool_chips import ToolChip
 
 SUMMARY_SCHEME = "summary"
@@ -251,7 +252,7 @@ class TranscriptView(QTextBrowser):
             return
         now = utc_now()
         turns = [*chat.full_history, *self._live]
-        title = html.escape(chat.title or self._provisional_title or "New chat")
+        title = html.escape(for_window(chat.title or self._provisional_title or "New chat"))
         parts = [f"<h2>{title}</h2>"]
         if not turns:
             parts.append("<p><i>No messages yet. Say the wake word to start talking in this chat.</i></p>")

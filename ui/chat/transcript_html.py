@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from chats.models import Source, Turn, search_url
+from ui.shown_text import for_window
 from ui.tool_chips import ToolChip
 
 WHOLE_SCHEME = "whole"
@@ -38,7 +39,7 @@ def format_turn_time(at: datetime, now: datetime) -> str:
 
 
 def text_html(text: str) -> str:
-    return html.escape(text).replace("\n", "<br>")
+    return html.escape(for_window(text)).replace("\n", "<br>")
 
 
 def whole_link(position: int) -> str:
@@ -74,7 +75,7 @@ def chip_html(chip: ToolChip) -> str:
     fill, ink = FAILED_CHIP if chip.failed else CHIP
     return (
         f'<table align="center" cellpadding="5" style="margin-top:8px"><tr>'
-        f'<td bgcolor="{fill}" style="color:{ink}"><small>{html.escape(chip.text)}</small></td></tr></table>'
+        f'<td bgcolor="{fill}" style="color:{ink}"><small>{text_html(chip.text)}</small></td></tr></table>'
     )
 
 
@@ -99,7 +100,7 @@ def bubble_html(turn: Turn, now: datetime, position: int) -> str:
 def sources_html(sources: Sequence[Source], ink: str) -> str:
     """The pages an answer draws on, as links under it (only http(s) addresses: they open in the browser)."""
     links = [
-        f'<a href="{html.escape(source.uri)}" style="color:{ink}">{html.escape(source.title or source.uri)}</a>'
+        f'<a href="{html.escape(source.uri)}" style="color:{ink}">{text_html(source.title or source.uri)}</a>'
         for source in sources
         if source.uri.split(":", 1)[0].lower() in WEB_SCHEMES
     ]
@@ -109,5 +110,5 @@ def sources_html(sources: Sequence[Source], ink: str) -> str:
 def searches_html(searches: Sequence[str], ink: str) -> str:
     """What the model searched for, each a link to its Google results page (Google's terms for grounded
     answers ask for these beside the answer)."""
-    links = [f'<a href="{html.escape(search_url(q))}" style="color:{ink}">{html.escape(q)}</a>' for q in searches]
+    links = [f'<a href="{html.escape(search_url(q))}" style="color:{ink}">{text_html(q)}</a>' for q in searches]
     return f"<br><small>Searched Google: {' · '.join(links)}</small>" if links else ""

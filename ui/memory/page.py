@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from app.memory_controller import ExportFormat
 from chats.memory.models import CATEGORIES, Memory
 from ui.memory.bridge import MemoryBridge, MemoryList, MemoryQuery
+from ui.shown_text import for_window
 from ui.widgets import Confirm, push_button, text_line
 
 CATEGORY_NAMES = {
@@ -224,7 +225,7 @@ class MemoryPage(QWidget):
             replaced = " (replaced)" if memory.superseded_by is not None else ""
             cells = (memory.content + replaced, CATEGORY_NAMES[memory.category], f"{memory.created_at:%Y-%m-%d}")
             for column, text in enumerate(cells):
-                item = QTableWidgetItem(text)
+                item = QTableWidgetItem(for_window(text))
                 item.setToolTip(memory.content if column == 0 else text)
                 self.table.setItem(row, column, item)
         count = len(answer.memories)

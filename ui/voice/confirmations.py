@@ -9,6 +9,7 @@ from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from app.core.events import ConfirmationAsked
+from ui.shown_text import for_window
 from ui.widgets import push_button, text_line
 
 
@@ -23,7 +24,7 @@ class HeldCall(QWidget):
     def __init__(self, event: ConfirmationAsked) -> None:
         super().__init__()
         self.label = text_line("Tool call waiting for your yes")
-        self.label.setText(asked_text(event))
+        self.label.setText(for_window(asked_text(event)))
         self.allow = push_button("&Allow", f"Allow {event.tool}", "Run it: counts as your yes")
         self.deny = push_button("&Deny", f"Deny {event.tool}", "Do not run it")
         row = QHBoxLayout(self)

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
 
 from app.core.events import TimerRinging
 from app.core.timer import Timer
+from ui.shown_text import for_window
 
 TICK_MS = 1000
 """The time left is redrawn every second."""
@@ -91,7 +92,7 @@ class TimersPanel(QWidget):
         selected = self._selected()
         self.list.clear()
         for timer in self._timers:
-            item = QListWidgetItem(left_text(timer, now))
+            item = QListWidgetItem(for_window(left_text(timer, now)))
             item.setData(ID_ROLE, timer.id)
             self.list.addItem(item)
             if timer.id == selected:
