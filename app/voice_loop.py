@@ -35,6 +35,7 @@ from voice.audio.preroll import StreamCursor
 from voice.echo.barge_in import speech_over_playback
 from voice.errors import AudioError
 from voice.live.connection import LiveConnectionFactory
+from voice.races import unless
 from voice.state import AssistantState, StateChanged, StateMachine
 from voice.typed import TypedText
 from voice.wake.detector import OpenWakeWordDetector
@@ -296,16 +297,7 @@ class VoiceLoop:
     async def _until_stopped(self, assistant: Assistant) -> None:
         """The assistant until it ends, or until `stop()`: then it is cancelled, and `run` goes on closing
         the loop normally."""
-        running = asyncio.create_task(assistant.run(), name="voice-loop-assistant")
-        stopping = asyncio.create_task(self._stopping.wait(), name="voice-loop-stop")
-        try:
-            await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (running, stopping):
-                task.cancel()
-            await asyncio.gather(running, stopping, return_exceptions=True)
-        if not running.cancelled():
-            running.result()  # the assistant's failure, if it failed
+        await unless(assistant.run(), self._stopping.wait())  # the assistant's failure, if it failed
 
     def _microphone_lost(self, error: AudioError) -> None:
         assert self._on_device_lost is not None

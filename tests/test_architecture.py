@@ -90,7 +90,7 @@ def test_each_sdk_stays_in_its_module(module: str, imported: set[str]) -> None:
 
 LAYERS: dict[str, tuple[tuple[str, ...], ...]] = {
     "voice": (
-        ("voice.errors", "voice.backoff"),
+        ("voice.errors", "voice.backoff", "voice.races"),
         ("voice.audio",),
         ("voice.wake", "voice.echo", "voice.live"),
         ("voice.offline",),

@@ -20,6 +20,7 @@ from app.cli.tool_consent import YES_FLAG, TerminalConsent
 from app.config.settings import Settings
 from voice.audio.forwarding import ForwardingSink
 from voice.errors import VoiceError
+from voice.races import race, unless
 
 if TYPE_CHECKING:  # the voice loop and its audio are imported by `ask`, not when `parley` reads its options
     from app.asks.answer import Answer
@@ -95,22 +96,11 @@ async def _running_parleys_answer(
     else:
         chat = None if args.chat is None else chat_id_argument(args.chat)
         with _stop_signals() as stopping:
-            asking = asyncio.create_task(
-                ask_running(data_dir, text, chat=chat, new_chat=args.new_chat, asker=consent),
-                name="ask-running-parley",
-            )
-            stopped = asyncio.create_task(stopping.wait(), name="ask-stopped")
-            try:
-                await asyncio.wait({asking, stopped}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                for task in (asking, stopped):
-                    task.cancel()
-                await asyncio.gather(asking, stopped, return_exceptions=True)
-            if not asking.cancelled():
-                answer = asking.result()
-                if answer is not None:
-                    return answer
-            else:
+            asking = ask_running(data_dir, text, chat=chat, new_chat=args.new_chat, asker=consent)
+            answer = await unless(asking, stopping.wait())
+            if answer is not None:
+                return answer
+            if stopping.is_set():
                 raise Stopped("stopped waiting for the answer; the question stays with the running Parley, in its chat")
     owner = who_listens(data_dir)
     if owner is not None:
@@ -202,16 +192,14 @@ async def _until_answered(loop: VoiceLoop, answer: Answer, text: str) -> None:
     await loop.send_text(text)
     with _stop_signals() as stopping:
         running = asyncio.create_task(loop.run(), name="ask-voice-loop")
-        over = asyncio.create_task(answer.over.wait(), name="ask-answer")
-        stopped = asyncio.create_task(stopping.wait(), name="ask-stopped")
         try:
-            await asyncio.wait({running, over, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            # Its end raced without ending it: stopped, the loop closes as `parley listen` does.
+            await race(asyncio.wait({running}), answer.over.wait(), stopping.wait())
             loop.stop()
             await running
         finally:
-            for task in (running, over, stopped):
-                task.cancel()
-            await asyncio.gather(running, over, stopped, return_exceptions=True)
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
     if stopping.is_set() and not answer.model:
         if answer.user:
             raise Stopped(f"stopped before the answer; the question is saved in chat {answer.chat_id}")
