@@ -37,7 +37,8 @@ from voice.audio.chunks import AudioSink
 from voice.audio.earcon import earcon
 from voice.echo.barge_in import SpeechOverPlaybackFactory
 from voice.live.connection import HistoryTurn, LiveConfig, LiveConnectionFactory, ToolCall, ToolDeclaration
-from voice.session import EndReason, Microphone, SessionEvent, SpokenTurn, ToolReply, ToolUsed, VoiceSession
+from voice.session import VoiceSession
+from voice.session_events import EndReason, Microphone, SessionEvent, SpokenTurn, ToolReply, ToolUsed
 from voice.state import AssistantState, StateMachine
 from voice.typed import TypedText
 

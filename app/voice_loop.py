@@ -16,7 +16,9 @@ from uuid import UUID
 
 from app.asks.server import AskServer
 from app.chat_in_conversation import ChatInConversation
-from app.config.settings import Settings, SettingsError, model_cache
+from app.config.config_file import SettingsError
+from app.config.paths import model_cache
+from app.config.settings import Settings
 from app.config.tls import ssl_context
 from app.conversation import ChatConversation, ChatSwitched, ConversationEvent, Saved
 from app.core.toolkit import ConversationVoice, ListensByItself, SpeaksByItself, ToolKit

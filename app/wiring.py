@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from uuid import UUID, uuid4
 
+from app.config.config_file import SettingsError
 from app.config.secrets import Secret
-from app.config.settings import Settings, SettingsError, StorageChoice
+from app.config.settings import Settings, StorageChoice
 from chats.degrade import RemotePart
 from chats.models import utc_now
 

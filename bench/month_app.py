@@ -29,7 +29,7 @@ from app.voice_loop import VoiceLoop
 from app.wiring import ChatServices, open_chat_services
 from chats.maintenance import ChatMaintainer, MaintenanceReport, MaintenanceWorker
 from voice.audio.null_sink import NullSink
-from voice.session import SpokenTurn
+from voice.session_events import SpokenTurn
 from voice.state import AssistantState, StateChanged
 from voice.wake.protocol import WakeEvent
 

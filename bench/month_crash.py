@@ -26,7 +26,7 @@ from bench.month_talk import Exchange, exchange_steps
 from chats.journal import JOURNAL_FILE, JournalEntry, TurnJournal
 from tests.fakes.gemini_live_scenario import script
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
-from voice.session import SpokenTurn
+from voice.session_events import SpokenTurn
 
 
 async def converse(chat_id: UUID, now: datetime, texts: list[str]) -> None:

@@ -51,28 +51,11 @@ from voice.session_events import (
     SessionEvent,
     SpokenTurn,
     ToolHandler,
-    ToolReply,
     ToolStarted,
     ToolUsed,
 )
 from voice.state import AssistantState, StateMachine
 from voice.typed import TypedText
-
-__all__ = [  # the session's vocabulary lives in `voice.session_events`; its users import it from here too
-    "RECONNECT_ATTEMPTS",
-    "RECONNECT_BACKOFF",
-    "ConnectionFailed",
-    "ConversationHistory",
-    "EndReason",
-    "Microphone",
-    "SessionEvent",
-    "SpokenTurn",
-    "ToolHandler",
-    "ToolReply",
-    "ToolStarted",
-    "ToolUsed",
-    "VoiceSession",
-]
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.account.session_storage import KeyringSessionStorage
+from app.config.config_file import SettingsError
 from app.config.secrets import Secret, SecretsError
-from app.config.settings import Settings, SettingsError
+from app.config.settings import Settings
 from chats.errors import StoreUnavailable
 from chats.memory.ranking import Ranking
 from chats.memory.store import MemoryStore

@@ -10,8 +10,9 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from app.cli.command_runner import UsageError
+from app.config.config_file import SettingsError
 from app.config.config_writer import save_config
-from app.config.settings import Settings, SettingsError
+from app.config.settings import Settings
 from chats.errors import StoreUnavailable
 
 # The Supabase and Postgres clients are imported when an action runs: they take most of a second to import,

@@ -41,7 +41,7 @@ from app.timers.wiring import timer_kit
 from app.voice_loop import AudioDevice, VoiceLoop
 from app.wiring import ChatServices
 from voice.audio.chunks import AudioSink, AudioSource
-from voice.session import ConnectionFailed, ToolStarted, ToolUsed
+from voice.session_events import ConnectionFailed, ToolStarted, ToolUsed
 from voice.state import AssistantState, StateChanged
 from voice.wake.protocol import WakeEvent
 

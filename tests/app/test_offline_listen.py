@@ -20,7 +20,7 @@ from tests.voice.fixtures import read_pcm, silence
 from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.audio.earcon import earcon
 from voice.audio.null_sink import NullSink
-from voice.session import SpokenTurn, ToolUsed
+from voice.session_events import SpokenTurn, ToolUsed
 from voice.state import AssistantState
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "audio"

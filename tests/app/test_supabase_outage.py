@@ -18,7 +18,7 @@ from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.fakes.supabase_http import SupabaseHttpServer
 from tests.fakes.supabase_stack import SupabaseStack, TestUser
 from voice.audio.synthetic import silence
-from voice.session import SpokenTurn
+from voice.session_events import SpokenTurn
 
 
 def answer(text: str) -> tuple[AfterText, tuple[OutputTranscript, CompleteTurn]]:

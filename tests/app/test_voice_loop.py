@@ -22,7 +22,7 @@ from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.voice.fixtures import read_pcm
 from voice.audio.chunks import MIC_FORMAT, AudioChunk
 from voice.audio.synthetic import silence, tone
-from voice.session import SpokenTurn
+from voice.session_events import SpokenTurn
 from voice.state import AssistantState
 from voice.wake.protocol import PUSH_TO_TALK, TYPED_TEXT, WakeEvent
 

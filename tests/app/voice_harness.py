@@ -20,7 +20,7 @@ from app.wiring import ChatServices, open_chat_services
 from chats.store import ChatStore
 from tests.fakes.fed_microphone import FedMicrophone
 from voice.audio.null_sink import NullSink
-from voice.session import SpokenTurn
+from voice.session_events import SpokenTurn
 from voice.state import StateChanged
 from voice.wake.protocol import WakeEvent
 

@@ -33,7 +33,12 @@ async def test_a_stop_that_finishes_first_cancels_the_work_and_gives_none() -> N
     ended: list[str] = []
     stop = asyncio.Event()
     stop.set()
-    assert await unless(forever(ended, "work"), stop.wait()) is None
+
+    async def late_answer() -> int:
+        await forever(ended, "work")
+        return 1
+
+    assert await unless(late_answer(), stop.wait()) is None
     assert ended == ["work"]
 
 

@@ -15,8 +15,9 @@ from functools import partial
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel, QProgressBar, QVBoxLayout, QWizardPage
 
+from app.config.config_file import SettingsError
 from app.config.config_writer import ConfigValue, save_config
-from app.config.settings import Settings, SettingsError
+from app.config.settings import Settings
 from app.front.device_checks import (
     LEVEL_TEST_S,
     AudioDevices,
