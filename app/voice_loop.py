@@ -11,6 +11,7 @@ import dataclasses
 import functools
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 from uuid import UUID
 
@@ -21,10 +22,16 @@ from app.config.paths import model_cache
 from app.config.settings import Settings
 from app.config.tls import ssl_context
 from app.conversation import ChatConversation, ChatSwitched, ConversationEvent, Saved
+from app.core.events import Post
 from app.core.toolkit import ConversationVoice, ListensByItself, SpeaksByItself, ToolKit
 from app.listening_lock import listening_lock
 from app.live_settings import voice_settings
+from app.mcp.server_tools import DECLARE_WAIT_S
+from app.mcp.toolkit import McpToolKit, mcp_toolkits
 from app.outbox import Outbox
+from app.timers.ringing import SoundRinger
+from app.timers.toolkit import TimerKit
+from app.timers.wiring import timer_kit
 from app.wake_enrolment import wake_detector
 from app.wiring import ChatServices, language_detector_loading, language_of, live_language_code, spoken_language
 from chats.journal import JOURNAL_FILE, Delivery, TurnJournal
@@ -47,6 +54,34 @@ if TYPE_CHECKING:
     from voice.offline.engine import OfflineVoice
 
 AudioDevice = Literal["microphone", "speaker"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolKits:
+    """The tools a voice loop offers besides the chats and the memory: the timers (with their ringer, None
+    when they ring not) and the user's MCP servers."""
+
+    timers: TimerKit
+    ringer: SoundRinger | None
+    mcp: tuple[McpToolKit, ...]
+
+    @property
+    def all(self) -> tuple[ToolKit, ...]:
+        return (self.timers, *self.mcp)
+
+
+def tool_kits(
+    settings: Settings,
+    services: ChatServices,
+    *,
+    post: Post | None = None,
+    sink: AudioSink | None = None,
+    rings: bool = True,
+    declare_wait_s: float = DECLARE_WAIT_S,
+) -> ToolKits:
+    """The kits of every front end (`timer_kit` and `mcp_toolkits` say what each option does)."""
+    timers, ringer = timer_kit(settings, services, post=post, sink=sink, rings=rings)
+    return ToolKits(timers, ringer, mcp_toolkits(settings.config_file, post, declare_wait_s=declare_wait_s))
 
 
 class VoiceObserver(Protocol):
@@ -187,7 +222,7 @@ class VoiceLoop:
     async def send_text(self, text: str) -> None:
         """Send a typed message to the model as a user turn: at once in a conversation, else it starts one
         (the observer's `wake` gets model `TYPED_TEXT`) and goes once the session is open. It reaches the
-        observer, the journal and the chat as a `SpokenTurn` with `typed=True` once sent. Blank text is
+        observer, the journal and the chat as a `TurnSpoken` with `typed=True` once sent. Blank text is
         ignored; a message no connection could take is dropped (logged)."""
         if text.strip():
             self._typed.put(text.strip())

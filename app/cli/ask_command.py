@@ -147,9 +147,7 @@ async def ask(
     from app.asks.answer import Answer
     from app.cli.listen_command import chat_to_talk_in
     from app.mcp.server_tools import START_TIMEOUT_S
-    from app.mcp.toolkit import mcp_toolkits
-    from app.timers.wiring import timer_kit
-    from app.voice_loop import VoiceLoop
+    from app.voice_loop import VoiceLoop, tool_kits
     from app.wiring import open_chat_services
     from voice.audio.chunks import MODEL_VOICE_FORMAT
     from voice.audio.null_sink import NullSink
@@ -161,10 +159,10 @@ async def ask(
         sink = NullSink(MODEL_VOICE_FORMAT) if audio_out is None else WavFileSink(audio_out, MODEL_VOICE_FORMAT)
         # The local embedding model stays in this process (`parley listen` puts it in a child): no
         # microphone or speaker callback waits on this interpreter's lock here.
-        timers, _ = timer_kit(settings, services, rings=False)  # it ends long before they ring
-        # Its one conversation waits for the servers as long as they may take to start: there is no next one.
-        tools = mcp_toolkits(settings.config_file, declare_wait_s=START_TIMEOUT_S)
-        for kit in tools:
+        # It ends long before timers ring; its one conversation waits for the servers as long as they may take
+        # to start: there is no next one.
+        kits = tool_kits(settings, services, rings=False, declare_wait_s=START_TIMEOUT_S)
+        for kit in kits.mcp:
             kit.ask_with(asker)
         loop = VoiceLoop(
             settings=settings,
@@ -174,7 +172,7 @@ async def ask(
             chat_id=chat_id,
             new_chat=new,
             observer=answer,
-            toolkits=[timers, *tools],
+            toolkits=kits.all,
             background=False,  # saved, the answer is printed at once: the next `listen` or window maintains the chat
             serve_asks=False,  # it ends at its one answer: a second `ask` waits for nothing
         )

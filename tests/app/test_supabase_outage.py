@@ -26,7 +26,7 @@ def answer(text: str) -> tuple[AfterText, tuple[OutputTranscript, CompleteTurn]]
 
 
 async def until_said(running: Running, text: str) -> None:
-    await running.watcher.until(lambda: SpokenTurn("model", text) in running.watcher.of("conversation"))
+    await running.watcher.until(lambda: SpokenTurn("model", text) in running.watcher.spoken())
 
 
 def saves(running: Running) -> list[int]:
