@@ -343,8 +343,8 @@ async def open_stores(
         from app.account.supabase_account import open_supabase_stores
 
         return await open_supabase_stores(settings, closing, clock, ranking)
-    from chats.sqlite import SqliteChatStore
     from chats.sqlite.memories import SqliteMemoryStore
+    from chats.sqlite.store import SqliteChatStore
 
     store = await SqliteChatStore.open(store_path(settings), settings.user_id, clock=clock)
     closing.push_async_callback(store.close)

@@ -107,7 +107,7 @@ def _signout(settings: Settings, args: argparse.Namespace) -> int:
 async def _sign_out(project: SupabaseProject) -> str:
     """End the session on the server when it can be reached; forget it here in any case."""
     from app.account.supabase_account import resume
-    from chats.supabase import SignInRequired
+    from chats.supabase.errors import SignInRequired
 
     try:
         connection = await resume(project)

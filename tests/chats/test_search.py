@@ -14,7 +14,7 @@ from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import ChatMaintainer
 from chats.models import Turn
 from chats.search import ChatFinder, decide, fts_match_expression, names_all, query_terms, rank, words_held
-from chats.sqlite import SqliteChatStore
+from chats.sqlite.store import SqliteChatStore
 from chats.store import SearchCandidate
 from tests.fakes.text_models import ScriptedTextModel
 
