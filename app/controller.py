@@ -16,9 +16,9 @@ from chats.models import Chat, ChatInfo, Folder, FolderFilter, chat_title
 if TYPE_CHECKING:
     from app.account.sync import StampClock
     from app.chat_import import ChatImporter, ImportReport
-    from chats.import_reader import ImportedFolder
+    from chats.import_reader import ImportedChat, ImportedFolder
     from chats.search import ChatMatch
-    from chats.transfer import ExportedChat, ImportedChat
+    from chats.transfer import ExportedChat
 
 PAGE = 200
 
@@ -98,7 +98,8 @@ class ChatController:
     async def export_chats(self) -> tuple[list[ExportedChat], list[Folder]]:
         """Every chat with what an export carries beside it (`chats.transfer`), most recent activity first,
         and every folder."""
-        from chats.transfer import ChatState, ExportedChat
+        from chats.import_reader import ChatState
+        from chats.transfer import ExportedChat
 
         store = self._s.store
         folders = await store.list_folders()

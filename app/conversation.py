@@ -22,7 +22,7 @@ from app.chat_so_far import ChatSoFar
 from app.core.events import TurnSpoken
 from app.core.toolkit import HearsTheUser, ToolKit
 from app.outbox import Outbox
-from app.tools.chat_tools import NEW_CHAT, SWITCH_CHAT, TOOLS, ChatTools, ToolOutcome
+from app.tools.chat_tools import NEW_CHAT, SWITCH_CHAT, TOOLS, ChatTools
 from app.tools.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
 from app.tools.prompt import system_prompt
 from app.tools.recall_tools import RECALL_CONVERSATIONS, UPDATE_WORKING_MEMORY, RecallTools, working_memory_block
@@ -37,7 +37,8 @@ from voice.audio.chunks import AudioSink
 from voice.audio.earcon import earcon
 from voice.echo.barge_in import SpeechOverPlaybackFactory
 from voice.live.connection import HistoryTurn, LiveConfig, LiveConnectionFactory, ToolCall, ToolDeclaration
-from voice.session import EndReason, Microphone, SessionEvent, SpokenTurn, ToolReply, ToolUsed, VoiceSession
+from voice.session import VoiceSession
+from voice.session_events import EndReason, Microphone, SessionEvent, SpokenTurn, ToolReply, ToolUsed
 from voice.state import AssistantState, StateMachine
 from voice.typed import TypedText
 
@@ -277,7 +278,7 @@ class ChatConversation:
                 explicit_request=bool(user_said) and asked_to_remember(user_said[-1]),
             )
             return ToolReply(await self._memory_tools.call(call.name, call.args, context))
-        return self._switched(await self._tools.call(call.name, call.args, self.chat_id))
+        return ToolReply((await self._tools.call(call.name, call.args, self.chat_id)).result)  # only switches move
 
     async def _switch(self, call: ToolCall) -> ToolReply:
         """`switch_chat` or `new_chat`. The turns of the request (the words that asked for it; when the model
@@ -290,11 +291,6 @@ class ChatConversation:
         for turn_id in request:
             await self._journal.mark_navigation(turn_id, outcome.switch_to or self.chat_id)
         self._chat.decided(outcome.switch_to, asking=outcome.result.get("outcome") == "ask", request=request)
-        return self._switched(outcome)
-
-    def _switched(self, outcome: ToolOutcome) -> ToolReply:
-        if outcome.switch_to is not None:
-            self._chat.decided(outcome.switch_to, asking=False)
         return ToolReply(outcome.result, end_conversation=outcome.switch_to is not None)
 
     async def _session_event(self, event: SessionEvent) -> None:
@@ -314,13 +310,14 @@ class ChatConversation:
                 searches=event.searches,
             )
             await self._journal.record(place.chat_id, turn, opens_chat=place.opens_chat)
-            await self._on_event(TurnSpoken(place.chat_id, turn))
             assert turn.id is not None
             self._chat.recorded(turn.id, event.role)
             if event.role == "user":
                 for kit in self._toolkits:
                     if isinstance(kit, HearsTheUser):
                         kit.heard(event.text)
-        elif isinstance(event, ToolUsed):
+            await self._on_event(TurnSpoken(place.chat_id, turn, typed=event.typed))  # told once, as journaled
+            return
+        if isinstance(event, ToolUsed):
             log.info("tool %s answered", event.call.name)
         await self._on_event(event)

@@ -11,18 +11,27 @@ import dataclasses
 import functools
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 from uuid import UUID
 
 from app.asks.server import AskServer
 from app.chat_in_conversation import ChatInConversation
-from app.config.settings import Settings, SettingsError, model_cache
+from app.config.config_file import SettingsError
+from app.config.paths import model_cache
+from app.config.settings import Settings
 from app.config.tls import ssl_context
 from app.conversation import ChatConversation, ChatSwitched, ConversationEvent, Saved
+from app.core.events import Post
 from app.core.toolkit import ConversationVoice, ListensByItself, SpeaksByItself, ToolKit
 from app.listening_lock import listening_lock
 from app.live_settings import voice_settings
+from app.mcp.server_tools import DECLARE_WAIT_S
+from app.mcp.toolkit import McpToolKit, mcp_toolkits
 from app.outbox import Outbox
+from app.timers.ringing import SoundRinger
+from app.timers.toolkit import TimerKit
+from app.timers.wiring import timer_kit
 from app.wake_enrolment import wake_detector
 from app.wiring import ChatServices, language_detector_loading, language_of, live_language_code, spoken_language
 from chats.journal import JOURNAL_FILE, Delivery, TurnJournal
@@ -35,6 +44,7 @@ from voice.audio.preroll import StreamCursor
 from voice.echo.barge_in import speech_over_playback
 from voice.errors import AudioError
 from voice.live.connection import LiveConnectionFactory
+from voice.races import unless
 from voice.state import AssistantState, StateChanged, StateMachine
 from voice.typed import TypedText
 from voice.wake.detector import OpenWakeWordDetector
@@ -44,6 +54,34 @@ if TYPE_CHECKING:
     from voice.offline.engine import OfflineVoice
 
 AudioDevice = Literal["microphone", "speaker"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolKits:
+    """The tools a voice loop offers besides the chats and the memory: the timers (with their ringer, None
+    when they ring not) and the user's MCP servers."""
+
+    timers: TimerKit
+    ringer: SoundRinger | None
+    mcp: tuple[McpToolKit, ...]
+
+    @property
+    def all(self) -> tuple[ToolKit, ...]:
+        return (self.timers, *self.mcp)
+
+
+def tool_kits(
+    settings: Settings,
+    services: ChatServices,
+    *,
+    post: Post | None = None,
+    sink: AudioSink | None = None,
+    rings: bool = True,
+    declare_wait_s: float = DECLARE_WAIT_S,
+) -> ToolKits:
+    """The kits of every front end (`timer_kit` and `mcp_toolkits` say what each option does)."""
+    timers, ringer = timer_kit(settings, services, post=post, sink=sink, rings=rings)
+    return ToolKits(timers, ringer, mcp_toolkits(settings.config_file, post, declare_wait_s=declare_wait_s))
 
 
 class VoiceObserver(Protocol):
@@ -184,7 +222,7 @@ class VoiceLoop:
     async def send_text(self, text: str) -> None:
         """Send a typed message to the model as a user turn: at once in a conversation, else it starts one
         (the observer's `wake` gets model `TYPED_TEXT`) and goes once the session is open. It reaches the
-        observer, the journal and the chat as a `SpokenTurn` with `typed=True` once sent. Blank text is
+        observer, the journal and the chat as a `TurnSpoken` with `typed=True` once sent. Blank text is
         ignored; a message no connection could take is dropped (logged)."""
         if text.strip():
             self._typed.put(text.strip())
@@ -296,16 +334,7 @@ class VoiceLoop:
     async def _until_stopped(self, assistant: Assistant) -> None:
         """The assistant until it ends, or until `stop()`: then it is cancelled, and `run` goes on closing
         the loop normally."""
-        running = asyncio.create_task(assistant.run(), name="voice-loop-assistant")
-        stopping = asyncio.create_task(self._stopping.wait(), name="voice-loop-stop")
-        try:
-            await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (running, stopping):
-                task.cancel()
-            await asyncio.gather(running, stopping, return_exceptions=True)
-        if not running.cancelled():
-            running.result()  # the assistant's failure, if it failed
+        await unless(assistant.run(), self._stopping.wait())  # the assistant's failure, if it failed
 
     def _microphone_lost(self, error: AudioError) -> None:
         assert self._on_device_lost is not None

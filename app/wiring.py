@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from uuid import UUID, uuid4
 
+from app.config.config_file import SettingsError
 from app.config.secrets import Secret
-from app.config.settings import Settings, SettingsError, StorageChoice
+from app.config.settings import Settings, StorageChoice
 from chats.degrade import RemotePart
 from chats.models import utc_now
 from languages.registry import codes
@@ -339,8 +340,8 @@ async def open_stores(
         from app.account.supabase_account import open_supabase_stores
 
         return await open_supabase_stores(settings, closing, clock, ranking)
-    from chats.sqlite import SqliteChatStore
     from chats.sqlite.memories import SqliteMemoryStore
+    from chats.sqlite.store import SqliteChatStore
 
     store = await SqliteChatStore.open(store_path(settings), settings.user_id, clock=clock)
     closing.push_async_callback(store.close)

@@ -41,7 +41,7 @@ from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import ChatMaintainer
 from chats.models import EmbeddedText, Turn
 from chats.search import ChatFinder, RankedChat, decide, rank
-from chats.sqlite import SqliteChatStore
+from chats.sqlite.store import SqliteChatStore
 from chats.store import SearchCandidate, SearchQuery
 from chats.text.offline_text import OfflineTextModel
 

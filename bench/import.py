@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 
 from chats.models import EmbeddedText, Turn
-from chats.sqlite import SqliteChatStore
 from chats.sqlite.health import ensure_healthy, quick_check, record_healthy
+from chats.sqlite.store import SqliteChatStore
 from chats.store import TurnVector
 
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -53,8 +53,8 @@ from chats.memory.service import MemoryService
 from chats.memory.store import NewMemory
 from chats.models import EmbeddedText, Turn
 from chats.search import ChatFinder, decide, floors_for
-from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
+from chats.sqlite.store import SqliteChatStore
 from chats.text.offline_text import OfflineTextModel
 from languages.registry import SUPPORTED
 

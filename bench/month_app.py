@@ -25,11 +25,11 @@ from uuid import UUID
 
 from app.config.settings import Settings, load_settings
 from app.conversation import ConversationEvent, Saved
+from app.core.events import TurnSpoken
 from app.voice_loop import VoiceLoop
 from app.wiring import ChatServices, open_chat_services
 from chats.maintenance import ChatMaintainer, MaintenanceReport, MaintenanceWorker
 from voice.audio.null_sink import NullSink
-from voice.session import SpokenTurn
 from voice.state import AssistantState, StateChanged
 from voice.wake.protocol import WakeEvent
 
@@ -143,7 +143,7 @@ class Observer:
         self.states.clear()
 
     def model_turns(self) -> int:
-        return sum(isinstance(e, SpokenTurn) and e.role == "model" for e in self.events)
+        return sum(isinstance(e, TurnSpoken) and e.turn.role == "model" for e in self.events)
 
     def saved_chats(self) -> list[UUID]:
         return [e.chat_id for e in self.events if isinstance(e, Saved) and e.turns > 0]

@@ -21,12 +21,12 @@ from datetime import datetime
 from pathlib import Path
 from uuid import UUID
 
+from app.core.events import TurnSpoken
 from bench.month_app import WAIT_S, Clock, RunningApp
 from bench.month_talk import Exchange, exchange_steps
 from chats.journal import JOURNAL_FILE, JournalEntry, TurnJournal
 from tests.fakes.gemini_live_scenario import script
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
-from voice.session import SpokenTurn
 
 
 async def converse(chat_id: UUID, now: datetime, texts: list[str]) -> None:
@@ -42,12 +42,13 @@ async def converse(chat_id: UUID, now: datetime, texts: list[str]) -> None:
 
                 await app.observer.until(news)
                 for event in app.observer.events[printed:]:
-                    if isinstance(event, SpokenTurn):
-                        sys.stdout.write(json.dumps({"role": event.role, "text": event.text}) + "\n")
+                    if isinstance(event, TurnSpoken):
+                        sys.stdout.write(json.dumps({"role": event.turn.role, "text": event.turn.text}) + "\n")
                         sys.stdout.flush()
                 printed = len(app.observer.events)
                 heard = any(
-                    isinstance(e, SpokenTurn) and e.role == "user" and e.text == text for e in app.observer.events
+                    isinstance(e, TurnSpoken) and e.turn.role == "user" and e.turn.text == text
+                    for e in app.observer.events
                 )
                 if app.observer.model_turns() >= answered or (text == texts[-1] and heard):
                     break

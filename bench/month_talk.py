@@ -38,7 +38,7 @@ from tests.fakes.gemini_live_scenario import (
     script,
 )
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
-from voice.session import ToolUsed
+from voice.session_events import ToolUsed
 from voice.state import AssistantState
 
 

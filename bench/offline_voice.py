@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from app.config.settings import model_cache
+from app.config.paths import model_cache
 from app.conversation import END_CONVERSATION
 from app.offline.intents import OfflineIntents
 from app.tools.chat_tools import TOOLS

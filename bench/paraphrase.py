@@ -87,7 +87,7 @@ from chats.embedders.use_multilingual import MultilingualEmbedder
 from chats.maintenance import ChatMaintainer
 from chats.models import Turn
 from chats.search import ChatFinder
-from chats.sqlite import SqliteChatStore
+from chats.sqlite.store import SqliteChatStore
 from chats.text.offline_text import OfflineTextModel
 from languages.registry import Language
 

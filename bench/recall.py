@@ -56,7 +56,7 @@ from chats.recall import (
     rank_turns,
 )
 from chats.search import query_terms
-from chats.sqlite import SqliteChatStore
+from chats.sqlite.store import SqliteChatStore
 from chats.store import RecallQuery, TurnCandidate, TurnVector
 
 RESULTS = Path(__file__).resolve().parent / "results"

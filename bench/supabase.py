@@ -52,11 +52,13 @@ from chats.memory.ranking import memory_terms
 from chats.memory.store import MemoryQuery
 from chats.models import Turn
 from chats.search import query_terms
-from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
+from chats.sqlite.store import SqliteChatStore
 from chats.store import RecallQuery, SearchQuery
-from chats.supabase import SupabaseChatStore, SupabaseConnection, SupabaseMemoryStore
+from chats.supabase.connection import SupabaseConnection
+from chats.supabase.memories import SupabaseMemoryStore
 from chats.supabase.rows import vector_text
+from chats.supabase.store import SupabaseChatStore
 from tests.fakes.supabase_stack import PostgresCluster, SupabaseStack, TestUser
 
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -56,7 +56,8 @@ from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.audio.preroll import PrerollStream
 from voice.live.connection import LiveConfig, LiveConnection, LiveConnectionFactory, LiveEvent, ToolCall
 from voice.live.gemini import connect
-from voice.session import ToolReply, VoiceSession
+from voice.session import VoiceSession
+from voice.session_events import ToolReply
 from voice.state import AssistantState, StateMachine
 
 RESULTS = Path(__file__).resolve().parent / "results"

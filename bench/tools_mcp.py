@@ -27,7 +27,8 @@ from tests.fakes.live_tls import make_live_tls
 from voice.audio.chunks import MIC_FORMAT, AudioChunk
 from voice.audio.preroll import PrerollStream
 from voice.live.connection import LiveConfig, ToolCall
-from voice.session import ToolReply, VoiceSession
+from voice.session import VoiceSession
+from voice.session_events import ToolReply
 from voice.state import AssistantState, StateMachine
 
 RESULTS = Path(__file__).resolve().parent / "results"

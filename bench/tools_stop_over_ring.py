@@ -192,6 +192,6 @@ async def timer_stop_over_the_ring(transcribe: Transcribe, parts: Sequence[str] 
 
 async def stop_over_the_ring() -> dict[str, Any]:
     """The measurement with the Whisper `app.timers` loads (from the model cache, on one thread)."""
-    from app.config.settings import model_cache
+    from app.config.paths import model_cache
 
     return await timer_stop_over_the_ring(await asyncio.to_thread(spotters_whisper, model_cache()))

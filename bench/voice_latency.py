@@ -33,7 +33,8 @@ from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, Audio
 from voice.audio.preroll import PrerollStream
 from voice.live.connection import HistoryTurn, LiveConfig, LiveConnection, LiveConnectionFactory, LiveEvent, ToolCall
 from voice.live.gemini import connect
-from voice.session import SessionEvent, ToolReply, VoiceSession
+from voice.session import VoiceSession
+from voice.session_events import SessionEvent, ToolReply
 from voice.state import AssistantState, StateChanged, StateMachine
 
 TURNS = 60

@@ -27,7 +27,7 @@ from bench.chats import TURNS_PER_CHAT, Clock
 from chats.compaction import TAIL_SIZE, summary_turn
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.models import EmbeddedText, Turn
-from chats.sqlite import SqliteChatStore
+from chats.sqlite.store import SqliteChatStore
 from tests.app import MemoryKeyring, using_keyring
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow

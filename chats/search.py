@@ -17,7 +17,8 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -145,6 +146,17 @@ def fts_phrase(term: str) -> str:
     if term.endswith(PREFIX) and len(term) > len(PREFIX):
         return '"' + term[: -len(PREFIX)].replace('"', '""') + '" *'
     return '"' + term.replace('"', '""') + '"'
+
+
+def words_held(holders: Iterable[set[str] | None], chats: int) -> dict[str, float] | None:
+    """By chat id, the share of a request's telling words each chat holds (`SearchCandidate.words_held`),
+    from the chats holding each word (None: it is in too many rows to tell). A word held by more than
+    `COMMON_SHARE` of the user's `chats` does not tell either. None when no word tells: every chat counts as
+    holding them all. The SQLite store computes it here; Postgres in `search_chats_semantic` (migration 0011),
+    in the one round trip of a search, rather than sending every word's holders over the network."""
+    telling = [held for held in holders if held is not None and len(held) <= COMMON_SHARE * chats]
+    counts = Counter(chat_id for held in telling for chat_id in held)
+    return {chat_id: count / len(telling) for chat_id, count in counts.items()} if telling else None
 
 
 def fts_match_expression(terms: Sequence[str]) -> str | None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from chats.import_reader import ChatState, ImportedChat, ImportedFolder, read_import
+from chats.import_reader import ChatState, ImportedChat, read_import
 from chats.models import Chat, EmbeddedText, Folder, search_url, turns_to_json
 
 EXPORT_FORMAT = "parley.chats/2"
@@ -119,17 +119,3 @@ def export_markdown(chats: Sequence[Chat]) -> str:
 def parse_import(data: object) -> list[ImportedChat]:
     """The chats of an import already in memory as JSON values: read as a file would be."""
     return list(read_import(io.BytesIO(json.dumps(data).encode("utf-8"))))
-
-
-__all__ = [
-    "EXPORT_FORMAT",
-    "ChatState",
-    "ExportedChat",
-    "ImportedChat",
-    "ImportedFolder",
-    "chat_to_json",
-    "export_json",
-    "export_markdown",
-    "exported_chat_to_json",
-    "parse_import",
-]

@@ -26,6 +26,7 @@ from typing import Protocol
 from voice.audio.chunks import AudioSource
 from voice.audio.preroll import PrerollStream, StreamCursor
 from voice.errors import AudioError
+from voice.races import race
 from voice.session_events import EndReason, Microphone
 from voice.state import AssistantState, StateMachine
 from voice.typed import TypedText
@@ -187,18 +188,12 @@ class Assistant:
         while not self._ended:
             # Deaf, the wake word's place in the race waits for the microphone to come back (`hear_again`).
             listening = self._until_heard_again() if self._deaf else self._hear_wake_word()
-            heard = asyncio.create_task(listening, name="assistant-wake-word")
-            pressed = asyncio.create_task(self._pressed.wait(), name="assistant-push-to-talk")
-            typed = asyncio.create_task(self._typed.wait(), name="assistant-typed-text")
-            racing = {heard, pressed, typed}
-            try:
-                await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                for task in racing:
-                    task.cancel()
-                await asyncio.gather(*racing, return_exceptions=True)
+            heard = asyncio.ensure_future(listening)
+            _, pressed, _ = await race(heard, self._pressed.wait(), self._typed.wait())
             if not heard.cancelled():
-                woken = heard.result()  # the wake word, the end of the audio, or the detector's failure
+                woken: tuple[WakeEvent, StreamCursor] | None = (
+                    heard.result()
+                )  # the wake word, the end of the audio, or the detector's failure
                 if woken is not None:
                     return woken
                 continue  # the audio ended (so does the assistant), the microphone failed (typing goes on) or came back

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 
 from voice.audio.chunks import AudioSink
 from voice.backoff import Pause
+from voice.races import unless
 
 
 class IdleWatch:
@@ -59,11 +60,4 @@ class IdleWatch:
     async def _unless_changed(self, waiting: Awaitable[None]) -> None:
         """`waiting`, cut short by any change: the idle time counts again from the next quiet, not from when
         this count began (a turn ending 8 s into it would otherwise leave the conversation open for 18 s)."""
-        counting = asyncio.ensure_future(waiting)
-        changed = asyncio.ensure_future(self._changed.wait())
-        try:
-            await asyncio.wait({counting, changed}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (counting, changed):
-                task.cancel()
-            await asyncio.gather(counting, changed, return_exceptions=True)
+        await unless(waiting, self._changed.wait())

@@ -42,6 +42,7 @@ from voice.live.connection import (
     WebSources,
 )
 from voice.model_turn import ModelTurn, ModelTurnState
+from voice.races import race
 from voice.session_events import (
     ConnectionFailed,
     ConversationHistory,
@@ -50,28 +51,11 @@ from voice.session_events import (
     SessionEvent,
     SpokenTurn,
     ToolHandler,
-    ToolReply,
     ToolStarted,
     ToolUsed,
 )
 from voice.state import AssistantState, StateMachine
 from voice.typed import TypedText
-
-__all__ = [  # the session's vocabulary lives in `voice.session_events`; its users import it from here too
-    "RECONNECT_ATTEMPTS",
-    "RECONNECT_BACKOFF",
-    "ConnectionFailed",
-    "ConversationHistory",
-    "EndReason",
-    "Microphone",
-    "SessionEvent",
-    "SpokenTurn",
-    "ToolHandler",
-    "ToolReply",
-    "ToolStarted",
-    "ToolUsed",
-    "VoiceSession",
-]
 
 log = logging.getLogger(__name__)
 
@@ -190,18 +174,17 @@ class VoiceSession:
         self._idle.quiet()
         uplink = asyncio.create_task(self._uplink(connection, microphone), name="session-uplink")
         typist = asyncio.create_task(self._typist(connection, typed), name="session-typist")
-        downlink = asyncio.create_task(self._downlink(connection), name="session-downlink")
-        idle = asyncio.create_task(self._until_idle(), name="session-idle")
         try:
             # The uplink ending (a recording ran out) ends nothing: the model may still be answering.
-            done, _ = await asyncio.wait({downlink, idle}, return_when=asyncio.FIRST_COMPLETED)
-            return done.pop().result()
+            downlink = asyncio.ensure_future(self._downlink(connection))
+            _, idle = await race(downlink, self._until_idle())
+            return idle.result() if downlink.cancelled() else downlink.result()
         finally:
-            for task in (uplink, typist, downlink, idle):
+            for task in (uplink, typist):
                 task.cancel()
             # A drop also ends the uplink and the typist with LiveConnectionLost; the downlink's copy is the
             # one acted on.
-            await asyncio.gather(uplink, typist, downlink, idle, return_exceptions=True)
+            await asyncio.gather(uplink, typist, return_exceptions=True)
 
     async def _uplink(self, connection: LiveConnection, microphone: Microphone) -> None:
         # Cancelled with its connection; the next connection's uplink reads on from the chunk this one did not

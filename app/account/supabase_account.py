@@ -14,14 +14,17 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.account.session_storage import KeyringSessionStorage
+from app.config.config_file import SettingsError
 from app.config.secrets import Secret, SecretsError
-from app.config.settings import Settings, SettingsError
+from app.config.settings import Settings
 from chats.errors import StoreUnavailable
 from chats.memory.ranking import Ranking
 from chats.memory.store import MemoryStore
 from chats.models import utc_now
 from chats.store import ChatStore
-from chats.supabase import SignInRequired, SupabaseConnection, SupabaseMemoryStore
+from chats.supabase.connection import SupabaseConnection
+from chats.supabase.errors import SignInRequired
+from chats.supabase.memories import SupabaseMemoryStore
 from chats.supabase.migrations import require_schema
 from chats.supabase.outage_store import OutageTolerantChatStore
 from chats.supabase.started_chats import StartedChats

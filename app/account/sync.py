@@ -23,11 +23,11 @@ from datetime import datetime
 from uuid import UUID
 
 from chats.errors import ChatNotFound
+from chats.import_reader import ChatState
 from chats.memory.models import Memory
 from chats.memory.store import MemoryChanges, MemoryStore, NewMemory
 from chats.models import Chat, EmbeddedText, Folder, Turn, folder_name_key, utc_now
 from chats.store import ChatStore
-from chats.transfer import ChatState
 
 PAGE = 200
 """Chats listed per call while walking the source."""

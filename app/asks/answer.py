@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from voice.session_events import ConnectionFailed, SpokenTurn, ToolUsed
+from app.core.events import TurnSpoken
+from voice.session_events import ConnectionFailed, ToolUsed
 from voice.state import AssistantState, StateChanged
 
 if TYPE_CHECKING:  # the conversation's module is imported with the voice loop, not with `parley ask`'s options
@@ -78,11 +79,11 @@ class Answer:
             self.over.set()
 
     async def conversation(self, event: ConversationEvent) -> None:
-        if isinstance(event, SpokenTurn) and event.role == "user" and not self.user and self._asks(event):
-            self.user = event.text
-        elif isinstance(event, SpokenTurn) and event.role == "model" and self.user:
-            self.model = event.text
-            self.sources = [{"title": source.title, "uri": source.uri} for source in event.sources]
+        if isinstance(event, TurnSpoken) and event.turn.role == "user" and not self.user and self._asks(event):
+            self.user = event.turn.text
+        elif isinstance(event, TurnSpoken) and event.turn.role == "model" and self.user:
+            self.model = event.turn.text
+            self.sources = [source.to_json() for source in event.turn.sources]
             self.over.set()  # recorded (journaled) before it is told: the loop can stop here
         elif isinstance(event, ToolUsed) and self.user:
             call = event.call
@@ -92,5 +93,5 @@ class Answer:
             self.failure = event.message
             self.over.set()
 
-    def _asks(self, turn: SpokenTurn) -> bool:
-        return self.question is None or (turn.typed and turn.text == self.question)
+    def _asks(self, spoken: TurnSpoken) -> bool:
+        return self.question is None or (spoken.typed and spoken.turn.text == self.question)

@@ -20,6 +20,7 @@ from app.cli.tool_consent import YES_FLAG, TerminalConsent
 from app.config.settings import Settings
 from voice.audio.forwarding import ForwardingSink
 from voice.errors import VoiceError
+from voice.races import race, unless
 
 if TYPE_CHECKING:  # the voice loop and its audio are imported by `ask`, not when `parley` reads its options
     from app.asks.answer import Answer
@@ -95,22 +96,11 @@ async def _running_parleys_answer(
     else:
         chat = None if args.chat is None else chat_id_argument(args.chat)
         with _stop_signals() as stopping:
-            asking = asyncio.create_task(
-                ask_running(data_dir, text, chat=chat, new_chat=args.new_chat, asker=consent),
-                name="ask-running-parley",
-            )
-            stopped = asyncio.create_task(stopping.wait(), name="ask-stopped")
-            try:
-                await asyncio.wait({asking, stopped}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                for task in (asking, stopped):
-                    task.cancel()
-                await asyncio.gather(asking, stopped, return_exceptions=True)
-            if not asking.cancelled():
-                answer = asking.result()
-                if answer is not None:
-                    return answer
-            else:
+            asking = ask_running(data_dir, text, chat=chat, new_chat=args.new_chat, asker=consent)
+            answer = await unless(asking, stopping.wait())
+            if answer is not None:
+                return answer
+            if stopping.is_set():
                 raise Stopped("stopped waiting for the answer; the question stays with the running Parley, in its chat")
     owner = who_listens(data_dir)
     if owner is not None:
@@ -157,9 +147,7 @@ async def ask(
     from app.asks.answer import Answer
     from app.cli.listen_command import chat_to_talk_in
     from app.mcp.server_tools import START_TIMEOUT_S
-    from app.mcp.toolkit import mcp_toolkits
-    from app.timers.wiring import timer_kit
-    from app.voice_loop import VoiceLoop
+    from app.voice_loop import VoiceLoop, tool_kits
     from app.wiring import open_chat_services
     from voice.audio.chunks import MODEL_VOICE_FORMAT
     from voice.audio.null_sink import NullSink
@@ -171,10 +159,10 @@ async def ask(
         sink = NullSink(MODEL_VOICE_FORMAT) if audio_out is None else WavFileSink(audio_out, MODEL_VOICE_FORMAT)
         # The local embedding model stays in this process (`parley listen` puts it in a child): no
         # microphone or speaker callback waits on this interpreter's lock here.
-        timers, _ = timer_kit(settings, services, rings=False)  # it ends long before they ring
-        # Its one conversation waits for the servers as long as they may take to start: there is no next one.
-        tools = mcp_toolkits(settings.config_file, declare_wait_s=START_TIMEOUT_S)
-        for kit in tools:
+        # It ends long before timers ring; its one conversation waits for the servers as long as they may take
+        # to start: there is no next one.
+        kits = tool_kits(settings, services, rings=False, declare_wait_s=START_TIMEOUT_S)
+        for kit in kits.mcp:
             kit.ask_with(asker)
         loop = VoiceLoop(
             settings=settings,
@@ -184,7 +172,7 @@ async def ask(
             chat_id=chat_id,
             new_chat=new,
             observer=answer,
-            toolkits=[timers, *tools],
+            toolkits=kits.all,
             background=False,  # saved, the answer is printed at once: the next `listen` or window maintains the chat
             serve_asks=False,  # it ends at its one answer: a second `ask` waits for nothing
         )
@@ -202,16 +190,14 @@ async def _until_answered(loop: VoiceLoop, answer: Answer, text: str) -> None:
     await loop.send_text(text)
     with _stop_signals() as stopping:
         running = asyncio.create_task(loop.run(), name="ask-voice-loop")
-        over = asyncio.create_task(answer.over.wait(), name="ask-answer")
-        stopped = asyncio.create_task(stopping.wait(), name="ask-stopped")
         try:
-            await asyncio.wait({running, over, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            # Its end raced without ending it: stopped, the loop closes as `parley listen` does.
+            await race(asyncio.wait({running}), answer.over.wait(), stopping.wait())
             loop.stop()
             await running
         finally:
-            for task in (running, over, stopped):
-                task.cancel()
-            await asyncio.gather(running, over, stopped, return_exceptions=True)
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
     if stopping.is_set() and not answer.model:
         if answer.user:
             raise Stopped(f"stopped before the answer; the question is saved in chat {answer.chat_id}")

@@ -14,8 +14,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Literal
 
+from app.config.config_file import SettingsError
 from app.config.secrets import secret_source
-from app.config.settings import Settings, SettingsError
+from app.config.settings import Settings
 from app.config.tls import ssl_context
 from app.core.status import OFFLINE_NOTICE
 from chats.errors import ChatsError

@@ -14,9 +14,10 @@ from uuid import UUID, uuid4
 
 from app.cli.command_runner import UsageError, chat_id_argument
 from app.config.settings import Settings
+from app.core.events import TurnSpoken
 from voice.audio.devices import AudioDevice, audio_devices
 from voice.errors import NoAudioDevice
-from voice.session_events import ConnectionFailed, SpokenTurn, ToolUsed
+from voice.session_events import ConnectionFailed, ToolUsed
 
 NO_SOUND = "no sound card, and no sound server running"
 
@@ -69,9 +70,7 @@ def require_microphone(devices: Callable[[], list[AudioDevice]] = audio_devices)
 async def _listen(settings: Settings, args: argparse.Namespace) -> int:
     # Imported here, not with the module: the voice loop (the offline voice, the echo canceller, the tools)
     # takes a second to import, which every other `parley` command would pay.
-    from app.mcp.toolkit import mcp_toolkits
-    from app.timers.wiring import timer_kit
-    from app.voice_loop import VoiceLoop
+    from app.voice_loop import VoiceLoop, tool_kits
     from app.wiring import open_chat_services
 
     # The local embedding model in a child process: its work would otherwise hold this interpreter's
@@ -80,7 +79,6 @@ async def _listen(settings: Settings, args: argparse.Namespace) -> int:
         source, sink = _audio(settings, args)
         printer = EventPrinter(enabled=args.events)
         chat_id, new_chat = await chat_to_talk_in(services.store, args.chat, new_chat=args.new_chat)
-        timers, _ = timer_kit(settings, services, post=printer.timer, sink=sink)
         loop = VoiceLoop(
             settings=settings,
             services=services,
@@ -89,7 +87,7 @@ async def _listen(settings: Settings, args: argparse.Namespace) -> int:
             chat_id=chat_id,
             new_chat=new_chat,
             observer=printer,
-            toolkits=[timers, *mcp_toolkits(settings.config_file)],
+            toolkits=tool_kits(settings, services, post=printer.timer, sink=sink).all,
         )
         await loop.run()
     # A conversation that could not connect is a failure of the command, so scripts and CI notice a wrong
@@ -171,8 +169,9 @@ class EventPrinter:
     async def conversation(self, event: ConversationEvent) -> None:
         from app.conversation import ChatSwitched, Saved  # loaded with the loop already (see `_listen`)
 
-        if isinstance(event, SpokenTurn):
-            self.emit({"event": "transcript", "role": event.role, "text": event.text, "interrupted": event.interrupted})
+        if isinstance(event, TurnSpoken):
+            turn = event.turn
+            self.emit({"event": "transcript", "role": turn.role, "text": turn.text, "interrupted": turn.interrupted})
         elif isinstance(event, ToolUsed):
             call = event.call
             self.emit(

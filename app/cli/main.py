@@ -28,11 +28,12 @@ from app.cli import (
 from app.cli.command_runner import UsageError
 from app.cli.logs import configure_logging
 from app.cli.terminal import escaped_output
+from app.config.config_file import SettingsError
 from app.config.desktop_entry import HIDDEN_FLAG
 from app.config.private_files import keep_private
 from app.config.secrets import SecretsError
 from app.config.setting_origins import setting_origins
-from app.config.settings import Settings, SettingsError, load_settings
+from app.config.settings import Settings, load_settings
 from app.config.settings_table import settings_in_force, settings_table
 from chats.errors import ChatsError
 from voice.errors import VoiceError

@@ -10,8 +10,9 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from app.cli.command_runner import UsageError
+from app.config.config_file import SettingsError
 from app.config.config_writer import save_config
-from app.config.settings import Settings, SettingsError
+from app.config.settings import Settings
 from chats.errors import StoreUnavailable
 
 # The Supabase and Postgres clients are imported when an action runs: they take most of a second to import,
@@ -106,7 +107,7 @@ def _signout(settings: Settings, args: argparse.Namespace) -> int:
 async def _sign_out(project: SupabaseProject) -> str:
     """End the session on the server when it can be reached; forget it here in any case."""
     from app.account.supabase_account import resume
-    from chats.supabase import SignInRequired
+    from chats.supabase.errors import SignInRequired
 
     try:
         connection = await resume(project)

@@ -4,8 +4,9 @@ that never holds the key, whether it succeeds or fails."""
 
 from __future__ import annotations
 
+from app.config.config_file import SettingsError
 from app.config.secrets import SecretsError, checked_key
-from app.config.settings import Settings, SettingsError
+from app.config.settings import Settings
 from app.config.tls import ssl_context
 from chats.errors import EmbeddingError
 from voice.errors import VoiceError

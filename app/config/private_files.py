@@ -10,7 +10,7 @@ import os
 import stat
 from pathlib import Path
 
-from app.config.settings import SettingsError
+from app.config.config_file import SettingsError
 
 PRIVATE_UMASK = 0o077
 """Group and others get no permission on what this process creates."""

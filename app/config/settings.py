@@ -27,27 +27,10 @@ from typing import Any, Literal, cast, get_args, get_origin, get_type_hints
 
 from app.config.config_file import SettingsError, read_config
 from app.config.desktop_language import desktop_language
-from app.config.paths import APP_NAME, default_config_file, default_data_dir, model_cache
+from app.config.paths import default_config_file, default_data_dir
 from app.config.secrets import SECRETS, Secret, SecretSpec, get_secret
 from app.config.setting_values import LOG_LEVELS, Kind, SettingSpec, convert_value, typed_value
 from languages.registry import SUPPORTED, table
-
-__all__ = [
-    "APP_NAME",
-    "CONFIG_KEYS",
-    "SETTINGS",
-    "Override",
-    "SettingSpec",
-    "Settings",
-    "SettingsError",
-    "check_config_values",
-    "default_config_file",
-    "default_data_dir",
-    "desktop_language",
-    "load_settings",
-    "model_cache",
-]
-
 
 EmbedderChoice = Literal["auto", "local", "openai", "gemini"]
 TextModelChoice = Literal["auto", "offline", "gemini"]

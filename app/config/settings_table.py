@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app.config.desktop_language import desktop_language
-from app.config.settings import SETTINGS, default_config_file, default_data_dir
+from app.config.paths import default_config_file, default_data_dir
+from app.config.settings import SETTINGS
 
 
 @dataclass(frozen=True)

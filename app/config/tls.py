@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import ssl
 
-from app.config.settings import Settings, SettingsError
+from app.config.config_file import SettingsError
+from app.config.settings import Settings
 
 
 def ssl_context(settings: Settings) -> ssl.SSLContext | None:

@@ -43,6 +43,8 @@ class TurnSpoken:
 
     chat_id: UUID
     turn: Turn
+    typed: bool = False
+    """A user turn typed rather than spoken (`voice.session_events.SpokenTurn.typed`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,14 +34,10 @@ from app.core.events import (
 from app.core.status import OFFLINE_NOTICE, VoiceStatus
 from app.front.device_switch import DeviceSwitch
 from app.listening_lock import AlreadyListening
-from app.mcp.toolkit import McpToolKit, mcp_toolkits
-from app.timers.ringing import SoundRinger
-from app.timers.toolkit import TimerKit
-from app.timers.wiring import timer_kit
-from app.voice_loop import AudioDevice, VoiceLoop
+from app.voice_loop import AudioDevice, ToolKits, VoiceLoop, tool_kits
 from app.wiring import ChatServices
 from voice.audio.chunks import AudioSink, AudioSource
-from voice.session import ConnectionFailed, ToolStarted, ToolUsed
+from voice.session_events import ConnectionFailed, ToolStarted, ToolUsed
 from voice.state import AssistantState, StateChanged
 from voice.wake.protocol import WakeEvent
 
@@ -82,9 +78,7 @@ class VoicePresenter:
         self._banner: str | None = None
         """The problem this presenter said (another process listens on these chats; a conversation could
         not connect) while it holds: resolved once the loop is ready, or a conversation connects."""
-        self._timers: TimerKit | None = None
-        self._tools: tuple[McpToolKit, ...] = ()
-        self._ringer: SoundRinger | None = None
+        self._kits: ToolKits | None = None
         self._devices: dict[AudioDevice, str] = {}
         """The audio devices that failed (or could not be opened), with why: the loop goes on without them,
         and the problem is said for as long as it runs."""
@@ -120,8 +114,7 @@ class VoicePresenter:
             # Off the event loop: the echo canceller loads its native library and scipy (half a second), while
             # the chat list waits on this loop for its first page.
             source, sink = await asyncio.to_thread(self._audio)
-            self._timers, self._ringer = timer_kit(self._settings, services, post=self._post, sink=sink)
-            self._tools = mcp_toolkits(self._settings.config_file, post=self._post)
+            self._kits = tool_kits(self._settings, services, post=self._post, sink=sink)
             self._loop = VoiceLoop(
                 settings=self._settings,
                 services=services,
@@ -131,7 +124,7 @@ class VoicePresenter:
                 observer=self,
                 on_device_lost=self.device_lost,
                 on_microphone_back=self.microphone_back,
-                toolkits=[self._timers, *self._tools],
+                toolkits=self._kits.all,
             )
             await self._loop.set_muted(self._muted)
             await self._run_when_free(self._loop)
@@ -160,18 +153,18 @@ class VoicePresenter:
 
     async def stop_timer(self, timer_id: str | None = None) -> None:
         """Stop a ringing timer (None: every one that rings)."""
-        if self._ringer is not None:
-            self._ringer.stop(timer_id)
+        if self._kits is not None and self._kits.ringer is not None:
+            self._kits.ringer.stop(timer_id)
 
     async def cancel_timer(self, timer_id: str) -> None:
         """Cancel a timer or a reminder before it rings; the front end learns the list that remains."""
-        if self._timers is not None:
-            await self._timers.cancel(timer_id)
+        if self._kits is not None:
+            await self._kits.timers.cancel(timer_id)
 
     async def answer_confirmation(self, confirmation: str, allowed: bool) -> None:
         """The user's Allow (or Deny) of a held tool call: it counts as their yes (or no) for that call, and
         the model hears it as a typed turn, so that it runs (or drops) the call."""
-        for kit in self._tools:
+        for kit in () if self._kits is None else self._kits.mcp:
             words = kit.decide(confirmation, allowed)
             if words is not None and self._loop is not None:
                 await self._loop.send_text(words)

@@ -29,6 +29,7 @@ from mcp.types import CallToolResult, PaginatedRequestParams, Tool
 
 from app.mcp.config import McpConfigError, RemoteServer, ServerConfig, resolved
 from app.mcp.server_tools import CALL_TIMEOUT_S, CLOSE_TIMEOUT_S, MAX_TEXT, START_TIMEOUT_S, McpServerError, McpTool
+from voice.races import unless
 
 log = logging.getLogger(__name__)
 # The SDK logs a server's bad output and lost connections with tracebacks; Parley says one line itself.
@@ -108,19 +109,10 @@ class ServerConnection:
                 # this task closing the transport itself. Cancelling this task instead would cut the SDK's
                 # shutdown short (it shields it from anyio's cancellation, not asyncio's), and could leave
                 # the server's process running.
-                listing = asyncio.create_task(_listed_tools(session, self.config.name))
-                listing.add_done_callback(_seen)
-                stopping = asyncio.create_task(self._stop.wait())
-                try:
-                    await asyncio.wait({listing, stopping}, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    for task in (listing, stopping):
-                        task.cancel()
-                    await asyncio.gather(listing, stopping, return_exceptions=True)
-                if listing.cancelled():  # stopped while starting: `start` has given up waiting
+                tools = await unless(_listed_tools(session, self.config.name), self._stop.wait())  # or its failure
+                if tools is None:  # stopped while starting: `start` has given up waiting
                     ready.cancel()
                     return
-                tools = listing.result()  # or its failure
                 self._session = session
                 ready.set_result(tools)
                 await self._stop.wait()
@@ -167,12 +159,6 @@ def _transport(config: ServerConfig, stack: AsyncExitStack) -> Any:
     # A server's stderr is its own chatter (and may hold what the user asked): not Parley's terminal or log.
     devnull = stack.enter_context(Path(os.devnull).open("w", encoding="utf-8"))  # noqa: SIM115 (closed by the stack)
     return stdio_client(params, errlog=devnull)
-
-
-def _seen(task: asyncio.Task[tuple[McpTool, ...]]) -> None:
-    """Marks a listing's failure as seen: one that ends as the transport closes under it matters no more."""
-    if not task.cancelled():
-        task.exception()
 
 
 async def _listed_tools(session: ClientSession, server: str) -> tuple[McpTool, ...]:

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.config.config_file import SettingsError
 from app.config.config_writer import replace_file
-from app.config.settings import SettingsError
 from app.mcp.config import McpConfigError, parse_servers
 
 

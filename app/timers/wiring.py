@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from app.config.settings import Settings, model_cache
+from app.config.paths import model_cache
+from app.config.settings import Settings
 from app.core.events import ChatSaved, FrontEvent, TimersChanged
 from app.core.toolkit import Transcribe
 from app.timers.ring_voice import RingVoice

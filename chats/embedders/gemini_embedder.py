@@ -22,12 +22,9 @@ from google.genai import errors as genai_errors
 from google.genai import types
 
 from chats.embedders.embedding import Matrix, normalise_rows
-from chats.embedders.remote_embedding import MAX_RETRIES, TIMEOUT_SECONDS, RemoteEmbedder, RequestLimits
+from chats.embedders.remote_embedding import RemoteEmbedder, RequestLimits
 from chats.errors import EmbeddingError, QuotaRefusal
 from chats.text.gemini_text import gemini_client, gemini_quota
-
-__all__ = ["DEFAULT_MODEL", "DIMENSIONS", "LIMITS", "MAX_RETRIES", "TIMEOUT_SECONDS", "GeminiEmbedder"]
-"""`MAX_RETRIES` and `TIMEOUT_SECONDS` are `chats.embedders.remote_embedding`'s, named here too for callers."""
 
 DEFAULT_MODEL = "gemini-embedding-2"
 """Google's current GA embedding model (April 2026); gemini-embedding-001 is still served, text only."""

@@ -17,23 +17,10 @@ from openai.types import CreateEmbeddingResponse
 
 from chats.degrade import parse_retry_after
 from chats.embedders.embedding import Matrix, normalise_rows
-from chats.embedders.remote_embedding import MAX_RETRIES, TIMEOUT_SECONDS, RemoteEmbedder, RequestLimits
+from chats.embedders.remote_embedding import RemoteEmbedder, RequestLimits
 from chats.embedders.remote_embedding import plan_batches as plan_within
 from chats.errors import EmbeddingError, QuotaRefusal
 from chats.models import utc_now
-
-__all__ = [
-    "DEFAULT_MODEL",
-    "DIMENSIONS",
-    "LIMITS",
-    "MAX_CHARS_PER_REQUEST",
-    "MAX_INPUTS_PER_REQUEST",
-    "MAX_RETRIES",
-    "TIMEOUT_SECONDS",
-    "OpenAIEmbedder",
-    "plan_batches",
-]
-"""`MAX_RETRIES` and `TIMEOUT_SECONDS` are `chats.embedders.remote_embedding`'s, named here too for callers."""
 
 DEFAULT_MODEL = "text-embedding-3-small"
 DIMENSIONS = 384

@@ -5,17 +5,16 @@ The two relevances are added, not the better one kept: a chat whose description 
 match a query is about it more surely than one where only either does. On LoCoMo with Parley's own
 maintenance that lifts switching hit@1 from 0.64 to 0.67 and hit@3 from 0.841 to 0.850 (bench/chats.py).
 Summing more of a chat's turns did no better (its best two 0.852, three 0.848, all 0.772): one turn is the
-simplest. The share of words held (`chats.search.COMMON_SHARE`) is what tells one stray word from the subject.
+simplest. The share of words held (`chats.search.words_held`) is what tells one stray word from the subject.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from chats.search import COMMON_SHARE, fts_phrase, query_terms
+from chats.search import fts_phrase, query_terms, words_held
 from chats.sqlite.fts import SEARCH_ROWS, SEARCH_TERMS, telling_match
 
 
@@ -53,7 +52,7 @@ def chat_relevance(db: sqlite3.Connection, user_id: str, text: str) -> dict[str,
             (chat_terms, user_id, SEARCH_ROWS),
         )
         described = {chat_id: float(score) for chat_id, score in rows}
-    held = words_held(db, user_id, terms)
+    held = chats_holding(db, user_id, terms)
     return {
         chat_id: WordMatch(
             in_turns.get(chat_id, 0.0) + described.get(chat_id, 0.0),
@@ -63,26 +62,20 @@ def chat_relevance(db: sqlite3.Connection, user_id: str, text: str) -> dict[str,
     }
 
 
-def words_held(db: sqlite3.Connection, user_id: str, terms: Sequence[str]) -> dict[str, float] | None:
-    """By chat id, the share of the telling `terms` the chat holds in its turns or its description; chats
-    holding none are left out. None (every chat counts as holding them all) when no term tells: one found in
-    more than `SEARCH_TERMS.common` turns or chat descriptions, or in more than `COMMON_SHARE` of the user's
-    chats, does not (and the rows a search reads stay bounded)."""
+def chats_holding(db: sqlite3.Connection, user_id: str, terms: Sequence[str]) -> dict[str, float] | None:
+    """`chats.search.words_held` of the user's chats holding each of `terms` in its turns or description; a
+    term in more than `SEARCH_TERMS.common` turns or descriptions does not tell (and the rows a search reads
+    stay bounded)."""
     (chats,) = db.execute("SELECT count(*) FROM chats WHERE user_id = ?", (user_id,)).fetchone()
-    telling = 0
-    holds: Counter[str] = Counter()
-    for term in terms:
-        phrase = fts_phrase(term)
-        turn_rows = _owners(db, _TURN_OWNERS, phrase)
-        described = _owners(db, _DESCRIPTION_OWNERS, phrase) if turn_rows is not None else None
-        if turn_rows is None or described is None:
-            continue
-        holders = {chat_id for chat_id, owner in turn_rows + described if owner == user_id}
-        if len(holders) > COMMON_SHARE * chats:
-            continue
-        telling += 1
-        holds.update(holders)
-    return {chat_id: count / telling for chat_id, count in holds.items()} if telling else None
+    return words_held((_holders(db, user_id, fts_phrase(term)) for term in terms), chats)
+
+
+def _holders(db: sqlite3.Connection, user_id: str, phrase: str) -> set[str] | None:
+    turn_rows = _owners(db, _TURN_OWNERS, phrase)
+    described = _owners(db, _DESCRIPTION_OWNERS, phrase) if turn_rows is not None else None
+    if turn_rows is None or described is None:
+        return None
+    return {chat_id for chat_id, owner in turn_rows + described if owner == user_id}
 
 
 _TURN_OWNERS = (

@@ -20,7 +20,7 @@ from tests.fakes.gemini_live_scenario import (
     OutputTranscript,
     script,
 )
-from voice.session import ToolUsed
+from voice.session_events import ToolUsed
 
 
 async def maintained_chats(running: Running, chats: Mapping[str, Sequence[Turn]]) -> dict[str, UUID]:

@@ -15,8 +15,8 @@ from app.tools.chat_tools import LIST_RECENT_CHATS, NEW_CHAT, SWITCH_CHAT, ChatT
 from app.wiring import compose_services
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.models import Turn
-from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
+from chats.sqlite.store import SqliteChatStore
 from tests.fakes.text_models import ScriptedTextModel
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from app.config.config_file import SettingsError
 from app.config.config_writer import save_config
-from app.config.settings import SettingsError, load_settings
+from app.config.settings import load_settings
 from tests.app import MemoryKeyring, using_keyring
 
 

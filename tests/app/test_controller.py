@@ -14,10 +14,10 @@ from app.controller import ChatController
 from app.wiring import compose_services
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.errors import DuplicateFolderName, FolderNotFound
+from chats.import_reader import ImportedChat
 from chats.models import NO_FOLDER, Folder, Turn
-from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
-from chats.transfer import ImportedChat
+from chats.sqlite.store import SqliteChatStore
 from tests.fakes.text_models import ScriptedTextModel
 
 Open = Callable[[Path], AbstractAsyncContextManager[ChatController]]

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from app.config.settings import Settings, SettingsError, desktop_language, load_settings
+from app.config.config_file import SettingsError
+from app.config.desktop_language import desktop_language
+from app.config.settings import Settings, load_settings
 from app.tools.chat_tools import TOOLS
 from app.tools.prompt import system_prompt
 from app.wiring import spoken_language

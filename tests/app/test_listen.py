@@ -18,7 +18,7 @@ from app.cli.listen_command import require_microphone
 from app.cli.main import main
 from chats.journal import TurnJournal
 from chats.models import Turn
-from chats.sqlite import SqliteChatStore
+from chats.sqlite.store import SqliteChatStore
 from tests.fakes.gemini_live_scenario import (
     AfterAudio,
     AfterSpeech,

@@ -21,7 +21,7 @@ from tests.fakes.gemini_live_scenario import (
 )
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from voice.audio.synthetic import silence
-from voice.session import ToolUsed
+from voice.session_events import ToolUsed
 
 MIA = {
     "content": "User's daughter is called Mia",

@@ -20,7 +20,7 @@ from tests.voice.fixtures import read_pcm, silence
 from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.audio.earcon import earcon
 from voice.audio.null_sink import NullSink
-from voice.session import SpokenTurn, ToolUsed
+from voice.session_events import ToolUsed
 from voice.state import AssistantState
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "audio"
@@ -206,5 +206,5 @@ async def test_what_parley_remembers_is_looked_up_and_told(offline: Path, capsys
     assert used.call.name == "search_memories" and used.call.args["query"] == "my daughter"
     found = used.reply.result["results"][0]["content"]
     assert "Mia" in found
-    [answer] = [e.text for e in running.watcher.of("conversation") if isinstance(e, SpokenTurn) and e.role == "model"]
+    [answer] = [turn.text for turn in running.watcher.spoken() if turn.role == "model"]
     assert "Mia" in answer  # the model's words about the memory, or the memory read out

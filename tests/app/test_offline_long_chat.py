@@ -15,7 +15,7 @@ import pytest
 from app.cli.main import main
 from app.offline.replies import SAY
 from chats.models import Turn
-from chats.sqlite import SqliteChatStore
+from chats.sqlite.store import SqliteChatStore
 
 SAID = [
     ("user", "We're finally redoing the kitchen. I want terracotta tiles on the floor."),

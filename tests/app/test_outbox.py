@@ -10,7 +10,7 @@ from uuid import UUID
 from app.outbox import Outbox
 from chats.journal import Delivery, TurnJournal
 from chats.models import Turn
-from chats.supabase import SupabaseChatStore
+from chats.supabase.store import SupabaseChatStore
 from tests.fakes.supabase_stack import SupabaseStack
 from voice.backoff import Backoff
 

@@ -13,8 +13,8 @@ from app.tools.recall_tools import RecallTools, working_memory_block
 from app.wiring import ChatServices, compose_services
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.models import Role, Turn
-from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
+from chats.sqlite.store import SqliteChatStore
 from chats.working_memory import MAX_BYTES
 from tests.fakes.text_models import ScriptedTextModel
 

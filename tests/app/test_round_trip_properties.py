@@ -30,8 +30,8 @@ from chats.memory.export import read_export
 from chats.memory.models import CATEGORIES, Category
 from chats.memory.store import MemoryChanges, NewMemory
 from chats.models import ROLES, EmbeddedText, Source, Turn
-from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
+from chats.sqlite.store import SqliteChatStore
 from chats.transfer import export_json
 from tests.fakes.text_models import ScriptedTextModel
 

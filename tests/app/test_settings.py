@@ -9,15 +9,11 @@ from pathlib import Path
 import platformdirs
 import pytest
 
+from app.config.config_file import SettingsError
+from app.config.desktop_language import desktop_language
+from app.config.paths import default_config_file, default_data_dir
 from app.config.secrets import KEYRING_SERVICE
-from app.config.settings import (
-    Settings,
-    SettingsError,
-    default_config_file,
-    default_data_dir,
-    desktop_language,
-    load_settings,
-)
+from app.config.settings import Settings, load_settings
 from tests.app import MemoryKeyring
 from tests.app.settings_files import GEMINI_KEY, OPENAI_KEY, load
 

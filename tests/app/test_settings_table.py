@@ -9,7 +9,8 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from app.config.settings import SETTINGS, Settings, SettingSpec
+from app.config.setting_values import SettingSpec
+from app.config.settings import SETTINGS, Settings
 from app.config.settings_table import settings_markdown, settings_table
 from tests.app.settings_files import load
 

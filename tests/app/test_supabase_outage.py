@@ -18,7 +18,7 @@ from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.fakes.supabase_http import SupabaseHttpServer
 from tests.fakes.supabase_stack import SupabaseStack, TestUser
 from voice.audio.synthetic import silence
-from voice.session import SpokenTurn
+from voice.session_events import SpokenTurn
 
 
 def answer(text: str) -> tuple[AfterText, tuple[OutputTranscript, CompleteTurn]]:
@@ -26,7 +26,7 @@ def answer(text: str) -> tuple[AfterText, tuple[OutputTranscript, CompleteTurn]]
 
 
 async def until_said(running: Running, text: str) -> None:
-    await running.watcher.until(lambda: SpokenTurn("model", text) in running.watcher.of("conversation"))
+    await running.watcher.until(lambda: SpokenTurn("model", text) in running.watcher.spoken())
 
 
 def saves(running: Running) -> list[int]:

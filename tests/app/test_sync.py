@@ -20,9 +20,11 @@ from chats.journal import JOURNAL_FILE, TurnJournal
 from chats.memory.models import Memory
 from chats.memory.store import NewMemory
 from chats.models import EmbeddedText, Source, Turn
-from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
-from chats.supabase import SupabaseChatStore, SupabaseConnection, SupabaseMemoryStore
+from chats.sqlite.store import SqliteChatStore
+from chats.supabase.connection import SupabaseConnection
+from chats.supabase.memories import SupabaseMemoryStore
+from chats.supabase.store import SupabaseChatStore
 from tests.app.conftest import Parley
 from tests.fakes.supabase_stack import SupabaseStack, TestUser
 

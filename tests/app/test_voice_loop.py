@@ -22,7 +22,7 @@ from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.voice.fixtures import read_pcm
 from voice.audio.chunks import MIC_FORMAT, AudioChunk
 from voice.audio.synthetic import silence, tone
-from voice.session import SpokenTurn
+from voice.session_events import SpokenTurn
 from voice.state import AssistantState
 from voice.wake.protocol import PUSH_TO_TALK, TYPED_TEXT, WakeEvent
 
@@ -56,8 +56,10 @@ async def test_typed_text_wakes_the_assistant_and_is_saved_as_a_user_turn(
         await running.watcher.until_saved(turns=2)
         assert await history(running) == [("user", "What's on my calendar?"), ("model", "Nothing today.")]
     assert [w.model for w in running.watcher.of("wake")] == [TYPED_TEXT]
-    turns = [e for e in running.watcher.of("conversation") if isinstance(e, SpokenTurn)]
-    assert turns == [SpokenTurn("user", "What's on my calendar?", typed=True), SpokenTurn("model", "Nothing today.")]
+    assert running.watcher.spoken() == [
+        SpokenTurn("user", "What's on my calendar?", typed=True),
+        SpokenTurn("model", "Nothing today."),
+    ]
     sent = await gemini_live_server.connection(0)
     assert sent.texts == ["What's on my calendar?"]
     # The default model (3.8 Live) takes typed text as realtime input, as every Gemini 3 Live model does.

@@ -14,13 +14,14 @@ from uuid import UUID
 
 from app.config.settings import Settings, load_settings
 from app.conversation import ConversationEvent, Saved
+from app.core.events import TurnSpoken
 from app.core.toolkit import ToolKit
 from app.voice_loop import VoiceLoop
 from app.wiring import ChatServices, open_chat_services
 from chats.store import ChatStore
 from tests.fakes.fed_microphone import FedMicrophone
 from voice.audio.null_sink import NullSink
-from voice.session import SpokenTurn
+from voice.session_events import SpokenTurn
 from voice.state import StateChanged
 from voice.wake.protocol import WakeEvent
 
@@ -61,8 +62,13 @@ class Watcher:
         return [value for seen_kind, value in self.seen if seen_kind == kind]
 
     def spoken(self) -> list[SpokenTurn]:
-        """The turns of the conversation, as the session recorded them."""
-        return [event for event in self.of("conversation") if isinstance(event, SpokenTurn)]
+        """The turns of the conversation as it journaled and told them (`TurnSpoken`), in the session's terms
+        (without their web sources)."""
+        return [
+            SpokenTurn(e.turn.role, e.turn.text, e.turn.interrupted, e.typed)
+            for e in self.of("conversation")
+            if isinstance(e, TurnSpoken)
+        ]
 
     async def until(self, holds: Callable[[], bool]) -> None:
         async with asyncio.timeout(LOOP_WAIT_S):

@@ -9,7 +9,7 @@ from uuid import UUID
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import TurnIndexer
 from chats.models import Turn
-from chats.sqlite import SqliteChatStore
+from chats.sqlite.store import SqliteChatStore
 
 AT = datetime(2026, 2, 3, 10, 0, tzinfo=UTC)
 KITCHEN = [

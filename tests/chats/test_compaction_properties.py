@@ -13,7 +13,7 @@ from chats.compaction import SUMMARY_WINDOW_SIZE, TAIL_SIZE
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import ChatMaintainer, MaintenanceWorker
 from chats.models import ROLES, Chat, Turn
-from chats.sqlite import SqliteChatStore
+from chats.sqlite.store import SqliteChatStore
 from tests.fakes.text_models import ScriptedTextModel
 
 

@@ -15,7 +15,7 @@ from chats.degrade import MAX_REST
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import ChatMaintainer, transcript
 from chats.models import Turn
-from chats.sqlite import SqliteChatStore
+from chats.sqlite.store import SqliteChatStore
 from chats.text.offline_text import OfflineTextModel
 from tests.chats.degraded import FAILURES, Clock, Failure, gemini_parts_in_trouble
 from tests.fakes.gemini_server import FakeGeminiServer

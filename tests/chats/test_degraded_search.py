@@ -18,8 +18,8 @@ from chats.memory.service import MemoryService
 from chats.models import Turn
 from chats.recall import Recaller
 from chats.search import ChatFinder
-from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
+from chats.sqlite.store import SqliteChatStore
 from tests.chats.degraded import FAILURES, Clock, Failure, gemini_in_trouble, openai_in_trouble
 from tests.fakes.gemini_server import FakeGeminiServer
 from tests.fakes.openai_server import FakeOpenAIServer

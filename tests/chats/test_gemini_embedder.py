@@ -13,7 +13,8 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from chats.embedders.gemini_embedder import DEFAULT_MODEL, DIMENSIONS, LIMITS, MAX_RETRIES, GeminiEmbedder
+from chats.embedders.gemini_embedder import DEFAULT_MODEL, DIMENSIONS, LIMITS, GeminiEmbedder
+from chats.embedders.remote_embedding import MAX_RETRIES
 from chats.errors import EmbeddingError
 from tests.fakes.gemini_embeddings import MAX_BODY_BYTES, MAX_REQUESTS, expected_vector
 from tests.fakes.gemini_server import FAKE_GEMINI_KEY, FakeGeminiServer, Reply

@@ -12,7 +12,7 @@ import pytest
 from chats.errors import StoreUnavailable
 from chats.journal import TurnJournal
 from chats.models import Source, Turn
-from chats.sqlite import SqliteChatStore
+from chats.sqlite.store import SqliteChatStore
 from chats.store import AppendResult
 
 

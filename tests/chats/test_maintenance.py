@@ -13,7 +13,7 @@ from chats.embedders.embedding import PIECE_CHARS, pieces
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import ChatMaintainer, MaintenanceWorker
 from chats.models import Turn
-from chats.sqlite import SqliteChatStore
+from chats.sqlite.store import SqliteChatStore
 from chats.text.offline_text import OfflineTextModel
 from tests.fakes.text_models import ScriptedTextModel
 

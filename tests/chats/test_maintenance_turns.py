@@ -14,7 +14,7 @@ from chats.embedders.minilm import MiniLMEmbedder
 from chats.errors import EmbeddingError
 from chats.maintenance import TURN_BATCH, ChatMaintainer, MaintenanceWorker, TurnIndexer
 from chats.models import Turn
-from chats.sqlite import SqliteChatStore
+from chats.sqlite.store import SqliteChatStore
 from chats.store import RecallQuery
 from tests.fakes.text_models import ScriptedTextModel
 

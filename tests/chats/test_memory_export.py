@@ -8,8 +8,8 @@ from pathlib import Path
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.memory.export import CHATS_PER_PAGE, export_json, export_markdown, working_notes
 from chats.memory.service import MemoryService, Saved
-from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
+from chats.sqlite.store import SqliteChatStore
 from chats.working_memory import WorkingMemory
 
 

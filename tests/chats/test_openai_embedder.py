@@ -14,10 +14,10 @@ from chats.embedders.openai_embedder import (
     DIMENSIONS,
     MAX_CHARS_PER_REQUEST,
     MAX_INPUTS_PER_REQUEST,
-    MAX_RETRIES,
     OpenAIEmbedder,
     plan_batches,
 )
+from chats.embedders.remote_embedding import MAX_RETRIES
 from chats.errors import EmbeddingError
 from tests.fakes.openai_server import FAKE_API_KEY, FakeOpenAIServer, ScriptedFailure, word_vector
 

@@ -15,7 +15,7 @@ from chats.errors import InvalidRecallQuery
 from chats.maintenance import TurnIndexer
 from chats.models import NO_FOLDER, EmbeddedText
 from chats.recall import Recaller, seen_turns_of
-from chats.sqlite import SqliteChatStore
+from chats.sqlite.store import SqliteChatStore
 from chats.store import TurnVector
 from tests.chats.recall_chats import AT, GARDEN, HOLIDAY, KITCHEN, dialogue, embedded_chat
 

@@ -13,8 +13,8 @@ import pytest
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.maintenance import ChatMaintainer
 from chats.models import Turn
-from chats.search import ChatFinder, decide, fts_match_expression, names_all, query_terms, rank
-from chats.sqlite import SqliteChatStore
+from chats.search import ChatFinder, decide, fts_match_expression, names_all, query_terms, rank, words_held
+from chats.sqlite.store import SqliteChatStore
 from chats.store import SearchCandidate
 from tests.fakes.text_models import ScriptedTextModel
 
@@ -210,3 +210,10 @@ async def test_vectors_of_another_model_are_never_compared(tmp_path: Path, minil
     [found] = await ChatFinder(store, OtherModel()).ranked("kitchen renovation")
     assert found.similarity is None and found.lexical > 0
     await store.close()
+
+
+def test_words_held_counts_only_the_telling_words() -> None:
+    # Four chats: "caroline" is in three (more than half), "mortgage" in one, "house" in too many rows.
+    shares = words_held([{"a", "b", "c"}, {"a"}, None, {"b"}], chats=4)
+    assert shares == {"a": 0.5, "b": 0.5}
+    assert words_held([{"a", "b", "c"}, None], chats=4) is None

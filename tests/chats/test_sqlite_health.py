@@ -12,8 +12,8 @@ import pytest
 
 from chats.errors import StoreDamaged
 from chats.models import Turn
-from chats.sqlite import SqliteChatStore
 from chats.sqlite.health import STAMP_SUFFIX
+from chats.sqlite.store import SqliteChatStore
 from chats.sqlite.worker import unavailable
 from tests.chats.store_contract import turns
 

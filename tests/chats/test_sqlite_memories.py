@@ -12,8 +12,8 @@ import pytest
 from chats.errors import StoreUnavailable
 from chats.memory.store import MemoryChanges, MemoryStore, NewMemory
 from chats.models import utc_now
-from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
+from chats.sqlite.store import SqliteChatStore
 from tests.chats.memory_contract import *  # noqa: F403 - the contract's tests run here
 from tests.chats.memory_contract import add, ask, fact
 from tests.chats.store_contract import turns

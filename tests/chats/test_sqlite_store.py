@@ -15,8 +15,8 @@ import pytest
 
 from chats.errors import StoreDamaged, StoreUnavailable
 from chats.models import NO_FOLDER, utc_now
-from chats.sqlite import SqliteChatStore
 from chats.sqlite.connection import migrations
+from chats.sqlite.store import SqliteChatStore
 from chats.store import ChatStore
 from tests.chats.folder_contract import *  # noqa: F403 - the contracts' tests run here
 from tests.chats.recall_contract import *  # noqa: F403

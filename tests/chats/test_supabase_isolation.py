@@ -21,7 +21,8 @@ from chats.errors import ChatNotFound, FolderNotFound
 from chats.memory.store import MemoryQuery, NewMemory
 from chats.models import NO_FOLDER, Chat, EmbeddedText, Folder, Turn
 from chats.store import HiddenTurns, RecallQuery, SearchQuery, TurnVector
-from chats.supabase import SupabaseChatStore, SupabaseMemoryStore
+from chats.supabase.memories import SupabaseMemoryStore
+from chats.supabase.store import SupabaseChatStore
 from tests.fakes.supabase_stack import SupabaseStack, TestUser
 
 

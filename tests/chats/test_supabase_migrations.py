@@ -9,9 +9,9 @@ import psycopg
 import pytest
 
 from chats.errors import StoreUnavailable
-from chats.supabase import SupabaseChatStore
 from chats.supabase.database import apply_migrations
 from chats.supabase.migrations import SCHEMA_VERSION, migration_script, migrations
+from chats.supabase.store import SupabaseChatStore
 from tests.fakes.supabase_stack import PostgresCluster, SupabaseStack, applied_migrations
 
 OWNER_RIGHTS = (

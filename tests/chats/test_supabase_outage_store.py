@@ -14,10 +14,11 @@ import pytest
 
 from app.account.supabase_reachability import BACK, UNREACHABLE, report_reachability
 from chats.models import NO_FOLDER, Turn
-from chats.supabase import SupabaseChatStore, SupabaseConnection
+from chats.supabase.connection import SupabaseConnection
 from chats.supabase.errors import SupabaseUnreachable
 from chats.supabase.outage_store import OutageTolerantChatStore
 from chats.supabase.started_chats import StartedChats
+from chats.supabase.store import SupabaseChatStore
 from tests.fakes.supabase_http import SupabaseHttpServer
 from tests.fakes.supabase_stack import SupabaseStack, TestUser
 

@@ -9,7 +9,7 @@ import pytest
 
 from chats.models import EmbeddedText, Turn
 from chats.store import SearchQuery
-from chats.supabase import SupabaseChatStore
+from chats.supabase.store import SupabaseChatStore
 from tests.fakes.supabase_stack import SupabaseStack, TestUser
 
 RECOUNT = """

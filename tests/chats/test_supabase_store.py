@@ -7,7 +7,9 @@ import pytest
 
 from chats.errors import StoreUnavailable
 from chats.store import ChatStore
-from chats.supabase import SignInRequired, SupabaseChatStore, SupabaseConnection
+from chats.supabase.connection import SupabaseConnection
+from chats.supabase.errors import SignInRequired
+from chats.supabase.store import SupabaseChatStore
 from tests.chats.folder_contract import *  # noqa: F403 - the contracts' tests run here
 from tests.chats.recall_contract import *  # noqa: F403
 from tests.chats.search_contract import *  # noqa: F403

@@ -17,8 +17,8 @@ from chats.memory.store import NewMemory
 from chats.models import EmbeddedText, Turn
 from chats.recall import floors_for as recall_floors_for
 from chats.search import MINILM_FLOORS, ChatFinder, floors_for
-from chats.sqlite import SqliteChatStore
 from chats.sqlite.memories import SqliteMemoryStore
+from chats.sqlite.store import SqliteChatStore
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chats.errors import ChatNotFound, InvalidWorkingMemory, WorkingMemoryTooLarge
-from chats.sqlite import SqliteChatStore
+from chats.sqlite.store import SqliteChatStore
 from chats.working_memory import MAX_BYTES, MAX_DEPTH, WorkingMemory, apply_update, encoded_size, merge_patch
 
 # RFC 7386, appendix A: (target, patch, result).

@@ -9,8 +9,8 @@ from uuid import UUID
 from pytestqt.qtbot import QtBot
 
 from app.controller import ChatController
+from chats.import_reader import ImportedChat
 from chats.models import Turn
-from chats.transfer import ImportedChat
 from tests.ui.conftest import TIMEOUT_MS
 from ui.bridge import ChatBridge
 from ui.main_window import MainWindow

@@ -76,7 +76,7 @@ def test_the_voice_loop_reaches_the_window_from_its_thread(
 
     async def save_the_turn() -> None:
         # A second connection, as the voice loop's own store would be: the window reloads on the signal.
-        from chats.sqlite import SqliteChatStore
+        from chats.sqlite.store import SqliteChatStore
 
         store = await SqliteChatStore.open(store_path(settings), settings.user_id)
         try:

@@ -18,7 +18,7 @@ from voice.assistant import Assistant
 from voice.audio.chunks import MIC_FORMAT, AudioChunk
 from voice.audio.microphone_gate import MicrophoneGate
 from voice.errors import NoAudioDevice
-from voice.session import EndReason, Microphone
+from voice.session_events import EndReason, Microphone
 from voice.state import AssistantState, StateChanged, StateMachine
 from voice.typed import TypedText
 from voice.wake.protocol import WakeEvent

@@ -18,7 +18,8 @@ from voice.audio.preroll import PrerollStream
 from voice.echo.barge_in import SpeechOverPlaybackFactory
 from voice.live.connection import HistoryTurn, LiveConfig, ToolCall, ToolDeclaration
 from voice.live.gemini import connect
-from voice.session import EndReason, SessionEvent, SpokenTurn, ToolReply, VoiceSession
+from voice.session import VoiceSession
+from voice.session_events import EndReason, SessionEvent, SpokenTurn, ToolReply
 from voice.state import AssistantState, StateChanged, StateMachine
 from voice.typed import TypedText
 

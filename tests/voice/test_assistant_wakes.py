@@ -6,7 +6,7 @@ from __future__ import annotations
 from tests.fakes.scripted_wake import WAKE_TAG, ScriptedWakeDetector
 from tests.voice.assistant_harness import FRAME_MS, Running, S, ScriptedConversation, number, numbered_frames
 from voice.audio.chunks import MIC_FORMAT, AudioChunk
-from voice.session import EndReason
+from voice.session_events import EndReason
 from voice.wake.protocol import PUSH_TO_TALK, TYPED_TEXT, WakeEvent
 
 

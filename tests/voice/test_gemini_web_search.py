@@ -22,7 +22,7 @@ from tests.voice.live_client import open_live, say, until_turn_complete
 from tests.voice.session_harness import CONFIG, SPEECH, VOICE, Harness
 from voice.live.connection import WebSource, WebSources
 from voice.live.gemini_grounding import web_queries, web_sources
-from voice.session import SpokenTurn
+from voice.session_events import SpokenTurn
 
 BBC = ("bbc.co.uk", "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbC1")
 METEO = ("ilmeteo.it", "https://vertexaisearch.cloud.google.com/grounding-api-redirect/XyZ2")

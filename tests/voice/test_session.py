@@ -29,7 +29,7 @@ from tests.voice.session_harness import CONFIG, SPEECH, VOICE, Harness, S, answe
 from voice.audio.chunks import MIC_FORMAT, AudioChunk
 from voice.audio.preroll import PrerollStream
 from voice.echo.barge_in import SpeechOverPlaybackFactory, speech_over_playback
-from voice.session import EndReason, SpokenTurn, ToolReply, ToolUsed
+from voice.session_events import EndReason, SpokenTurn, ToolReply, ToolUsed
 
 NATIVE_AUDIO_25 = "gemini-2.5-flash-native-audio-preview-09-2025"
 """A model that takes typed text as `client_content` turns."""

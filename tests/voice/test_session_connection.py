@@ -12,7 +12,8 @@ from tests.fakes.gemini_live_scenario import AtOnce, Drop, GoAwaySoon, NewHandle
 from tests.fakes.gemini_live_server import WAIT_S, FakeGeminiLiveServer
 from tests.voice.session_harness import CONFIG, Harness, S, answer
 from voice.live.connection import HistoryTurn
-from voice.session import RECONNECT_ATTEMPTS, RECONNECT_BACKOFF, ConnectionFailed, EndReason
+from voice.session import RECONNECT_ATTEMPTS, RECONNECT_BACKOFF
+from voice.session_events import ConnectionFailed, EndReason
 
 
 async def test_go_away_moves_the_conversation_to_a_resumed_connection(

@@ -13,7 +13,8 @@ from voice.audio.null_sink import NullSink
 from voice.audio.preroll import PrerollStream
 from voice.live.connection import LiveConfig, ToolCall
 from voice.live.gemini import connect
-from voice.session import EndReason, SessionEvent, SpokenTurn, ToolReply, VoiceSession
+from voice.session import VoiceSession
+from voice.session_events import EndReason, SessionEvent, SpokenTurn, ToolReply
 from voice.state import AssistantState, StateMachine
 from voice.typed import TypedText
 

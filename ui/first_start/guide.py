@@ -18,10 +18,11 @@ from collections.abc import Mapping
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QVBoxLayout, QWidget, QWizard, QWizardPage
 
+from app.config.config_file import SettingsError
 from app.config.config_writer import save_config
 from app.config.key_checks import KeyCheckFailed, check_gemini_key
 from app.config.secrets import SecretsError, secret_source, set_secret
-from app.config.settings import LANGUAGES, Settings, SettingsError
+from app.config.settings import LANGUAGES, Settings
 from app.front.device_checks import (
     DeviceLister,
     MicrophoneFactory,

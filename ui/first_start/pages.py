@@ -13,8 +13,9 @@ import concurrent.futures
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel, QVBoxLayout, QWizardPage
 
+from app.config.config_file import SettingsError
 from app.config.config_writer import ConfigValue, save_config
-from app.config.settings import Settings, SettingsError
+from app.config.settings import Settings
 from app.front.device_checks import AudioDevices, MicrophoneFactory, SpeakerFactory, play_test_sound
 from app.runtime import Runtime
 from app.wake_enrolment import ENROLMENT_UTTERANCES, spoken

@@ -28,9 +28,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.config.config_file import SettingsError
 from app.config.config_writer import ConfigValue, save_config
 from app.config.secrets import SecretsError
-from app.config.settings import LANGUAGES, SETTINGS, Settings, SettingsError, check_config_values, load_settings
+from app.config.settings import LANGUAGES, SETTINGS, Settings, check_config_values, load_settings
 from app.front.device_checks import (
     WAKE_WORDS,
     DeviceLister,

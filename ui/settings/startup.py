@@ -8,8 +8,8 @@ from collections.abc import Mapping
 
 from PySide6.QtWidgets import QCheckBox
 
+from app.config.config_file import SettingsError
 from app.config.desktop_entry import DesktopPaths, DesktopUnsupported, autostart_is_on, parley_command, set_autostart
-from app.config.settings import SettingsError
 
 LABEL = "Start hidden in the tray when I lo&g in"
 

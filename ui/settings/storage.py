@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.config.config_file import SettingsError
 from app.config.config_writer import ConfigValue
-from app.config.settings import Settings, SettingsError
+from app.config.settings import Settings
 from app.runtime import Runtime
 from ui.runtime_answers import submit_for_answer
 from ui.widgets import form_label, push_button, stacked, text_line

@@ -1,5 +1,5 @@
 -- Chat search reports, beside each chat's BM25, the share of the request's telling words the chat holds
--- in its turns or its description, as the SQLite store does (chats/sqlite/chat_lexical.py `words_held`):
+-- in its turns or its description, as the SQLite store does (chats/search.py `words_held`):
 -- BM25 is scaled by it, so that one stray word of a request does not carry a chat past the one its
 -- meaning points to (chats/search.py, `COMMON_SHARE`). A word in more than 500 of the user's turns or chat
 -- descriptions, or in more than half of the user's chats (`COMMON_SHARE`), does not tell chats apart and is
