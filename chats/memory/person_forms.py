@@ -69,6 +69,9 @@ class Forms:
     """Italian and Spanish: the negation said before the verb ("non")."""
     reflexive: tuple[str, str]
     """Italian and Spanish: the reflexive pronoun of the first person and of the third ("mi", "si")."""
+    pro_drop: bool
+    """The verb's ending names the subject, so the pronoun is usually left out ("lavoro in banca"), and a
+    first person in "-o" turns third by its infinitive's conjugation (`_regular`)."""
 
 
 def _forms(language: str) -> Forms:
@@ -93,6 +96,7 @@ def _forms(language: str) -> Forms:
         likes=(re.compile(forms["likes"][0], re.IGNORECASE), forms["likes"][1]) if "likes" in forms else None,
         negation=forms.get("negation", ""),
         reflexive=(forms.get("reflexive", ["", ""])[0], forms.get("reflexive", ["", ""])[1]),
+        pro_drop=forms.get("pro_drop", False),
     )
 
 
@@ -222,7 +226,7 @@ def _is_verb_form(lower: str, language: Other) -> bool:
 def _third(verb: str, language: Other, forms: Forms) -> str:
     if verb in forms.irregular:
         return forms.irregular[verb]
-    if language in ("it", "es"):
+    if forms.pro_drop:
         return _regular(verb, language)
     if language == "fr":
         if verb.endswith("ds"):
@@ -273,7 +277,7 @@ def _possessive_opening(sentence: str, language: Other) -> str | None:
 
 def _article(owner: str, noun: str, said: str | None, language: Other, forms: Forms) -> str:
     """The article, capitalised, of a noun that was "my" `noun` (lower case) and is now the user's; `said`:
-    the article said before an Italian possessive ("*la* mia moglie")."""
+    the article said before the possessive, where a language says one ("*la* mia moglie")."""
     if language == "it":
         article = said or {"mio": "il ", "mia": "la ", "miei": "i ", "mie": "le "}[owner]
         if article.strip().lower() in ("il", "la") and noun[:1] in "aeiou":
@@ -281,6 +285,8 @@ def _article(owner: str, noun: str, said: str | None, language: Other, forms: Fo
         if article.strip().lower() == "il" and re.match(r"(?:z|gn|ps|s[^aeiou])", noun):
             return "Lo "
         return article.capitalize()
+    if said:  # the article said before the possessive is the noun's ("a minha mulher")
+        return said.capitalize()
     if language == "es":
         feminine = noun in forms.feminine or (noun.rstrip("s").endswith("a") and noun not in forms.masculine)
         return ("Las " if feminine else "Los ") if owner == "mis" else ("La " if feminine else "El ")
