@@ -40,7 +40,7 @@ from chats.language.words import detect
 from chats.memory.categories import guess_category
 from chats.memory.preload import memories_in
 from chats.memory.text import third_person
-from languages.registry import DEFAULT
+from languages.registry import DEFAULT, table
 from voice.live.connection import ToolCall
 from voice.offline.router import FromChat, ToolAnswer
 
@@ -117,8 +117,9 @@ def arguments(intent: Intent, utterance: str, language: str | None = None) -> di
 
 
 def _memory(tool: str, rest: str, language: str | None) -> dict[str, Any] | None:
-    if rest.lower().startswith("to ") and language in (None, "en"):
-        rest = f"User wants to remember {rest}"
+    turn = table(language or DEFAULT).get("remember_to")
+    if turn is not None and rest.lower().startswith(turn["opening"]):
+        rest = turn["memory"].format(rest=rest)
     try:
         content = third_person(rest, language)
     except InvalidMemory:
