@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 
+from languages.registry import is_supported, table
 from voice.live.connection import ToolDeclaration
 
 IDENTITY = """\
@@ -28,21 +29,12 @@ older one. Save a new fact only from what the user says about themselves in this
 from these notes, from a recalled memory or from your own words, and say briefly that you will remember \
 it. When the user asks you to forget something, forget it and say so."""
 
-LANGUAGE_NAMES: Mapping[str, str] = {
-    # Keyed by `chats.language.words.Language` codes.
-    "en": "English",
-    "it": "Italian",
-    "es": "Spanish",
-    "fr": "French",
-    "de": "German",
-}
-
 
 def language_line(language: str) -> str:
     """What the prompt says of the user's language: the `language` setting, a code or "auto"."""
-    name = LANGUAGE_NAMES.get(language)
-    if name is None:
+    if not is_supported(language):
         return "Answer in the language the user speaks to you, and keep to it until they change it."
+    name = table(language)["language"]["english_name"]
     return (
         f"The user speaks {name}: speak {name} with them, and save what you remember of them in {name}, "
         "unless they speak to you in another language."
