@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from languages.registry import SUPPORTED, table, words
 from voice.live.connection import ToolDeclaration
 
 CONFIRM_ACTION = ToolDeclaration(
@@ -29,20 +30,9 @@ CONFIRM_ACTION = ToolDeclaration(
     },
 )
 
-_YES = frozenset(
-    "yes yeah yep yup sure ok okay alright confirm confirmed ahead "
-    "sì si certo va bene procedi conferma confermo vai "
-    "sí claro vale adelante confirmo dale "
-    "oui ouais d'accord vas-y allez confirme "
-    "ja jawohl klar bestätige mach genau".split()
-)
-_NO = frozenset(
-    "no nope not don't dont cancel stop wait never "
-    "non annulla aspetta ferma mai "
-    "cancela espera nunca "
-    "pas annule attends jamais "
-    "nein nicht abbrechen warte nie niemals".split()
-)
+_YES = frozenset(word for code in SUPPORTED for word in words(table(code)["confirmation"]["yes"]))
+"""Every language's words that say yes (`languages/<code>/requests.toml`, `[confirmation]`)."""
+_NO = frozenset(word for code in SUPPORTED for word in words(table(code)["confirmation"]["no"]))
 _WORD = re.compile(r"[\w'\u2019-]+", re.UNICODE)
 
 
@@ -52,7 +42,7 @@ def needs_confirmation(read_only: bool | None, destructive: bool | None) -> bool
 
 
 def said_yes(text: str) -> bool:
-    """Whether the user's words approve: a yes word in five languages, and no word of refusal."""
+    """Whether the user's words approve: a yes word in any language Parley speaks, and no word of refusal."""
     words = [w.lower().replace("\u2019", "'") for w in _WORD.findall(text)]
     return any(w in _YES for w in words) and not any(w in _NO for w in words)
 

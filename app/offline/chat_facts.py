@@ -14,7 +14,7 @@ words:
   question was heard in. In a language the model does not write, the template alone is said.
 - A finding an earlier answer read out already, to another question, is passed over: read out again it
   would be that answer repeated (the tuning part's bike price got the bike's colour twice).
-- A question about the user ("my", "I", in five languages: `FIRST_PERSON`) that nothing answers gets
+- A question about the user ("my", "I", in every language: `FIRST_PERSON`) that nothing answers gets
   "I don't know that: you haven't told me". A question that asks what to do ("how do I make a risotto?", "my
   dog scratches, what can I do?": `ADVICE`) gets one honest sentence (`no_advice`): the 135M model's advice
   was wrong ("the most important ingredient of a risotto is flour"). Any other question goes to the model
@@ -37,55 +37,26 @@ from app.offline.replies import SAY
 from chats.language.words import detect, resolve, stems
 from chats.memory.grounding import grounded, names_and_numbers
 from chats.memory.text import second_person
-from languages.registry import Language
+from languages.registry import SUPPORTED, Language, table, words
 from voice.offline.router import FromChat, ToolAnswer
 
 MAX_FINDINGS = 2
 GENERIC_WEIGHT = 0.25
-GENERIC = """
-    name names called call colour color colours time date day when much many number old
-    nome chiama chiami colore quanto quanti quante giorno quando nombre llama color cuanto cuánto cuántos
-    día cuándo nom appelle couleur combien jour quand heißt farbe viel viele tag wann wie hoch
-"""
-NUMERIC = frozenset(
-    """
-    when time date day much many old quando quanto quanti quante giorno cuándo cuánto cuántos cuántas día
-    quand combien jour wann viel viele hoch alt tag
-""".split()
-)
+_FACTS = [table(code)["chat_facts"] for code in SUPPORTED]
+"""Each language's words of a question (`languages/<code>/questions.toml`); a question is read against every
+language's at once, as a user mixes them."""
+GENERIC = " ".join(facts["generic"] for facts in _FACTS)
+NUMERIC = frozenset(word for facts in _FACTS for word in words(facts["numeric"]))
 """Words of a question that asks for a number, a date or a time: a finding that holds one (a digit or a
 number word; not "one", "uno", "un": articles as often) gets `NUMBER_BONUS`."""
 NUMBER_BONUS = 2.0
 _NUMBER = re.compile(
-    r"\d|\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|hundred|thousand|due|tre|"
-    r"quattro|cinque|sei|sette|otto|nove|dieci|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|deux|trois|"
-    r"quatre|cinq|huit|neuf|dix|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn)\b",
-    re.IGNORECASE,
+    r"\d|\b(" + "|".join(word for facts in _FACTS for word in facts["numbers"].split()) + r")\b", re.IGNORECASE
 )
-FIRST_PERSON = frozenset(
-    """
-    i i'm i've me my mine myself we we're our ours us
-    io mio mia miei mie ho abbiamo noi nostro nostra mi
-    yo mi mis nuestro nuestra tengo compré
-    je j' mon ma mes nous notre nos
-    ich mein meine meinen meiner meinem mir mich wir unser unsere
-""".split()
-)
-ADVICE = re.compile(
-    r"\b(how (?:do|can|should|would) (?:i|we)|what (?:can|should|do) (?:i|we) do|what (?:can|should) (?:i|we)"
-    r"|(?:should|can|could) (?:i|we)|any (?:tips|advice|ideas)|what (?:could|might) (?:it|that|this) be|better"
-    r"|come (?:posso|possiamo|faccio|facciamo|devo)|(?:che )?cosa (?:posso|possiamo|devo|dovrei|faccio)|dovrei|posso"
-    r"|(?:che )?cosa (?:può|potrebbe) essere|meglio"
-    r"|c[oó]mo (?:puedo|podemos|hago|debo)|qu[eé] (?:puedo|podemos|debo|hago)|deber[ií]a|puedo"
-    r"|qu[eé] (?:puede|podr[ií]a) ser|mejor"
-    r"|comment (?:puis-je|je peux|faire|dois-je)|que (?:puis-je|dois-je|faire)|qu'est-ce que je (?:peux|dois)"
-    r"|dois-je|puis-je|devrais-je|qu'est-ce que (?:ça|cela|ce) (?:peut|pourrait) être|mieux"
-    r"|wie (?:kann|soll|könnte) ich|was (?:kann|soll|könnte) ich|soll ich|kann ich|sollte ich"
-    r"|was (?:kann|könnte) (?:das|es) sein|woran (?:kann|könnte) (?:das|es) liegen|besser)\b",
-    re.IGNORECASE,
-)
-"""A question that asks what to do, what something could be or which is better, in the five languages:
-advice, not a fact about the user to be told."""
+FIRST_PERSON = frozenset(word for facts in _FACTS for word in words(facts["first_person"]))
+ADVICE = re.compile(r"\b(" + "|".join(part for facts in _FACTS for part in facts["advice"]) + r")\b", re.IGNORECASE)
+"""A question that asks what to do, what something could be or which is better, in any language: advice,
+not a fact about the user to be told."""
 MIN_READ_BACK_WORDS = 4
 """Fewer words ("yes please") are said again in a real answer by chance."""
 MODEL_LANGUAGE = "en"
@@ -93,11 +64,8 @@ MODEL_LANGUAGES = frozenset({MODEL_LANGUAGE})
 """Languages the offline chat model writes (`voice.offline.chat_model.LANGUAGES`): in others, the template."""
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WORD = re.compile(r"[\w']+")
-_ABOUT_YOU = re.compile(
-    r"\b(your \w+(?: \w+)? (?:is|are|was|were|has)|you(?:'re|'ve| are| were| have| had| live| work| like| love|"
-    r" prefer| own| bought| booked| chose| picked| said| told))\b",
-    re.IGNORECASE,
-)
+_MODEL_WORDS = table(MODEL_LANGUAGE)["chat_facts"]
+_ABOUT_YOU = re.compile(_MODEL_WORDS["about_you"], re.IGNORECASE)
 """A sentence that tells the user about themselves ("your sister is Maria", "you live in Rome"), not advice
 ("you can oil the oak")."""
 
@@ -229,7 +197,7 @@ def reads_back(sentence: str, text: str) -> bool:
     return all(word in said for word in wanted)
 
 
-_READ_OUT = tuple(say[key].split("{}")[0] for say in SAY.values() for key in ("chat_user", "chat_assistant"))
+_READ_OUT = tuple(say[key].split("{")[0] for say in SAY.values() for key in ("chat_user", "chat_assistant"))
 
 
 def _read_out(sentence: str) -> bool:
@@ -237,7 +205,7 @@ def _read_out(sentence: str) -> bool:
 
 
 def _template(finding: Finding, say: Mapping[str, str]) -> str:
-    return finding.text if finding.speaker == "memory" else say[f"chat_{finding.speaker}"].format(finding.text)
+    return finding.text if finding.speaker == "memory" else say[f"chat_{finding.speaker}"].format(text=finding.text)
 
 
 def _quoted(finding: Finding, question: str, earlier: Sequence[tuple[str, str]], say: Mapping[str, str]) -> bool:
@@ -250,8 +218,7 @@ def _quoted(finding: Finding, question: str, earlier: Sequence[tuple[str, str]],
 
 
 def _told(finding: Finding) -> str:
-    if finding.speaker == "user":
-        return f"You said: {finding.text}"
-    if finding.speaker == "assistant":
-        return f"I said: {finding.text}"
-    return finding.text
+    """A finding as put to the model, in its language."""
+    if finding.speaker == "memory":
+        return finding.text
+    return str(_MODEL_WORDS[f"told_{finding.speaker}"]).format(text=finding.text)

@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.offline import chat_facts
-from app.offline.phrases import PHRASES, leading_phrase, phrasings
+from app.offline.phrases import EMBEDDER_LANGUAGE, PHRASES, leading_phrase, phrasings
 from app.offline.replies import SAY, supported, tool_answer
 from app.offline.web_questions import needs_the_web
 from app.timers.spoken import timer_call
@@ -40,7 +40,7 @@ from chats.language.words import detect
 from chats.memory.categories import guess_category
 from chats.memory.preload import memories_in
 from chats.memory.text import third_person
-from languages.registry import DEFAULT
+from languages.registry import DEFAULT, table
 from voice.live.connection import ToolCall
 from voice.offline.router import FromChat, ToolAnswer
 
@@ -49,8 +49,8 @@ MARGIN = 0.1
 MAX_LEAD_WORDS = 8
 REASONING = "The user asked to remember this."
 
-EXAMPLES: Mapping[str, tuple[str, ...]] = phrasings("en")
-"""Tool -> how a user asks for it, said first in the sentence (the argument follows): `languages/en/requests.toml`."""
+EXAMPLES: Mapping[str, tuple[str, ...]] = phrasings(EMBEDDER_LANGUAGE)
+"""Tool -> how a user asks for it, said first in the sentence (the argument follows), in the embedder's language."""
 
 _WORD = re.compile(r"[\w']+")
 
@@ -117,8 +117,9 @@ def arguments(intent: Intent, utterance: str, language: str | None = None) -> di
 
 
 def _memory(tool: str, rest: str, language: str | None) -> dict[str, Any] | None:
-    if rest.lower().startswith("to ") and language in (None, "en"):
-        rest = f"User wants to remember {rest}"
+    turn = table(language or DEFAULT).get("remember_to")
+    if turn is not None and rest.lower().startswith(turn["opening"]):
+        rest = turn["memory"].format(rest=rest)
     try:
         content = third_person(rest, language)
     except InvalidMemory:
@@ -201,7 +202,7 @@ class OfflineIntents:
 
     def from_chat(self, question: str, history: Sequence[tuple[str, str]], system: str) -> FromChat:
         """`app.offline.chat_facts.from_chat`, in the language `question` was heard in (`match` first)."""
-        say = SAY.get(self.heard_in, SAY["en"])
+        say = SAY.get(self.heard_in, SAY[DEFAULT])
         return chat_facts.from_chat(question, history, memories_in(system), self.heard_in, say)
 
     def unfit(self, sentence: str, question: str, known: Sequence[str]) -> bool:
@@ -210,9 +211,9 @@ class OfflineIntents:
     def no_answer(self) -> str:
         """The small voice's honest limit ("no_advice"), in the language the request was heard in (`match`
         first): its own words had nothing fit to say."""
-        return SAY.get(self.heard_in, SAY["en"])["no_advice"]
+        return SAY.get(self.heard_in, SAY[DEFAULT])["no_advice"]
 
     def beyond_offline(self, text: str) -> str | None:
         """One honest sentence, in the language `text` was heard in (`match` first), for a question only the
         web can answer."""
-        return SAY.get(self.heard_in, SAY["en"])["no_web"] if needs_the_web(text) else None
+        return SAY.get(self.heard_in, SAY[DEFAULT])["no_web"] if needs_the_web(text) else None

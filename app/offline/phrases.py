@@ -1,5 +1,5 @@
-"""How a user asks the offline voice for each tool in Italian, Spanish, French and German, said first in
-the sentence (the argument follows), as `app.offline.intents.EXAMPLES` does for English. Written by
+"""How a user asks the offline voice for each tool in each language but the embedder's, said first in
+the sentence (the argument follows), as `app.offline.intents.EXAMPLES` does for the embedder's. Written by
 hand, in the everyday forms (informal "tu"/"du", the polite forms where people use them with a device),
 in `languages/<code>/requests.toml`.
 
@@ -22,9 +22,13 @@ def phrasings(language: str) -> dict[str, tuple[str, ...]]:
     return {tool: tuple(said) for tool, said in table(language)["intents"].items()}
 
 
-PHRASES: Mapping[str, Mapping[str, tuple[str, ...]]] = {code: phrasings(code) for code in SUPPORTED if code != "en"}
-"""Language -> tool -> phrasings, lower case, as said first in the sentence. English's are the embedder's
-examples (`app.offline.intents.EXAMPLES`), not matched word for word."""
+EMBEDDER_LANGUAGE = "en"
+"""The language the local embedder (all-MiniLM-L6-v2) reads: its phrasings are the embedder's examples
+(`app.offline.intents.EXAMPLES`), not matched word for word."""
+PHRASES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    code: phrasings(code) for code in SUPPORTED if code != EMBEDDER_LANGUAGE
+}
+"""Language -> tool -> phrasings, lower case, as said first in the sentence."""
 
 _TOKEN = re.compile(r"\w+(?:[-:]\w+)*'?|:")
 """A word, an elided word with its apostrophe ("sull'" of "sull'isola", "j'"), or a colon ("notiz:")."""

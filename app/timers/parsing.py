@@ -3,7 +3,7 @@ Minuten", "5 minutos"), read by `dateparser` in the user's language and time zon
 reading and the zone are arguments.
 
 dateparser misses two things people say, so the words are put right first, from each language's
-`[timers]` and `[numbers]` tables in `languages/<code>/requests.toml`: a bare hour after "at" ("tomorrow at
+`[timers]` and `[numbers]` tables in `languages/<code>/timers.toml`: a bare hour after "at" ("tomorrow at
 9" came out as 17:00, the hour of the reference time), and number words in Italian and Spanish ("cinque
 minuti" came out as nothing).
 """
@@ -17,8 +17,18 @@ from datetime import UTC, datetime, timedelta, tzinfo
 
 from languages.registry import SUPPORTED, table
 
-_OCLOCK = r"(?:o'clock|uhr|heures?|horas?)\b"
+
+def _any_of(key: str) -> str:
+    """A pattern of every language's `[timers] key` words, the longest first (they are mixed as people mix
+    them: "alle 9 horas")."""
+    said = {word for code in SUPPORTED for word in table(code)["timers"][key]}
+    return "(?:" + "|".join(re.escape(word) for word in sorted(said, key=lambda w: (-len(w), w))) + ")"
+
+
+_OCLOCK = _any_of("oclock") + r"\b"
 """Said after a bare hour ("um 9 Uhr"): dropped once the hour is written 9:00 (dateparser read 17:00)."""
+_UNIT = _any_of("unit_starts")
+"""How a time unit's name begins ("minut"): "a", "un", "eine" before one is 1 ("an hour")."""
 _WORD = re.compile(r"\d+(?:[:.]\d+)*(?:h(?:\d\d)?)?|[\w'-]+|[^\w\s]+")
 
 
@@ -124,10 +134,7 @@ def _put_right(text: str, words: Words) -> str:
 
 
 def _unit_follows(text: str, token: str) -> bool:
-    return (
-        re.search(rf"(?i)\b{re.escape(token)}\s+(hour|minut|second|or[ae]|hora|heure|stunde|sekunde|segundo)", text)
-        is not None
-    )
+    return re.search(rf"(?i)\b{re.escape(token)}\s+{_UNIT}", text) is not None
 
 
 def _clock_time_only(text: str, words: Words) -> bool:

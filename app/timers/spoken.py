@@ -3,7 +3,7 @@ chiamare l'idraulico", "cancel the pasta timer") and the tool call each stands f
 the zone are arguments.
 
 They are recognised word for word at the start of what was said, in every language, English too, from each
-language's `[timers.requests]` in `languages/<code>/requests.toml`, one word allowed before a timer noun
+language's `[timers.requests]` in `languages/<code>/timers.toml`, one word allowed before a timer noun
 (the timer's name). Not by the embedder: all-MiniLM-L6-v2 put "set a rice timer for" at 0.64 from "set a
 pasta timer for", under the intents' threshold, and a bare "remind me" as close to "remind me what we
 discussed about" as to a reminder. A reminder is claimed only when its words hold a time, so "remind me what
@@ -19,7 +19,7 @@ from datetime import datetime, tzinfo
 from typing import Any
 
 from app.timers.parsing import due_time, split_reminder
-from languages.registry import SUPPORTED, table
+from languages.registry import SUPPORTED, table, words
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +76,9 @@ def timer_call(
     return None if args is None else (request.tool, args)
 
 
-_FOR = frozenset("for the per il lo la le para el los las pour les für den die das der".split())
-"""The words between a timer's time and what it is for ("... for the pasta", "... per la pasta")."""
+_FOR = frozenset(word for code in SUPPORTED for word in words(table(code)["timers"]["before_label"]))
+"""The words between a timer's time and what it is for ("... for the pasta", "... per la pasta"), in every
+language."""
 
 
 def timer_arguments(
