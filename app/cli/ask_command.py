@@ -156,7 +156,6 @@ async def ask(
     # takes a second to import, which every other `parley` command would pay.
     from app.asks.answer import Answer
     from app.cli.listen_command import chat_to_talk_in
-    from app.mcp.server_tools import START_TIMEOUT_S
     from app.mcp.toolkit import mcp_toolkits
     from app.timers.wiring import timer_kit
     from app.voice_loop import VoiceLoop
@@ -172,8 +171,8 @@ async def ask(
         # The local embedding model stays in this process (`parley listen` puts it in a child): no
         # microphone or speaker callback waits on this interpreter's lock here.
         timers, _ = timer_kit(settings, services, rings=False)  # it ends long before they ring
-        # Its one conversation waits for the servers as long as they may take to start: there is no next one.
-        tools = mcp_toolkits(settings.config_file, declare_wait_s=START_TIMEOUT_S)
+        # Its one conversation waits for the servers to start or give up (a bounded wait): there is no next one.
+        tools = mcp_toolkits(settings, declare_wait_s=None)
         for kit in tools:
             kit.ask_with(asker)
         loop = VoiceLoop(

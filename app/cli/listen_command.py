@@ -89,7 +89,7 @@ async def _listen(settings: Settings, args: argparse.Namespace) -> int:
             chat_id=chat_id,
             new_chat=new_chat,
             observer=printer,
-            toolkits=[timers, *mcp_toolkits(settings.config_file)],
+            toolkits=[timers, *mcp_toolkits(settings)],
         )
         await loop.run()
     # A conversation that could not connect is a failure of the command, so scripts and CI notice a wrong

@@ -121,7 +121,7 @@ class VoicePresenter:
             # the chat list waits on this loop for its first page.
             source, sink = await asyncio.to_thread(self._audio)
             self._timers, self._ringer = timer_kit(self._settings, services, post=self._post, sink=sink)
-            self._tools = mcp_toolkits(self._settings.config_file, post=self._post)
+            self._tools = mcp_toolkits(self._settings, post=self._post)
             self._loop = VoiceLoop(
                 settings=self._settings,
                 services=services,
