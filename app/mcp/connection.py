@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 # The SDK logs a server's bad output and lost connections with tracebacks; Parley says one line itself.
 logging.getLogger("mcp").setLevel(logging.CRITICAL)
 
-STOP_GRACE_S = 0.5
+STOP_GRACE_S = 0.3
 """How long a server has to exit once its stdin closes, then again once terminated, before it is killed. The
 SDK's 2 s each (and 2 s more to see it die) kept a Ctrl-C waiting 6 s on a server that ignores both; a
 server that does not ignore them exits in milliseconds."""
