@@ -77,11 +77,11 @@ def tool_kits(
     post: Post | None = None,
     sink: AudioSink | None = None,
     rings: bool = True,
-    declare_wait_s: float = DECLARE_WAIT_S,
+    declare_wait_s: float | None = DECLARE_WAIT_S,
 ) -> ToolKits:
     """The kits of every front end (`timer_kit` and `mcp_toolkits` say what each option does)."""
     timers, ringer = timer_kit(settings, services, post=post, sink=sink, rings=rings)
-    return ToolKits(timers, ringer, mcp_toolkits(settings.config_file, post, declare_wait_s=declare_wait_s))
+    return ToolKits(timers, ringer, mcp_toolkits(settings, post, declare_wait_s=declare_wait_s))
 
 
 class VoiceObserver(Protocol):

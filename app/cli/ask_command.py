@@ -146,7 +146,6 @@ async def ask(
     # takes a second to import, which every other `parley` command would pay.
     from app.asks.answer import Answer
     from app.cli.listen_command import chat_to_talk_in
-    from app.mcp.server_tools import START_TIMEOUT_S
     from app.voice_loop import VoiceLoop, tool_kits
     from app.wiring import open_chat_services
     from voice.audio.chunks import MODEL_VOICE_FORMAT
@@ -159,9 +158,9 @@ async def ask(
         sink = NullSink(MODEL_VOICE_FORMAT) if audio_out is None else WavFileSink(audio_out, MODEL_VOICE_FORMAT)
         # The local embedding model stays in this process (`parley listen` puts it in a child): no
         # microphone or speaker callback waits on this interpreter's lock here.
-        # It ends long before timers ring; its one conversation waits for the servers as long as they may take
-        # to start: there is no next one.
-        kits = tool_kits(settings, services, rings=False, declare_wait_s=START_TIMEOUT_S)
+        # It ends long before timers ring; its one conversation waits for the servers to start or give up (a
+        # bounded wait): there is no next one.
+        kits = tool_kits(settings, services, rings=False, declare_wait_s=None)
         for kit in kits.mcp:
             kit.ask_with(asker)
         loop = VoiceLoop(

@@ -14,8 +14,8 @@ from app.mcp.safety import needs_confirmation
 from app.mcp.server_tools import McpServerError, McpTool
 
 LIST_TIMEOUT_S = 20.0
-"""How long a command waits for a server to start and list its tools (a conversation's background start
-waits longer: `START_TIMEOUT_S`)."""
+"""How long a command waits for a server to start and list its tools: longer than a conversation does
+(`START_TIMEOUT_S`), so that `parley tools list` sees an `npx` server through its first install."""
 
 
 @dataclass(frozen=True, slots=True)

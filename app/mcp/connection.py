@@ -14,13 +14,15 @@ times out."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
+import tempfile
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
-from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
+import mcp.client.stdio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -35,6 +37,15 @@ log = logging.getLogger(__name__)
 # The SDK logs a server's bad output and lost connections with tracebacks; Parley says one line itself.
 logging.getLogger("mcp").setLevel(logging.CRITICAL)
 
+STOP_GRACE_S = 0.3
+"""How long a server has to exit once its stdin closes, then again once terminated, before it is killed. The
+SDK's 2 s each (and 2 s more to see it die) kept a Ctrl-C waiting 6 s on a server that ignores both; a
+server that does not ignore them exits in milliseconds."""
+mcp.client.stdio.PROCESS_TERMINATION_TIMEOUT = STOP_GRACE_S
+mcp.client.stdio.FORCE_KILL_TIMEOUT = STOP_GRACE_S
+SAID_LINES = 5
+"""The last lines of a server's error output shown when it fails to start (`parley tools list`, doctor)."""
+
 
 class ServerConnection:
     """One server for as long as it runs. `start` once, `call` any number of times, `aclose` at the end."""
@@ -45,6 +56,8 @@ class ServerConnection:
         self._session: ClientSession | None = None
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._errlog: TextIO | None = None
+        """The server's standard error (a stdio one's), while it runs."""
         self.failure: str | None = None
         """Why the server stopped answering, once it has."""
 
@@ -61,8 +74,10 @@ class ServerConnection:
                 return await asyncio.shield(ready)
         except TimeoutError:
             ready.cancel()
+            reason = f"did not answer within {self._start_timeout_s:g} s of starting"
+            error = McpServerError(_with_output(reason, self._errlog), reason)
             await self.aclose()
-            raise McpServerError(f"did not answer within {self._start_timeout_s:g} s of starting") from None
+            raise error from None
         except McpServerError:
             await self.aclose()
             raise
@@ -101,9 +116,20 @@ class ServerConnection:
         self._session = None
 
     async def _run(self, ready: asyncio.Future[tuple[McpTool, ...]]) -> None:
+        # A file, not a pipe: the SDK hands it to the process as is, and a pipe nobody reads would block the
+        # server once full. Its last lines say why a server failed; the rest is its own chatter (and may hold
+        # what the user asked): not Parley's terminal or log.
+        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+            self._errlog = errlog
+            try:
+                await self._serve(ready, errlog)
+            finally:
+                self._errlog = None
+
+    async def _serve(self, ready: asyncio.Future[tuple[McpTool, ...]], errlog: TextIO) -> None:
         try:
             async with AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(_transport(self.config, stack))
+                read, write = await stack.enter_async_context(_transport(self.config, errlog))
                 session = await stack.enter_async_context(ClientSession(read, write))
                 # Asked in a task of its own, raced with `aclose`: a server silent at start is then left by
                 # this task closing the transport itself. Cancelling this task instead would cut the SDK's
@@ -121,13 +147,13 @@ class ServerConnection:
         except OSError as exc:
             self._fail(ready, f"cannot be started ({exc.strerror or type(exc).__name__})")
         except Exception as exc:  # anything the SDK or the server throws; cancellation goes through
-            self._fail(ready, _reason(exc, self._start_timeout_s))
+            self._fail(ready, _reason(exc, self._start_timeout_s), errlog)
         finally:
             self._session = None
 
-    def _fail(self, ready: asyncio.Future[tuple[McpTool, ...]], reason: str) -> None:
+    def _fail(self, ready: asyncio.Future[tuple[McpTool, ...]], reason: str, errlog: TextIO | None = None) -> None:
         if not ready.done():
-            ready.set_exception(McpServerError(reason))
+            ready.set_exception(McpServerError(_with_output(reason, errlog), reason))
         elif self.failure is None and not ready.cancelled():  # cancelled: stopped while starting, on purpose
             self.failure = reason
             log.warning("MCP server %s %s", self.config.name, reason)
@@ -137,18 +163,26 @@ def answer_for_model(result: CallToolResult) -> dict[str, Any]:
     """A tool's result as the model gets it: text parts joined (other parts named), structured content as
     it came; a tool error under `error`."""
     parts = [getattr(block, "text", None) or f"[{block.type} omitted]" for block in result.content]
-    text = "\n".join(parts)
-    if len(text) > MAX_TEXT:
-        text = text[:MAX_TEXT] + " [cut]"
+    text = _cut("\n".join(parts))
     if result.is_error:
         return {"success": False, "error": text or "the tool failed"}
     answer: dict[str, Any] = {"result": text}
-    if result.structured_content is not None:
-        answer["structured"] = result.structured_content
+    structured = result.structured_content
+    if structured is not None and len(json.dumps(structured, ensure_ascii=False)) <= MAX_TEXT:
+        answer["structured"] = structured
+    elif structured is not None:
+        answer["result"] += f" [its structured data ({len(json.dumps(structured)):,} characters) was left out]"
     return answer
 
 
-def _transport(config: ServerConfig, stack: AsyncExitStack) -> Any:
+def _cut(text: str) -> str:
+    """`text`, or its first `MAX_TEXT` characters with a note that the rest was cut."""
+    if len(text) <= MAX_TEXT:
+        return text
+    return f"{text[:MAX_TEXT]}\n[cut: the answer was {len(text):,} characters; the first {MAX_TEXT:,} are above]"
+
+
+def _transport(config: ServerConfig, errlog: TextIO) -> Any:
     transport = config.transport
     if isinstance(transport, RemoteServer):
         client = create_mcp_http_client(headers=resolved(transport.headers, config.name))
@@ -156,9 +190,21 @@ def _transport(config: ServerConfig, stack: AsyncExitStack) -> Any:
     params = StdioServerParameters(
         command=transport.command, args=list(transport.args), env=resolved(transport.env, config.name)
     )
-    # A server's stderr is its own chatter (and may hold what the user asked): not Parley's terminal or log.
-    devnull = stack.enter_context(Path(os.devnull).open("w", encoding="utf-8"))  # noqa: SIM115 (closed by the stack)
-    return stdio_client(params, errlog=devnull)
+    return stdio_client(params, errlog=errlog)
+
+
+def _with_output(reason: str, errlog: TextIO | None) -> str:
+    """`reason`, then the server's last lines of error output (indented), when it wrote any."""
+    if errlog is None:
+        return reason
+    # Read through the descriptor from where the file ends: the server may still be writing to it, and it
+    # shares the file's position with it (left at the end again, where it writes next).
+    descriptor = errlog.fileno()
+    end = os.lseek(descriptor, 0, os.SEEK_END)
+    os.lseek(descriptor, max(0, end - 4_000), os.SEEK_SET)
+    tail = os.read(descriptor, 4_000).decode("utf-8", "replace")
+    lines = [line.rstrip()[:300] for line in tail.splitlines() if line.strip()][-SAID_LINES:]
+    return "".join((reason, *(f"\n  | {line}" for line in lines)))
 
 
 async def _listed_tools(session: ClientSession, server: str) -> tuple[McpTool, ...]:

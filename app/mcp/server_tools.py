@@ -7,26 +7,29 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-START_TIMEOUT_S = 60.0
-"""Starting, initialising and listing tools; `npx`/`uvx` servers may install themselves the first time. A
-conversation waits `DECLARE_WAIT_S` at most: a server still starting then comes with the next one."""
+START_TIMEOUT_S = 10.0
+"""Starting, initialising and listing tools; a server slower than this is left out, with one line (an
+`npx`/`uvx` server installing itself the first time comes with a later start). A conversation waits
+`DECLARE_WAIT_S` at most: a server still starting then comes with the next one."""
 DECLARE_WAIT_S = 5.0
 """How long a conversation's opening waits for servers still starting."""
-CLOSE_TIMEOUT_S = 10.0
-"""For a server to stop when asked: the SDK closes its stdin, waits 2 s, terminates it, waits 2 s more."""
+CLOSE_TIMEOUT_S = 5.0
+"""For a server to stop when asked: the SDK closes its stdin, then terminates it (`connection.STOP_GRACE_S`)."""
 CALL_TIMEOUT_S = 30.0
 """How long a tool may take before the model is told it did not answer."""
-MAX_TEXT = 8_000
-"""Characters of a tool's text passed to the model: a long page would crowd out the conversation."""
+MAX_TEXT = 100_000
+"""Characters of a tool's answer passed to the model (and printed): a long page would crowd out the
+conversation, and a 5 MB one fills the terminal."""
 
 
 class McpServerError(Exception):
-    """A server could not be started or stopped answering; the message is one line for the user."""
+    """A server could not be started or stopped answering; the message is one line for the user, then, when
+    it failed at start, its last lines of error output (indented)."""
 
     def __init__(self, reason: str, logged: str | None = None) -> None:
         super().__init__(reason)
         self.logged = logged or reason
-        """The same line without what the server said back (it may echo the user's words): for the log."""
+        """The first line without what the server said back (it may echo the user's words): for the log."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from app.mcp.server_tools import CALL_TIMEOUT_S, DECLARE_WAIT_S, START_TIMEOUT_S
 from voice.live.connection import ToolDeclaration
 
 if TYPE_CHECKING:
+    from app.config.settings import Settings
     from app.mcp.connection import ServerConnection
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ class McpToolKit:
         post: Post | None = None,
         start_timeout_s: float = START_TIMEOUT_S,
         call_timeout_s: float = CALL_TIMEOUT_S,
-        declare_wait_s: float = DECLARE_WAIT_S,
+        declare_wait_s: float | None = DECLARE_WAIT_S,
     ) -> None:
         self._servers = _enabled(servers)
         self._source = source
@@ -201,7 +202,7 @@ class McpToolKit:
         try:
             self._tool_lists[server.name] = await connection.start()
         except McpServerError as exc:
-            log.warning("MCP server %s %s: its tools are left out until Parley restarts", server.name, exc)
+            log.warning("MCP server %s %s: its tools are left out until Parley restarts", server.name, exc.logged)
             self._given_up[server.name] = server
             return
         except asyncio.CancelledError:  # the voice loop stopped while the server was starting
@@ -232,13 +233,16 @@ def _enabled(servers: Sequence[ServerConfig]) -> dict[str, ServerConfig]:
 
 
 def mcp_toolkits(
-    config_file: Path, post: Post | None = None, *, declare_wait_s: float = DECLARE_WAIT_S
+    settings: Settings, post: Post | None = None, *, declare_wait_s: float | None = DECLARE_WAIT_S
 ) -> tuple[McpToolKit, ...]:
-    """The toolkit of the servers in the `mcp.json` beside `config_file` (read again at each conversation):
-    none without the file, and none, after one warning line, when it is wrong at start. `declare_wait_s`:
-    how long a conversation waits for servers still starting (`parley ask`, which has no next one, waits
-    as long as they may take)."""
-    path = mcp_file(config_file)
+    """The toolkit of the servers in the `mcp.json` beside the config file (read again at each conversation):
+    none without the file, none for the offline voice (its intents call Parley's own tools only: a server
+    started for it would only cost its start), and none, after one warning line, when the file is wrong at
+    start. `declare_wait_s`: how long a conversation waits for servers still starting (None: until each has
+    started or given up, for `parley ask`, which has no next conversation)."""
+    if settings.effective_voice_model == "offline":
+        return ()
+    path = mcp_file(settings.config_file)
     try:
         servers = read_servers(path)
     except McpConfigError as exc:

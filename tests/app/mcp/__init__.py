@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from app.mcp.config import ServerConfig, StdioServer
-from app.mcp.server_tools import CALL_TIMEOUT_S, START_TIMEOUT_S
+from app.mcp.server_tools import CALL_TIMEOUT_S
 from app.mcp.toolkit import McpToolKit
 
 FAKE_SERVER = Path(__file__).resolve().parents[2] / "fakes" / "mcp_server.py"
@@ -23,7 +23,7 @@ def patient_kit(
     servers: list[ServerConfig],
     *,
     source: Path | None = None,
-    start_timeout_s: float = START_TIMEOUT_S,
+    start_timeout_s: float = 120.0,
     call_timeout_s: float = CALL_TIMEOUT_S,
 ) -> McpToolKit:
     """A toolkit whose conversations wait for its servers to start: a Python server takes seconds to import

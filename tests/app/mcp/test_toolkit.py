@@ -9,6 +9,7 @@ from uuid import uuid4
 
 import pytest
 
+from app.config.settings import Settings
 from app.core.events import ConfirmationAsked, ConfirmationSettled, FrontEvent
 from app.mcp.config import RemoteServer, ServerConfig, StdioServer, read_servers
 from app.mcp.switches import Switches, save_switches
@@ -166,7 +167,7 @@ async def test_switched_off_servers_and_tools_are_not_declared(memory_keyring: M
 
 def test_a_wrong_file_means_no_mcp_and_one_line(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     (tmp_path / "mcp.json").write_text("{oops", encoding="utf-8")
-    assert mcp_toolkits(tmp_path / "config.toml") == ()
+    assert mcp_toolkits(Settings(data_dir=tmp_path, config_file=tmp_path / "config.toml", voice_model="gemini")) == ()
     assert [r.getMessage() for r in caplog.records] == [
         f"{tmp_path / 'mcp.json'}: not valid JSON (line 1): fix it or remove the file; going on without the MCP servers"
     ]
@@ -174,7 +175,7 @@ def test_a_wrong_file_means_no_mcp_and_one_line(tmp_path: Path, caplog: pytest.L
 
 async def test_each_conversation_reads_the_file_again(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     path = write_mcp_json(tmp_path / "mcp.json", [fake_server("a"), fake_server("b", disabled=True)])
-    (kit,) = mcp_toolkits(tmp_path / "config.toml")
+    (kit,) = mcp_toolkits(Settings(data_dir=tmp_path, config_file=tmp_path / "config.toml", voice_model="gemini"))
     assert isinstance(kit, McpToolKit)
     async with patient_kit(list(read_servers(path)), source=path) as kit:
         assert {d.name for d in await kit.declarations()} == A_TOOLS | {"confirm_action"}
