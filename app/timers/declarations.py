@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from voice.live.connection import ToolDeclaration
 
 MAX_SECONDS = 7 * 24 * 3600
 """A timer runs a week at most; longer is a reminder's job (a date)."""
+REMINDER_AHEAD = timedelta(days=366)
+"""A reminder is set a year ahead at most (a leap year's 366 days): every date of the calendar is then said
+without its year ("on 3 December" is the next one), and a time further off is a word misheard or misread
+("in 10 years" confirmed "at 19:32" before), not a plan Parley should be trusted with."""
 
 SET_TIMER = ToolDeclaration(
     "set_timer",

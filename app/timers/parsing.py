@@ -29,6 +29,8 @@ _OCLOCK = _any_of("oclock") + r"\b"
 """Said after a bare hour ("um 9 Uhr"): dropped once the hour is written 9:00 (dateparser read 17:00)."""
 _UNIT = _any_of("unit_starts")
 """How a time unit's name begins ("minut"): "a", "un", "eine" before one is 1 ("an hour")."""
+_MINUS = re.compile(r"(?i)\s*(?:-|" + _any_of("minus") + r"\s)\s*(?=\d|\w)")
+"""A delay said below zero ("minus 5 minutes", "-5 minutes", "meno cinque minuti")."""
 _WORD = re.compile(r"\d+(?:[:.]\d+)*(?:h(?:\d\d)?)?|[\w'-]+|[^\w\s]+")
 
 
@@ -51,16 +53,21 @@ def _words(code: str) -> Words:
 WORDS: Mapping[str, Words] = {code: _words(code) for code in SUPPORTED}
 
 
-def due_time(text: str, now: datetime, zone: tzinfo, language: str | None = "en") -> datetime | None:
-    """When `text` says (an absolute time, "tomorrow at 9", or a delay, "in 5 minutes", "five minutes"),
-    as an aware UTC time after `now`; None when it says no time, or one that has passed. `zone`: the user's,
-    in which "tomorrow at 9" is read. `language`: None for any (dateparser finds it; English's words)."""
+def time_said(text: str, now: datetime, zone: tzinfo, language: str | None = "en") -> datetime | None:
+    """When `text` says (an absolute time, "tomorrow at 9", or a delay, "in 5 minutes", "five minutes", "minus
+    5 minutes"), as an aware UTC time; None when it says no time. A time gone ("0 seconds", "yesterday") is
+    returned too: the tools refuse it in a sentence, where None would leave the words to a chat model that may
+    say it was done. `zone`: the user's, in which "tomorrow at 9" is read. `language`: None for any
+    (dateparser finds it; English's words)."""
     words = WORDS.get(language or "en", WORDS["en"])
+    minus = _MINUS.match(text)
+    if minus is not None:  # dateparser reads "minus 5 minutes" as nothing, and "- 5 minutes" as a date in May
+        ahead = time_said(text[minus.end() :], now, zone, language)
+        return None if ahead is None else now - (ahead - now)
     local_now = now.astimezone(zone).replace(tzinfo=None)
     try:  # what a model passes: "2026-11-28T09:00:00", with or without its offset
         exact = datetime.fromisoformat(text.strip())
-        due = (exact if exact.tzinfo else exact.replace(tzinfo=zone)).astimezone(UTC)
-        return due if due > now else None
+        return (exact if exact.tzinfo else exact.replace(tzinfo=zone)).astimezone(UTC)
     except ValueError:
         pass
     import dateparser  # here: 0.3 s to import, and the window paints first
@@ -76,8 +83,7 @@ def due_time(text: str, now: datetime, zone: tzinfo, language: str | None = "en"
         if found <= local_now and local_now - found < timedelta(days=1) and _clock_time_only(text, words):
             found += timedelta(days=1)  # "at 9" said at 17:00: tomorrow's 9
         found = found.replace(tzinfo=zone)
-    due = found.astimezone(UTC)
-    return due if due > now else None
+    return found.astimezone(UTC)
 
 
 def split_reminder(text: str, now: datetime, zone: tzinfo, language: str | None = "en") -> tuple[datetime, str] | None:
@@ -95,13 +101,13 @@ def split_reminder(text: str, now: datetime, zone: tzinfo, language: str | None 
         after = [token[len(elided) :]] if elided else []  # French "d'appeler": "appeler"
         before = " ".join(tokens[:position]).strip(" ,")
         said = " ".join([*after, *tokens[position + 1 :]]).strip(" ,.")
-        if before and said and (due := due_time(before, now, zone, language)) is not None:
+        if before and said and (due := time_said(before, now, zone, language)) is not None:
             return due, said
     for cut in range(1, len(tokens)):  # what first: "(to) call the plumber tomorrow at 9"
         what, when = tokens[:cut], " ".join(tokens[cut:])
         if what[0].lower() in words.then:
             what = what[1:]
-        if what and (due := due_time(when, now, zone, language)) is not None:
+        if what and (due := time_said(when, now, zone, language)) is not None:
             return due, " ".join(what).strip(" ,.")
     return None
 
@@ -110,20 +116,20 @@ def _put_right(text: str, words: Words) -> str:
     """Number words as digits ("twenty five" -> "25"), and a bare hour after an "at" word as a clock time
     ("alle 9" -> "alle 9:00")."""
     out: list[str] = []
-    pending = 0
+    pending: int | None = None
     for token in _WORD.findall(text):
         value = words.numbers.get(token.lower())
-        if value == 1 and pending == 0:  # "a", "un", "eine": one only when a unit follows ("an hour")
+        if value == 1 and pending is None:  # "a", "un", "eine": one only when a unit follows ("an hour")
             out.append("1" if _unit_follows(text, token) else token)
             continue
         if value is not None:
-            pending += value  # "twenty five": 25
+            pending = (pending or 0) + value  # "twenty five": 25; "zero": 0
             continue
-        if pending:
+        if pending is not None:
             out.append(str(pending))
-            pending = 0
+            pending = None
         out.append(token)
-    if pending:
+    if pending is not None:
         out.append(str(pending))
     said = " ".join(out)
     for at in sorted(words.at, key=len, reverse=True):

@@ -4,7 +4,7 @@ answers to the timer tools (`app.offline.replies` hands those here). Pure."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from app.core.timer import Timer
@@ -12,6 +12,10 @@ from languages.registry import DEFAULT, SUPPORTED, table
 
 SAY: Mapping[str, Mapping[str, str]] = {code: table(code)["timers"]["sayings"] for code in SUPPORTED}
 """Language -> what is said about timers, by message: `languages/<code>/timers.toml` (`[timers.sayings]`)."""
+LISTED_AT_MOST = 5
+"""A list of more timers is summarised: how many, and the soonest `NEXT` (500 said in full took 19 s)."""
+NEXT = 3
+"""How many a summarised list names: the `many` sentence says "the next three"."""
 _STOP_WORDS: Mapping[str, tuple[str, ...]] = {code: tuple(table(code)["timers"]["stop"]) for code in SUPPORTED}
 
 
@@ -51,14 +55,17 @@ def tool_reply(tool: str, result: Mapping[str, Any], language: str) -> str:
     say = SAY.get(language, SAY[DEFAULT])
     if tool in ("set_timer", "set_reminder"):
         if not result.get("success"):
-            return say["failed"]
+            return say.get(str(result.get("reason")), say["failed"])  # the kit's reasons are sayings
         if tool == "set_reminder":
-            return say["reminder_set"].format(time=_clock(result["due_at"]), text=result["label"])
+            return say["reminder_set"].format(time=_when(result, say), text=result["label"])
         left = duration(int(result["seconds_left"]), language)
         label = result.get("label")
         return say["timer_set"].format(name=label, left=left) if label else say["plain_timer_set"].format(left=left)
     if tool == "list_timers":
-        items = [_left(item, say, language) for item in result.get("timers", [])]
+        timers = sorted(result.get("timers", []), key=lambda item: datetime.fromisoformat(item["due_at"]))
+        items = [_left(item, say, language) for item in timers[: NEXT if len(timers) > LISTED_AT_MOST else None]]
+        if len(timers) > LISTED_AT_MOST:
+            return say["many"].format(count=len(timers), timers=_listed(items, say))
         return say["listed"].format(timers=_listed(items, say)) if items else say["none"]
     if result.get("success"):
         return say["cancelled"].format(timers=_listed([_label(item, say) for item in result.get("cancelled", [])], say))
@@ -69,7 +76,7 @@ def tool_reply(tool: str, result: Mapping[str, Any], language: str) -> str:
 
 def _left(item: Mapping[str, Any], say: Mapping[str, str], language: str) -> str:
     if item["kind"] == "reminder":
-        return say["reminder_at"].format(text=item["label"], time=_clock(item["due_at"]))
+        return say["reminder_at"].format(text=item["label"], time=_when(item, say))
     left = duration(int(item["seconds_left"]), language)
     return (
         say["timer_left"].format(name=item["label"], left=left)
@@ -86,6 +93,16 @@ def _named(timer: Timer, zone: tzinfo, say: Mapping[str, str]) -> str:
     return say["reminder_at"].format(
         text=timer.label or timer.kind, time=_clock(timer.due_at.astimezone(zone).isoformat())
     )
+
+
+def _when(item: Mapping[str, Any], say: Mapping[str, str]) -> str:
+    """ "09:00" of a timer the kit answered (`TimerKit.shown`), due today in the user's zone; "09:00 on 3
+    December" (`dated`) on another day. Today is its local due time less the seconds left (rounded up by at
+    most one)."""
+    due = datetime.fromisoformat(item["due_at"])
+    if (due - timedelta(seconds=int(item["seconds_left"]))).date() == due.date():
+        return due.strftime("%H:%M")
+    return say["dated"].format(time=due.strftime("%H:%M"), day=due.day, month=say["months"].split()[due.month - 1])
 
 
 def _clock(iso: str) -> str:

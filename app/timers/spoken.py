@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import Any
 
-from app.timers.parsing import due_time, split_reminder
+from app.timers.parsing import split_reminder, time_said
 from languages.registry import SUPPORTED, table, words
 
 
@@ -108,7 +108,7 @@ def _time_first(text: str, now: datetime, zone: tzinfo, language: str | None) ->
     in five minutes, "per la pasta")."""
     words = text.split()
     for end in range(len(words), 0, -1):
-        due = due_time(" ".join(words[:end]), now, zone, language)
+        due = time_said(" ".join(words[:end]), now, zone, language)
         if due is not None:
             return due, " ".join(words[end:])
     return None
@@ -118,7 +118,7 @@ def _time_last(text: str, now: datetime, zone: tzinfo, language: str | None) -> 
     """The time the longest ending of `text` says ("...a timer for five minutes": in five minutes)."""
     words = text.split()
     for start in range(len(words)):
-        due = due_time(" ".join(words[start:]), now, zone, language)
+        due = time_said(" ".join(words[start:]), now, zone, language)
         if due is not None:
             return due, ""
     return None

@@ -18,12 +18,13 @@ from app.timers.declarations import (
     CANCEL_TIMER,
     LIST_TIMERS,
     MAX_SECONDS,
+    REMINDER_AHEAD,
     SET_REMINDER,
     SET_TIMER,
     TIMER_TOOL_NAMES,
     TIMER_TOOLS,
 )
-from app.timers.parsing import due_time
+from app.timers.parsing import time_said
 from app.timers.schedule import matching, running
 from app.timers.scheduler import Clock, Pause, Ringer, TimerScheduler
 from app.timers.store import TimerFile, TimerFileError
@@ -79,7 +80,7 @@ class TimerKit:
             self._task = asyncio.create_task(self._scheduler.run(), name="timer-scheduler")
             # dateparser loads its language data on its first parse (0.3-0.5 s): now, not in the first
             # reminder of a conversation.
-            self._warming = asyncio.create_task(asyncio.to_thread(due_time, "in 1 minute", self._clock(), self._zone))
+            self._warming = asyncio.create_task(asyncio.to_thread(time_said, "in 1 minute", self._clock(), self._zone))
         await self._changed()
         return self
 
@@ -129,8 +130,12 @@ class TimerKit:
 
     async def _set_timer(self, args: Mapping[str, Any], chat_id: UUID) -> dict[str, Any]:
         seconds = args.get("seconds")
-        if not isinstance(seconds, int | float) or not 1 <= seconds <= MAX_SECONDS:
+        if not isinstance(seconds, int | float):
             return {"success": False, "error": f"seconds must be a number from 1 to {MAX_SECONDS}."}
+        if seconds < 1:
+            return _refused("too_short", "A timer must be longer than zero: nothing was set.")
+        if seconds > MAX_SECONDS:
+            return _refused("too_long", f"A timer runs {MAX_SECONDS} s at most: nothing was set; set a reminder.")
         due = self._clock() + timedelta(seconds=float(seconds))
         return await self._add("timer", str(args.get("label") or "").strip(), due, chat_id)
 
@@ -138,9 +143,14 @@ class TimerKit:
         text, when = str(args.get("text") or "").strip(), str(args.get("when") or "").strip()
         if not text or not when:
             return {"success": False, "error": "A reminder needs a time and what to remind of."}
-        due = due_time(when, self._clock(), self._zone, self._language)
+        now = self._clock()
+        due = time_said(when, now, self._zone, self._language)
         if due is None:
-            return {"success": False, "error": f"'{when}' is not a time to come: say a date and time, or a delay."}
+            return {"success": False, "error": f"'{when}' is not a time: say a date and time, or a delay."}
+        if due <= now:
+            return _refused("past", f"'{when}' has passed: nothing was set.")
+        if due > now + REMINDER_AHEAD:
+            return _refused("too_far", f"'{when}' is over {REMINDER_AHEAD.days} days ahead: nothing was set.")
         return await self._add("reminder", text, due, chat_id)
 
     async def _add(self, kind: Kind, label: str, due: datetime, chat_id: UUID) -> dict[str, Any]:
@@ -172,3 +182,8 @@ class TimerKit:
             "due_at": timer.due_at.astimezone(self._zone).isoformat(timespec="seconds"),
             "seconds_left": timer.seconds_left(self._clock()),
         }
+
+
+def _refused(reason: str, error: str) -> dict[str, Any]:
+    """A call refused for a `reason` the user is told (`app.timers.sayings`: a key of `[timers.sayings]`)."""
+    return {"success": False, "reason": reason, "error": error}
