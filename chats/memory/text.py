@@ -35,41 +35,21 @@ SUBJECT = "User"
 
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
-_LEADING: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), replacement)
-    for pattern, replacement in (
-        (r"^(?:I am|I['\u2019]m)\b", "User is"),
-        (r"^(?:I have|I['\u2019]ve)\b", "User has"),
-        (r"^(?:I will|I['\u2019]ll)\b", "User will"),
-        (r"^I['\u2019]d\b", "User would"),
-        (r"^(?:I do not|I don['\u2019]t)\b", "User does not"),
-        (r"^(?:I did not|I didn['\u2019]t)\b", "User did not"),
-        (r"^(?:I cannot|I can['\u2019]t)\b", "User cannot"),
-        (
-            r"^I (was|can|could|should|would|might|must|may|did|used to)\b",
-            r"User \1",
-        ),
-        (r"^My\b", "User's"),
-    )
-)
-_LEADING_VERB = re.compile(r"^I ((?:also|always|never|often|usually|really|just|still|now) )?([a-z]+)\b")
-_INNER: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\bmyself\b"), "themselves"),
-    (re.compile(r"\bmine\b"), "theirs"),
-    (re.compile(r"\bmy\b"), "their"),
-    (re.compile(r"\bme\b"), "them"),
-)
-# "us" only in lower case: "US" is a country. A lone "I" is also a Roman numeral ("World War I"): rare
-# enough in personal facts that asking the model to rephrase is the cheaper mistake.
-_FIRST_PERSON = re.compile(
-    r"\b(?:I|I['\u2019](?:m|ve|ll|d)|[Ww]e|[Oo]urs?|[Oo]urselves|us|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself)\b"
-)
 _ENGLISH = registry.table("en")["memory_text"]
 """`languages/en/memory.toml`'s `[memory_text]`: English's morphology and the words of a fact's details."""
 _IRREGULAR_PAST = registry.words(_ENGLISH["irregular_past"])
 _UNCHANGED = registry.words(_ENGLISH["modals"])
 _ES_AFTER = tuple(_ENGLISH["es_after"])
 _ES_DROPPED_AFTER = tuple(_ENGLISH["es_dropped_after"])
+_LEADING: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), replacement) for pattern, replacement in _ENGLISH["leading"]
+)
+_ADVERBS = _ENGLISH["adverbs"]
+_LEADING_VERB = re.compile(rf"^I ((?:{_ADVERBS}) )?([a-z]+)\b")
+_INNER: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(rf"\b{mine}\b"), theirs) for mine, theirs in _ENGLISH["inner"].items()
+)
+_FIRST_PERSON = re.compile(_ENGLISH["first_person"])
 
 
 def third_person(content: str, language: str | None = None) -> str:
@@ -167,28 +147,13 @@ def _third_person_verb(verb: str) -> str:
 
 
 _USER_POSSESSIVE = re.compile(r"\b(?:[Tt]he [Uu]ser|User)['\u2019]s\b")
-_USER_SUBJECT = re.compile(
-    r"(^|, |,? and |; )(?:[Tt]he [Uu]ser|User)( (?:also|always|never|often|usually|really|just|still|now))?"
-    r" ([a-z]+?(?:n['\u2019]t)?)\b"
-)
+_USER_SUBJECT = re.compile(rf"(^|, |,? and |; )(?:[Tt]he [Uu]ser|User)( (?:{_ADVERBS}))? ([a-z]+?(?:n['\u2019]t)?)\b")
 _USER_ELSEWHERE = re.compile(r"\b(?:[Tt]he [Uu]ser|User)\b")
-_THEIR_WORDS = (
-    (re.compile(r"\bthemselves\b"), "yourself"),
-    (re.compile(r"\btheirs\b"), "yours"),
-    (re.compile(r"\btheir\b"), "your"),
+_THEIR_WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(rf"\b{theirs}\b"), yours) for theirs, yours in _ENGLISH["their_words"].items()
 )
-"""In a sentence about the user, "their" is theirs (`third_person` wrote it for "my"); "them" is left: it
-is as often other people ("User gave them a lift")."""
-_PLURAL_FORMS = {
-    "is": "are",
-    "was": "were",
-    "has": "have",
-    "does": "do",
-    "isn't": "aren't",
-    "wasn't": "weren't",
-    "hasn't": "haven't",
-    "doesn't": "don't",
-}
+"""In a sentence about the user, "their" is theirs (`third_person` wrote it for "my")."""
+_PLURAL_FORMS: dict[str, str] = _ENGLISH["plural_forms"]
 
 
 def second_person(content: str, language: str | None = None) -> str:
