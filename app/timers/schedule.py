@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from app.core.timer import Timer
+from languages.registry import SUPPORTED, table
 
 GRACE = timedelta(seconds=60)
 """A timer found this late or less (Parley started just after it was due, the laptop woke from sleep) still
@@ -14,10 +15,12 @@ rings; one found later is announced as missed instead: a pasta timer ringing an 
 
 
 _NOT_NAMES = frozenset(
-    "the a an my this that timer reminder il lo la i gli le un una mio mia el los las mi de del di du des der "
-    "die das den dem ein eine mein meinen temporizador recordatorio promemoria minuteur rappel erinnerung".split()
+    word
+    for code in SUPPORTED
+    for word in (*table(code)["timers"]["nouns"], *table(code)["timers"]["label_articles"].split())
 )
-"""Words said around a timer's name ("cancel the pasta timer") that name none."""
+"""Words said around a timer's name ("cancel the pasta timer") that name none: every language's timer
+nouns and `label_articles`."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,27 +27,17 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from chats.memory.text import comparison_key, names, numbers, words
+from languages import registry
 
 CERTAIN_SIMILARITY = 0.95
 """Spec 001's line: above it, two memories are the same fact unless their details disagree."""
 CANDIDATE_SIMILARITY = 0.85
 """From here up, a pair whose details agree is the same fact (MiniLM restatements score 0.85-0.93)."""
 
-_NEGATIONS = frozenset(
-    "not no never none nor nobody nothing without dont doesnt didnt isnt wasnt arent werent cant cannot wont"
-    " wouldnt hasnt havent hadnt dislike dislikes disliked hate hates hated avoid avoids avoided stopped quit"
-    " former formerly ex longer".split()
-)
+_DETAILS = registry.table("en")["memory_details"]
+_NEGATIONS = registry.words(_DETAILS["negations"])
 """Negation and dislike: a text holding one of these says the opposite of one holding none."""
-_CONTRAST_WORDS = frozenset(
-    (
-        # kinship and roles: "User's son" is not "User's daughter"
-        "son sons daughter daughters wife husband partner boyfriend girlfriend fiance fiancee mother mom mum"
-        " father dad parent parents brother brothers sister sisters sibling grandmother grandma grandfather"
-        " grandpa grandson granddaughter aunt uncle cousin niece nephew friend friends boss colleague coworker"
-        " manager neighbor neighbour roommate dog cat youngest oldest eldest younger older elder"
-    ).split()
-)
+_CONTRAST_WORDS = registry.words(_DETAILS["contrast"])
 """Words that change who a fact is about when one text has them and the other does not."""
 
 Reason = Literal["same text", "same details", "same fact", "details differ", "not similar"]

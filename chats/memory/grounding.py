@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from chats.language.words import detect, stem
-from languages.registry import Language
+from languages.registry import Language, table, words
 
 STEM = 5
 """Letters two words must share at the start to count as the same word."""
@@ -26,17 +26,10 @@ ANCHORED_COVERAGE = 0.34
 the verb is often the rephrasing's ("I moved to Berlin" kept as "User lives in Berlin")."""
 
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
-_REPHRASING = frozenset(
-    """
-    user user's users the a an is are was were be been being has have had does do did named called who whom
-    whose which that this these those of to in on at for with by from as and or but not no their they them
-    he she his her him its it it's there than then also very really likes like prefers prefer wants want
-    """.split()
-)
-_ASKED = re.compile(
-    r"\b(remember|don'?t forget|do not forget|keep in mind|make a note|note that|save (this|that)|important)\b",
-    re.IGNORECASE,
-)
+_ENGLISH = table("en")["memory_grounding"]
+"""`languages/en/memory.toml`: a memory's rephrasing is the model's, written in English."""
+_REPHRASING = words(_ENGLISH["rephrasing"])
+_ASKED = re.compile(_ENGLISH["asked"], re.IGNORECASE)
 
 
 def _words(text: str) -> list[str]:

@@ -17,30 +17,17 @@ from __future__ import annotations
 import re
 
 from chats.errors import InvalidMemory
+from languages.registry import SUPPORTED, table
 
 _TO_THE_ASSISTANT = re.compile(
-    r"|".join(
-        (
-            # "ignore previous instructions", "disregard all the rules above", "forget everything above"
-            r"\b(?:ignore|disregard|forget|override|bypass)\b(?:\W+\w+){0,3}?\W+"
-            r"(?:instructions?|rules|guidelines|directives|prompts?|everything (?:above|before))\b",
-            # "the system prompt", "developer message"
-            r"\b(?:system|developer)\s+(?:prompt|message|instructions?)\b",
-            # "System: ...", "Assistant: ...", "[INST]"
-            r"(?:^|[.!?]\s+)(?:system|assistant|developer)\s*:",
-            r"\[/?INST\]|<\|im_start\|>",
-            # "new instructions:", "from now on you", "you are now", "you must always"
-            r"\bnew (?:instructions?|rules)\b",
-            r"\bfrom now on,? you\b",
-            r"\byou (?:are|will|must|should|shall) (?:now|no longer|always|never|from now on)\b",
-            # a new role: "act as", "pretend to be", "jailbreak", "developer mode"
-            r"\b(?:act|behave|respond|roleplay) as (?:if|an?|the|DAN)\b",
-            r"\bpretend (?:to be|you are)\b",
-            r"\b(?:jailbreak|jailbroken|developer mode|DAN mode)\b",
-        )
+    "|".join(
+        pattern
+        for code in SUPPORTED
+        for pattern in table(code).get("memory_instructions", {}).get("to_the_assistant", [])
     ),
     re.IGNORECASE,
 )
+"""Each language's phrasings of prompt injection (`[memory_instructions]`), whatever the memory's language."""
 
 
 def refuse_instructions(text: str) -> None:

@@ -69,6 +69,11 @@ class Forms:
     """Italian and Spanish: the negation said before the verb ("non")."""
     reflexive: tuple[str, str]
     """Italian and Spanish: the reflexive pronoun of the first person and of the third ("mi", "si")."""
+    elide_before: str
+    """French: the letters before which "ne", "se", "le" and "la" lose their vowel ("n'aime", "l'amie")."""
+    et_stem: re.Pattern[str] | None
+    """German: a verb stem this matches takes "-et", not "-t", in the third person ("arbeit" -> "arbeitet",
+    "atm" -> "atmet")."""
     pro_drop: bool
     """The verb's ending names the subject, so the pronoun is usually left out ("lavoro in banca"), and a
     first person in "-o" turns third by its infinitive's conjugation (`_regular`)."""
@@ -96,6 +101,8 @@ def _forms(language: str) -> Forms:
         likes=(re.compile(forms["likes"][0], re.IGNORECASE), forms["likes"][1]) if "likes" in forms else None,
         negation=forms.get("negation", ""),
         reflexive=(forms.get("reflexive", ["", ""])[0], forms.get("reflexive", ["", ""])[1]),
+        elide_before=forms.get("elide_before", ""),
+        et_stem=re.compile(forms["et_stem"]) if "et_stem" in forms else None,
         pro_drop=forms.get("pro_drop", False),
     )
 
@@ -175,8 +182,9 @@ def _subject_opening(sentence: str, language: Other, forms: Forms) -> str:
         if m is None:
             return sentence
         verb = _third(m.group(3).lower(), language, forms)
-        negation = ("n'" if verb[:1] in "aeéèêiouh" else "ne ") if m.group(1) else ""
-        reflexive = ("s'" if verb[:1] in "aeéèêiouh" else "se ") if m.group(2) else ""
+        elides = verb[:1] in forms.elide_before
+        negation = ("n'" if elides else "ne ") if m.group(1) else ""
+        reflexive = ("s'" if elides else "se ") if m.group(2) else ""
         return f"{forms.subject} {negation}{reflexive}{verb}{sentence[m.end() :]}"
     # Italian and Spanish: the pronoun is usually left out; "non"/"no" and a reflexive may come first.
     negation_word, reflexive_word = forms.negation, forms.reflexive
@@ -238,7 +246,7 @@ def _third(verb: str, language: Other, forms: Forms) -> str:
     if not verb.endswith("e"):
         return verb
     stem = verb[:-1]
-    if stem.endswith(("t", "d")) or re.search(r"[^aeiouäöühlmnr][mn]$", stem):
+    if forms.et_stem and forms.et_stem.search(stem):
         return stem + "et"
     return stem + "t"
 
@@ -293,7 +301,7 @@ def _article(owner: str, noun: str, said: str | None, language: Other, forms: Fo
     if language == "fr":
         if owner == "mes":
             return "Les "
-        return "L'" if noun[:1] in "aeéèêiouh" else ("Le " if owner == "mon" else "La ")
+        return "L'" if noun[:1] in forms.elide_before else ("Le " if owner == "mon" else "La ")
     return "Die " if owner == "meine" else ("Das " if noun in forms.neuter else "Der ")
 
 

@@ -38,7 +38,7 @@ def second_person_sentence(sentence: str, language: Other) -> str:
         prefix, rest = "te ", rest[3:]
     verb, _, tail = rest.partition(" ")
     second = forms.to_second.get(verb) or _second_regular(verb, to_user)
-    if language == "fr" and said_negation and second[:1] in "aeéèêiouh":
+    if language == "fr" and said_negation and second[:1] in forms.elide_before:
         said_negation = "n'"
     tail = " ".join(forms.to_second.get(word, word) for word in tail.split(" "))
     said_to = f"{to_user.pronoun}{said_negation}{prefix}{second} {tail}".strip()

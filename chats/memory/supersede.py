@@ -31,66 +31,39 @@ from typing import NamedTuple
 from chats.memory.duplicates import masked_words
 from chats.memory.models import Category
 from chats.memory.text import comparison_key, names, words
+from languages import registry
 
 RESTATEMENT_SIMILARITY = 0.7
 """From here up, a fact stating the same value of the same attribute as a current one repeats it ("User
 moved to Porto last month" after "User lives in Porto now": 0.83), though it words it otherwise."""
 
-_JOB_EDGES = re.compile(r"^\s*(?:being\s+)?(?:an?\s+)?|\s+(?:at|for|in|with|on|by)\s.*$", re.IGNORECASE)
+_FRAMES = registry.table("en")["memory_frames"]
+"""`languages/en/memory.toml`'s `[memory_frames]`: its expressions, and the words around a frame."""
+
+
+def _expression(written: str | list[str], flags: re.RegexFlag = re.IGNORECASE) -> re.Pattern[str]:
+    return re.compile(written if isinstance(written, str) else "".join(written), flags)
+
+
+_JOB_EDGES = _expression(_FRAMES["job_edges"])
 """Around a job's name: its article, and where or how it is done ("being a nurse at the clinic", "by
 trade")."""
-_NEGATION = re.compile(r"\b(?:not|cannot|no longer|never|n['\u2019]t|used to|formerly|anymore)\b", re.IGNORECASE)
+_NEGATION = _expression(_FRAMES["negation"])
 _ATTRIBUTES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (attribute, re.compile(pattern, re.IGNORECASE))
-    for attribute, pattern in (
-        (
-            "home",
-            r"\b(?:lives|is living|now lives|has moved|moved|relocated|is based|is located|resides)\s+(?:in|to)\b",
-        ),
-        (
-            "employer",
-            r"\b(?:works|is working|now works|is employed|started working|got a job|has a job)\s+(?:at|for)\b",
-        ),
-        (
-            "job",
-            r"\b(?:works as|is employed as|job is|role is|job title is)\b"
-            r"|\bis(?=\s+an?\s+(?:\w+\s+){1,3}by\s+(?:trade|profession)\b)",
-        ),
-        (
-            "name",
-            r"\b(?:name is|is named|is called|goes by)\b"
-            r"|\b(?:has|owns|adopted|got)\s+an?\s+(?P<named>[a-z]+)\s+(?:called|named)\b",
-        ),
-        ("partner", r"\b(?:is married to|got married to|is engaged to|is dating)\b"),
-        ("favourite", r"\bfavou?rite\s+([a-z]+(?:\s[a-z]+)?)\s+is\b"),
-        ("age", r"\bis\s+(\d{1,3})\s+years?\s+old\b"),
-    )
+    (attribute, _expression(pattern)) for attribute, pattern in _FRAMES["attributes"].items()
 )
-_ANOTHER = frozenset("also another other too second third new both two three several".split())
+_ANOTHER = registry.words(_FRAMES["another"])
 """Words that make a name one of several ("User's other dog is called...", "User also has a cat named..."):
 such a name neither replaces nor repeats the one named before."""
-_ONE_OF = frozenset(
-    (
-        # pets, partners, parents, a boss: "User's dog Kofi" is the user's dog, not one of several sons
-        "dog puppy cat kitten pet horse pony rabbit hamster parrot tortoise wife husband partner spouse"
-        " boyfriend girlfriend fiance fiancee fiancé fiancée mother mum mom father dad boss manager"
-    ).split()
-)
-_NAMED_IN_PASSING = re.compile(
-    r"^(?:[Tt]he\s+[Uu]ser|User)['\u2019]s\s+(?P<subject>[a-z]+)[\s,]+(?P<name>[A-Z][\w'\u2019-]*)"
-)
+_ONE_OF = registry.words(_FRAMES["one_of"])
+"""Pets, partners, parents, a boss: "User's dog Kofi" is the user's dog, not one of several sons."""
+_NAMED_IN_PASSING = _expression(_FRAMES["named_in_passing"], re.NOFLAG)
 """"User's dog Kofi needs a long walk every day", "User's wife, Jane, is a doctor"."""
-_SPEAKS = re.compile(
-    r"\b(?:speaks|can speak|(?:can\s+)?(?:gets?\s+by|manages?|copes?)\s+in"
-    r"|is\s+(?:fluent|conversational|bilingual|proficient)\s+in|is\s+a\s+native\s+speaker\s+of)\s+"
-    r"(?:(?:a\s+little|a\s+bit\s+of|some|basic|broken|decent|good|fluent|conversational|native)\s+)*"
-    r"(?P<language>[A-Z][\w'\u2019-]*)",
-    re.IGNORECASE,
-)
+_SPEAKS = _expression(_FRAMES["speaks"])
 """Speaking a language: "speaks Japanese fairly well", "can get by in Japanese", "is fluent in Japanese"."""
-_FLUENT = frozenset("fluent fluently native natively bilingual".split())
+_FLUENT = registry.words(_FRAMES["fluent"])
 """Words that make speaking a language a level of its own: fluent is not "can get by"."""
-_QUALIFIERS = frozenset("a an now currently these days fairly quite pretty very really well little bit of".split())
+_QUALIFIERS = registry.words(_FRAMES["qualifiers"])
 """Words after a value that add nothing to it ("User lives in Porto now", "speaks Japanese fairly well")."""
 
 

@@ -28,48 +28,28 @@ from chats.language.words import detect
 from chats.memory import person_forms, said_to_user
 from chats.memory.instructions import refuse_instructions
 from chats.memory.models import CONTENT_MAX, CONTENT_MIN
+from languages import registry
 
 SUBJECT = "User"
 """How a memory names the user."""
 
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_ENGLISH = registry.table("en")["memory_text"]
+"""`languages/en/memory.toml`'s `[memory_text]`: English's morphology and the words of a fact's details."""
+_IRREGULAR_PAST = registry.words(_ENGLISH["irregular_past"])
+_UNCHANGED = registry.words(_ENGLISH["modals"])
+_ES_AFTER = tuple(_ENGLISH["es_after"])
+_ES_DROPPED_AFTER = tuple(_ENGLISH["es_dropped_after"])
 _LEADING: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), replacement)
-    for pattern, replacement in (
-        (r"^(?:I am|I['\u2019]m)\b", "User is"),
-        (r"^(?:I have|I['\u2019]ve)\b", "User has"),
-        (r"^(?:I will|I['\u2019]ll)\b", "User will"),
-        (r"^I['\u2019]d\b", "User would"),
-        (r"^(?:I do not|I don['\u2019]t)\b", "User does not"),
-        (r"^(?:I did not|I didn['\u2019]t)\b", "User did not"),
-        (r"^(?:I cannot|I can['\u2019]t)\b", "User cannot"),
-        (
-            r"^I (was|can|could|should|would|might|must|may|did|used to)\b",
-            r"User \1",
-        ),
-        (r"^My\b", "User's"),
-    )
+    (re.compile(pattern, re.IGNORECASE), replacement) for pattern, replacement in _ENGLISH["leading"]
 )
-_LEADING_VERB = re.compile(r"^I ((?:also|always|never|often|usually|really|just|still|now) )?([a-z]+)\b")
-_INNER: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\bmyself\b"), "themselves"),
-    (re.compile(r"\bmine\b"), "theirs"),
-    (re.compile(r"\bmy\b"), "their"),
-    (re.compile(r"\bme\b"), "them"),
+_ADVERBS = _ENGLISH["adverbs"]
+_LEADING_VERB = re.compile(rf"^I ((?:{_ADVERBS}) )?([a-z]+)\b")
+_INNER: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(rf"\b{mine}\b"), theirs) for mine, theirs in _ENGLISH["inner"].items()
 )
-# "us" only in lower case: "US" is a country. A lone "I" is also a Roman numeral ("World War I"): rare
-# enough in personal facts that asking the model to rephrase is the cheaper mistake.
-_FIRST_PERSON = re.compile(
-    r"\b(?:I|I['\u2019](?:m|ve|ll|d)|[Ww]e|[Oo]urs?|[Oo]urselves|us|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself)\b"
-)
-_IRREGULAR_PAST = frozenset(
-    "ate became began bought brought built came did drew drove fell felt found flew forgot got gave went grew had"
-    " heard held kept knew learned left lent lost made meant met paid put quit ran read said saw sold sent set"
-    " sang sat slept spent spoke stood stole swam taught told thought took tried understood was were won wrote"
-    " wore".split()
-)
-_UNCHANGED = frozenset("can could should would might must may will shall".split())
+_FIRST_PERSON = re.compile(_ENGLISH["first_person"])
 
 
 def third_person(content: str, language: str | None = None) -> str:
@@ -159,7 +139,7 @@ def _third_person_verb(verb: str) -> str:
         return verb
     if verb == "have":
         return "has"
-    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+    if verb.endswith(_ES_AFTER):
         return verb + "es"
     if len(verb) > 1 and verb.endswith("y") and verb[-2] not in "aeiou":
         return verb[:-1] + "ies"
@@ -167,28 +147,13 @@ def _third_person_verb(verb: str) -> str:
 
 
 _USER_POSSESSIVE = re.compile(r"\b(?:[Tt]he [Uu]ser|User)['\u2019]s\b")
-_USER_SUBJECT = re.compile(
-    r"(^|, |,? and |; )(?:[Tt]he [Uu]ser|User)( (?:also|always|never|often|usually|really|just|still|now))?"
-    r" ([a-z]+?(?:n['\u2019]t)?)\b"
-)
+_USER_SUBJECT = re.compile(rf"(^|, |,? and |; )(?:[Tt]he [Uu]ser|User)( (?:{_ADVERBS}))? ([a-z]+?(?:n['\u2019]t)?)\b")
 _USER_ELSEWHERE = re.compile(r"\b(?:[Tt]he [Uu]ser|User)\b")
-_THEIR_WORDS = (
-    (re.compile(r"\bthemselves\b"), "yourself"),
-    (re.compile(r"\btheirs\b"), "yours"),
-    (re.compile(r"\btheir\b"), "your"),
+_THEIR_WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(rf"\b{theirs}\b"), yours) for theirs, yours in _ENGLISH["their_words"].items()
 )
-"""In a sentence about the user, "their" is theirs (`third_person` wrote it for "my"); "them" is left: it
-is as often other people ("User gave them a lift")."""
-_PLURAL_FORMS = {
-    "is": "are",
-    "was": "were",
-    "has": "have",
-    "does": "do",
-    "isn't": "aren't",
-    "wasn't": "weren't",
-    "hasn't": "haven't",
-    "doesn't": "don't",
-}
+"""In a sentence about the user, "their" is theirs (`third_person` wrote it for "my")."""
+_PLURAL_FORMS: dict[str, str] = _ENGLISH["plural_forms"]
 
 
 def second_person(content: str, language: str | None = None) -> str:
@@ -221,7 +186,7 @@ def _base_verb(verb: str) -> str:
     """ "works" -> "work", "goes" -> "go", "studies" -> "study", "is" -> "are"; past tenses and modals stay."""
     if verb in _PLURAL_FORMS:
         return _PLURAL_FORMS[verb]
-    if verb.endswith(("sses", "shes", "ches", "xes", "zes", "oes")):
+    if verb.endswith(_ES_DROPPED_AFTER):
         return verb[:-2]
     if len(verb) > 4 and verb.endswith("ies"):
         return verb[:-3] + "y"
@@ -250,28 +215,18 @@ def words(content: str) -> list[str]:
     return comparison_key(content).split()
 
 
-_MONTHS = "january february march april may june july august september october november december".split()
+_MONTHS = _ENGLISH["months"].split()
 _MONTH_ABBREVIATIONS = {month[:3]: month for month in _MONTHS}
 _NUMBER_WORDS = {
     word: str(number)
-    # "one" is left out: "no one", "one of them", "the one" are rarely a count.
-    for number, word in enumerate(
-        "zero _ two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
-        " seventeen eighteen nineteen twenty".split()
-    )
-} | {
-    word: str(number)
-    for number, word in enumerate("zeroth first second third fourth fifth sixth seventh eighth ninth tenth".split())
-    if number
+    for words_at in (_ENGLISH["counts"].split(), _ENGLISH["ordinals"].split())
+    for number, word in enumerate(words_at)
+    if word != "_"
 }
-_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_WEEKDAYS = registry.words(_ENGLISH["weekdays"])
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019-]*")
-_NOT_NAMES = frozenset(
-    "a an the user user's i he she they it his her their its this that these those when after before in on at"
-    " for from with during since until while if as but and or so also then there here some many most every each"
-    " both all last next recently currently now today yesterday tomorrow".split()
-)
+_NOT_NAMES = registry.words(_ENGLISH["not_names"])
 DetailSet = frozenset[str]
 
 

@@ -75,6 +75,8 @@ class Grammar:
     people_nouns: frozenset[str] = field(default_factory=frozenset)
     """Lemmas of the people close to someone ("doctor", "sister"): "*my GP* says my cholesterol is high" is
     about the cholesterol, though the user opens on what is theirs (`offline_title`'s owned phrase)."""
+    linking: frozenset[str] = field(default_factory=frozenset)
+    """English: between a phrase and its adjective ("loaves keep coming out *flat*" give "flat loaves")."""
     noun_after: frozenset[str] = field(default_factory=frozenset)
     """Articles that are never pronouns: after one, a form the lemmatiser takes for a verb's is a noun
     ("il *trasloco*", not "io trasloco")."""
@@ -125,6 +127,7 @@ def _grammar(language: str) -> Grammar:
         adverb_endings=_ADVERB_ENDINGS if "infinitives" in table(language) else (),
         verb_cues=words(found.get("verb_cues", "")),
         noun_after=words(found.get("noun_after", "")),
+        linking=words(found.get("linking", "")),
         people_nouns=words(found.get("people_nouns", "")),
         want_verbs=words(found.get("want_verbs", "")),
         aim_verbs=words(found.get("aim_verbs", "")),

@@ -82,12 +82,6 @@ partagé*"). Chosen on the tuning part: 1.5 to 2.5 title the same chats; 1.0 too
 NAME_BONUS = 0.5
 """Per name: the entities a chat names ("Lisbon", "TypeScript") are what a person looks for."""
 
-_LINKING = frozenset(
-    """is are was were be been being keep keeps kept coming come comes came out turning turn turns turned
-    getting get gets got looking look looks looked seem seems seemed stay stays stayed go goes going went
-    becoming become became too so very really always still all quite a bit""".split()
-)
-"""Between a phrase and its adjective: "loaves keep coming out *flat*" give "flat loaves"."""
 Phrase = tuple[Word, ...]
 
 
@@ -294,7 +288,7 @@ def _predicates(clause: Sequence[Word], runs: Sequence[list[Word]], g: Grammar) 
     positions = {id(word): i for i, word in enumerate(clause)}
     for run in runs:
         after = positions[id(run[-1])] + 1
-        while after < len(clause) and clause[after].lower in _LINKING:
+        while after < len(clause) and clause[after].lower in g.linking:
             after += 1
         if after == positions[id(run[-1])] + 1 or after >= len(clause):
             continue
