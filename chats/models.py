@@ -31,6 +31,11 @@ FOLDER_NAME_MAX = 80
 """Longest folder name, in characters, once stripped."""
 TITLE_MAX = 120
 """Longest chat title a user gives, in characters once stripped: a list row, read out in one breath."""
+QUERY_MAX = 1000
+"""Longest search request, in characters, that a search reads (the rest is cut off): a spoken request is a
+sentence or two (a minute of speech is about 900 characters) and a typed one a few lines. The embedders read
+only their first few hundred tokens anyway, while the words search does work for every word: a 130,000-character
+memory search (a pasted document) took over a minute; cut, it takes as long as any other."""
 
 
 def utc_now() -> datetime:
@@ -271,6 +276,11 @@ def chat_title(text: str) -> str:
     if control := CONTROLS.search(title):
         raise InvalidTitle(f"a chat title is one line, without control characters (it holds {control.group()!r})")
     return title
+
+
+def search_query(text: str) -> str:
+    """`text` as a search reads it: its first `QUERY_MAX` characters."""
+    return text[:QUERY_MAX]
 
 
 def without_controls(text: str) -> str:

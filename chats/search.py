@@ -27,7 +27,7 @@ from uuid import UUID
 from chats.embedders.embedding import Embedder, embed_named
 from chats.embedders.use_multilingual import MODEL_NAME as USE_MODEL_NAME
 from chats.language.words import MIN_STEM_CHARS, resolve, split_elisions, stem, stems, stop_words, words
-from chats.models import utc_now
+from chats.models import search_query, utc_now
 from chats.store import ChatStore, SearchCandidate, SearchQuery
 
 LEXICAL_WEIGHT = 0.5
@@ -258,6 +258,7 @@ class ChatFinder:
         """The chats ranked, and the model the query was embedded with: the embedder's, or its local twin's
         when the service cannot answer (`embed_named`), whose vectors meet only the stored vectors it made,
         while the words find the rest."""
+        query = search_query(query)
         embedded = await embed_named(self._embedder, [query])
         candidates = await self._store.search(
             SearchQuery(vector=embedded.matrix[0], model=embedded.model, text=query, limit=limit)

@@ -37,6 +37,11 @@ log = logging.getLogger(__name__)
 PREROLL_MS = 800.0
 """Audio kept from before the wake word fired. Detection lags the phrase's end by 160 ms at the median
 and up to 600 ms on synthetic speech (bench/voice.py), so a first word can start that early."""
+READ_BEHIND_MS = 30_000.0
+"""How far the slowest reader of the microphone's stream may fall behind before the pump waits for it: a
+recording read as fast as it can be is held 30 s ahead of the wake detector (1 MB), not whole; a reader
+30 s behind a live microphone is stuck, and what the microphone gives meanwhile its own bounded queue drops
+(and counts)."""
 
 
 class Conversation(Protocol):
@@ -167,6 +172,7 @@ class Assistant:
         stream = self._stream
         try:
             async for chunk in source.chunks():
+                await stream.room(READ_BEHIND_MS)
                 stream.append(chunk)
                 if self._deaf:  # the first chunk of a microphone opened again
                     self._deaf = False

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from app.cli.command_runner import Subcommands, chat_id_argument, json_action, listing
+from app.cli.command_runner import Subcommands, chat_id_argument, json_action, listing, query_argument
 from app.cli.out_file import add_out_arguments, check_out, write_out
 from app.config.settings import Settings
 
@@ -38,7 +38,7 @@ def add_parser(commands: Subcommands) -> None:
     only.add_argument("--folder", metavar="ID", help="only the chats of this folder")
     only.add_argument("--no-folder", action="store_true", help="only the chats in no folder")
     action("show", _show, "one whole chat").add_argument("id")
-    action("search", _search, "find the chat a description means").add_argument("query")
+    action("search", _search, "find the chat a description means").add_argument("query", type=query_argument)
     action("new", _new, "start an empty chat").add_argument("--title")
     rename = action("rename", _rename, "give a chat a title")
     rename.add_argument("id")

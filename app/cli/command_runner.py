@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
@@ -34,6 +35,17 @@ def chat_id_argument(text: str) -> UUID:
         return UUID(text)
     except ValueError:
         raise UsageError(f"not a chat id: {text!r}") from None
+
+
+def query_argument(text: str) -> str:
+    """A search request given on the command line, cut to what a search reads (`chats.models.QUERY_MAX`
+    characters): a cut is said in one line on stderr, so that a pasted document's results are not taken
+    for an answer to all of it."""
+    from chats.models import QUERY_MAX, search_query
+
+    if len(text) > QUERY_MAX:
+        print(f"parley: the query was cut to its first {QUERY_MAX:,} characters", file=sys.stderr)
+    return search_query(text)
 
 
 def command(

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from app.cli.command_runner import UsageError, command
+from app.cli.command_runner import UsageError, command, query_argument
 from app.cli.out_file import add_out_arguments, check_out, write_out
 from app.config.settings import Settings
 from chats.errors import InvalidMemory
@@ -45,7 +45,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     listing.add_argument("--limit", type=int, default=200)
     listing.add_argument("--offset", type=int, default=0)
     search = action("search", _search, "the memories that best match a query")
-    search.add_argument("query")
+    search.add_argument("query", type=query_argument)
     search.add_argument("--limit", type=int, default=5)
     search.add_argument("--category", choices=CATEGORIES)
     add = action("add", _add, "remember a fact (say it as you would: 'I prefer tea')")

@@ -43,7 +43,7 @@ from chats.memory.store import (
 )
 from chats.memory.supersede import contradicts, restates
 from chats.memory.text import third_person
-from chats.models import FolderFilter
+from chats.models import FolderFilter, search_query
 from chats.storable_text import REPLACEMENT, storable_text
 
 REASONING_MIN = 10
@@ -253,6 +253,7 @@ class MemoryService:
         if not 1 <= limit <= SEARCH_LIMIT_MAX:
             raise InvalidMemory(f"limit must be between 1 and {SEARCH_LIMIT_MAX}, not {limit}")
         kind, tags = spec_category(category, clean_tags(tags))
+        query = search_query(query)
         embedded = await embed_one(self._embedder, query)
         return await self._store.search(
             MemoryQuery(

@@ -7,7 +7,7 @@ import os
 import re
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -15,8 +15,12 @@ from pathlib import Path
 from chats.errors import StoreUnavailable
 from chats.sqlite.health import ensure_healthy, folder_writable, read_only
 
-BUSY_TIMEOUT_MS = 10_000
-"""How long a writer waits for another process's write transaction before giving up."""
+BUSY_TIMEOUT_MS = 3_000
+"""How long a writer waits for another process's write transaction before giving up, saying the database
+is busy (`busy`). Parley's own writes (a turn, a memory, a title) hold the lock for milliseconds, so a wait
+of seconds is another program's: a database browser with changes not yet saved, a backup, which end when
+their user says. A user who typed a command is told within 3 s, not 10, to try again."""
+BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
@@ -47,7 +51,7 @@ def connect(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Conne
         ensure_healthy(path)
         connection = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout_ms / 1000)
     except (OSError, sqlite3.Error) as error:
-        raise StoreUnavailable(f"cannot open the chat database at {path}: {error}") from error
+        raise _unopened(error, path, f"cannot open the chat database at {path}: {error}") from error
     try:
         connection.execute("PRAGMA journal_mode = WAL")
         connection.execute("PRAGMA synchronous = NORMAL")
@@ -55,7 +59,7 @@ def connect(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Conne
         _migrate(connection, path)
     except sqlite3.DatabaseError as error:
         connection.close()
-        raise StoreUnavailable(f"the chat database at {path} is unreadable ({error})") from error
+        raise _unopened(error, path, f"the chat database at {path} is unreadable ({error})") from error
     except BaseException:
         connection.close()
         raise
@@ -70,14 +74,14 @@ def connect_read_only(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sql
         ensure_healthy(path)
         connection = read_only(path)
     except (OSError, sqlite3.Error) as error:
-        raise StoreUnavailable(f"cannot open the chat database at {path}: {error}") from error
+        raise _unopened(error, path, f"cannot open the chat database at {path}: {error}") from error
     try:
         connection.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
         connection.execute("PRAGMA foreign_keys = ON")
-        applied = connection.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] or 0
+        applied = _applied(connection)
     except sqlite3.DatabaseError as error:
         connection.close()
-        raise StoreUnavailable(f"the chat database at {path} is unreadable ({error})") from error
+        raise _unopened(error, path, f"the chat database at {path} is unreadable ({error})") from error
     newest_known = migrations()[-1][0]
     if applied != newest_known:
         connection.close()
@@ -88,6 +92,22 @@ def connect_read_only(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sql
             " writable, then try again"
         )
     return connection
+
+
+def is_busy(error: sqlite3.Error) -> bool:
+    """Whether a sqlite error says that another connection holds the lock (past the busy timeout)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in BUSY_CODES  # the primary code of an extended one
+
+
+def busy(what: str, path: Path) -> StoreUnavailable:
+    """What a database locked by another program is said as: busy, not damaged, and nothing lost."""
+    return StoreUnavailable(f"the {what} database {path} is busy: another program is using it; try again")
+
+
+def _unopened(error: OSError | sqlite3.Error, path: Path, said: str) -> StoreUnavailable:
+    """Why the database at `path` could not be opened: `said`, or busy."""
+    return busy("chat", path) if isinstance(error, sqlite3.Error) and is_busy(error) else StoreUnavailable(said)
 
 
 @contextmanager
@@ -108,13 +128,23 @@ def time_text(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
+def _applied(connection: sqlite3.Connection) -> int:
+    """The newest migration the database holds (0: none)."""
+    return int(connection.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] or 0)
+
+
 def _migrate(connection: sqlite3.Connection, path: Path) -> None:
+    """Bring the schema up to date. One that is needs no write lock: a store opens for reading (WAL) while
+    another program writes, and only its own writes wait for that program."""
+    known = migrations()
+    with suppress(sqlite3.OperationalError):  # a new file: no table yet
+        if known and _applied(connection) == known[-1][0]:
+            return
     with write_transaction(connection):
         connection.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)"
         )
         applied = {row[0] for row in connection.execute("SELECT version FROM schema_migrations")}
-        known = migrations()
         newest_known = known[-1][0] if known else 0
         if applied and max(applied) > newest_known:
             raise StoreUnavailable(f"the chat database at {path} was written by a newer Parley (schema {max(applied)})")

@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Concatenate, ParamSpec, Self, TypeVar
 
 from chats.errors import StoreDamaged, StoreUnavailable
 from chats.models import utc_now
-from chats.sqlite.connection import BUSY_TIMEOUT_MS, connect, time_text
+from chats.sqlite.connection import BUSY_TIMEOUT_MS, busy, connect, is_busy, time_text
 from chats.sqlite.health import forget_healthy, is_damage, record_healthy
 
 T = TypeVar("T")
@@ -83,6 +83,8 @@ class ConnectionWorker:
 def unavailable(error: sqlite3.Error, what: str, path: Path) -> StoreUnavailable:
     """A sqlite error that is not damage, said so that the user knows what to do."""
     code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+    if is_busy(error):
+        return busy(what, path)
     if code == sqlite3.SQLITE_FULL:
         return StoreUnavailable(f"the disk holding {path} is full: free some space, then try again (nothing was lost)")
     if code == sqlite3.SQLITE_READONLY:

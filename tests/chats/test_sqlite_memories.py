@@ -89,7 +89,7 @@ async def test_a_locked_database_is_reported_as_unavailable(tmp_path: Path) -> N
     store = await SqliteMemoryStore.open(path, "alice", busy_timeout_ms=0)
     blocker = sqlite3.connect(path, timeout=0)
     blocker.execute("BEGIN EXCLUSIVE")
-    with pytest.raises(StoreUnavailable, match="is unavailable: database is locked"):
+    with pytest.raises(StoreUnavailable, match="is busy: another program is using it; try again"):
         await add(store, fact("User likes long walks"))
     blocker.execute("ROLLBACK")
     blocker.close()

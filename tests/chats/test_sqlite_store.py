@@ -172,7 +172,7 @@ async def test_a_locked_database_is_reported_as_unavailable(tmp_path: Path) -> N
     chat = await store.create()
     blocker = sqlite3.connect(path, timeout=0)
     blocker.execute("BEGIN EXCLUSIVE")
-    with pytest.raises(StoreUnavailable, match="is unavailable: database is locked"):
+    with pytest.raises(StoreUnavailable, match="is busy: another program is using it; try again"):
         await store.append(chat.id, turns("x"))
     blocker.execute("ROLLBACK")
     blocker.close()

@@ -90,3 +90,21 @@ async def test_with_no_cursor_open_nothing_is_dropped() -> None:
     assert stream.held == 50  # the conversation's cursor is about to open, after the detector's closed
     with stream.since(3 * FRAME_MS) as cursor:
         assert await read(cursor, 2) == [3, 4]
+
+
+async def test_a_writer_waits_for_room_behind_its_slowest_reader() -> None:
+    stream = PrerollStream()
+    with stream.since() as slow:
+        for n in range(10):  # 800 ms that nobody has read
+            stream.append(frame(n))
+        waiting = asyncio.create_task(stream.room(480))
+        await asyncio.sleep(0)  # a turn of the loop: the writer would go on now if it could
+        assert not waiting.done()
+        assert await read(slow, 3) == [0, 1, 2]  # 560 ms unread: still too far behind
+        await asyncio.sleep(0)
+        assert not waiting.done()
+        assert await read(slow, 1) == [3]
+        async with asyncio.timeout(WAIT_S):
+            await waiting
+    async with asyncio.timeout(WAIT_S):
+        await stream.room(0)  # no reader open: nobody to wait for

@@ -62,15 +62,20 @@ def resample(samples: Samples, from_rate: int, to_rate: int) -> Samples:
 
 
 def convert(samples: Samples, rate: int, target: AudioFormat) -> bytes:
-    """A decoded recording at `rate` -> PCM16 bytes in `target`: downmixed to mono, or mono copied to
-    every channel; other channel layouts must already match."""
-    if target.channels == 1:
-        samples = to_mono(samples)
-    elif samples.shape[1] == 1:
-        samples = np.repeat(samples, target.channels, axis=1)
-    elif samples.shape[1] != target.channels:
-        raise ValueError(f"cannot map {samples.shape[1]} channels onto {target.channels}")
-    return float_to_pcm16(resample(samples, rate, target.rate))
+    """A decoded recording at `rate` -> PCM16 bytes in `target` (its channels as `mapped` makes them)."""
+    return float_to_pcm16(resample(mapped(samples, target.channels), rate, target.rate))
+
+
+def mapped(samples: Samples, channels: int) -> Samples:
+    """`samples` on `channels` channels: downmixed to mono, or mono copied to every channel; other channel
+    layouts must already match."""
+    if channels == 1:
+        return to_mono(samples)
+    if samples.shape[1] == 1:
+        return np.repeat(samples, channels, axis=1)
+    if samples.shape[1] != channels:
+        raise ValueError(f"cannot map {samples.shape[1]} channels onto {channels}")
+    return samples
 
 
 def split(pcm: bytes, audio_format: AudioFormat, frame_ms: int, *, start_ms: float = 0.0) -> Iterator[AudioChunk]:

@@ -38,6 +38,8 @@ class PrerollStream:
         self._cursors: set[StreamCursor] = set()
         self._grown = asyncio.Event()
         """Set, and replaced, on every append and at the end: what a cursor at the end waits on."""
+        self._read = asyncio.Event()
+        """Set, and replaced, whenever a cursor reads or closes: what a writer waiting for `room` waits on."""
         self._ended = False
         self._end_ms = 0.0
 
@@ -69,6 +71,14 @@ class PrerollStream:
             self._ended = True
             self._wake_cursors()
 
+    async def room(self, behind_ms: float) -> None:
+        """Return once no open cursor is more than `behind_ms` (milliseconds) behind the end. A recording read
+        as fast as it can be (`--fast`) waits here for its slowest reader instead of piling up in the buffer
+        (an hour's recording was 50 MB of it); a microphone waits only behind a reader stuck that long, and
+        its own bounded queue drops what comes meanwhile."""
+        while self._cursors and self._end_ms - self._unread_ms() > behind_ms:
+            await self._read.wait()
+
     def since(self, ms: float | None = None) -> StreamCursor:
         """A cursor from the first buffered chunk that ends after `ms` (milliseconds into the stream), so
         `since(self.end_ms)` reads from now on; None: from the oldest chunk kept. Close it when done (it is a
@@ -94,15 +104,24 @@ class PrerollStream:
         self._grown.set()
         self._grown = asyncio.Event()
 
+    def _moved(self) -> None:
+        self._read.set()
+        self._read = asyncio.Event()
+
     def _close(self, cursor: StreamCursor) -> None:
         self._cursors.discard(cursor)
+        self._moved()
+
+    def _unread_ms(self) -> float:
+        """Where the slowest open cursor is (milliseconds into the stream); the end when it has read all."""
+        unread = self._at(min(cursor.position for cursor in self._cursors))
+        return unread.start_ms if unread is not None else self._end_ms
 
     def _trim(self) -> None:
         if not self._cursors:
             return  # a cursor is about to open: keep all until it does
         oldest = min(cursor.position for cursor in self._cursors)
-        unread = self._at(oldest)
-        edge_ms = unread.start_ms if unread is not None else self._end_ms
+        edge_ms = self._unread_ms()
         while self._first < oldest and self._chunks[0].end_ms <= edge_ms - self._keep_ms:
             self._chunks.popleft()
             self._first += 1
@@ -128,6 +147,7 @@ class StreamCursor:
             chunk = stream._at(self.position)
             if chunk is not None:
                 self.position += 1
+                stream._moved()
                 return chunk
             if stream.ended:
                 raise StopAsyncIteration

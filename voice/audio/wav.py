@@ -9,16 +9,17 @@ import asyncio
 import re
 import time
 import wave
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 import soundfile
+import soxr
 
 from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
 from voice.audio.pacing import NoPacer, Pacer, RealTimePacer, paced
-from voice.audio.pcm import convert, frame_samples, split
+from voice.audio.pcm import float_to_pcm16, frame_samples, mapped, split
 from voice.audio.playback import PlaybackTimeline
 from voice.errors import AudioError, UnreadableAudio
 
@@ -54,14 +55,41 @@ def read_header(path: Path) -> RecordingHeader:
     return RecordingHeader(seconds=info.frames / info.samplerate, promised_seconds=_promised_seconds(path))
 
 
+BLOCK_SECONDS = 1
+"""A recording is decoded and resampled this many seconds at a time: an hour of 16 kHz mono held whole is
+115 MB of PCM16 and 230 MB of float32 on the way (2.4 GB at the peak of an hour's `parley listen --audio-in --fast`);
+a second is 64 kB of float32, and the resampler keeps its own state from one block to the next."""
+
+
 def read_recording(path: Path, target: AudioFormat = MIC_FORMAT) -> bytes:
     """Decode a whole recording and convert it to PCM16 in `target`. Blocking: call it off the loop.
 
     Raises `UnreadableAudio`, one line naming the file, when the file is missing, empty, a folder,
     or not audio that libsndfile can decode.
     """
-    samples, rate = _readable(path, lambda: soundfile.read(path, dtype="float32", always_2d=True))
-    return convert(samples, int(rate), target)
+    return b"".join(recording_blocks(path, target))
+
+
+def recording_blocks(path: Path, target: AudioFormat = MIC_FORMAT) -> Generator[bytes, None, None]:
+    """A recording decoded and converted to PCM16 in `target` a block (`BLOCK_SECONDS`) at a time, each
+    block the samples it makes (which the resampler's delay makes of uneven length). Blocking, like
+    `read_recording`, and raising what it raises, at the first block for a file that cannot be opened."""
+    with _readable(path, lambda: soundfile.SoundFile(str(path))) as file:
+        rate = int(file.samplerate)
+        resampler = (
+            None if rate == target.rate else soxr.ResampleStream(rate, target.rate, target.channels, quality="HQ")
+        )
+        block = rate * BLOCK_SECONDS
+        while True:
+            samples = mapped(
+                _readable(path, lambda: file.read(block, dtype="float32", always_2d=True)), target.channels
+            )
+            last = len(samples) < block
+            if resampler is not None:
+                samples = resampler.resample_chunk(samples, last=last).reshape(-1, target.channels)
+            yield float_to_pcm16(samples)
+            if last:
+                return
 
 
 def _readable(path: Path, read: Callable[[], T]) -> T:
@@ -94,9 +122,10 @@ def _promised_seconds(path: Path) -> float | None:
 class WavFileSource:
     """A recording as a 16 kHz mono PCM16 stream (`MIC_FORMAT`), cut into `frame_ms` chunks.
 
-    The file is decoded whole when iteration starts, so an unreadable file raises `UnreadableAudio`
-    before any chunk is yielded. The last chunk holds the remainder and may be shorter than `frame_ms`
-    (never zero-padded: the stream carries exactly the recording's samples).
+    The file is read a block at a time (`recording_blocks`), so an hour's recording takes no more memory
+    than a second's; one that cannot be opened raises `UnreadableAudio` before any chunk is yielded. The
+    last chunk holds the remainder and may be shorter than `frame_ms` (never zero-padded: the stream
+    carries exactly the recording's samples).
 
     With `realtime` (the default) each chunk is handed out when a microphone would have finished
     recording it, at `stream start + chunk.end_ms`; `realtime=False` hands chunks out as fast as they
@@ -128,9 +157,27 @@ class WavFileSource:
         return self._path
 
     async def chunks(self) -> AsyncGenerator[AudioChunk, None]:
-        pcm = await asyncio.to_thread(read_recording, self._path, MIC_FORMAT)
-        async for chunk in paced(split(pcm, MIC_FORMAT, self._frame_ms), self._pacer, lambda: self._closed):
+        async for chunk in paced(self._frames(), self._pacer, lambda: self._closed):
             yield chunk
+
+    async def _frames(self) -> AsyncGenerator[AudioChunk, None]:
+        """The blocks cut into `frame_ms` chunks, a block's remainder carried into the next."""
+        step = frame_samples(MIC_FORMAT, self._frame_ms) * MIC_FORMAT.width
+        blocks = recording_blocks(self._path, MIC_FORMAT)
+        pending, offset = b"", 0
+        try:
+            while (block := await asyncio.to_thread(next, blocks, None)) is not None:
+                pending += block
+                whole = len(pending) - len(pending) % step
+                for chunk in split(
+                    pending[:whole], MIC_FORMAT, self._frame_ms, start_ms=MIC_FORMAT.duration_ms(offset)
+                ):
+                    yield chunk
+                pending, offset = pending[whole:], offset + whole
+            for chunk in split(pending, MIC_FORMAT, self._frame_ms, start_ms=MIC_FORMAT.duration_ms(offset)):
+                yield chunk
+        finally:
+            blocks.close()  # the file, when the stream stops before its end
 
     async def aclose(self) -> None:
         """Stop the stream: an iteration in progress ends before its next chunk."""
