@@ -43,8 +43,8 @@ def load(config: Path, **env: str) -> Settings:
         ({"LANG": "it_IT.UTF-8", "LC_MESSAGES": "fr_FR.UTF-8"}, "fr"),
         ({"LANGUAGE": "es:en"}, "es"),
         ({"LANG": "ja_JP.UTF-8"}, "en"),  # a language Parley does not speak: English
-        # Portuguese, not registered yet: English. It becomes "pt" when languages/registry.toml lists "pt".
-        ({"LANG": "pt_BR.UTF-8"}, "en"),
+        ({"LANG": "pt_PT.UTF-8"}, "pt"),
+        ({"LANG": "pt_BR.UTF-8"}, "pt"),
         ({"LANG": "C.UTF-8"}, "en"),
     ],
 )
@@ -71,16 +71,17 @@ def test_the_setting_wins_over_the_desktop_and_auto_is_a_choice(config: Path) ->
     assert settings.language == "auto"
     assert spoken_language(settings) is None  # each model finds it in what is said
     assert spoken_language(load(config, PARLEY_LANGUAGE="fr")) == "fr"
+    assert spoken_language(load(config, PARLEY_LANGUAGE="pt")) == "pt"
 
 
 def test_a_language_parley_does_not_speak_is_refused_in_one_line(config: Path) -> None:
     with pytest.raises(SettingsError) as refused:
         load(config, PARLEY_LANGUAGE="klingon")
     message = str(refused.value)
-    assert message == "environment variable PARLEY_LANGUAGE must be one of auto, en, it, es, fr, de (got 'klingon')"
+    assert message == "environment variable PARLEY_LANGUAGE must be one of auto, en, it, es, fr, de, pt (got 'klingon')"
     assert "\n" not in message
     config.write_text('language = "Italian"\n', encoding="utf-8")
-    with pytest.raises(SettingsError, match=r"setting 'language' must be one of auto, en, it, es, fr, de"):
+    with pytest.raises(SettingsError, match=r"setting 'language' must be one of auto, en, it, es, fr, de, pt"):
         load(config)
 
 

@@ -59,7 +59,7 @@ def test_a_question_the_chat_model_may_answer_is_left_to_it(language: str, said:
 
 
 def test_every_language_has_its_phrases_and_its_sentence() -> None:
-    assert set(WEB_PHRASES) == set(SAY) == {"en", "it", "es", "fr", "de"}
+    assert set(WEB_PHRASES) == set(SAY) == {"en", "it", "es", "fr", "de", "pt"}
     for language, phrases in WEB_PHRASES.items():
         assert len(phrases) >= 10, language
         assert "Gemini" in SAY[language]["no_web"], language

@@ -42,7 +42,7 @@ def whisper(model_folders: ModelFolders) -> WhisperTranscriber:
 
 
 def test_each_language_has_its_espeak_voice() -> None:
-    assert VOICES == {"en": "en-us", "it": "it", "es": "es", "fr": "fr-fr", "de": "de"}
+    assert VOICES == {"en": "en-us", "it": "it", "es": "es", "fr": "fr-fr", "de": "de", "pt": "pt"}
     assert voice_for("ja") == "en-us"  # none here: English
 
 
