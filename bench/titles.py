@@ -114,6 +114,14 @@ LANGUAGE_TITLES: dict[str, dict[str, str]] = {
         "guitar": "Gitarre lernen",
         "garden": "Gelbe Blätter der Tomaten",
     },
+    "pt": {
+        "kitchen": "Remodelação da cozinha",
+        "trip": "Viagem ao Japão",
+        "dog": "Orelhas do cão Rocky",
+        "job": "Entrevista para gestor de projeto",
+        "guitar": "Aprender guitarra",
+        "garden": "Folhas amarelas dos tomateiros",
+    },
 }
 """Written by hand: the title a person would give each chat of bench/language_set.json, in its language."""
 SUMMARY_WORDS = 5
