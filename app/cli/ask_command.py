@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import signal
 import sys
 from collections.abc import Iterator
@@ -23,9 +24,15 @@ from voice.errors import VoiceError
 from voice.races import race, unless
 
 if TYPE_CHECKING:  # the voice loop and its audio are imported by `ask`, not when `parley` reads its options
+    from uuid import UUID
+
     from app.asks.answer import Answer
     from app.core.toolkit import Asker
     from app.voice_loop import VoiceLoop
+    from app.wiring import ChatServices
+
+
+log = logging.getLogger(__name__)
 
 
 class NoAnswer(VoiceError):
@@ -172,13 +179,43 @@ async def ask(
             new_chat=new,
             observer=answer,
             toolkits=kits.all,
-            background=False,  # saved, the answer is printed at once: the next `listen` or window maintains the chat
+            background=False,  # saved and titled, the answer is printed: the next `listen` or window does the rest
             serve_asks=False,  # it ends at its one answer: a second `ask` waits for nothing
         )
-        await _until_answered(loop, answer, text)
-        if answer.failure is None and not answer.model:
-            raise NoAnswer("the conversation ended without an answer")
+        # The offline title maker reads its language data on first use (py3langid's and lemminflect's, 1-2 s
+        # on 2 cores): read while the question is answered, it titles the chat in milliseconds once saved.
+        warm_up = asyncio.create_task(_warm_titles(settings, services), name="ask-title-warm-up")
+        try:
+            await _until_answered(loop, answer, text)
+            if answer.failure is None and not answer.model:
+                raise NoAnswer("the conversation ended without an answer")
+            if answer.failure is None:
+                await asyncio.gather(warm_up, return_exceptions=True)
+                await _titled(services, answer.chat_id)
+        finally:
+            warm_up.cancel()
+            await asyncio.gather(warm_up, return_exceptions=True)
         return answer
+
+
+WARM_UP_CHAT = "User: What should we plan for the weekend?\nAssistant: A walk by the lake."
+
+
+async def _warm_titles(settings: Settings, services: ChatServices) -> None:
+    if settings.effective_text_model == "offline":  # Gemini's titles need nothing read first
+        await services.text_model.title(WARM_UP_CHAT)
+
+
+async def _titled(services: ChatServices, chat_id: UUID) -> None:
+    """Title the chat, if it has no title yet, before the command ends: the chat lists show it by its title,
+    not as "New chat" until a window or `parley listen` maintains it. A store that cannot take it now leaves
+    it to them (the delivery that failed said so)."""
+    from chats.errors import ChatsError
+
+    try:
+        await services.maintainer.title(chat_id)
+    except ChatsError as error:
+        log.info("chat %s keeps no title yet: %s", chat_id, error)
 
 
 async def _until_answered(loop: VoiceLoop, answer: Answer, text: str) -> None:
