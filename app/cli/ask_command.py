@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import signal
 import sys
 from collections.abc import Iterator
@@ -24,15 +23,10 @@ from voice.errors import VoiceError
 from voice.races import race, unless
 
 if TYPE_CHECKING:  # the voice loop and its audio are imported by `ask`, not when `parley` reads its options
-    from uuid import UUID
-
     from app.asks.answer import Answer
     from app.core.toolkit import Asker
     from app.voice_loop import VoiceLoop
     from app.wiring import ChatServices
-
-
-log = logging.getLogger(__name__)
 
 
 class NoAnswer(VoiceError):
@@ -155,6 +149,7 @@ async def ask(
     from app.cli.listen_command import chat_to_talk_in
     from app.voice_loop import VoiceLoop, tool_kits
     from app.wiring import open_chat_services
+    from chats.errors import ChatsError
     from voice.audio.chunks import MODEL_VOICE_FORMAT
     from voice.audio.null_sink import NullSink
     from voice.audio.wav import WavFileSink
@@ -189,9 +184,10 @@ async def ask(
             await _until_answered(loop, answer, text)
             if answer.failure is None and not answer.model:
                 raise NoAnswer("the conversation ended without an answer")
-            if answer.failure is None:
+            if answer.failure is None:  # titled before it ends: no list shows it as "New chat" till a window
                 await asyncio.gather(warm_up, return_exceptions=True)
-                await _titled(services, answer.chat_id)
+                with suppress(ChatsError):  # not delivered (the delivery said so): the next window titles it
+                    await services.maintainer.title(answer.chat_id)
         finally:
             warm_up.cancel()
             await asyncio.gather(warm_up, return_exceptions=True)
@@ -204,18 +200,6 @@ WARM_UP_CHAT = "User: What should we plan for the weekend?\nAssistant: A walk by
 async def _warm_titles(settings: Settings, services: ChatServices) -> None:
     if settings.effective_text_model == "offline":  # Gemini's titles need nothing read first
         await services.text_model.title(WARM_UP_CHAT)
-
-
-async def _titled(services: ChatServices, chat_id: UUID) -> None:
-    """Title the chat, if it has no title yet, before the command ends: the chat lists show it by its title,
-    not as "New chat" until a window or `parley listen` maintains it. A store that cannot take it now leaves
-    it to them (the delivery that failed said so)."""
-    from chats.errors import ChatsError
-
-    try:
-        await services.maintainer.title(chat_id)
-    except ChatsError as error:
-        log.info("chat %s keeps no title yet: %s", chat_id, error)
 
 
 async def _until_answered(loop: VoiceLoop, answer: Answer, text: str) -> None:
