@@ -66,11 +66,18 @@ class Saved:
 
 
 @dataclass(frozen=True, slots=True)
+class Maintained:
+    """Maintenance wrote the chat's title or summary, after its turns were `Saved` (or in a backfill)."""
+
+    chat_id: UUID
+
+
+@dataclass(frozen=True, slots=True)
 class ChatSwitched:
     chat_id: UUID
 
 
-ConversationEvent = SessionEvent | Saved | ChatSwitched | TurnSpoken
+ConversationEvent = SessionEvent | Saved | Maintained | ChatSwitched | TurnSpoken
 
 
 @dataclass(frozen=True, slots=True)

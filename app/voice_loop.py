@@ -21,7 +21,7 @@ from app.config.config_file import SettingsError
 from app.config.paths import model_cache
 from app.config.settings import Settings
 from app.config.tls import ssl_context
-from app.conversation import ChatConversation, ChatSwitched, ConversationEvent, Saved
+from app.conversation import ChatConversation, ChatSwitched, ConversationEvent, Maintained, Saved
 from app.core.events import Post
 from app.core.toolkit import ConversationVoice, ListensByItself, SpeaksByItself, ToolKit
 from app.listening_lock import listening_lock
@@ -136,11 +136,11 @@ class VoiceLoop:
         error, and so does a failing speaker. `on_microphone_back`: a microphone that failed gives sound again
         after `hear_again`. `toolkits`: tools beyond the chat's own (`app.core.toolkit`),
         entered when the loop starts and exited when it stops. `background` False (`parley ask`, one message
-        and gone): the loop starts no backfill, and ends once the turns are saved, leaving the chat's title,
-        topic and recall vectors to the next loop's or window's backfill (its new turns have no vectors yet),
-        instead of making its user wait seconds for them. `serve_asks`: while it runs, `parley ask` in another
-        process reaches this loop (`app.asks.server`), as `parley listen` and the window do; not `parley ask`'s
-        own loop, which ends at its one answer."""
+        and gone): the loop starts no backfill, and ends once the turns are saved, leaving the chat's topic
+        and recall vectors to the next loop's or window's backfill (its new turns have no vectors yet),
+        instead of making its user wait seconds for them (`parley ask` titles the chat itself). `serve_asks`:
+        while it runs, `parley ask` in another process reaches this loop (`app.asks.server`), as `parley
+        listen` and the window do; not `parley ask`'s own loop, which ends at its one answer."""
         if settings.effective_voice_model == "gemini" and settings.gemini_api_key is None:
             raise SettingsError(
                 "voice_model is gemini but no Gemini API key is set: set GEMINI_API_KEY or "
@@ -251,7 +251,7 @@ class VoiceLoop:
         async with AsyncExitStack() as stack:
             stack.enter_context(listening_lock(settings.data_dir))  # before the journal is replayed
             maintenance = await stack.enter_async_context(
-                MaintenanceWorker(self._services.maintainer, finish=self._background)
+                MaintenanceWorker(self._services.maintainer, finish=self._background, on_changed=self._maintained)
             )
             saved = functools.partial(self._saved, maintenance)
             outbox = await stack.enter_async_context(
@@ -355,6 +355,9 @@ class VoiceLoop:
         for chat_id, turns in delivery.to_chats:
             maintenance.request(chat_id)
             await self._observer.conversation(Saved(chat_id, turns))
+
+    async def _maintained(self, chat_id: UUID) -> None:
+        await self._observer.conversation(Maintained(chat_id))
 
     async def _live_model(self, stack: AsyncExitStack) -> tuple[LiveConnectionFactory, str]:
         """Who answers: Gemini Live, or the offline voice (its models loaded now, once, and closed with

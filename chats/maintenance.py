@@ -11,12 +11,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
-from typing import Any
 from uuid import UUID
 
 import numpy as np
@@ -147,6 +146,12 @@ class ChatMaintainer:
         elif self._owed:
             await self._catch_up()
         return MaintenanceReport(compactions, titled, topic_refreshed, turns_embedded)
+
+    async def title(self, chat_id: UUID) -> bool:
+        """Give a chat its first title after its first exchange, and nothing else: `parley ask` leaves the
+        rest (the topic, the turns' vectors: seconds of embedding model) to the next backfill, not its title,
+        which the offline model writes in milliseconds and every list shows."""
+        return await self._title_young_chat(await self._store.load_assistant_context(chat_id))
 
     async def _embed_turns(self, chat_id: UUID) -> int:
         try:
@@ -282,15 +287,24 @@ class MaintenanceWorker:
 
     `request_backfill` maintains every chat whose turns lack recall vectors, one chat at a time and only
     while no chat waits for maintenance, so the chats just spoken in come first: their turns get their
-    vectors, and a chat never maintained (imported, or spoken in by `parley ask`, which leaves it) its
+    vectors, and a chat never maintained (imported, or spoken in by `parley ask`, which only titles it) its
     topic, title and summary too. A backfill is never waited for: leaving the worker finishes the requested
     chats (unless `finish` is False: then they wait for the next backfill too) and drops the rest of it,
     and a store that is unavailable or an embedder that fails stops it (the next start plans it again).
+    `on_changed` hears of each chat whose title or summary maintenance wrote: a list loaded before shows
+    neither.
     """
 
-    def __init__(self, maintainer: ChatMaintainer, *, finish: bool = True) -> None:
+    def __init__(
+        self,
+        maintainer: ChatMaintainer,
+        *,
+        finish: bool = True,
+        on_changed: Callable[[UUID], Awaitable[None]] | None = None,
+    ) -> None:
         self._maintainer = maintainer
         self._finish = finish
+        self._on_changed = on_changed
         self._pending: dict[UUID, None] = {}
         self._backfill_requested = False
         self._backfill: deque[UUID] = deque()
@@ -339,18 +353,17 @@ class MaintenanceWorker:
                 if self._pending:
                     chat_id = next(iter(self._pending))
                     del self._pending[chat_id]
-                    await self._step(chat_id, self._maintainer.maintain(chat_id))
+                    await self._step(chat_id)
                 elif self._backfill_requested:
                     self._backfill_requested = False
                     await self._plan_backfill()
                 else:
-                    chat_id = self._backfill.popleft()
-                    await self._step(chat_id, self._maintainer.maintain(chat_id))
+                    await self._step(self._backfill.popleft())
             self._idle.set()
 
-    async def _step(self, chat_id: UUID, work: Coroutine[Any, Any, object]) -> None:
+    async def _step(self, chat_id: UUID) -> None:
         try:
-            await work
+            report = await self._maintainer.maintain(chat_id)
         except ChatNotFound:
             pass  # deleted meanwhile
         except (EmbeddingError, StoreUnavailable) as error:
@@ -359,6 +372,9 @@ class MaintenanceWorker:
             log.warning("maintenance of chat %s failed: %s", chat_id, error)
         except ChatsError as error:
             log.warning("maintenance of chat %s failed: %s", chat_id, error)
+        else:
+            if (report.titled or report.compactions) and self._on_changed is not None:
+                await self._on_changed(chat_id)
 
     def _stop_backfill(self) -> None:
         self._backfill_requested = False

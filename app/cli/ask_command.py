@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the voice loop and its audio are imported by `ask`, not whe
     from app.asks.answer import Answer
     from app.core.toolkit import Asker
     from app.voice_loop import VoiceLoop
+    from app.wiring import ChatServices
 
 
 class NoAnswer(VoiceError):
@@ -148,6 +149,7 @@ async def ask(
     from app.cli.listen_command import chat_to_talk_in
     from app.voice_loop import VoiceLoop, tool_kits
     from app.wiring import open_chat_services
+    from chats.errors import ChatsError
     from voice.audio.chunks import MODEL_VOICE_FORMAT
     from voice.audio.null_sink import NullSink
     from voice.audio.wav import WavFileSink
@@ -172,13 +174,32 @@ async def ask(
             new_chat=new,
             observer=answer,
             toolkits=kits.all,
-            background=False,  # saved, the answer is printed at once: the next `listen` or window maintains the chat
+            background=False,  # saved and titled, the answer is printed: the next `listen` or window does the rest
             serve_asks=False,  # it ends at its one answer: a second `ask` waits for nothing
         )
-        await _until_answered(loop, answer, text)
-        if answer.failure is None and not answer.model:
-            raise NoAnswer("the conversation ended without an answer")
+        # The offline title maker reads its language data on first use (py3langid's and lemminflect's, 1-2 s
+        # on 2 cores): read while the question is answered, it titles the chat in milliseconds once saved.
+        warm_up = asyncio.create_task(_warm_titles(settings, services), name="ask-title-warm-up")
+        try:
+            await _until_answered(loop, answer, text)
+            if answer.failure is None and not answer.model:
+                raise NoAnswer("the conversation ended without an answer")
+            if answer.failure is None:  # titled before it ends: no list shows it as "New chat" till a window
+                await asyncio.gather(warm_up, return_exceptions=True)
+                with suppress(ChatsError):  # not delivered (the delivery said so): the next window titles it
+                    await services.maintainer.title(answer.chat_id)
+        finally:
+            warm_up.cancel()
+            await asyncio.gather(warm_up, return_exceptions=True)
         return answer
+
+
+WARM_UP_CHAT = "User: What should we plan for the weekend?\nAssistant: A walk by the lake."
+
+
+async def _warm_titles(settings: Settings, services: ChatServices) -> None:
+    if settings.effective_text_model == "offline":  # Gemini's titles need nothing read first
+        await services.text_model.title(WARM_UP_CHAT)
 
 
 async def _until_answered(loop: VoiceLoop, answer: Answer, text: str) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from uuid import UUID
 
 from app.config.settings import Settings
-from app.conversation import ChatSwitched, ConversationEvent, Saved
+from app.conversation import ChatSwitched, ConversationEvent, Maintained, Saved
 from app.core.events import (
     ChatSaved,
     DefaultChat,
@@ -241,7 +241,7 @@ class VoicePresenter:
             self._post(ToolActivity(self._loop.chat_id, call.id, call.name, call.args, result))
             if call.name in MEMORY_WRITES and result.get("success"):
                 self._post(MemoriesChanged())
-        elif isinstance(event, Saved):
+        elif isinstance(event, Saved | Maintained):  # the list and the chat shown, read again
             self._post(ChatSaved(event.chat_id))
         elif isinstance(event, ChatSwitched):
             self._post(VoiceInChat(event.chat_id))

@@ -20,6 +20,11 @@ _PCM16_SCALE = 32768.0
 needs no resampling or downmixing survives the trip through float32 bit for bit."""
 
 
+CANCELLED_SHARE = 0.1
+"""A downmix holding less than this share of its channels' mean energy cancelled them out: in-phase
+channels keep all of it, two unrelated ones half, one channel and its inverse none."""
+
+
 def frame_samples(audio_format: AudioFormat, frame_ms: int) -> int:
     """Samples per channel in one `frame_ms` frame; the frame must hold a whole number of samples."""
     if frame_ms <= 0:
@@ -47,10 +52,16 @@ def float_to_pcm16(samples: NDArray[np.floating]) -> bytes:
 
 
 def to_mono(samples: Samples) -> Samples:
-    """Average the channels: (frames, channels) -> (frames, 1)."""
+    """Average the channels: (frames, channels) -> (frames, 1). Channels that cancel out in the average
+    (a stereo recording with one channel's polarity inverted: silence, that Whisper reads as its prompt)
+    give their loudest channel instead."""
     if samples.shape[1] == 1:
         return samples
-    return np.asarray(samples.mean(axis=1, dtype=np.float32, keepdims=True), dtype=np.float32)
+    mean = np.asarray(samples.mean(axis=1, dtype=np.float32, keepdims=True), dtype=np.float32)
+    energies = np.square(samples, dtype=np.float64).sum(axis=0)
+    if float(np.square(mean, dtype=np.float64).sum()) >= CANCELLED_SHARE * float(energies.mean()):
+        return mean
+    return np.ascontiguousarray(samples[:, [int(energies.argmax())]])
 
 
 def resample(samples: Samples, from_rate: int, to_rate: int) -> Samples:

@@ -10,7 +10,8 @@ Facts that shape it (measured on a 2-core machine, bench/offline.py):
 - One temperature (0), no fallback: the fallback re-decodes a doubtful window up to five more times with
   sampling, which makes transcripts differ from run to run and, on a short utterance, can triple its cost.
 - A prompt naming the assistant (`voice.offline.text.whisper_prompt`) stands in for earlier text: it
-  makes the wake word's name likelier without naming anything the user might ask.
+  makes the wake word's name likelier without naming anything the user might ask. Given audio with no
+  speech it can read, Whisper says the prompt back: that transcript is dropped (`echoes`).
 - Whisper base is multilingual: it is told the user's language, or, with none given ("auto"), finds it
   in the first 30 s window and says which it found (`Heard.language`), among the languages the caller
   speaks (`among`): on espeak-ng's Italian and French, Whisper base named Czech and Japanese (at 0.55),
@@ -22,6 +23,7 @@ Facts that shape it (measured on a 2-core machine, bench/offline.py):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -49,6 +51,7 @@ utterance reads 30: on one core at load 8, 0.37 s of encoder against 2.2 s, and 
 its token limit. bench/tools_stop_over_ring.py measures the spotter with it."""
 COMMAND_TOKENS = 24
 """A command's transcript is cut at this many tokens: a few words, and a model that repeats itself stops."""
+_WORDS = re.compile(r"\w+")
 FRAMES_PER_SECOND = 100
 """Whisper's log-Mel frames: one every 10 ms."""
 
@@ -86,7 +89,8 @@ class WhisperTranscriber:
 
     def transcribe_command(self, pcm: bytes, prompt: str, language: str) -> Heard:
         """A short utterance (under `COMMAND_WINDOW_S`, a command such as "stop") in `language` (a code), read
-        on a `COMMAND_WINDOW_S` window: the same model and prompt as `transcribe`, about 5 times faster."""
+        on a `COMMAND_WINDOW_S` window: the same model and prompt as `transcribe`, about 5 times faster. Its
+        prompt is the commands listened for (`voice.offline.spotter`): a transcript in its words is kept."""
         samples = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
         model = self._model
         features = pad_or_trim(model.feature_extractor(samples), COMMAND_WINDOW_S * FRAMES_PER_SECOND)
@@ -122,11 +126,21 @@ class WhisperTranscriber:
         )
         segments = list(segments)
         text = " ".join(segment.text.strip() for segment in segments).strip()
+        found = _PARLEY.get(info.language, info.language)
+        if echoes(text, prompt):  # nothing said: nor a language to find in it, nor to decode again in
+            return _Decoded(Heard("", found, 0.0), ())
         tokens = sum(len(segment.tokens) for segment in segments)
         log_probability = sum(s.avg_logprob * len(s.tokens) for s in segments) / tokens if tokens else 0.0
-        found = _PARLEY.get(info.language, info.language)
         heard = Heard(text, found, 1.0 if language else info.language_probability, log_probability)
         return _Decoded(heard, tuple((_PARLEY.get(code, code), p) for code, p in info.all_language_probs or ()))
+
+
+def echoes(text: str, prompt: str | None) -> bool:
+    """`text` is only words of `prompt`, in its order: what Whisper says of audio with no speech it can
+    read (silence, noise, the two channels of a stereo recording that cancel out), its prompt said back
+    ("A user speaks to Jarvis."), as if it were the user's."""
+    words = " ".join(_WORDS.findall(text.lower()))
+    return bool(words) and prompt is not None and f" {words} " in f" {' '.join(_WORDS.findall(prompt.lower()))} "
 
 
 @dataclass(frozen=True, slots=True)
