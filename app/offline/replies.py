@@ -20,8 +20,9 @@ from typing import Any
 
 from app.timers.declarations import TIMER_TOOL_NAMES
 from app.timers.sayings import tool_reply as timer_reply
+from chats.language.words import detect
 from chats.memory.grounding import grounded, names_and_numbers
-from chats.memory.text import second_person
+from chats.memory.text import SUBJECT, second_person
 from languages.registry import DEFAULT, SUPPORTED, table
 from voice.offline.router import ToolAnswer
 
@@ -95,12 +96,52 @@ def _memory_answer(tool: str, result: Mapping[str, Any], say: Mapping[str, str],
     saved = result.get("totalSaved")
     if not contents:
         return ToolAnswer(say["nothing"] if saved is None else say["nothing_but"] if saved else say["nothing_yet"])
-    found = tuple(second_person(content, language) for content in contents)
-    template = say["saved"].format(memories=_listed([_mid_sentence(c, language) for c in contents], say))
+    template = _framed(say["saved"], contents, say, language)
     if isinstance(saved, int) and saved > len(contents):
-        template += " " + say["more"].format(count=saved - len(contents))
+        more = saved - len(contents)
+        template += " " + (say["one_more"] if more == 1 else say["more"].format(count=more))
+    found = tuple(second_person(content, language) for content in contents)
+    if len(_apart(contents, language)[1]) > 0:
+        return ToolAnswer(template)  # the chat model would put them in its own language's words
     # The best match's names must be said: the small model drops them ("your daughter loves horses").
     return ToolAnswer(template, found, tuple(dict.fromkeys(names_and_numbers(found[0]))))
+
+
+def remembered(results: Sequence[Mapping[str, Any]], language: str) -> ToolAnswer:
+    """What to say once several memories were saved at once ("remember A and B"): each one kept, said to
+    the user, and whether any was not."""
+    say = SAY.get(language, SAY[DEFAULT])
+    kept = [str(result["content"]) for result in results if result.get("success")]
+    said = [_framed(say["remember_these"], kept, say, language)] if kept else []
+    if len(kept) < len(results):
+        said.append(say["not_all_saved"])
+    return ToolAnswer(" ".join(said))
+
+
+def _framed(frame: str, memories: Sequence[str], say: Mapping[str, str], language: str) -> str:
+    """`frame` (a sentence of `language` around "{memories}") with the `memories` in `language` said to the
+    user inside it; those saved in another language follow, each said to the user as its own sentence
+    in its own language (the offline voice cannot translate, and one sentence keeps to one language)."""
+    same, other = _apart(memories, language)
+    sentences = [frame.format(memories=_listed([_mid_sentence(m, language) for m in same], say))] if same else []
+    if other:
+        sentences.append(say["in_other_languages"])
+    sentences += [second_person(memory, written_in).rstrip(".") + "." for memory, written_in in other]
+    return " ".join(sentences)
+
+
+def _apart(memories: Sequence[str], language: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """The `memories` saved in `language`, and the others with the language each was saved in."""
+    same: list[str] = []
+    other: list[tuple[str, str]] = []
+    for memory in memories:
+        # A memory about "User" is English whatever its names make the detector think ("User's nonna Pina").
+        written_in = "en" if memory.startswith(SUBJECT) else detect(memory, hint=language)
+        if written_in == language:
+            same.append(memory)
+        else:
+            other.append((memory, written_in))
+    return same, other
 
 
 def _recalled(result: Mapping[str, Any], say: Mapping[str, str]) -> ToolAnswer:
