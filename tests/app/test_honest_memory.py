@@ -7,11 +7,14 @@ from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
+import numpy as np
 import pytest
 
 from app.offline.intents import EXAMPLES, OfflineIntents
 from app.tools.memory_tools import MemoryCallContext, MemoryTools
+from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
 from chats.embedders.minilm import MiniLMEmbedder
+from chats.memory.ranking import Ranking, memory_ranking_for
 from chats.memory.service import MemoryService
 from chats.sqlite.memories import SqliteMemoryStore
 from tests.app.conftest import Parley
@@ -95,3 +98,62 @@ def test_a_search_returns_no_unrelated_memory(parley: Parley) -> None:
     found = parley.json("memories", "search", "coffee")
     assert [memory["content"] for memory in found] == ["User prefers green tea to coffee"]
     assert parley("memories", "search", "submarine periscope")[1].startswith("No memory matches")
+
+
+SAVED = [
+    "User lives in Turin",
+    "User prefers green tea to coffee",
+    "User is vegetarian",
+    "User is allergic to hazelnuts",
+    "User's daughter is called Mia",
+    "User works as a nurse at night",
+    "User plays the cello",
+    "User's sister Lucia lives in Madrid",
+    "User is saving for a flat",
+    "User does not own a car",
+]
+LABELLED = {
+    # A short query -> the positions in SAVED of the memories it is about (none: about nothing saved).
+    "coffee": [1],
+    "tea": [1],
+    "what do I drink": [1],
+    "where do I live": [0],
+    "which city": [0],
+    "meat": [2],
+    "what can't I eat": [2, 3],
+    "nuts": [3],
+    "allergies": [3],
+    "my daughter": [4],
+    "children": [4],
+    "my job": [5],
+    "work": [5],
+    "music": [6],
+    "instrument": [6],
+    "my sister": [7],
+    "family": [4, 7],
+    "money": [8],
+    "savings": [8],
+    "how do I get around": [9],
+    "driving": [9],
+    "submarine periscope": [],
+    "the weather": [],
+    "football scores": [],
+    "kitchen tiles": [],
+    "birthday party": [],
+    "python code": [],
+}
+"""The labelled set `chats.memory.ranking.MINILM_MEMORY_MIN_SIMILARITY` was chosen on."""
+
+
+async def test_the_floor_drops_unrelated_memories_and_keeps_the_right_ones(minilm: MiniLMEmbedder) -> None:
+    similarity = await minilm.embed(list(LABELLED)) @ (await minilm.embed(SAVED)).T
+    right = {(row, column) for row, columns in enumerate(LABELLED.values()) for column in columns}
+
+    def kept(floor: float) -> tuple[int, int]:
+        above = {(int(r), int(c)) for r, c in zip(*np.nonzero(similarity >= floor), strict=True)}
+        return len(above & right), len(above - right)
+
+    old_right, old_unrelated = kept(Ranking().min_similarity)
+    new_right, new_unrelated = kept(memory_ranking_for(MINILM_MODEL_NAME).min_similarity)
+    assert new_right == old_right == len(right) - 2  # "how do I get around" / "...does not own a car": 0.08
+    assert new_unrelated <= 5 < old_unrelated // 5
