@@ -20,9 +20,10 @@ from typing import Any
 
 from app.timers.declarations import TIMER_TOOL_NAMES
 from app.timers.sayings import tool_reply as timer_reply
+from chats.errors import InvalidMemory
 from chats.language.words import detect
 from chats.memory.grounding import grounded, names_and_numbers
-from chats.memory.text import SUBJECT, second_person
+from chats.memory.text import SUBJECT, second_person, third_person
 from languages.registry import DEFAULT, SUPPORTED, table
 from voice.offline.router import ToolAnswer
 
@@ -60,7 +61,20 @@ def supported(sentence: str, findings: Sequence[str], question: str) -> bool:
     name and number in it, and most of its other words: `chats.memory.grounding.grounded`, the check a
     saved memory passes against the user's words), but not in the question alone, which a small model
     otherwise echoes ("The user asked what was decided about the kitchen tiles")."""
-    return grounded(sentence, [*findings, question]) and not grounded(sentence, [question])
+    return (
+        grounded(sentence, [*findings, question]) and not grounded(sentence, [question]) and not _as_its_own(sentence)
+    )
+
+
+def _as_its_own(sentence: str) -> bool:
+    """Whether the chat model says `sentence` in the first person: a memory read back as its own ("I'm
+    allergic to hazelnuts", from "You are allergic to hazelnuts"), which a check of its words alone lets
+    through. The third person rewrites such a sentence; one it refuses ("We decided on the tiles", of an
+    earlier chat) is left to the other checks."""
+    try:
+        return third_person(sentence) != " ".join(sentence.split())
+    except InvalidMemory:
+        return False
 
 
 _MEMORY_TOOLS = ("save_memory", "add_memory", "forget_memory", "search_memories", "recall_conversations")

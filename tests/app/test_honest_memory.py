@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from app.offline.intents import EXAMPLES, OfflineIntents
+from app.offline.replies import supported
 from app.tools.memory_tools import MemoryCallContext, MemoryTools
 from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
 from chats.embedders.minilm import MiniLMEmbedder
@@ -157,3 +158,10 @@ async def test_the_floor_drops_unrelated_memories_and_keeps_the_right_ones(minil
     new_right, new_unrelated = kept(memory_ranking_for(MINILM_MODEL_NAME).min_similarity)
     assert new_right == old_right == len(right) - 2  # "how do I get around" / "...does not own a car": 0.08
     assert new_unrelated <= 5 < old_unrelated // 5
+
+
+def test_a_memory_is_not_read_back_in_the_first_person() -> None:
+    findings, question = ["You are allergic to hazelnuts"], "What do you know about me?"
+    assert supported("You are allergic to hazelnuts.", findings, question)
+    assert not supported("I'm allergic to hazelnuts.", findings, question)
+    assert not supported("I am allergic to hazelnuts.", findings, question)
