@@ -9,12 +9,13 @@ How a match is made (pure parts: `candidates`, `best_intent`, `arguments`):
 - The best tool wins when its similarity reaches `THRESHOLD` and beats the next tool by `MARGIN`.
   Measured with all-MiniLM-L6-v2: the requests score 0.86-1.00; questions and chat ("what's the weather
   like in Rome tomorrow", "what should we do about the leaking tap", "I forgot my keys at home") 0.3-0.72.
-- The words after the matched leading words are the argument: the chat to switch to, the fact to save or
-  the note to add (in the third person, `chats.memory.text.third_person`), the memory to look up or
-  forget, what to look for in earlier chats.
-- In Italian, Spanish, French and German (the user's `language`, or each utterance's own with "auto"), a
-  request said as `app.offline.phrases` writes it is recognised word for word first; other wordings
-  go to the embedder, which compares them with the English examples and that language's.
+- The words after the matched leading words are the argument: the chat to switch to, the facts to save or
+  the note to add (in the third person, `chats.memory.text.third_person`; "A and B" as two when each is a
+  statement of its own), the memory to look up or forget, what to look for in earlier chats.
+- A request is understood in the language it was said in (detected, the user's `language` the hint), a
+  request said as `app.offline.phrases` writes it word for word first; other wordings go to the
+  embedder, which compares them with the English examples and those of the user's `language`. The answer
+  is in the user's `language` (each utterance's own with "auto").
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import numpy.typing as npt
 
 from app.offline import chat_facts
 from app.offline.phrases import EMBEDDER_LANGUAGE, PHRASES, leading_phrase, phrasings
-from app.offline.replies import SAY, supported, tool_answer
+from app.offline.replies import SAY, remembered, supported, tool_answer
 from app.offline.web_questions import needs_the_web
 from app.timers.spoken import timer_call
 from chats.embedders.embedding import Embedder
@@ -100,34 +101,51 @@ def best_intent(
     return Intent(tool, score, options[row].rest)
 
 
-def arguments(intent: Intent, utterance: str, language: str | None = None) -> dict[str, Any] | None:
-    """The tool's arguments from the words after the intent; None when the tool cannot be called.
-    `language`: the user's, for a memory put in the third person."""
+def arguments(intent: Intent, utterance: str, language: str | None = None) -> list[dict[str, Any]]:
+    """The arguments of each call of the tool the words after the intent ask for: one call, or one per
+    memory for "remember A and B"; none when the tool cannot be called. `language`: the one the user spoke,
+    for a memory put in the third person."""
     rest = intent.rest.strip()
-    if intent.tool == "switch_chat":
-        return {"query": rest or utterance.strip()}
-    if intent.tool in ("search_memories", "forget_memory"):
-        query = rest or utterance.strip()
-        return {"query": query} if intent.tool == "forget_memory" else {"query": query, "limit": 3}
-    if intent.tool == "recall_conversations":
-        return {"query": rest or utterance.strip()}
+    if intent.tool in ("switch_chat", "recall_conversations", "forget_memory"):
+        return [{"query": rest or utterance.strip()}]
+    if intent.tool == "search_memories":
+        return [{"query": rest or utterance.strip(), "limit": 3}]
     if intent.tool in ("save_memory", "add_memory"):
-        return _memory(intent.tool, rest, language)
-    return {}
+        return [_memory(intent.tool, content, said) for content, said in _memories(rest, language or DEFAULT)]
+    return [{}]
 
 
-def _memory(tool: str, rest: str, language: str | None) -> dict[str, Any] | None:
-    turn = table(language or DEFAULT).get("remember_to")
+def _memories(rest: str, language: str) -> list[tuple[str, str]]:
+    """What "remember A and B" keeps, in the third person, each with the words it was said in: A and B apart
+    when each is a statement of its own (the third person rewrites each: "I live in Turin and I'm
+    vegetarian"), else the whole ("I like bread and butter"); none when it cannot be kept."""
+    turn = table(language).get("remember_to")
     if turn is not None and rest.lower().startswith(turn["opening"]):
         rest = turn["memory"].format(rest=rest)
+    parts = re.split(rf"\s+{re.escape(table(language)['grammar']['and_word'])}\s+", rest, flags=re.IGNORECASE)
+    kept = [_third_person(part, language) for part in parts]
+    if len(parts) > 1 and all(said not in (None, part) for said, part in zip(kept, parts, strict=True)):
+        return [(said, part) for said, part in zip(kept, parts, strict=True) if said is not None]
+    whole = _third_person(rest, language)
+    return [] if whole is None else [(whole, rest)]
+
+
+def _third_person(text: str, language: str) -> str | None:
     try:
-        content = third_person(rest, language)
+        return third_person(text, language)
     except InvalidMemory:
         return None
-    category = guess_category(rest)
+
+
+def _memory(tool: str, content: str, said: str) -> dict[str, Any]:
+    category = guess_category(said)
     if tool == "add_memory":
         return {"content": content, "metadata": {"category": category}}
     return {"content": content, "category": category, "reasoning": REASONING}
+
+
+def _call(tool: str, args: dict[str, Any]) -> ToolCall:
+    return ToolCall(id=f"intent-{uuid.uuid4().hex[:8]}", name=tool, args=args)
 
 
 class OfflineIntents:
@@ -148,7 +166,7 @@ class OfflineIntents:
         self._zone = zone
         self._language = language
         self.heard_in: str = language or DEFAULT
-        """The language of the last request: what its answer is said in."""
+        """What the last request's answer is said in: the user's `language`, or with "auto" the request's."""
         examples = [(tool, phrase) for tool, phrases in EXAMPLES.items() for phrase in phrases]
         for language_phrases in PHRASES.values() if language is None else [PHRASES.get(language, {})]:
             examples += [(tool, phrase) for tool, phrases in language_phrases.items() for phrase in phrases]
@@ -161,23 +179,23 @@ class OfflineIntents:
         if self._examples is None:
             self._examples = await self._embedder.embed(self._phrases)
 
-    async def match(self, text: str, tools: Collection[str]) -> ToolCall | None:
-        self.heard_in = self._language or detect(text, hint=self.heard_in)
-        timer = timer_call(text, set(tools), self.heard_in, now=self._clock(), zone=self._zone)
+    async def match(self, text: str, tools: Collection[str]) -> tuple[ToolCall, ...]:
+        # Understood in the language it was said in, whatever the setting: a user who set English and
+        # says "ricordati che..." asked to remember. The answer is in the setting's language (`heard_in`).
+        said_in = detect(text, hint=self._language or self.heard_in)
+        self.heard_in = self._language or said_in
+        timer = timer_call(text, set(tools), said_in, now=self._clock(), zone=self._zone)
         if timer is not None:  # word for word, before any embedding (`app.timers.spoken`)
-            return ToolCall(id=f"intent-{uuid.uuid4().hex[:8]}", name=timer[0], args=timer[1])
-        intent = self._said_as_written(text, tools)
+            return (_call(timer[0], timer[1]),)
+        intent = self._said_as_written(text, tools, said_in)
         if intent is None:
             intent = await self._by_similarity(text, tools)
         if intent is None:
-            return None
-        args = arguments(intent, text, self.heard_in)
-        if args is None:
-            return None
-        return ToolCall(id=f"intent-{uuid.uuid4().hex[:8]}", name=intent.tool, args=args)
+            return ()
+        return tuple(_call(intent.tool, args) for args in arguments(intent, text, said_in))
 
-    def _said_as_written(self, text: str, tools: Collection[str]) -> Intent | None:
-        found = leading_phrase(text, self.heard_in)
+    def _said_as_written(self, text: str, tools: Collection[str], language: str) -> Intent | None:
+        found = leading_phrase(text, language)
         if found is None or found[0] not in tools:
             return None
         return Intent(found[0], 1.0, found[1])
@@ -194,7 +212,10 @@ class OfflineIntents:
         similarity = vectors @ self._examples[declared].T
         return best_intent(similarity, [self._tools[column] for column in declared], options)
 
-    def reply(self, call: ToolCall, result: Mapping[str, Any]) -> ToolAnswer:
+    def reply(self, answered: Sequence[tuple[ToolCall, Mapping[str, Any]]]) -> ToolAnswer:
+        if len(answered) > 1:  # "remember A and B": only saves come several at once
+            return remembered([result for _, result in answered], self.heard_in)
+        call, result = answered[0]
         return tool_answer(call.name, result, self.heard_in)
 
     def supported(self, sentence: str, findings: Sequence[str], question: str) -> bool:

@@ -20,8 +20,10 @@ from typing import Any
 
 from app.timers.declarations import TIMER_TOOL_NAMES
 from app.timers.sayings import tool_reply as timer_reply
+from chats.errors import InvalidMemory
+from chats.language.words import detect
 from chats.memory.grounding import grounded, names_and_numbers
-from chats.memory.text import second_person
+from chats.memory.text import SUBJECT, second_person, third_person
 from languages.registry import DEFAULT, SUPPORTED, table
 from voice.offline.router import ToolAnswer
 
@@ -59,7 +61,20 @@ def supported(sentence: str, findings: Sequence[str], question: str) -> bool:
     name and number in it, and most of its other words: `chats.memory.grounding.grounded`, the check a
     saved memory passes against the user's words), but not in the question alone, which a small model
     otherwise echoes ("The user asked what was decided about the kitchen tiles")."""
-    return grounded(sentence, [*findings, question]) and not grounded(sentence, [question])
+    return (
+        grounded(sentence, [*findings, question]) and not grounded(sentence, [question]) and not _as_its_own(sentence)
+    )
+
+
+def _as_its_own(sentence: str) -> bool:
+    """Whether the chat model says `sentence` in the first person: a memory read back as its own ("I'm
+    allergic to hazelnuts", from "You are allergic to hazelnuts"), which a check of its words alone lets
+    through. The third person rewrites such a sentence; one it refuses ("We decided on the tiles", of an
+    earlier chat) is left to the other checks."""
+    try:
+        return third_person(sentence) != " ".join(sentence.split())
+    except InvalidMemory:
+        return False
 
 
 _MEMORY_TOOLS = ("save_memory", "add_memory", "forget_memory", "search_memories", "recall_conversations")
@@ -95,12 +110,52 @@ def _memory_answer(tool: str, result: Mapping[str, Any], say: Mapping[str, str],
     saved = result.get("totalSaved")
     if not contents:
         return ToolAnswer(say["nothing"] if saved is None else say["nothing_but"] if saved else say["nothing_yet"])
-    found = tuple(second_person(content, language) for content in contents)
-    template = say["saved"].format(memories=_listed([_mid_sentence(c, language) for c in contents], say))
+    template = _framed(say["saved"], contents, say, language)
     if isinstance(saved, int) and saved > len(contents):
-        template += " " + say["more"].format(count=saved - len(contents))
+        more = saved - len(contents)
+        template += " " + (say["one_more"] if more == 1 else say["more"].format(count=more))
+    found = tuple(second_person(content, language) for content in contents)
+    if len(_apart(contents, language)[1]) > 0:
+        return ToolAnswer(template)  # the chat model would put them in its own language's words
     # The best match's names must be said: the small model drops them ("your daughter loves horses").
     return ToolAnswer(template, found, tuple(dict.fromkeys(names_and_numbers(found[0]))))
+
+
+def remembered(results: Sequence[Mapping[str, Any]], language: str) -> ToolAnswer:
+    """What to say once several memories were saved at once ("remember A and B"): each one kept, said to
+    the user, and whether any was not."""
+    say = SAY.get(language, SAY[DEFAULT])
+    kept = [str(result["content"]) for result in results if result.get("success")]
+    said = [_framed(say["remember_these"], kept, say, language)] if kept else []
+    if len(kept) < len(results):
+        said.append(say["not_all_saved"])
+    return ToolAnswer(" ".join(said))
+
+
+def _framed(frame: str, memories: Sequence[str], say: Mapping[str, str], language: str) -> str:
+    """`frame` (a sentence of `language` around "{memories}") with the `memories` in `language` said to the
+    user inside it; those saved in another language follow, each said to the user as its own sentence
+    in its own language (the offline voice cannot translate, and one sentence keeps to one language)."""
+    same, other = _apart(memories, language)
+    sentences = [frame.format(memories=_listed([_mid_sentence(m, language) for m in same], say))] if same else []
+    if other:
+        sentences.append(say["in_other_languages"])
+    sentences += [second_person(memory, written_in).rstrip(".") + "." for memory, written_in in other]
+    return " ".join(sentences)
+
+
+def _apart(memories: Sequence[str], language: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """The `memories` saved in `language`, and the others with the language each was saved in."""
+    same: list[str] = []
+    other: list[tuple[str, str]] = []
+    for memory in memories:
+        # A memory about "User" is English whatever its names make the detector think ("User's nonna Pina").
+        written_in = "en" if memory.startswith(SUBJECT) else detect(memory, hint=language)
+        if written_in == language:
+            same.append(memory)
+        else:
+            other.append((memory, written_in))
+    return same, other
 
 
 def _recalled(result: Mapping[str, Any], say: Mapping[str, str]) -> ToolAnswer:

@@ -151,12 +151,12 @@ async def test_the_offline_voice_says_what_it_knows_in_every_language(
     intents = OfflineIntents(minilm, language=language)
     try:
         for number, said in enumerate(ASKED[language]):
-            call = await intents.match(said, EVERY_TOOL)
+            [call] = await intents.match(said, EVERY_TOOL)
             assert call is not None and call.name == "search_memories", said
             result = await tools.call(call.name, call.args, CONTEXT)
             family_first = [facts[2], facts[0], facts[1]]
             assert contents(result) == (family_first if number == 2 else facts), said
-            template = intents.reply(call, result).template
+            template = intents.reply([(call, result)]).template
             assert all(word in template for _, _, word in SAVED[language]), template
     finally:
         await store.close()
@@ -171,7 +171,7 @@ async def test_offline_a_search_that_finds_nothing_does_not_deny_the_rest(
     result = await tools.call(search.name, search.args, CONTEXT)
     await store.close()
     assert result["results"] == []
-    assert OfflineIntents(minilm, language=language).reply(search, result).template == SAY[language]["nothing_but"]
+    assert OfflineIntents(minilm, language=language).reply([(search, result)]).template == SAY[language]["nothing_but"]
 
 
 @pytest.mark.parametrize(

@@ -74,7 +74,7 @@ async def test_requests_in_the_users_language_become_tool_calls(
     embedder: MiniLMEmbedder, language: str, said: str, tool: str, args: dict[str, Any]
 ) -> None:
     intents = OfflineIntents(embedder, language=language)
-    call = await intents.match(said, EVERY_TOOL)
+    [call] = await intents.match(said, EVERY_TOOL)
     assert call is not None and call.name == tool
     assert {key: call.args[key] for key in args} == args
     if tool != "end_conversation":
@@ -87,7 +87,7 @@ async def test_with_auto_each_request_is_heard_in_its_own_language(
 ) -> None:
     intents = OfflineIntents(embedder, language=None)
     intents.heard_in = language  # the conversation so far: what a request too short to tell is taken for
-    call = await intents.match(said, EVERY_TOOL)
+    [call] = await intents.match(said, EVERY_TOOL)
     assert call is not None and call.name == tool
     assert intents.heard_in == language
 
@@ -103,7 +103,7 @@ async def test_with_auto_each_request_is_heard_in_its_own_language(
     ],
 )
 async def test_questions_and_chat_go_to_the_model(embedder: MiniLMEmbedder, language: str, said: str) -> None:
-    assert await OfflineIntents(embedder, language=language).match(said, EVERY_TOOL) is None
+    assert await OfflineIntents(embedder, language=language).match(said, EVERY_TOOL) == ()
 
 
 def test_every_language_has_phrasings_for_every_tool_the_english_examples_have() -> None:
@@ -152,8 +152,8 @@ def test_memories_found_are_said_back_in_the_second_person() -> None:
 
 async def test_the_answer_is_said_in_the_language_the_request_was_heard_in(embedder: MiniLMEmbedder) -> None:
     intents = OfflineIntents(embedder, language=None)
-    call = await intents.match("Nuova chat, per favore.", EVERY_TOOL)
+    [call] = await intents.match("Nuova chat, per favore.", EVERY_TOOL)
     assert call is not None
-    assert intents.reply(ToolCall("offline-1", call.name, call.args), {"success": True}).template == (
+    assert intents.reply([(ToolCall("offline-1", call.name, call.args), {"success": True})]).template == (
         "Inizio una nuova chat."
     )

@@ -75,7 +75,7 @@ async def test_with_auto_the_sentence_is_in_the_language_the_question_was_heard_
     embedder: MiniLMEmbedder, said: str, language: str
 ) -> None:
     intents = OfflineIntents(embedder, language=None)
-    assert await intents.match(said, frozenset(EXAMPLES)) is None  # no tool: the web question is next
+    assert await intents.match(said, frozenset(EXAMPLES)) == ()  # no tool: the web question is next
     assert intents.beyond_offline(said) == SAY[language]["no_web"]
     assert intents.beyond_offline("Tell me a joke.") is None
     assert intents.no_answer() == SAY[language]["no_advice"]  # the small voice's limit, in that language too

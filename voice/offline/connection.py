@@ -217,10 +217,10 @@ class OfflineLiveConnection:
         # The intent first (an embedding: about 0.15 s), then the model: run side by side, numpy's BLAS
         # threads and the model's thread fight over the two cores and both take several times longer.
         try:
-            call = await self._intents.match(question, self._tools) if self._intents is not None else None
-            beyond = self._intents.beyond_offline(question) if self._intents is not None and call is None else None
-            if call is not None:
-                await self._use_tool(call, question)
+            calls = await self._intents.match(question, self._tools) if self._intents is not None else ()
+            beyond = self._intents.beyond_offline(question) if self._intents is not None and not calls else None
+            if calls:
+                await self._use_tools(calls, question)
             elif beyond is not None:
                 await self._say(beyond)  # the small model would invent an answer
             else:
@@ -230,17 +230,20 @@ class OfflineLiveConnection:
                 self._history.append(ChatMessage("assistant", " ".join(self._said)))
         self._emit(live.TurnComplete())
 
-    async def _use_tool(self, call: live.ToolCall, question: str) -> None:
+    async def _use_tools(self, calls: Sequence[live.ToolCall], question: str) -> None:
         assert self._intents is not None
+        answered = [(call, await self._use_tool(call)) for call in calls]
+        await self._tell(question, self._intents.reply(answered))
+
+    async def _use_tool(self, call: live.ToolCall) -> Mapping[str, Any]:
         call = live.ToolCall(id=f"offline-{next(self._call_ids)}", name=call.name, args=call.args)
         result: asyncio.Future[Mapping[str, Any]] = asyncio.get_running_loop().create_future()
         self._tool_results[call.id] = result
         self._emit(call)
         try:
-            answered = await result
+            return await result
         finally:
             self._tool_results.pop(call.id, None)
-        await self._tell(question, self._intents.reply(call, answered))
 
     async def _tell(self, question: str, answer: ToolAnswer) -> None:
         """The chat model's words for `answer`'s findings where they hold, else (or after them, when they

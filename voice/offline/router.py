@@ -43,13 +43,13 @@ class FromChat:
 class IntentRouter(Protocol):
     """Tool intents, recognised by the app (the small model cannot choose tools reliably)."""
 
-    async def match(self, text: str, tools: Collection[str]) -> ToolCall | None:
-        """The tool call the user's words ask for, among the declared `tools` (by name), or None to let
-        the chat model answer."""
+    async def match(self, text: str, tools: Collection[str]) -> tuple[ToolCall, ...]:
+        """The tool calls the user's words ask for, among the declared `tools` (by name), in order (one, or
+        several of one tool: "remember A and B"); none to let the chat model answer."""
         ...
 
-    def reply(self, call: ToolCall, result: Mapping[str, Any]) -> ToolAnswer:
-        """What to say once the tool answered `result`."""
+    def reply(self, answered: Sequence[tuple[ToolCall, Mapping[str, Any]]]) -> ToolAnswer:
+        """What to say once the tools answered: each call with its result, in order."""
         ...
 
     def beyond_offline(self, text: str) -> str | None:

@@ -57,11 +57,11 @@ class ScriptedIntents:
         self.heard: list[str] = []
         self.checked: list[tuple[str, list[str], str]] = []
 
-    async def match(self, text: str, tools: Collection[str]) -> ToolCall | None:
+    async def match(self, text: str, tools: Collection[str]) -> tuple[ToolCall, ...]:
         self.heard.append(text)
-        return ToolCall("", self.tool, self.args) if self.trigger in text.lower() else None
+        return (ToolCall("", self.tool, self.args),) if self.trigger in text.lower() else ()
 
-    def reply(self, call: ToolCall, result: Mapping[str, Any]) -> ToolAnswer:
+    def reply(self, answered: Sequence[tuple[ToolCall, Mapping[str, Any]]]) -> ToolAnswer:
         return self.answer
 
     def supported(self, sentence: str, findings: Sequence[str], question: str) -> bool:
