@@ -125,8 +125,8 @@ def embedder() -> MiniLMEmbedder:
 async def test_requests_in_portuguese_become_tool_calls(
     embedder: MiniLMEmbedder, said: str, tool: str, args: dict[str, Any]
 ) -> None:
-    call = await OfflineIntents(embedder, language="pt").match(said, frozenset(EXAMPLES))
-    assert call is not None and call.name == tool
+    [call] = await OfflineIntents(embedder, language="pt").match(said, frozenset(EXAMPLES))
+    assert call.name == tool
     assert {key: call.args[key] for key in args} == args
 
 
