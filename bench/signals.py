@@ -1,10 +1,10 @@
-"""How soon Ctrl-C ends a `parley` command while an MCP server it started never answers:
+"""How soon Ctrl-C or SIGTERM ends a `parley` command while an MCP server it started never answers:
 `python -m bench.signals [--runs N] [--out FILE]`.
 
 The server (`SILENT`) answers nothing, ignores its stdin closing and SIGTERM, and dies only killed: the worst
 a tool server can do. `parley tools list` starts it and waits on it; once the server has written its pid,
-SIGINT is sent, and the seconds from the signal to Parley's exit are timed, with whether the server was
-left running. Goal (issue 34): every command ends within 2 s of Ctrl-C or SIGTERM. Writes
+SIGINT or SIGTERM is sent, and the seconds from the signal to Parley's exit are timed, with whether the
+server was left running. Goal (issue 34): every command ends within 2 s of Ctrl-C or SIGTERM. Writes
 bench/results/signals.json (with the machine's load) and prints a summary.
 """
 
@@ -82,7 +82,7 @@ def main() -> None:
     load = os.getloadavg()[0]
     results: dict[str, Any] = {"load_1min_before": round(load, 2), "goal_s": 2.0}
     with tempfile.TemporaryDirectory() as scratch:
-        for stop in (signal.SIGINT,):
+        for stop in (signal.SIGINT, signal.SIGTERM):
             runs = [one_run(Path(scratch), stop) for _ in range(args.runs)]
             seconds = [run["seconds"] for run in runs]
             results[stop.name] = {

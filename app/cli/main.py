@@ -6,8 +6,11 @@ import argparse
 import asyncio
 import logging
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Protocol
 
 from app.cli import (
@@ -138,13 +141,34 @@ def _command(argv: Sequence[str] | None, default: Opening) -> int:
         handler = getattr(args, "handler", None)
         if handler is None:
             return default(settings, hidden=args.hidden)
-        result: int = handler(settings, args)
+        with _terminated_as_interrupted():
+            result: int = handler(settings, args)
         return result
     except (ChatsError, VoiceError, SettingsError, SecretsError, UsageError) as error:
         print(f"parley: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+@contextmanager
+def _terminated_as_interrupted() -> Iterator[None]:
+    """SIGTERM ends a command as Ctrl-C does (`KeyboardInterrupt`), so that what it started is stopped on
+    the way out (an MCP server that ignores its stdin closing is killed) instead of left behind by the
+    default action, which ends Parley at once. Only the main thread may set a signal's handler: a command run
+    on another (as tests do) keeps the one in place."""
+
+    def interrupt(_number: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 if __name__ == "__main__":

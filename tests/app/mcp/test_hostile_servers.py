@@ -81,32 +81,45 @@ async def test_ask_answers_without_a_server_that_never_answers_and_names_it(
     assert not alive(int((environment / "silent").read_text(encoding="utf-8")))
 
 
-@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
-async def test_a_signal_ends_an_ask_and_its_server_while_the_server_never_answers(
-    environment: Path, gemini_live_server: FakeGeminiLiveServer, stop: signal.Signals
-) -> None:
-    write_servers(environment, silent=SILENT)
+async def started_with_its_server(folder: Path, *command: str) -> asyncio.subprocess.Process:
+    """`parley <command>` in a process of its own, once it has started the silent server in `folder`."""
+    write_servers(folder, silent=SILENT)
     child = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "app.cli.main",
-        "ask",
-        "hello",
+        *command,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         env=dict(os.environ),
     )
-    pid_file = environment / "silent"
+    pid_file = folder / "silent"
     deadline = time.monotonic() + CHILD_START_S
     while not pid_file.exists() or not pid_file.read_text(encoding="utf-8"):  # the server was started
         assert child.returncode is None and time.monotonic() < deadline, "parley ended before the server started"
         await asyncio.sleep(0.05)
+    return child
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+async def test_a_signal_ends_an_ask_and_its_server_while_the_server_never_answers(
+    environment: Path, gemini_live_server: FakeGeminiLiveServer, stop: signal.Signals
+) -> None:
+    child = await started_with_its_server(environment, "ask", "hello")
     child.send_signal(stop)
     out, err = await asyncio.wait_for(child.communicate(), timeout=30)
     # Ended, and the server killed: how soon (the goal is 2 s) is bench/signals.py's to time.
     assert (child.returncode, out) == (1, b"")
     assert err.decode().splitlines()[-1] == "parley: stopped before the message was sent; nothing was saved"
-    assert not alive(int(pid_file.read_text(encoding="utf-8")))  # killed, not left behind
+    assert not alive(int((environment / "silent").read_text(encoding="utf-8")))  # killed, not left behind
+
+
+async def test_sigterm_ends_tools_list_as_ctrl_c_does_and_stops_its_server(environment: Path) -> None:
+    child = await started_with_its_server(environment, "tools", "list")
+    child.send_signal(signal.SIGTERM)
+    await asyncio.wait_for(child.communicate(), timeout=30)
+    assert child.returncode == 130  # as after Ctrl-C; the default action would be -15, the server left running
+    assert not alive(int((environment / "silent").read_text(encoding="utf-8")))
 
 
 async def test_the_offline_voice_starts_no_server(offline: Path, capsys: pytest.CaptureFixture[str]) -> None:
