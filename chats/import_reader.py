@@ -234,6 +234,8 @@ class _ChatParts:
             self.repaired += text is not value
             if key == "title":
                 text = without_controls(text)
+                if not text.strip():
+                    return  # control characters alone: the chat comes untitled, as one with no title
             if key == "title" and len(text) > TITLE_MAX:  # the cap of `rename`; kept as it is otherwise
                 raise InvalidTurn(f"{self.where}a chat's 'title' is at most {TITLE_MAX} characters, not {len(text)}")
             if key == "folder":

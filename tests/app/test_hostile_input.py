@@ -117,3 +117,9 @@ def test_a_key_with_a_line_break_is_refused_in_one_line_wherever_it_comes_from(
     assert parley.err == (
         "parley: the gemini key in the OS keyring holds the control character U+001B: give it again without it\n"
     )
+
+
+def test_an_imported_title_of_control_characters_alone_comes_untitled(parley: Parley) -> None:
+    path = parley.write("import.json", {"title": "\x1b\u202e\x07", "full_history": [{"role": "user", "text": "Hi"}]})
+    assert parley("chats", "import", path)[0] == 0, parley.err
+    assert [chat["title"] for chat in parley.json("chats", "list")] == [None]

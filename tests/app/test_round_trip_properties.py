@@ -29,7 +29,7 @@ from chats.import_reader import ImportedFolder, read_import
 from chats.memory.export import read_export
 from chats.memory.models import CATEGORIES, Category
 from chats.memory.store import MemoryChanges, NewMemory
-from chats.models import ROLES, EmbeddedText, Source, Turn
+from chats.models import CONTROLS, ROLES, EmbeddedText, Source, Turn
 from chats.sqlite.memories import SqliteMemoryStore
 from chats.sqlite.store import SqliteChatStore
 from chats.transfer import export_json
@@ -38,6 +38,8 @@ from tests.fakes.text_models import ScriptedTextModel
 FOLDERS = ("Kitchen", "Travel", "Work")
 MOMENTS = st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1), timezones=st.just(UTC))
 TEXT = st.text(st.characters(codec="utf-8"), min_size=1, max_size=24)
+TITLES = TEXT.filter(lambda text: CONTROLS.search(text) is None)
+"""A chat's title: one line without control characters, as `chats.models.chat_title` and imports keep them."""
 WEB_SOURCES = st.lists(
     st.builds(Source, title=st.just("") | TEXT, uri=TEXT.map("https://example.org/".__add__)), max_size=2
 ).map(tuple)
@@ -93,7 +95,7 @@ def chats(draw: st.DrawFn) -> list[DrawnChat]:
         created, later = sorted((draw(MOMENTS), draw(MOMENTS)))
         drawn.append(
             DrawnChat(
-                title=draw(st.none() | TEXT),
+                title=draw(st.none() | TITLES),
                 folder=draw(st.none() | st.sampled_from(FOLDERS)),
                 turns=history,
                 compacted_tail=draw(st.none() | st.integers(0, len(history))) if history else None,

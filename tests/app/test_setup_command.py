@@ -20,6 +20,7 @@ from app.config.secrets import KEYRING_SERVICE
 from app.config.settings import load_settings
 from app.front.first_start import guide_done
 from app.wake_enrolment import verifier_path
+from languages.registry import SUPPORTED
 from tests.app import MemoryKeyring
 from tests.app.test_wake_command import ENROLMENT_ROOM
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
@@ -60,7 +61,7 @@ async def test_the_language_and_a_working_key_are_saved_where_parley_reads_them(
     assert code == 0
     lines = out.splitlines()
     assert any(
-        line.endswith("Not a language Parley speaks: 'klingon'. Answer one of en, it, es, fr, de, auto.")
+        line.endswith(f"Not a language Parley speaks: 'klingon'. Answer one of {', '.join(SUPPORTED)}, auto.")
         for line in lines
     )
     refused = [line for line in lines if "Failed: " in line]
