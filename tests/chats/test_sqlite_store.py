@@ -134,7 +134,7 @@ _APPENDER = """
 import asyncio, sys, uuid
 from pathlib import Path
 from chats.models import Turn
-from chats.sqlite import SqliteChatStore
+from chats.sqlite.store import SqliteChatStore
 
 async def main(path, chat_id, name):
     store = await SqliteChatStore.open(Path(path), "alice")
