@@ -63,7 +63,15 @@ def words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+@cache
+def about(code: Language) -> Mapping[str, Any]:
+    """`code`'s `language.toml` alone (`[language]` names, `[codes]`): what start-up reads (the setting's
+    choices, the desktop's language), without parsing the language's words as `table` does."""
+    with (FOLDER / code / "language.toml").open("rb") as file:
+        return tomllib.load(file)
+
+
 def codes(name: str) -> Mapping[Language, str]:
     """Each language's code for one of the parts Parley runs it through (`[codes]`: "whisper", "espeak",
     "live", "snowball", "dateparser")."""
-    return {code: table(code)["codes"][name] for code in SUPPORTED}
+    return {code: about(code)["codes"][name] for code in SUPPORTED}

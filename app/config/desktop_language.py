@@ -5,11 +5,11 @@ from __future__ import annotations
 import locale
 from collections.abc import Mapping
 
-from languages.registry import SUPPORTED, Language, table
+from languages.registry import SUPPORTED, Language, about
 
 _LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE")
 """POSIX order: the first one set wins (LANGUAGE, a GNU list like "it:en", only when none of the others is)."""
-_WINDOWS_NAMES: Mapping[str, Language] = {table(code)["language"]["windows_name"]: code for code in SUPPORTED}
+_WINDOWS_NAMES: Mapping[str, Language] = {about(code)["language"]["windows_name"]: code for code in SUPPORTED}
 """`locale.getlocale()` on Windows names the language ("Italian_Italy")."""
 
 

@@ -30,14 +30,14 @@ from app.config.desktop_language import desktop_language
 from app.config.paths import default_config_file, default_data_dir
 from app.config.secrets import SECRETS, Secret, SecretSpec, get_secret
 from app.config.setting_values import LOG_LEVELS, Kind, SettingSpec, convert_value, typed_value
-from languages.registry import SUPPORTED, table
+from languages.registry import SUPPORTED, about
 
 EmbedderChoice = Literal["auto", "local", "openai", "gemini"]
 TextModelChoice = Literal["auto", "offline", "gemini"]
 VoiceModelChoice = Literal["auto", "gemini", "offline"]
 StorageChoice = Literal["sqlite", "supabase"]
 LANGUAGES: tuple[tuple[str, str], ...] = (
-    *((code, table(code)["language"]["name"]) for code in SUPPORTED),
+    *((code, about(code)["language"]["name"]) for code in SUPPORTED),
     ("auto", "Whatever I speak (auto)"),
 )
 """The `language` setting's values, each with the name its speakers give it (Settings, the first-start guide

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from languages.registry import is_supported, table
+from languages.registry import about, is_supported
 from voice.live.connection import ToolDeclaration
 
 IDENTITY = """\
@@ -34,7 +34,7 @@ def language_line(language: str) -> str:
     """What the prompt says of the user's language: the `language` setting, a code or "auto"."""
     if not is_supported(language):
         return "Answer in the language the user speaks to you, and keep to it until they change it."
-    name = table(language)["language"]["english_name"]
+    name = about(language)["language"]["english_name"]
     return (
         f"The user speaks {name}: speak {name} with them, and save what you remember of them in {name}, "
         "unless they speak to you in another language."
