@@ -37,6 +37,7 @@ from ui.chat.transcript import TranscriptView
 from ui.memory.bridge import MemoryBridge
 from ui.memory.page import MemoryPage
 from ui.settings.dialog import SettingsDialog
+from ui.shown_text import for_window
 from ui.tray.icon import state_icon
 from ui.voice.confirmations import ConfirmationsPanel
 from ui.voice.controls import VoiceControls
@@ -273,7 +274,7 @@ class MainWindow(QMainWindow):
     def run_search(self) -> None:
         query = self.search_box.text().strip()
         if query:
-            self.search_status.setText(f"Searching for “{query}”…")
+            self.search_status.setText(for_window(f"Searching for “{query}”…"))
             self.search_status.show()
             self._bridge.search(query)
 
@@ -385,10 +386,10 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def show_search_result(self, result: SearchResult) -> None:
         if not result.hits:
-            self.search_status.setText(f"No chat is about “{result.query}”.")
+            self.search_status.setText(for_window(f"No chat is about “{result.query}”."))
             return
         best = result.hits[0]
         others = ", ".join(hit.title or "New chat" for hit in result.hits[1:])
         text = f"Best match: {best.title or 'New chat'}"
-        self.search_status.setText(f"{text}. Also close: {others}." if others else f"{text}.")
+        self.search_status.setText(for_window(f"{text}. Also close: {others}." if others else f"{text}."))
         self._bridge.select_chat(best.chat_id)

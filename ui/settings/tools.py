@@ -30,6 +30,7 @@ from app.mcp.catalogue import ServerReport, catalogue
 from app.mcp.config import McpConfigError, ServerConfig, mcp_file, read_servers
 from app.mcp.switches import Switches, save_switches
 from app.runtime import Runtime, RuntimeClosed
+from ui.shown_text import for_window
 from ui.widgets import push_button, text_line
 
 LISTING = "starting…"
@@ -174,7 +175,8 @@ class ToolsDialog(QDialog):
 
     def _add_server(self, report: ServerReport, state: str) -> None:
         server = report.server
-        item = QTreeWidgetItem([server.name, state])
+        state = for_window(state)  # a failing server's own error output comes with it
+        item = QTreeWidgetItem([for_window(server.name), state])
         item.setData(0, Qt.ItemDataRole.UserRole, server.name)
         item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
         item.setCheckState(0, Qt.CheckState.Unchecked if server.disabled else Qt.CheckState.Checked)
@@ -182,11 +184,11 @@ class ToolsDialog(QDialog):
         for listed in report.tools:
             tool = listed.tool
             traits = tool_traits(tool.read_only, tool.destructive, listed.asks_first)
-            child = QTreeWidgetItem([tool.name, traits])
+            child = QTreeWidgetItem([for_window(tool.name), traits])
             child.setData(0, Qt.ItemDataRole.UserRole, tool.name)
             child.setFlags(child.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             child.setCheckState(0, Qt.CheckState.Checked if listed.enabled else Qt.CheckState.Unchecked)
-            child.setToolTip(0, tool.description)
+            child.setToolTip(0, for_window(tool.description))
             child.setDisabled(server.disabled)
             item.addChild(child)
         self.tree.addTopLevelItem(item)
