@@ -32,6 +32,7 @@ from app.outbox import Outbox
 from app.timers.ringing import SoundRinger
 from app.timers.toolkit import TimerKit
 from app.timers.wiring import timer_kit
+from app.tools.prompt import INSTRUCTIONS
 from app.wake_enrolment import wake_detector
 from app.wiring import ChatServices, language_detector_loading, language_of, live_language_code, spoken_language
 from chats.journal import JOURNAL_FILE, Delivery, TurnJournal
@@ -385,7 +386,9 @@ class VoiceLoop:
         voice = await OfflineVoice.load(model_cache(), language=spoken_language(settings), language_of=language_of)
         stack.push_async_callback(voice.aclose)
         self._offline_voice = voice
-        intents = OfflineIntents(self._services.embedder, language=spoken_language(settings), zone=local_zone())
+        intents = OfflineIntents(
+            self._services.embedder, language=spoken_language(settings), zone=local_zone(), instructions=INSTRUCTIONS
+        )
         await intents.prepare()
         factory: LiveConnectionFactory = functools.partial(
             offline.connect,

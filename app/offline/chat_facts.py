@@ -57,6 +57,8 @@ FIRST_PERSON = frozenset(word for facts in _FACTS for word in words(facts["first
 ADVICE = re.compile(r"\b(" + "|".join(part for facts in _FACTS for part in facts["advice"]) + r")\b", re.IGNORECASE)
 """A question that asks what to do, what something could be or which is better, in any language: advice,
 not a fact about the user to be told."""
+_CLAUSE = re.compile(r"[.:;!?]")
+"""Where a clause of the prompt's instructions ends: the model reads them out a clause at a time."""
 MIN_READ_BACK_WORDS = 4
 """Fewer words ("yes please") are said again in a real answer by chance."""
 MODEL_LANGUAGE = "en"
@@ -174,16 +176,18 @@ def from_chat(
     return FromChat(ToolAnswer(template, tuple(told), names), known)
 
 
-def unfit(sentence: str, question: str, known: Sequence[str]) -> bool:
+def unfit(sentence: str, question: str, known: Sequence[str], instructions: Sequence[str] = ()) -> bool:
     """Whether a free answer's `sentence` to `question` must not be said: it is written in a language the
     model does not write (asked for English, it answered an Italian statement in made-up Italian: "Il mio
     posto di project manager giudice ho una storia per un puntaggio."), it tells the user about themselves
     (`_ABOUT_YOU`) what `known` (what the user said, the saved memories) does not hold, or it reads back one
-    of them or the question whole (`reads_back`)."""
+    of them, the question or a clause of the prompt's `instructions` whole (`reads_back`; "The user speaks
+    English: speak English with them, ...", its instructions said to the user)."""
     if detect(sentence, hint=MODEL_LANGUAGE) not in MODEL_LANGUAGES:
         return True
     told_unknown = _ABOUT_YOU.search(sentence) is not None and not grounded(sentence, known)
-    return told_unknown or any(reads_back(sentence, text) for text in (question, *known))
+    clauses = [clause for text in instructions for clause in _CLAUSE.split(text)]
+    return told_unknown or any(reads_back(sentence, text) for text in (question, *known, *clauses))
 
 
 def reads_back(sentence: str, text: str) -> bool:

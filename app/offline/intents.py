@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.offline import chat_facts
-from app.offline.phrases import EMBEDDER_LANGUAGE, PHRASES, leading_phrase, phrasings
+from app.offline.phrases import EMBEDDER_LANGUAGE, PHRASES, leading_phrase, phrasings, without_openers
 from app.offline.replies import SAY, remembered, supported, tool_answer
 from app.offline.web_questions import needs_the_web
 from app.timers.spoken import timer_call
@@ -158,9 +158,12 @@ class OfflineIntents:
         language: str | None = "en",
         clock: Callable[[], datetime] | None = None,
         zone: tzinfo = UTC,
+        instructions: Sequence[str] = (),
     ) -> None:
         """`language`: the code of the language the user speaks; None ("auto") to take each utterance's.
-        `clock` and `zone`: the time now and the user's zone, for "in five minutes" and "tomorrow at 9"."""
+        `clock` and `zone`: the time now and the user's zone, for "in five minutes" and "tomorrow at 9".
+        `instructions`: what the system prompt tells the model to do, never to be read out (`unfit`)."""
+        self._instructions = instructions
         self._embedder = embedder
         self._clock = clock or (lambda: datetime.now(UTC))
         self._zone = zone
@@ -184,6 +187,7 @@ class OfflineIntents:
         # says "ricordati che..." asked to remember. The answer is in the setting's language (`heard_in`).
         said_in = detect(text, hint=self._language or self.heard_in)
         self.heard_in = self._language or said_in
+        text = without_openers(text, said_in)
         timer = timer_call(text, set(tools), said_in, now=self._clock(), zone=self._zone)
         if timer is not None:  # word for word, before any embedding (`app.timers.spoken`)
             return (_call(timer[0], timer[1]),)
@@ -227,7 +231,7 @@ class OfflineIntents:
         return chat_facts.from_chat(question, history, memories_in(system), self.heard_in, say)
 
     def unfit(self, sentence: str, question: str, known: Sequence[str]) -> bool:
-        return chat_facts.unfit(sentence, question, known)
+        return chat_facts.unfit(sentence, question, known, self._instructions)
 
     def no_answer(self) -> str:
         """The small voice's honest limit ("no_advice"), in the language the request was heard in (`match`

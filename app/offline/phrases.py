@@ -74,3 +74,31 @@ def _opens_with(said: list[tuple[str, int]], phrase: list[str], forms: Mapping[s
         if heard != word and not (last and heard in forms.get(word, frozenset())):
             return False
     return True
+
+
+OPENERS: Mapping[str, tuple[tuple[str, ...], ...]] = {
+    code: tuple(
+        sorted((tuple(token for token, _ in _tokens(said)) for said in table(code)["openers"]["said"]), key=len)[::-1]
+    )
+    for code in SUPPORTED
+}
+"""Language -> what is said before a request without changing it ("hi", "jarvis", "please"), as words,
+longest first."""
+
+
+def without_openers(utterance: str, language: str) -> str:
+    """`utterance` after the words said before a request that do not change it ("Hi, could you set a timer"
+    -> "set a timer"), in `language`; as said when nothing else is left ("hi", "ciao ciao")."""
+    said = _tokens(utterance)
+    start = end = 0
+    while opener := next(
+        (
+            words
+            for words in OPENERS.get(language, ())
+            if tuple(t for t, _ in said[start : start + len(words)]) == words
+        ),
+        None,
+    ):
+        start += len(opener)
+        end = said[start - 1][1]
+    return utterance[end:].lstrip(" ,.;:!?¿¡") or utterance

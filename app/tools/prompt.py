@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from languages.registry import about, is_supported
+from languages.registry import SUPPORTED, about, is_supported
 from voice.live.connection import ToolDeclaration
 
 IDENTITY = """\
@@ -39,6 +39,17 @@ def language_line(language: str) -> str:
         f"The user speaks {name}: speak {name} with them, and save what you remember of them in {name}, "
         "unless they speak to you in another language."
     )
+
+
+INSTRUCTIONS: tuple[str, ...] = (
+    IDENTITY,
+    HISTORY,
+    TOOLS_INTRO,
+    MEMORY,
+    *(language_line(code) for code in (*SUPPORTED, "auto")),
+)
+"""What the prompt tells the model to do, never something to tell the user: the offline voice leaves out a
+sentence of its small model that reads one of them out (`app.offline.chat_facts.unfit`)."""
 
 
 def system_prompt(

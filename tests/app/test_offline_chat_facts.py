@@ -13,6 +13,7 @@ import numpy as np
 
 from app.offline.chat_facts import from_chat, unfit
 from app.offline.replies import SAY
+from app.tools.prompt import INSTRUCTIONS
 from chats.memory.models import Memory
 from chats.memory.preload import build_preload, memories_in
 from chats.models import EmbeddedText
@@ -164,3 +165,16 @@ def test_a_free_answer_reading_back_a_memory_or_the_request_whole_is_left_out() 
     france = "What is the capital of France?"
     assert not unfit("The capital of France is Paris.", france, memories)
     assert not unfit("Yes, please keep the nuts away.", "Yes please", ["Yes please"])  # too short to read back
+
+
+def test_a_free_answer_reading_out_the_prompts_instructions_is_left_out() -> None:
+    """Said by SmolLM2 to "Hey, could you please set a timer for 3 minutes?" before its opener was dropped."""
+    leaked = [
+        "The user speaks English: speak English with them, and save what you remember of them in English.",
+        "Everything you say is spoken aloud: answer in short, natural sentences, one or two unless the user asks",
+    ]
+    question = "Hey, could you please set a timer for 3 minutes?"
+    assert all(unfit(sentence, question, [], INSTRUCTIONS) for sentence in leaked)
+    assert not any(unfit(sentence, question, []) for sentence in leaked)  # without them, nothing tells
+    answers = ["The capital of France is Paris.", "You could ask me to remember it for you.", "Sure, in English."]
+    assert not any(unfit(answer, "What is the capital of France?", [], INSTRUCTIONS) for answer in answers)

@@ -57,6 +57,28 @@ async def test_offline_a_timer_is_set_in_english_and_in_italian_then_listed_and_
     assert [t["id"] for t in json.loads(out)] == [listed[1]["id"]]
 
 
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("en", "Hi, set a timer for five minutes."),
+        ("en", "Hey Jarvis, could you please set a timer for five minutes?"),
+        ("es", "Hola, pon un temporizador de cinco minutos."),
+        ("it", "Ciao Jarvis, per favore metti un timer di cinque minuti."),
+    ],
+)
+async def test_a_greeting_or_please_before_a_timer_request_still_sets_it(
+    offline: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, language: str, said: str
+) -> None:
+    """Before, the request was only matched at the start of what was said: "Hi, set a timer..." set none,
+    and the small model answered "Set a timer for nine minutes." as if it had."""
+    monkeypatch.setenv("PARLEY_LANGUAGE", language)
+    answer = await asked(capsys, said)
+    [tool] = answer["tool_calls"]
+    assert (tool["name"], tool["args"]["seconds"]) == ("set_timer", 300)
+    code, out, _ = await parley(capsys, "timers", "--json")
+    assert code == 0 and [t["kind"] for t in json.loads(out)] == ["timer"]
+
+
 async def test_the_timers_command_says_what_is_wrong_in_one_line(
     offline: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
