@@ -112,13 +112,13 @@ class PortalShortcut:
 
     def _listen(self) -> None:
         try:
-            created = self._request("CreateSession", "a{sv}", ({"session_handle_token": ("s", _token())},))
+            created = self._request("CreateSession", "a{sv}", (), {"session_handle_token": ("s", _token())})
             if created is None:
                 return
             self._session = str(created["session_handle"][1])
             trigger = {"description": ("s", DESCRIPTION), "preferred_trigger": ("s", self._combination.portal_trigger)}
             shortcuts = [(SHORTCUT_ID, trigger)]
-            if self._request("BindShortcuts", "oa(sa{sv})sa{sv}", (self._session, shortcuts, "")) is None:
+            if self._request("BindShortcuts", "oa(sa{sv})sa{sv}", (self._session, shortcuts, ""), {}) is None:
                 return
             while (message := self._messages.get()) is not None:
                 if _member(message) == "Activated" and message.body[:2] == (self._session, SHORTCUT_ID):
@@ -126,11 +126,13 @@ class PortalShortcut:
         except (DBusErrorResponse, TimeoutError, OSError) as error:
             self._on_problem(f"the desktop's shortcuts portal failed ({error}): use the wake word or Talk")
 
-    def _request(self, method: str, signature: str, body: tuple[object, ...]) -> dict[str, tuple[str, object]] | None:
-        """Call a portal method that answers with a `Response`: its results, or None when refused (said) or
-        closed meanwhile."""
+    def _request(
+        self, method: str, signature: str, body: tuple[object, ...], options: dict[str, tuple[str, str]]
+    ) -> dict[str, tuple[str, object]] | None:
+        """Call a portal method that answers with a `Response` (`body` and then its `options`, to which the
+        request's token is added): its results, or None when refused (said) or closed meanwhile."""
         token = _token()
-        call = new_method_call(PORTAL, method, signature, (*body, {"handle_token": ("s", token)}))
+        call = new_method_call(PORTAL, method, signature, (*body, {**options, "handle_token": ("s", token)}))
         # Portals before version 0.9 may name the request otherwise than the caller can predict: either counts.
         (handle,) = unwrap_msg(self._router.send_and_get_reply(call, timeout=REPLY_WAIT_S))
         paths = {self._requests + token, handle}
