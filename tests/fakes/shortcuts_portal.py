@@ -78,7 +78,7 @@ class FakeShortcutsPortal:
             assert self.changed.wait_for(holds, timeout_s), "the portal did not hear what was expected"
 
     def activate(self, binding: Binding) -> None:
-        """The user pressed the shortcut: `Activated`, sent to the session's owner."""
+        """The user pressed the shortcut: `Activated`, broadcast as a portal sends it."""
         body: tuple[object, ...] = (binding.session, binding.shortcut_id, 0, {})
         self._connection.send(new_signal(DBusAddress(DESKTOP, interface=SHORTCUTS), "Activated", "osta{sv}", body))
 

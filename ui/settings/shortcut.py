@@ -5,7 +5,7 @@ work."""
 from __future__ import annotations
 
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QKeySequenceEdit, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QKeySequenceEdit, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from app.front.shortcut.combination import KeyCombination, ShortcutError
 from app.front.shortcut.talk import Support
@@ -22,8 +22,10 @@ class TalkShortcutRow(QWidget):
         self.edit = QKeySequenceEdit(QKeySequence.fromString(shortcut or "", _PORTABLE))
         self.edit.setMaximumSequenceLength(1)  # one combination, not a sequence of them
         self.edit.setClearButtonEnabled(True)
-        self.edit.setAccessibleName("Talk shortcut")
-        self.edit.setAccessibleDescription("Press the keys that start a conversation from any application")
+        # The line edit inside takes the focus for it (its focus proxy): a screen reader names that one.
+        for part in (self.edit, *self.edit.findChildren(QLineEdit)):
+            part.setAccessibleName("Talk shortcut")
+            part.setAccessibleDescription("Press the keys that start a conversation from any application")
         # Settings' own line, but it names the combination the user typed: shown as text, never acted on.
         self.support = QLabel(for_window(support.line))
         self.support.setWordWrap(True)
