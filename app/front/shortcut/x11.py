@@ -8,6 +8,7 @@ BadAccess, an error that comes back asynchronously: a round trip after the grabs
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import select
@@ -53,10 +54,11 @@ class X11Grab:
         self._thread.start()
 
     def close(self) -> None:
-        """Release the grab and end the listener thread (any thread but the listener's)."""
-        os.write(self._stop_write, b"x")
+        """Release the grab and end the listener thread (any thread but the listener's; once)."""
+        os.write(self._stop_write, b"x")  # the pipe holds it even when the listener has ended (its display closed)
         self._thread.join(STOP_WAIT_S)
         os.close(self._stop_write)
+        os.close(self._stop_read)
 
     def _grab(self, combination: KeyCombination) -> tuple[int, list[int]]:
         display, root = self._display, self._display.screen().root
@@ -106,5 +108,5 @@ class X11Grab:
         except ConnectionClosedError as error:  # the X server went away: the desktop session is over
             log.info("the X display closed: %s", error)
         finally:
-            display.close()
-            os.close(self._stop_read)
+            with contextlib.suppress(ConnectionClosedError):
+                display.close()

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import queue
+import threading
 from concurrent.futures import Future
 from pathlib import Path
 
 from app.front.shortcut.talk import NO_DESKTOP, ON_X11, TalkShortcut, shortcut_support
-from tests.app.shortcut.x_session import grabbed_by_another_client, press
+from tests.app.shortcut.x_session import grabbed_by_another_client, press, virtual_display
 from tests.app.voice_harness import history, running_loop
 from tests.fakes.gemini_live_scenario import AfterAudio, CompleteTurn, InputTranscript, OutputTranscript, script
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
@@ -116,3 +117,14 @@ def test_an_x_display_that_cannot_be_reached_is_said_in_one_line() -> None:
     assert len(problems) == 1
     assert problems[0].startswith("no X display to grab Ctrl+Alt+Space on")
     assert "\n" not in problems[0]
+
+
+def test_an_x_server_that_goes_away_ends_the_listener_and_closing_still_works() -> None:
+    problems: list[str] = []
+    with virtual_display() as name:
+        shortcut = TalkShortcut(lambda: None, problems.append, {"DISPLAY": name})
+        shortcut.set("Ctrl+Alt+Space")
+    # The desktop session ended under the grab: the listener ends by itself, and closing is quiet.
+    shortcut.close()
+    assert [t for t in threading.enumerate() if t.name == "talk-shortcut-x11"] == []
+    assert problems == []
