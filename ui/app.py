@@ -25,6 +25,7 @@ from ui.bridge import ChatBridge
 from ui.first_start.guide import FirstStartGuide
 from ui.main_window import MainWindow
 from ui.settings.dialog import SettingsDialog, as_saved
+from ui.shown_text import for_window
 from ui.single_instance import WindowSocket, show_open_window
 from ui.tray.icon import Tray, app_icon
 from ui.voice.window_voice import WindowVoice
@@ -65,8 +66,9 @@ def open_window(
     is grabbed in."""
     bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings, local_models_in_child=True))
     voice = WindowVoice(bridge, runtime, settings, DeviceSwitch(settings, open_devices))
-    # Pressed on the grab's listener thread: `voice.talk` submits to the runtime, as the Talk button does.
-    shortcut = TalkShortcut(voice.talk, lambda problem: bridge.post(Notice(problem)), environ)
+    # Pressed on the grab's listener thread: `voice.talk` submits to the runtime, as the Talk button does. A
+    # problem names the combination as the config file holds it, and may quote the desktop's portal.
+    shortcut = TalkShortcut(voice.talk, lambda problem: bridge.post(Notice(for_window(problem))), environ)
 
     def guide(parent: QWidget) -> FirstStartGuide:
         """The guide on the settings as saved now. The window's microphone is muted while it runs (the

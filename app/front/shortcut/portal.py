@@ -146,5 +146,4 @@ class PortalShortcut:
                     f"{self._combination.text} is not bound: {refused}. Change it in Settings to ask again."
                 )
                 return None
-        self._messages.put(None)  # closed while waiting: the listener's loop must see it too
-        return None
+        return None  # closed while waiting
