@@ -3,9 +3,10 @@ settings a conversation reads.
 
 A running loop takes the wake threshold at once (the detector reads it at every chunk), the idle time and
 the language from its next conversation on (each conversation reads `VoiceSettings` as it opens), and the
-microphone and speaker between conversations (`app.front.device_switch`). The offline voice loads its
-models for one language, so there a new language waits for a restart, as do the wake word, the voice model
-and the live model, the keys and the storage.
+microphone and speaker between conversations (`app.front.device_switch`); the window grabs a new talk
+shortcut at once (`app.front.shortcut.talk`). The offline voice loads its models for one language, so there a
+new language waits for a restart, as do the wake word, the voice model and the live model, the keys and the
+storage.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from app.config.settings import Settings
 from app.conversation import VoiceSettings
 from app.wiring import live_language_code
 
-AT_ONCE = frozenset({"wake_threshold", "idle_seconds", "language", "input_device", "output_device", "close_to_tray"})
+AT_ONCE = frozenset(
+    {"wake_threshold", "idle_seconds", "language", "input_device", "output_device", "close_to_tray", "talk_shortcut"}
+)
 """The config keys a running Parley takes without a restart (the language only with Gemini's voice)."""
 
 _NAMES = {

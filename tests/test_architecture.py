@@ -47,6 +47,8 @@ SDK_HOMES = {
     "ctranslate2": ("voice/offline/chat_model.py", "voice/offline/convert.py"),
     "gguf": ("voice/offline/convert.py",),
     "mcp": ("app/mcp/",),
+    "Xlib": ("app/front/shortcut/x11.py",),
+    "jeepney": ("app/front/shortcut/portal.py",),
 }
 """SDK -> the only modules (or folders) that may import it: one SDK per module."""
 

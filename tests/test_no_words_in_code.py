@@ -24,6 +24,7 @@ CONCEPTS = frozenset(
         "identity preference relationship project context",  # the memory categories
         "switch ask none here",  # the outcomes of a chat search
         "y yes n no",  # `parley setup`'s answers: the command line speaks English, as the window does
+        "ctrl alt shift super",  # the modifiers of a key combination (the talk shortcut)
     }
 )
 """Word-like lists that name Parley's own concepts (values of settings, states, categories), not a language."""

@@ -4,24 +4,28 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import sys
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.config.desktop_entry import DesktopPaths, DesktopUnsupported, install_menu_entry, parley_command
 from app.config.settings import Settings
+from app.core.events import Notice
 from app.front.device_checks import DeviceLister, MicrophoneFactory, microphone_and_speaker, open_microphone
 from app.front.device_switch import DeviceSwitch, OpenDevices
 from app.front.first_start import guide_done
+from app.front.shortcut.talk import TalkShortcut
 from app.runtime import Runtime
 from app.wiring import open_chat_services
 from ui.bridge import ChatBridge
 from ui.first_start.guide import FirstStartGuide
 from ui.main_window import MainWindow
 from ui.settings.dialog import SettingsDialog, as_saved
+from ui.shown_text import for_window
 from ui.single_instance import WindowSocket, show_open_window
 from ui.tray.icon import Tray, app_icon
 from ui.voice.window_voice import WindowVoice
@@ -39,6 +43,8 @@ class ParleyWindow:
     tray: Tray
     guide: Callable[[QWidget], FirstStartGuide]
     """Opens the first-start guide over a widget (Settings' button does, and the first start)."""
+    shortcut: TalkShortcut
+    """The talk shortcut, held for every application until it is closed."""
 
 
 def open_window(
@@ -50,14 +56,19 @@ def open_window(
     open_devices: OpenDevices = microphone_and_speaker,
     devices: DeviceLister | None = None,
     microphone: MicrophoneFactory = open_microphone,
+    environ: Mapping[str, str] = os.environ,
 ) -> ParleyWindow:
     """The main window, its bridge, its tray icon and its voice loop on `runtime`: shown (or, `hidden`, in
     the tray only, as at login; shown anyway on a desktop without a tray), opening, listening.
     `tray_available`: whether the desktop has a tray (None: ask Qt). `open_devices` opens the microphone
     and speaker the settings name; `devices` lists the sound cards Settings offers (None: PortAudio's), and
-    `microphone` opens one for its level test and enrolment."""
+    `microphone` opens one for its level test and enrolment; `environ` names the desktop session the talk shortcut
+    is grabbed in."""
     bridge = ChatBridge(runtime, functools.partial(open_chat_services, settings, local_models_in_child=True))
     voice = WindowVoice(bridge, runtime, settings, DeviceSwitch(settings, open_devices))
+    # Pressed on the grab's listener thread: `voice.talk` submits to the runtime, as the Talk button does. A
+    # problem names the combination as the config file holds it, and may quote the desktop's portal.
+    shortcut = TalkShortcut(voice.talk, lambda problem: bridge.post(Notice(for_window(problem))), environ)
 
     def guide(parent: QWidget) -> FirstStartGuide:
         """The guide on the settings as saved now. The window's microphone is muted while it runs (the
@@ -92,6 +103,7 @@ def open_window(
         )
         dialog.saved.connect(lambda saved: _apply_to_tray(tray_ref, saved))
         dialog.saved.connect(voice.apply_settings)
+        dialog.saved.connect(lambda saved: shortcut.set(saved.talk_shortcut))
         return dialog
 
     window = MainWindow(bridge, settings_dialog=settings_dialog)
@@ -109,7 +121,8 @@ def open_window(
     voice.bind(window.voice)
     voice.bind_timers(window.timers, window.confirmations)
     voice.start()
-    return ParleyWindow(window, bridge, voice, tray, guide)
+    shortcut.set(settings.talk_shortcut)
+    return ParleyWindow(window, bridge, voice, tray, guide, shortcut)
 
 
 def offer_first_start_guide(window: ParleyWindow, settings: Settings) -> FirstStartGuide | None:
@@ -145,6 +158,7 @@ def run_window(settings: Settings, argv: list[str] | None = None, *, hidden: boo
         offer_first_start_guide(window, settings)
         WindowSocket(settings.data_dir, window.main).show_requested.connect(window.tray.show_window)
         code = app.exec()
+        window.shortcut.close()
     # The window is still referenced here, after the runtime stopped: no answer can arrive for an
     # object already deleted.
     del window

@@ -41,7 +41,10 @@ class Finding:
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     doctor = commands.add_parser(
         "doctor",
-        help="check the store, who listens, keys, Gemini models, audio, wake word, the Live endpoint and MCP servers",
+        help=(
+            "check the store, who listens, keys, Gemini models, audio, wake word, the talk shortcut, the Live "
+            "endpoint and MCP servers"
+        ),
     )
     doctor.add_argument("--json", action="store_true", help="print JSON instead of text")
     doctor.add_argument(
@@ -73,6 +76,7 @@ async def examine(settings: Settings, *, microphone: bool = False) -> list[Findi
         _audio,
         *([_microphone] if microphone else []),
         _wake,
+        _shortcut,
         _live,
     ]
     # At once: the wake word model loads (a second of imports) while PortAudio starts, the store opens and
@@ -180,6 +184,16 @@ async def _wake(settings: Settings) -> Finding:
     except VoiceError as error:
         return Finding("wake word", "problem", str(error))
     return Finding("wake word", "ok", f"{detector.model_name} at threshold {settings.wake_threshold}")
+
+
+async def _shortcut(settings: Settings) -> Finding:
+    """Whether this desktop can give the talk shortcut, as Settings says it (the window grabs it, not this)."""
+    from app.front.shortcut.talk import shortcut_support
+
+    if settings.talk_shortcut is None:
+        return Finding("shortcut", "ok", "none set (talk_shortcut is empty)")
+    support = await asyncio.to_thread(shortcut_support)
+    return Finding("shortcut", "ok" if support.works else "warning", f"{settings.talk_shortcut}: {support.line}")
 
 
 _MODEL_USES = {

@@ -139,6 +139,14 @@ class Settings:
     wake_threshold: float = field(
         default=0.5, metadata=_about("Wake word score (0 to 1) above which Parley wakes.", kind="fraction")
     )
+    talk_shortcut: str | None = field(
+        default="Ctrl+Alt+Space",
+        metadata=_about(
+            "A key combination that starts a conversation from any application, as the wake word does (X11, or "
+            "Wayland desktops with the global shortcuts portal); empty for none.",
+            kind="optional",
+        ),
+    )
     idle_seconds: float = field(
         default=10.0,
         metadata=_about(

@@ -10,6 +10,7 @@ import pytest
 from app.cli.main import main
 from app.config.settings import Settings
 from app.front.device_checks import microphone_level, survey_devices, wake_model_problem
+from app.front.shortcut.talk import NO_DESKTOP
 from tests.app.other_listener import another_process_listening
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.fakes.gemini_models import CATALOGUE, TEXT, KnownModel
@@ -31,7 +32,7 @@ async def test_a_working_setup_is_reported_check_by_check(
     environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, findings = await doctor(capsys)
-    assert list(findings) == ["store", "listening", "keys", "models", "audio", "wake word", "live model"]
+    assert list(findings) == ["store", "listening", "keys", "models", "audio", "wake word", "shortcut", "live model"]
     assert findings["store"]["status"] == "ok"
     assert findings["listening"] == {
         "check": "listening",
@@ -54,6 +55,19 @@ async def test_a_working_setup_is_reported_check_by_check(
     assert findings["live model"]["status"] == "ok"
     assert (await gemini_live_server.connection(0)).model == f"models/{DEFAULTS.gemini_live_model}"
     assert code == 0
+
+
+async def test_without_a_desktop_the_talk_shortcut_is_said_not_to_work_and_the_rest_goes_on(
+    environment: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    code, findings = await doctor(capsys)
+    assert findings["shortcut"] == {"check": "shortcut", "status": "warning", "detail": f"Ctrl+Alt+Space: {NO_DESKTOP}"}
+    assert code == 0
+    (environment / "config.toml").write_text('talk_shortcut = ""\n', encoding="utf-8")  # none
+    _, findings = await doctor(capsys)
+    assert findings["shortcut"]["detail"] == "none set (talk_shortcut is empty)"
 
 
 async def test_a_model_the_service_does_not_list_is_named_with_its_setting(
@@ -144,7 +158,8 @@ async def test_the_microphone_test_is_asked_for_and_follows_the_audio_devices(
     environment: Path, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _, findings = await doctor(capsys, "--microphone")
-    assert list(findings) == ["store", "listening", "keys", "models", "audio", "microphone", "wake word", "live model"]
+    checks = ["store", "listening", "keys", "models", "audio", "microphone", "wake word", "shortcut", "live model"]
+    assert list(findings) == checks
     # Whatever this machine has: heard, or one line on why not (no sound card here, say). Never a problem:
     # typed messages and recordings work without a microphone.
     assert findings["microphone"]["status"] in ("ok", "warning")

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDoubleSpinBox,
+    QKeySequenceEdit,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -225,6 +226,7 @@ def test_tab_walks_the_controls_in_reading_order(qtbot: QtBot, settings: Setting
         dialog.threshold,
         dialog.language,
         dialog.idle_seconds,
+        dialog.talk_shortcut.edit,
         dialog.live_model,
         dialog.close_to_tray,
         dialog.start_at_login,
@@ -243,9 +245,9 @@ def test_tab_walks_the_controls_in_reading_order(qtbot: QtBot, settings: Setting
     for _ in expected:
         focused = dialog.focusWidget()
         assert focused is not None
-        # The line edit inside an editable combo box or a spin box stands for its control.
+        # The line edit inside an editable combo box, a spin box or a key sequence edit stands for its control.
         parent = focused.parentWidget()
-        control = parent if isinstance(parent, QComboBox | QAbstractSpinBox) else focused
+        control = parent if isinstance(parent, QComboBox | QAbstractSpinBox | QKeySequenceEdit) else focused
         walked.append(control.accessibleName())
         QTest.keyClick(focused, Qt.Key.Key_Tab)
     assert walked == [w.accessibleName() for w in expected]

@@ -40,9 +40,11 @@ from app.front.device_checks import (
     survey_devices,
     wake_model_problem,
 )
+from app.front.shortcut.talk import shortcut_support
 from app.live_settings import saved_changes
 from app.runtime import Runtime
 from ui.settings.keys import KeysBox
+from ui.settings.shortcut import TalkShortcutRow
 from ui.settings.startup import StartAtLogin
 from ui.settings.storage import StorageBox
 from ui.settings.tools import ToolsButton
@@ -50,8 +52,8 @@ from ui.sound_checks import Enrolment, HoldMicrophone, LevelTest
 from ui.widgets import fill_devices, form_label, push_button, stacked, text_line
 
 RESTART_NOTE = (
-    "The threshold, idle timeout, language (with Gemini's voice), devices and tray apply at once; the others, "
-    "and keys, when Parley next starts."
+    "The threshold, idle timeout, language (with Gemini's voice), talk shortcut, devices and tray apply at once; "
+    "the others, and keys, when Parley next starts."
 )
 GuideFactory = Callable[[QWidget], QDialog]
 """Makes the first-start guide, parented to the dialog."""
@@ -151,6 +153,8 @@ class SettingsDialog(QDialog):
         self.close_to_tray.setChecked(settings.close_to_tray)
         self.close_to_tray.setAccessibleName("Keep listening in the tray when the window is closed")
         self.start_at_login = StartAtLogin()
+        environ = os.environ if self._env is None else self._env
+        self.talk_shortcut = TalkShortcutRow(settings.talk_shortcut, shortcut_support(environ))
 
     def _make_device_controls(
         self, devices: DeviceLister | None, microphone: MicrophoneFactory, hold_microphone: HoldMicrophone | None
@@ -216,6 +220,7 @@ class SettingsDialog(QDialog):
         voice_form.addRow("T&hreshold:", self.threshold)
         voice_form.addRow("Lan&guage:", self.language)
         voice_form.addRow("&Idle timeout:", self.idle_seconds)
+        voice_form.addRow(form_label("T&alk shortcut:", self.talk_shortcut.edit), self.talk_shortcut)
         voice_form.addRow("&Live model:", self.live_model)
         voice_form.addRow(self.close_to_tray)
         voice_form.addRow(self.start_at_login)
@@ -260,6 +265,8 @@ class SettingsDialog(QDialog):
             # Every check that can refuse runs before anything is stored or written.
             if (wrong := wake_model_problem(self.wake_word.currentText())) is not None:
                 raise SettingsError(wrong)
+            if (wrong := self.talk_shortcut.problem()) is not None:
+                raise SettingsError(wrong)
             self.storage_box.check()
             check_config_values(self._settings.config_file, {k: v for k, v in changes.items() if v is not None})
             self.key_box.store_typed(stored)
@@ -294,6 +301,7 @@ class SettingsDialog(QDialog):
             "input_device": (self.input_device.currentData(), settings.input_device),
             "output_device": (self.output_device.currentData(), settings.output_device),
             "close_to_tray": (self.close_to_tray.isChecked(), settings.close_to_tray),
+            "talk_shortcut": (self.talk_shortcut.text(), settings.talk_shortcut or ""),
             **self.storage_box.values(),
         }
 
