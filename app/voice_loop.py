@@ -29,6 +29,7 @@ from app.live_settings import voice_settings
 from app.mcp.server_tools import DECLARE_WAIT_S
 from app.mcp.toolkit import McpToolKit, mcp_toolkits
 from app.outbox import Outbox
+from app.screen.toolkit import ScreenKit
 from app.timers.ringing import SoundRinger
 from app.timers.toolkit import TimerKit
 from app.timers.wiring import timer_kit
@@ -59,15 +60,16 @@ AudioDevice = Literal["microphone", "speaker"]
 @dataclass(frozen=True, slots=True)
 class ToolKits:
     """The tools a voice loop offers besides the chats and the memory: the timers (with their ringer, None
-    when they ring not) and the user's MCP servers."""
+    when they ring not), looking at the screen, and the user's MCP servers."""
 
     timers: TimerKit
     ringer: SoundRinger | None
+    screen: ScreenKit
     mcp: tuple[McpToolKit, ...]
 
     @property
     def all(self) -> tuple[ToolKit, ...]:
-        return (self.timers, *self.mcp)
+        return (self.timers, self.screen, *self.mcp)
 
 
 def tool_kits(
@@ -81,7 +83,8 @@ def tool_kits(
 ) -> ToolKits:
     """The kits of every front end (`timer_kit` and `mcp_toolkits` say what each option does)."""
     timers, ringer = timer_kit(settings, services, post=post, sink=sink, rings=rings)
-    return ToolKits(timers, ringer, mcp_toolkits(settings, post, declare_wait_s=declare_wait_s))
+    screen = ScreenKit(enabled=settings.look_at_screen, language=spoken_language(settings), post=post)
+    return ToolKits(timers, ringer, screen, mcp_toolkits(settings, post, declare_wait_s=declare_wait_s))
 
 
 class VoiceObserver(Protocol):

@@ -39,7 +39,10 @@ SDK_HOMES = {
     "sounddevice": ("voice/",),
     "openwakeword": ("voice/wake/detector.py",),
     "supabase": ("chats/supabase/",),
-    "PySide6": ("ui/",),
+    # app/screen/picture.py: QtGui's QImage alone (scaling, JPEG), no widget and no application object.
+    "PySide6": ("ui/", "app/screen/picture.py"),
+    "mss": ("app/screen/grab.py",),
+    "jeepney": ("app/screen/portal.py",),
     "keyring": ("app/config/secrets.py",),
     "sqlite3": ("chats/sqlite/",),
     "livekit": ("voice/echo/canceller.py",),
