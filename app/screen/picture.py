@@ -50,6 +50,7 @@ def _jpeg(image: QImage) -> Picture:
     encoded = QByteArray()
     buffer = QBuffer(encoded)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buffer, b"JPG", QUALITY):
+    # The format as str: PySide6 6.11 rejects the bytes its own type stubs ask for.
+    if not image.save(buffer, "JPG", QUALITY):  # type: ignore[call-overload]
         raise UnreadablePicture("Qt could not write JPEG (its qjpeg image plugin is missing)")
     return Picture(jpeg=bytes(encoded.data()), width=image.width(), height=image.height())

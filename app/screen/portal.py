@@ -16,7 +16,7 @@ import secrets
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from jeepney import DBusAddress, MatchRule, MessageType, new_method_call
+from jeepney import DBusAddress, HeaderFields, MatchRule, MessageType, new_method_call
 from jeepney.bus_messages import message_bus
 from jeepney.io.asyncio import Proxy, open_dbus_router
 
@@ -56,7 +56,8 @@ async def portal_screenshot(bus: str = "SESSION", *, wait_s: float = ANSWER_WAIT
                 call = new_method_call(PORTAL, "Screenshot", "sa{sv}", ("", options))
                 reply = await router.send_and_get_reply(call)
                 if reply.header.message_type == MessageType.error:
-                    raise PortalMissing(f"the screenshot portal cannot be called ({reply.header.fields})")
+                    name = reply.header.fields.get(HeaderFields.error_name, "")
+                    raise PortalMissing(f"the screenshot portal cannot be called ({name})")
                 async with asyncio.timeout(wait_s):
                     code, results = (await answers.get()).body
     except (OSError, KeyError, ValueError, TimeoutError) as error:  # no bus address, no bus, no answer
