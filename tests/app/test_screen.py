@@ -206,6 +206,15 @@ async def test_the_status_goes_back_to_thinking_when_the_screen_cannot_be_taken(
     assert posted == [StatusChanged(VoiceStatus.LOOKING), StatusChanged(VoiceStatus.THINKING)]
 
 
+async def test_an_x11_display_that_cannot_be_reached_is_no_display(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    with virtual_screen(SCREEN) as display:
+        pass  # stopped: its number is free again, and nothing answers on it
+    monkeypatch.setenv("DISPLAY", display)
+    reply = await ScreenKit(enabled=True, language="fr").call(LOOK_AT_SCREEN.name, {}, uuid4())
+    assert reply.result == {"shown": False, "say": table("fr")["screen"]["no_display"]}
+
+
 async def test_off_the_kit_offers_and_handles_nothing() -> None:
     kit = ScreenKit(enabled=False, language=None)
     assert await kit.declarations() == ()
