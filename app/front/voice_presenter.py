@@ -35,7 +35,8 @@ from app.core.status import OFFLINE_NOTICE, VoiceStatus
 from app.front.device_switch import DeviceSwitch
 from app.listening_lock import AlreadyListening
 from app.screen.toolkit import look_request
-from app.voice_loop import AudioDevice, ToolKits, VoiceLoop, tool_kits
+from app.tool_kits import ToolKits, tool_kits
+from app.voice_loop import AudioDevice, VoiceLoop
 from app.wiring import ChatServices
 from voice.audio.chunks import AudioSink, AudioSource
 from voice.session_events import ConnectionFailed, ToolStarted, ToolUsed
