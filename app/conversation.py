@@ -20,7 +20,7 @@ from uuid import UUID, uuid4
 from app.chat_in_conversation import ChatInConversation
 from app.chat_so_far import ChatSoFar
 from app.core.events import TurnSpoken
-from app.core.toolkit import HearsTheUser, ToolKit
+from app.core.toolkit import HearsTheUser, ToolKit, tool_reply
 from app.outbox import Outbox
 from app.tools.chat_tools import NEW_CHAT, SWITCH_CHAT, TOOLS, ChatTools
 from app.tools.memory_tools import MEMORY_TOOLS, MemoryCallContext, MemoryTools
@@ -271,7 +271,7 @@ class ChatConversation:
             return await self._switch(call)
         for kit in self._toolkits:
             if kit.handles(call.name):
-                return ToolReply(await kit.call(call.name, call.args, self.chat_id))
+                return tool_reply(await kit.call(call.name, call.args, self.chat_id))
         if long_term or call.name == UPDATE_WORKING_MEMORY.name:
             await self._opened()  # these act on the chat in conversation: it must exist
         if call.name in (UPDATE_WORKING_MEMORY.name, RECALL_CONVERSATIONS.name):
@@ -327,4 +327,14 @@ class ChatConversation:
             return
         if isinstance(event, ToolUsed):
             log.info("tool %s answered", event.call.name)
+            if event.reply.note:
+                await self._note(event.reply.note)
         await self._on_event(event)
+
+    async def _note(self, text: str) -> None:
+        """Journal what a tool did as a note (`Turn.note`) in the chat in conversation, and tell it as a turn:
+        not one of the dialogue's turns, so the switch request in progress (if any) does not count it."""
+        place = self._chat.place("model")
+        turn = Turn(role="model", text=text, at=self._clock(), id=uuid4(), note=True)
+        await self._journal.record(place.chat_id, turn, opens_chat=place.opens_chat)
+        await self._on_event(TurnSpoken(place.chat_id, turn))

@@ -11,7 +11,6 @@ import dataclasses
 import functools
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 from uuid import UUID
 
@@ -22,16 +21,10 @@ from app.config.paths import model_cache
 from app.config.settings import Settings
 from app.config.tls import ssl_context
 from app.conversation import ChatConversation, ChatSwitched, ConversationEvent, Maintained, Saved
-from app.core.events import Post
 from app.core.toolkit import ConversationVoice, ListensByItself, SpeaksByItself, ToolKit
 from app.listening_lock import listening_lock
 from app.live_settings import voice_settings
-from app.mcp.server_tools import DECLARE_WAIT_S
-from app.mcp.toolkit import McpToolKit, mcp_toolkits
 from app.outbox import Outbox
-from app.timers.ringing import SoundRinger
-from app.timers.toolkit import TimerKit
-from app.timers.wiring import timer_kit
 from app.tools.prompt import INSTRUCTIONS
 from app.wake_enrolment import wake_detector
 from app.wiring import ChatServices, language_detector_loading, language_of, live_language_code, spoken_language
@@ -55,34 +48,6 @@ if TYPE_CHECKING:
     from voice.offline.engine import OfflineVoice
 
 AudioDevice = Literal["microphone", "speaker"]
-
-
-@dataclass(frozen=True, slots=True)
-class ToolKits:
-    """The tools a voice loop offers besides the chats and the memory: the timers (with their ringer, None
-    when they ring not) and the user's MCP servers."""
-
-    timers: TimerKit
-    ringer: SoundRinger | None
-    mcp: tuple[McpToolKit, ...]
-
-    @property
-    def all(self) -> tuple[ToolKit, ...]:
-        return (self.timers, *self.mcp)
-
-
-def tool_kits(
-    settings: Settings,
-    services: ChatServices,
-    *,
-    post: Post | None = None,
-    sink: AudioSink | None = None,
-    rings: bool = True,
-    declare_wait_s: float | None = DECLARE_WAIT_S,
-) -> ToolKits:
-    """The kits of every front end (`timer_kit` and `mcp_toolkits` say what each option does)."""
-    timers, ringer = timer_kit(settings, services, post=post, sink=sink, rings=rings)
-    return ToolKits(timers, ringer, mcp_toolkits(settings, post, declare_wait_s=declare_wait_s))
 
 
 class VoiceObserver(Protocol):

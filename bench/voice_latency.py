@@ -31,7 +31,15 @@ from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.fakes.live_tls import make_live_tls
 from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk, AudioFormat
 from voice.audio.preroll import PrerollStream
-from voice.live.connection import HistoryTurn, LiveConfig, LiveConnection, LiveConnectionFactory, LiveEvent, ToolCall
+from voice.live.connection import (
+    HistoryTurn,
+    LiveConfig,
+    LiveConnection,
+    LiveConnectionFactory,
+    LiveEvent,
+    Picture,
+    ToolCall,
+)
 from voice.live.gemini import connect
 from voice.session import VoiceSession
 from voice.session_events import SessionEvent, ToolReply
@@ -100,6 +108,9 @@ class StampedConnection:
 
     async def send_tool_result(self, call_id: str, name: str, result: Mapping[str, Any]) -> None:
         await self._inner.send_tool_result(call_id, name, result)
+
+    async def send_picture(self, picture: Picture) -> None:
+        await self._inner.send_picture(picture)
 
     async def events(self) -> AsyncIterator[LiveEvent]:
         async for event in self._inner.events():

@@ -95,12 +95,16 @@ class Turn:
     """The web pages a model answer was grounded on, for the user to read; never sent back to the model."""
     searches: tuple[str, ...] = ()
     """What the model searched the web for to give this answer (shown with it, as Google's terms ask)."""
+    note: bool = False
+    """True on a line Parley wrote of what a tool did ("Looked at the screen at 14:02, 1280 x 800"), kept among
+    the model's turns: history the model reads, never an answer it gave."""
 
     @property
     def searchable_text(self) -> str:
         """What a store's word index and the turn's recall vector hold of it: nothing for a navigation turn,
-        whose words would otherwise make its chat a candidate for every later request that repeats them."""
-        return "" if self.navigation else self.text
+        whose words would otherwise make its chat a candidate for every later request that repeats them, nor
+        for a tool's note, whose words are Parley's own."""
+        return "" if self.navigation or self.note else self.text
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"role": self.role, "parts": [{"text": self.text}]}
@@ -120,6 +124,8 @@ class Turn:
             data["sources"] = [source.to_json() for source in self.sources]
         if self.searches:
             data["searches"] = list(self.searches)
+        if self.note:
+            data["note"] = True
         return data
 
     @classmethod
@@ -152,6 +158,7 @@ class Turn:
             navigation=data.get("navigation") is True,
             sources=_parse_sources(data.get("sources")),
             searches=_parse_searches(data.get("searches")),
+            note=data.get("note") is True,
         )
 
 

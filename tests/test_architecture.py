@@ -39,7 +39,9 @@ SDK_HOMES = {
     "sounddevice": ("voice/",),
     "openwakeword": ("voice/wake/detector.py",),
     "supabase": ("chats/supabase/",),
-    "PySide6": ("ui/",),
+    # app/screen/picture.py: QtGui's QImage alone (scaling, JPEG), no widget and no application object.
+    "PySide6": ("ui/", "app/screen/picture.py"),
+    "mss": ("app/screen/grab.py",),
     "keyring": ("app/config/secrets.py",),
     "sqlite3": ("chats/sqlite/",),
     "livekit": ("voice/echo/canceller.py",),
@@ -48,7 +50,7 @@ SDK_HOMES = {
     "gguf": ("voice/offline/convert.py",),
     "mcp": ("app/mcp/",),
     "Xlib": ("app/front/shortcut/x11.py",),
-    "jeepney": ("app/front/shortcut/portal.py",),
+    "jeepney": ("app/front/shortcut/portal.py", "app/screen/portal.py"),
 }
 """SDK -> the only modules (or folders) that may import it: one SDK per module."""
 

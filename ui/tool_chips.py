@@ -35,6 +35,7 @@ RUNNING = {
     "search_memories": "Looking in memory…",
     "forget_memory": "Forgetting…",
     "recall_conversations": "Looking through earlier chats…",
+    "look_at_screen": "Looking at your screen…",
 }
 
 
@@ -111,6 +112,12 @@ def _notes(_args: Mapping[str, Any], result: Mapping[str, Any]) -> Words:
     return ("Updated the notes for this chat", False) if result.get("success") else ("Failed to update the notes", True)
 
 
+def _screen(_args: Mapping[str, Any], result: Mapping[str, Any]) -> Words:
+    if result.get("shown"):
+        return f"Showed your screen to Gemini ({result.get('width')} x {result.get('height')} pixels)", False
+    return str(result.get("say") or "Could not show your screen"), True
+
+
 _WORDS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Words]] = {
     "switch_chat": _switch_chat,
     "new_chat": _new_chat,
@@ -121,4 +128,5 @@ _WORDS: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Words]] = {
     "forget_memory": _forget,
     "recall_conversations": _recall,
     "update_working_memory": _notes,
+    "look_at_screen": _screen,
 }

@@ -51,6 +51,7 @@ from voice.session_events import (
     SessionEvent,
     SpokenTurn,
     ToolHandler,
+    ToolReply,
     ToolStarted,
     ToolUsed,
 )
@@ -307,9 +308,25 @@ class VoiceSession:
         self._states.move(AssistantState.THINKING)  # until the model speaks again, or its turn ends
         await self._on_event(ToolStarted(call))
         reply = await self._tools(call)
+        reply = await self._shown(call, reply, connection)
         await connection.send_tool_result(call.id, call.name, reply.result)
         self._ending = self._ending or reply.end_conversation
         await self._on_event(ToolUsed(call, reply))
+
+    async def _shown(self, call: ToolCall, reply: ToolReply, connection: LiveConnection) -> ToolReply:
+        """Send the reply's picture, if any, before its answer; when it cannot be, the reply that says so."""
+        if reply.picture is None:
+            return reply
+        try:
+            await connection.send_picture(reply.picture)
+        except LiveConnectionError as error:
+            log.warning("the picture for %s could not be sent: %s", call.name, error)
+            unshown = ToolReply(reply.unshown or {"shown": False})
+            if isinstance(error, LiveConnectionLost):
+                await self._on_event(ToolUsed(call, unshown))  # the user hears of it; the session reconnects
+                raise
+            return unshown
+        return reply
 
     async def _interrupted(self) -> None:
         """The service says the user spoke over the model's turn."""

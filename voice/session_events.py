@@ -10,7 +10,7 @@ from enum import Enum
 from typing import Any, Literal, Protocol
 
 from voice.audio.chunks import AudioChunk
-from voice.live.connection import HistoryTurn, ToolCall, WebSource
+from voice.live.connection import HistoryTurn, Picture, ToolCall, WebSource
 
 Microphone = AsyncIterator[AudioChunk]
 """Microphone chunks in order, until the recording (or the microphone) ends; a `voice.audio.preroll.StreamCursor`.
@@ -49,6 +49,13 @@ class ToolReply:
     """The answer the model receives."""
     end_conversation: bool = False
     """End this session once the model has finished its turn (a chat switch, a goodbye)."""
+    picture: Picture | None = None
+    """Shown to the model (`LiveConnection.send_picture`) just before `result` is sent: the screen it asked for."""
+    unshown: Mapping[str, Any] | None = None
+    """The answer the model receives instead of `result` when `picture` could not be sent."""
+    note: str = ""
+    """What the chat keeps of this call, as a line of text (when the screen was looked at, and its size), never
+    the picture itself; "" for none."""
 
 
 @dataclass(frozen=True, slots=True)

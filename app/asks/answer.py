@@ -81,7 +81,7 @@ class Answer:
     async def conversation(self, event: ConversationEvent) -> None:
         if isinstance(event, TurnSpoken) and event.turn.role == "user" and not self.user and self._asks(event):
             self.user = event.turn.text
-        elif isinstance(event, TurnSpoken) and event.turn.role == "model" and self.user:
+        elif isinstance(event, TurnSpoken) and event.turn.role == "model" and not event.turn.note and self.user:
             self.model = event.turn.text
             self.sources = [source.to_json() for source in event.turn.sources]
             self.over.set()  # recorded (journaled) before it is told: the loop can stop here

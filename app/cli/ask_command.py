@@ -147,7 +147,8 @@ async def ask(
     # takes a second to import, which every other `parley` command would pay.
     from app.asks.answer import Answer
     from app.cli.listen_command import chat_to_talk_in
-    from app.voice_loop import VoiceLoop, tool_kits
+    from app.tool_kits import tool_kits
+    from app.voice_loop import VoiceLoop
     from app.wiring import open_chat_services
     from chats.errors import ChatsError
     from voice.audio.chunks import MODEL_VOICE_FORMAT

@@ -70,7 +70,8 @@ def require_microphone(devices: Callable[[], list[AudioDevice]] = audio_devices)
 async def _listen(settings: Settings, args: argparse.Namespace) -> int:
     # Imported here, not with the module: the voice loop (the offline voice, the echo canceller, the tools)
     # takes a second to import, which every other `parley` command would pay.
-    from app.voice_loop import VoiceLoop, tool_kits
+    from app.tool_kits import tool_kits
+    from app.voice_loop import VoiceLoop
     from app.wiring import open_chat_services
 
     # The local embedding model in a child process: its work would otherwise hold this interpreter's

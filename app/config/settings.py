@@ -129,6 +129,14 @@ class Settings:
             kind="flag",
         ),
     )
+    look_at_screen: bool = field(
+        default=True,
+        metadata=_about(
+            'Gemini Live may look at your screen when you ask it to ("what does this error mean?"): one picture, '
+            "taken only then (true or false). Off: it is not offered the tool.",
+            kind="flag",
+        ),
+    )
     ca_file: Path | None = field(
         default=None, metadata=_about("Extra trusted CA bundle (PEM) for TLS to the Gemini endpoint.", kind="path")
     )

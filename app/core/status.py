@@ -9,7 +9,7 @@ from voice.state import AssistantState
 
 
 class VoiceStatus(StrEnum):
-    """`voice.state.AssistantState`, member for member and value for value, and `OFF` and `ERROR`.
+    """`voice.state.AssistantState`, member for member and value for value, and `OFF`, `ERROR` and `LOOKING`.
 
     A `StrEnum`: its values are the words a log, a test or `parley listen --events` would print."""
 
@@ -24,6 +24,9 @@ class VoiceStatus(StrEnum):
     """No voice loop runs: voice is set to Gemini without a key, or another Parley listens on these chats."""
     ERROR = "error"
     """The voice loop failed; the error said why."""
+    LOOKING = "looking"
+    """Parley takes a picture of the screen, which the user asked for (`app.screen`): a tool call, so the
+    assistant is `THINKING` before and after it."""
 
     @classmethod
     def of(cls, state: AssistantState) -> VoiceStatus:

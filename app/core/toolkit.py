@@ -13,6 +13,7 @@ from uuid import UUID
 from voice.audio.preroll import StreamCursor
 from voice.live.connection import LiveConnectionFactory, ToolDeclaration
 from voice.offline.heard import Heard
+from voice.session_events import ToolReply
 
 Overhear = Callable[[], StreamCursor | None]
 """The microphone from now on, read beside the wake word (None: no microphone, or the loop not listening)."""
@@ -31,10 +32,16 @@ class ToolKit(AbstractAsyncContextManager["ToolKit"], Protocol):
         """Whether a call of `name` is this kit's."""
         ...
 
-    async def call(self, name: str, args: Mapping[str, Any], chat_id: UUID) -> dict[str, Any]:
+    async def call(self, name: str, args: Mapping[str, Any], chat_id: UUID) -> dict[str, Any] | ToolReply:
         """The answer for the model (a JSON object; failures are answered, never raised: a bad call must not
-        end a conversation). `chat_id`: the chat in conversation, where a tool's effect may be noted."""
+        end a conversation), or a whole `ToolReply` (a picture to show the model first, a note for the chat).
+        `chat_id`: the chat in conversation, where a tool's effect may be noted."""
         ...
+
+
+def tool_reply(answer: Mapping[str, Any] | ToolReply) -> ToolReply:
+    """What a kit's `call` answered, as the session takes it."""
+    return answer if isinstance(answer, ToolReply) else ToolReply(answer)
 
 
 @runtime_checkable

@@ -34,7 +34,9 @@ from app.core.events import (
 from app.core.status import OFFLINE_NOTICE, VoiceStatus
 from app.front.device_switch import DeviceSwitch
 from app.listening_lock import AlreadyListening
-from app.voice_loop import AudioDevice, ToolKits, VoiceLoop, tool_kits
+from app.screen.toolkit import look_request
+from app.tool_kits import ToolKits, tool_kits
+from app.voice_loop import AudioDevice, VoiceLoop
 from app.wiring import ChatServices
 from voice.audio.chunks import AudioSink, AudioSource
 from voice.session_events import ConnectionFailed, ToolStarted, ToolUsed
@@ -150,6 +152,15 @@ class VoicePresenter:
             self._post(Problem(NOT_LISTENING))
         else:
             await self._loop.send_text(text)
+
+    @property
+    def looks_at_screen(self) -> bool:
+        """Gemini answers and may look at the screen (the `look_at_screen` setting): the Look button shows."""
+        return self._settings.look_at_screen and self._settings.effective_voice_model == "gemini"
+
+    async def look_at_screen(self) -> None:
+        """The user asks the model to look at the screen: their words for it, sent as typed (`look_request`)."""
+        await self.send_text(look_request(self._settings))
 
     async def stop_timer(self, timer_id: str | None = None) -> None:
         """Stop a ringing timer (None: every one that rings)."""

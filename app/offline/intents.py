@@ -33,7 +33,7 @@ import numpy.typing as npt
 from app.offline import chat_facts
 from app.offline.phrases import EMBEDDER_LANGUAGE, PHRASES, leading_phrase, phrasings, without_openers
 from app.offline.replies import SAY, remembered, supported, tool_answer
-from app.offline.web_questions import needs_the_web
+from app.offline.web_questions import needs_the_screen, needs_the_web
 from app.timers.spoken import timer_call
 from chats.embedders.embedding import Embedder
 from chats.errors import ChatsError, InvalidMemory
@@ -240,5 +240,9 @@ class OfflineIntents:
 
     def beyond_offline(self, text: str) -> str | None:
         """One honest sentence, in the language `text` was heard in (`match` first), for a question only the
-        web can answer."""
-        return SAY.get(self.heard_in, SAY[DEFAULT])["no_web"] if needs_the_web(text) else None
+        web can answer, or one about the screen, which the offline voice cannot see."""
+        if needs_the_web(text):
+            return SAY.get(self.heard_in, SAY[DEFAULT])["no_web"]
+        if needs_the_screen(text):
+            return str(table(self.heard_in if self.heard_in in SAY else DEFAULT)["screen"]["offline"])
+        return None

@@ -71,8 +71,9 @@ async def test_a_chat_copied_from_another_store_keeps_its_id(store: ChatStore) -
 async def test_turn_fields_survive_a_round_trip(store: ChatStore) -> None:
     turn = Turn(role="model", text="answer", thinking="why", at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
     request = Turn(role="user", text="back to the venue chat", navigation=True)
-    chat = await store.create(turns=[turn, request])
-    assert (await store.get(chat.id)).full_history == (turn, request)
+    note = Turn(role="model", text="Looked at the screen at 14:02 (1280 x 720 pixels).", note=True)
+    chat = await store.create(turns=[turn, request, note])
+    assert (await store.get(chat.id)).full_history == (turn, request, note)
 
 
 async def test_an_answers_web_sources_are_kept_with_it_and_never_searched(store: ChatStore) -> None:

@@ -62,6 +62,9 @@ class RecordedConnection:
     audio: bytearray = field(default_factory=bytearray)
     """All realtime audio, base64-decoded."""
     audio_mime_types: list[str] = field(default_factory=list)
+    video: list[bytes] = field(default_factory=list)
+    """Every realtime video frame (a picture: the screen), base64-decoded, in order."""
+    video_mime_types: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     """Every typed user turn after the history, as `client_content` or realtime text, in order."""
     tool_responses: list[dict[str, Any]] = field(default_factory=list)
@@ -87,6 +90,10 @@ class RecordedConnection:
     def frame_kinds(self) -> list[str]:
         """The outer key of each frame after setup: "client_content", "realtime_input", "tool_response"."""
         return [next(iter(frame)) for frame in self.frames]
+
+    def index_of(self, kind: str, inner: str) -> list[int]:
+        """The positions in `frames` of the frames of `kind` ("realtime_input") that carry `inner` ("video")."""
+        return [i for i, frame in enumerate(self.frames) if pick(frame.get(kind) or {}, inner) is not None]
 
     @property
     def model(self) -> str:

@@ -17,6 +17,8 @@ The protocol as the service plays it:
   before the history is complete, `client_content` outside that phase for a model that takes it only for
   seeding (Gemini 3.x; `RecordedConnection.takes_client_content_turns`) and a `functionResponse` without
   `id` all close the connection with 1007.
+- A picture goes as realtime `video` (a JPEG blob): recorded in `video`, it makes the model answer nothing
+  by itself (the service reads it with the next turn or tool response).
 - Typed text: after the history, a Gemini 2.x model takes a `client_content` user turn; any model takes
   realtime `text`. Each is recorded in `texts` and counts for `AfterText`.
 - A model the service does not know, or one without `bidiGenerateContent` (the fake's `models`,
@@ -331,6 +333,9 @@ class FakeGeminiLiveServer:
                 record.audio_mime_types.append(mime_type)
                 player.audio_bytes += len(pcm)
                 player.hear(pcm, _rate(mime_type))
+            if (video := realtime.get("video")) is not None:
+                record.video.append(decode_audio(video["data"]))  # the same URL-safe base64 as audio
+                record.video_mime_types.append(pick(video, "mime_type"))
         elif (response := frame.get("tool_response")) is not None:
             if not record.history_complete:
                 raise _Refused(1007, INVALID_ARGUMENT_REASON)

@@ -13,17 +13,17 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QImage
 
+from tests.fakes.virtual_screen import virtual_screen
+
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "bench" / "results" / "screenshots"
 SCREEN = "1280x800x24"
-XVFB_START_S = 10.0
 CHILD_TIMEOUT_S = 180.0
 """Seeding embeds summaries with the local model: loading it dominates, on a 2-core machine."""
 
@@ -166,45 +166,11 @@ def as_export(title: str, turns: list[tuple[str, str]], day: int) -> dict[str, o
     return {"title": title, "full_history": full_history}
 
 
-def free_display() -> int:
-    for number in range(99, 300):
-        if not Path(f"/tmp/.X11-unix/X{number}").exists() and not Path(f"/tmp/.X{number}-lock").exists():
-            return number
-    raise RuntimeError("no free X display number between :99 and :299")
-
-
 @pytest.fixture
 def xvfb() -> Iterator[str]:
     """A private X server: yields its DISPLAY, stops it after the test."""
-    executable = shutil.which("Xvfb")
-    assert executable is not None, "Xvfb is not installed (apt package `xvfb`)"
-    number = free_display()
-    server = subprocess.Popen(
-        [executable, f":{number}", "-screen", "0", SCREEN, "-nolisten", "tcp"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    socket = Path(f"/tmp/.X11-unix/X{number}")
-    # The server is ready once its socket exists; a bounded poll, since Xvfb has no readiness signal
-    # unless started by a parent that handles SIGUSR1.
-    deadline = time.monotonic() + XVFB_START_S
-    while not socket.exists():
-        if server.poll() is not None or time.monotonic() > deadline:
-            server.kill()
-            _, errors = server.communicate()
-            raise RuntimeError(f"Xvfb :{number} did not start: {errors.decode(errors='replace')[-500:]}")
-        time.sleep(0.05)
-    try:
-        yield f":{number}"
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        if server.stderr is not None:
-            server.stderr.close()
+    with virtual_screen(SCREEN) as display:
+        yield display
 
 
 def distinct_colours(image: QImage, step: int = 8) -> int:

@@ -31,6 +31,14 @@ def test_each_chat_tool_answer_has_its_words() -> None:
     assert chip_text("end_conversation", {}, {"outcome": "ending"}) is None
 
 
+def test_a_look_at_the_screen_says_its_size_or_the_sentence_that_says_why_not() -> None:
+    assert running_chip_text("look_at_screen") == "Looking at your screen…"
+    shown = {"shown": True, "width": 1280, "height": 720, "jpeg_bytes": 150_000}
+    assert chip_text("look_at_screen", {}, shown) == ("Showed your screen to Gemini (1280 x 720 pixels)", False)
+    refused = {"shown": False, "say": "I can't see your screen: taking a picture of it was refused."}
+    assert chip_text("look_at_screen", {}, refused) == (refused["say"], True)
+
+
 def test_memory_chips_say_what_spec_001_says() -> None:
     mia = {"content": "User's daughter is called Mia"}
     assert running_chip_text("save_memory") == "Saving to memory…"

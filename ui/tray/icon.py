@@ -25,6 +25,7 @@ _COLOURS = {
     VoiceStatus.THINKING: "#6d28d9",
     VoiceStatus.RESPONDING: "#1d4ed8",
     VoiceStatus.ERROR: "#b91c1c",
+    VoiceStatus.LOOKING: "#db2777",
 }
 _OTHER = "#6b7280"
 _ICON_PX = 64

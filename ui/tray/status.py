@@ -14,6 +14,7 @@ STATE_WORDS = {
     VoiceStatus.STOPPED: "stopped",
     VoiceStatus.OFF: "off",
     VoiceStatus.ERROR: "error",
+    VoiceStatus.LOOKING: "looking at your screen",
 }
 """The voice's status (`app.core.status.VoiceStatus`) as the status bar and the tray say it."""
 

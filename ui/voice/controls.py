@@ -28,6 +28,7 @@ def first_sentence(text: str) -> str:
 
 
 TALK_TIP = "Start talking without the wake word (Ctrl+K)"
+LOOK_TIP = "Ask Parley to look at your screen: it takes one picture and shows it to Gemini (look_at_screen in Settings)"
 
 
 class VoiceControls(QObject):
@@ -35,6 +36,8 @@ class VoiceControls(QObject):
     """Push-to-talk: start a conversation as the wake word does."""
     text_typed = Signal(str)
     """A message typed to the assistant instead of spoken."""
+    look_requested = Signal()
+    """The user asks the assistant to look at the screen (the Look button)."""
 
     def __init__(self, window: QWidget) -> None:
         """Shortcuts (Ctrl+K talk, Ctrl+M mute) work anywhere in `window`."""
@@ -46,6 +49,7 @@ class VoiceControls(QObject):
         self.text_box.setAccessibleName("Message to Parley")
         self.text_box.setAccessibleDescription("Sent to the assistant in the selected chat when you press Enter")
         self.send_button = icon_button("send", "Send the message", "Send (Enter)", "S&end")
+        self.look_button = icon_button("screen", "Look at my screen", LOOK_TIP, "&Look")
         self.mute_action = QAction("M&ute microphone", window)
         self.mute_action.setCheckable(True)
         self.mute_action.setShortcut(QKeySequence("Ctrl+M"))
@@ -69,6 +73,7 @@ class VoiceControls(QObject):
         self.talk_button.clicked.connect(self.talk_requested)
         self.text_box.returnPressed.connect(self.send_text)
         self.send_button.clicked.connect(self.send_text)
+        self.look_button.clicked.connect(self.look_requested)
         self.mute_action.toggled.connect(self.show_muted)
         self._state = VoiceStatus.SLEEPING
         self._no_microphone: str | None = None
@@ -82,6 +87,7 @@ class VoiceControls(QObject):
         row.addWidget(self.talk_button)
         row.addWidget(self.text_box, 1)
         row.addWidget(self.send_button)
+        row.addWidget(self.look_button)
         return row
 
     def add_to(self, bar: QStatusBar) -> None:
@@ -91,7 +97,7 @@ class VoiceControls(QObject):
         bar.addPermanentWidget(self.mute_button)
 
     def focus_chain(self) -> list[QWidget]:
-        return [self.talk_button, self.text_box, self.send_button, self.mute_button]
+        return [self.talk_button, self.text_box, self.send_button, self.look_button, self.mute_button]
 
     @Slot()
     def send_text(self) -> None:
@@ -109,7 +115,7 @@ class VoiceControls(QObject):
         self.state_label.setText(f"Assistant: {words}")
         self.state_label.setAccessibleDescription(f"The assistant is {words}")
         voice_on = state.listens
-        for control in (self.text_box, self.send_button):
+        for control in (self.text_box, self.send_button, self.look_button):
             control.setEnabled(voice_on)
         for button in (self.talk_button, self.mute_button):
             button.setEnabled(voice_on and heard)

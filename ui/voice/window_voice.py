@@ -40,6 +40,9 @@ class WindowVoice:
         """Push-to-talk, the typed text and the mute switch of the window act on this loop."""
         controls.talk_requested.connect(self.talk)
         controls.text_typed.connect(self.send_text)
+        controls.look_requested.connect(self.look_at_screen)
+        if not self._presenter.looks_at_screen:  # hidden, never shown here: before it has a parent, that opens a window
+            controls.look_button.hide()
         controls.mute_action.toggled.connect(self.set_muted)
 
     def bind_timers(self, panel: TimersPanel, confirmations: ConfirmationsPanel) -> None:
@@ -75,6 +78,9 @@ class WindowVoice:
 
     def send_text(self, text: str) -> None:
         self._submit(self._presenter.send_text(text))
+
+    def look_at_screen(self) -> None:
+        self._submit(self._presenter.look_at_screen())
 
     def set_muted(self, muted: bool) -> None:
         self._submit(self._presenter.set_muted(muted))

@@ -8,8 +8,9 @@ Life of a connection, and what the session does at each step:
   `LiveConnectionRefused` (the service said no: wrong key, unknown model, stale resumption handle) or
   `LiveConnectionError` (unreachable: no network, refused port, TLS failure, timeout).
 - Converse: `send_audio` streams microphone chunks up; `send_text` sends what the user typed as a user
-  turn, which the model answers like speech; `events()` yields what the model says and does; each
-  `ToolCall` is answered with `send_tool_result` using the call's id.
+  turn, which the model answers like speech; `send_picture` shows the model a still image (the screen, on
+  request); `events()` yields what the model says and does; each `ToolCall` is answered with
+  `send_tool_result` using the call's id.
 - Rotate: a connection lasts about ten minutes. `GoAway` warns about a minute ahead; the session closes
   the connection at a calm moment and opens a new one with `config.resumed(connection.resumption_handle)`.
 - Drop: when the service closes or the network drops, `events()` and the send methods raise
@@ -74,6 +75,18 @@ class LiveConfig:
     def resumed(self, handle: str | None) -> LiveConfig:
         """The config to reconnect with: same model, prompt and tools, resuming `handle` (None: fresh)."""
         return dataclasses.replace(self, resumption_handle=handle)
+
+
+@dataclass(frozen=True, slots=True)
+class Picture:
+    """A still image for the model to see (a screenshot), as the live model takes it."""
+
+    jpeg: bytes
+    """The image, JPEG-encoded."""
+    width: int
+    """Pixels."""
+    height: int
+    """Pixels."""
 
 
 # -- events ----------------------------------------------------------------------------------------
@@ -231,6 +244,12 @@ class LiveConnection(Protocol):
 
     async def send_tool_result(self, call_id: str, name: str, result: Mapping[str, Any]) -> None:
         """Answer the `ToolCall` with id `call_id`. Raises `LiveConnectionLost` once the connection ended."""
+        ...
+
+    async def send_picture(self, picture: Picture) -> None:
+        """Show the model a still image, which it reads with what it is asked next (or the tool answer that
+        follows). Raises `LiveConnectionLost` once the connection has ended, `LiveConnectionError` where the
+        model takes no images (the offline voice)."""
         ...
 
     def events(self) -> AsyncIterator[LiveEvent]:

@@ -29,6 +29,9 @@ Wire facts this module relies on (google-genai 3.x, `google/genai/live.py`):
   picks by name.
 - A resumed session (setup carrying a handle) already holds its history: seeding it again would double
   every turn, so a resumed connection sends no history and no `history_config`.
+- A picture (the screen, on request) goes as realtime video input: `send_realtime_input(video=Blob(jpeg,
+  "image/jpeg"))`, one frame; the Live API takes JPEG frames (it samples video at about one frame a second)
+  and reads them with the turn or tool response that follows.
 - Function declarations use `parameters` (an OpenAPI subset): Live models ignore
   `parameters_json_schema` and call tools with empty arguments (googleapis/python-genai#1147). They say
   `behavior: BLOCKING`: Gemini 3.8 Live otherwise calls functions asynchronously and talks on meanwhile.
@@ -63,6 +66,7 @@ from voice.live.connection import (
     LiveEvent,
     ModelAudio,
     ModelTranscript,
+    Picture,
     ResumptionHandle,
     ToolCall,
     ToolCallsCancelled,
@@ -189,6 +193,12 @@ class GeminiLiveConnection:
         response = types.FunctionResponse(id=call_id, name=name, response=dict(result))
         try:
             await self._session.send_tool_response(function_responses=[response])
+        except ws_exceptions.ConnectionClosed as error:
+            raise self._ended(*_closed_code(error)) from error
+
+    async def send_picture(self, picture: Picture) -> None:
+        try:
+            await self._session.send_realtime_input(video=types.Blob(data=picture.jpeg, mime_type="image/jpeg"))
         except ws_exceptions.ConnectionClosed as error:
             raise self._ended(*_closed_code(error)) from error
 

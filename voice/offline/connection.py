@@ -37,7 +37,7 @@ from typing import Any
 
 from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT, AudioChunk
 from voice.audio.pcm import convert, pcm16_to_float, split
-from voice.errors import VoiceError
+from voice.errors import LiveConnectionError, VoiceError
 from voice.live import connection as live
 from voice.offline.endpoint import EndpointConfig, Endpointer, SpeechStarted
 from voice.offline.engine import OfflineVoice
@@ -141,6 +141,10 @@ class OfflineLiveConnection:
         waiting = self._tool_results.get(call_id)
         if waiting is not None and not waiting.done():
             waiting.set_result(result)
+
+    async def send_picture(self, picture: live.Picture) -> None:
+        self._check_open()
+        raise LiveConnectionError("the offline voice cannot see pictures")
 
     async def events(self) -> AsyncGenerator[live.LiveEvent, None]:
         while True:
