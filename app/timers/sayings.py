@@ -12,10 +12,6 @@ from languages.registry import DEFAULT, SUPPORTED, table
 
 SAY: Mapping[str, Mapping[str, str]] = {code: table(code)["timers"]["sayings"] for code in SUPPORTED}
 """Language -> what is said about timers, by message: `languages/<code>/timers.toml` (`[timers.sayings]`)."""
-LISTED_AT_MOST = 5
-"""A list of more timers is summarised: how many, and the soonest `NEXT` (500 said in full took 19 s)."""
-NEXT = 3
-"""How many a summarised list names: the `many` sentence says "the next three"."""
 _STOP_WORDS: Mapping[str, tuple[str, ...]] = {code: tuple(table(code)["timers"]["stop"]) for code in SUPPORTED}
 
 
@@ -62,10 +58,11 @@ def tool_reply(tool: str, result: Mapping[str, Any], language: str) -> str:
         label = result.get("label")
         return say["timer_set"].format(name=label, left=left) if label else say["plain_timer_set"].format(left=left)
     if tool == "list_timers":
-        timers = sorted(result.get("timers", []), key=lambda item: datetime.fromisoformat(item["due_at"]))
-        items = [_left(item, say, language) for item in timers[: NEXT if len(timers) > LISTED_AT_MOST else None]]
-        if len(timers) > LISTED_AT_MOST:
-            return say["many"].format(count=len(timers), timers=_listed(items, say))
+        # The kit answers the soonest first, and only the next few of a long list (`app.timers.toolkit.NEXT`).
+        items = [_left(item, say, language) for item in result.get("timers", [])]
+        count = int(result.get("count", len(items)))
+        if count > len(items):
+            return say["many"].format(count=count, timers=_listed(items, say))
         return say["listed"].format(timers=_listed(items, say)) if items else say["none"]
     if result.get("success"):
         return say["cancelled"].format(timers=_listed([_label(item, say) for item in result.get("cancelled", [])], say))
