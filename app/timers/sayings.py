@@ -4,7 +4,7 @@ answers to the timer tools (`app.offline.replies` hands those here). Pure."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta, tzinfo
+from datetime import date, datetime, timedelta, tzinfo
 from typing import Any
 
 from app.core.timer import Timer
@@ -30,9 +30,16 @@ def rang(timer: Timer, language: str) -> str:
     return say["timer_up"].format(name=timer.label) if timer.label else say["plain_timer_up"]
 
 
-def missed(timers: Sequence[Timer], zone: tzinfo, language: str) -> str:
+def missed(timers: Sequence[Timer], zone: tzinfo, language: str, now: datetime) -> str:
+    """What is said at `now` of `timers` that were due while Parley was not running: each with its time, and its
+    date when that was not today (a reminder of yesterday, said this morning, is not "at 09:00")."""
     say = SAY.get(language, SAY[DEFAULT])
-    return say["missed"].format(timers=_listed([_named(t, zone, say) for t in timers], say))
+    today = now.astimezone(zone).date()
+    named = [
+        say["reminder_at"].format(text=t.label or t.kind, time=_at(t.due_at.astimezone(zone), today, say))
+        for t in timers
+    ]
+    return say["missed"].format(timers=_listed(named, say))
 
 
 def duration(seconds: int, language: str) -> str:
@@ -86,25 +93,18 @@ def _label(item: Mapping[str, Any], say: Mapping[str, str]) -> str:
     return str(item.get("label") or item.get("id"))
 
 
-def _named(timer: Timer, zone: tzinfo, say: Mapping[str, str]) -> str:
-    return say["reminder_at"].format(
-        text=timer.label or timer.kind, time=_clock(timer.due_at.astimezone(zone).isoformat())
-    )
-
-
 def _when(item: Mapping[str, Any], say: Mapping[str, str]) -> str:
-    """ "09:00" of a timer the kit answered (`TimerKit.shown`), due today in the user's zone; "09:00 on 3
-    December" (`dated`) on another day. Today is its local due time less the seconds left (rounded up by at
-    most one)."""
+    """When a timer the kit answered (`TimerKit.shown`) is due (`_at`). Today is its local due time less the
+    seconds left (rounded up by at most one)."""
     due = datetime.fromisoformat(item["due_at"])
-    if (due - timedelta(seconds=int(item["seconds_left"]))).date() == due.date():
+    return _at(due, (due - timedelta(seconds=int(item["seconds_left"]))).date(), say)
+
+
+def _at(due: datetime, today: date, say: Mapping[str, str]) -> str:
+    """ "09:00" of a local time `due` on the day `today`; "09:00 on 3 December" (`dated`) on another day."""
+    if due.date() == today:
         return due.strftime("%H:%M")
     return say["dated"].format(time=due.strftime("%H:%M"), day=due.day, month=say["months"].split()[due.month - 1])
-
-
-def _clock(iso: str) -> str:
-    """ "09:00" of a local time written in ISO 8601."""
-    return datetime.fromisoformat(iso).strftime("%H:%M")
 
 
 def _listed(items: Sequence[str], say: Mapping[str, str]) -> str:
