@@ -9,6 +9,7 @@ import hashlib
 import os
 import sqlite3
 import stat
+from collections.abc import Mapping
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,6 +83,6 @@ def _rows(path: Path) -> dict[str, list[tuple[object, ...]]]:
         return {table: sorted(db.execute(f'SELECT * FROM "{table}"'), key=repr) for table in tables}
 
 
-def _changed(before: dict[str, object], after: dict[str, object]) -> str:
+def _changed(before: Mapping[str, object], after: Mapping[str, object]) -> str:
     keys = sorted(set(before) | set(after))
     return "changed: " + ", ".join(key for key in keys if before.get(key) != after.get(key))

@@ -10,10 +10,10 @@ import pytest
 
 from tests.app.conftest import Parley, environment, model_cache, offline, parley
 from tests.hostile.around import Around, raw_controls
-from tests.ui.conftest import bridge, runtime, settings
+from tests.ui.conftest import bridge, live_server, runtime, settings
 from tests.voice.offline.conftest import model_folders
 
-SHARED = (bridge, environment, model_cache, model_folders, offline, parley, runtime, settings)
+SHARED = (bridge, environment, live_server, model_cache, model_folders, offline, parley, runtime, settings)
 """Imported to be this folder's fixtures too (named here so that no checker calls them unused)."""
 
 

@@ -26,41 +26,12 @@ from tests.fakes.gemini_live_scenario import AfterText, CompleteTurn, OutputTran
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.hostile.around import raw_controls
 from tests.hostile.conftest import User
+from tests.hostile.servers import BIG_PAGE, COMPLAINS, write_servers
 
-COMPLAINS = """\
-import sys
-for number in range(1, 8):
-    print(f"line {number}", file=sys.stderr)
-print("bad \\x1b[2Jtoken", file=sys.stderr)
-sys.exit(3)
-"""
-BIG_PAGE = """\
-from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
-
-server = MCPServer("big")
-
-
-@server.tool(description="A long page.", annotations=ToolAnnotations(read_only_hint=True))
-def page() -> str:
-    return "x" * 5_000_000
-
-
-server.run()
-"""
 HANG_GUARD_S = 30.0
 """How long a test waits for a signalled `parley` to end: a guard against a hang, not the goal (2 s)."""
 CHILD_START_S = 120.0
 """A `parley` in another process starts in seconds, and in a minute on a loaded machine."""
-
-
-def write_servers(folder: Path, **scripts: str) -> None:
-    """Each script saved in `folder` and named in the `mcp.json` there, its one argument a file beside it."""
-    servers = {}
-    for name, text in scripts.items():
-        (folder / f"{name}.py").write_text(text, encoding="utf-8")
-        servers[name] = {"command": sys.executable, "args": [str(folder / f"{name}.py"), str(folder / name)]}
-    (folder / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
 
 
 async def parley(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
