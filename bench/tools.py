@@ -113,7 +113,7 @@ class TimedRinger:
         speaker.ringer = SoundRinger(post=lambda event: None, language="en", zone=UTC, sink=speaker)
         await speaker.ringer.ring(timer)
 
-    async def missed(self, timers: Sequence[Timer]) -> None:
+    async def missed(self, timers: Sequence[Timer], now: datetime) -> None:
         raise AssertionError("no timer should be missed")
 
 

@@ -48,8 +48,8 @@ SET_REMINDER = ToolDeclaration(
 )
 LIST_TIMERS = ToolDeclaration(
     "list_timers",
-    "The timers and reminders still to ring, with how long is left on each (to answer 'how long is left on "
-    "the pasta?' too).",
+    "The timers and reminders still to ring, soonest first, with how long is left on each (to answer 'how "
+    "long is left on the pasta?' too). 'count' is how many there are; of a long list only the next few are given.",
     {"type": "object", "properties": {}, "additionalProperties": False},
 )
 CANCEL_TIMER = ToolDeclaration(

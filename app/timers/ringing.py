@@ -15,7 +15,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import AsyncIterable, Awaitable, Callable, Sequence
-from datetime import tzinfo
+from datetime import datetime, tzinfo
 from uuid import UUID
 
 from app.core.events import FrontEvent, TimerRinging, TimersMissed, TimerStopped
@@ -117,12 +117,12 @@ class SoundRinger:
             except Exception as error:  # the button still stops it
                 log.warning("a timer could not listen for stop: %r", error)
 
-    async def missed(self, timers: Sequence[Timer]) -> None:
-        message = sayings.missed(timers, self._zone, self._language)
+    async def missed(self, timers: Sequence[Timer], now: datetime) -> None:
+        message = sayings.missed(timers, self._zone, self._language, now)
         self._post(TimersMissed(message, tuple(t.id for t in timers)))
         for timer in timers:
             if timer.chat_id is not None:
-                await self._noted(timer.chat_id, sayings.missed([timer], self._zone, self._language), timer.id)
+                await self._noted(timer.chat_id, sayings.missed([timer], self._zone, self._language, now), timer.id)
         await self._sound(message)
 
     async def _sound(self, message: str, words: bytes | None = None) -> bytes | None:

@@ -4,7 +4,7 @@ answers to the timer tools (`app.offline.replies` hands those here). Pure."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta, tzinfo
+from datetime import date, datetime, timedelta, tzinfo
 from typing import Any
 
 from app.core.timer import Timer
@@ -12,10 +12,6 @@ from languages.registry import DEFAULT, SUPPORTED, table
 
 SAY: Mapping[str, Mapping[str, str]] = {code: table(code)["timers"]["sayings"] for code in SUPPORTED}
 """Language -> what is said about timers, by message: `languages/<code>/timers.toml` (`[timers.sayings]`)."""
-LISTED_AT_MOST = 5
-"""A list of more timers is summarised: how many, and the soonest `NEXT` (500 said in full took 19 s)."""
-NEXT = 3
-"""How many a summarised list names: the `many` sentence says "the next three"."""
 _STOP_WORDS: Mapping[str, tuple[str, ...]] = {code: tuple(table(code)["timers"]["stop"]) for code in SUPPORTED}
 
 
@@ -34,9 +30,16 @@ def rang(timer: Timer, language: str) -> str:
     return say["timer_up"].format(name=timer.label) if timer.label else say["plain_timer_up"]
 
 
-def missed(timers: Sequence[Timer], zone: tzinfo, language: str) -> str:
+def missed(timers: Sequence[Timer], zone: tzinfo, language: str, now: datetime) -> str:
+    """What is said at `now` of `timers` that were due while Parley was not running: each with its time, and its
+    date when that was not today (a reminder of yesterday, said this morning, is not "at 09:00")."""
     say = SAY.get(language, SAY[DEFAULT])
-    return say["missed"].format(timers=_listed([_named(t, zone, say) for t in timers], say))
+    today = now.astimezone(zone).date()
+    named = [
+        say["reminder_at"].format(text=t.label or t.kind, time=_at(t.due_at.astimezone(zone), today, say))
+        for t in timers
+    ]
+    return say["missed"].format(timers=_listed(named, say))
 
 
 def duration(seconds: int, language: str) -> str:
@@ -62,10 +65,11 @@ def tool_reply(tool: str, result: Mapping[str, Any], language: str) -> str:
         label = result.get("label")
         return say["timer_set"].format(name=label, left=left) if label else say["plain_timer_set"].format(left=left)
     if tool == "list_timers":
-        timers = sorted(result.get("timers", []), key=lambda item: datetime.fromisoformat(item["due_at"]))
-        items = [_left(item, say, language) for item in timers[: NEXT if len(timers) > LISTED_AT_MOST else None]]
-        if len(timers) > LISTED_AT_MOST:
-            return say["many"].format(count=len(timers), timers=_listed(items, say))
+        # The kit answers the soonest first, and only the next few of a long list (`app.timers.toolkit.NEXT`).
+        items = [_left(item, say, language) for item in result.get("timers", [])]
+        count = int(result.get("count", len(items)))
+        if count > len(items):
+            return say["many"].format(count=count, timers=_listed(items, say))
         return say["listed"].format(timers=_listed(items, say)) if items else say["none"]
     if result.get("success"):
         return say["cancelled"].format(timers=_listed([_label(item, say) for item in result.get("cancelled", [])], say))
@@ -89,25 +93,18 @@ def _label(item: Mapping[str, Any], say: Mapping[str, str]) -> str:
     return str(item.get("label") or item.get("id"))
 
 
-def _named(timer: Timer, zone: tzinfo, say: Mapping[str, str]) -> str:
-    return say["reminder_at"].format(
-        text=timer.label or timer.kind, time=_clock(timer.due_at.astimezone(zone).isoformat())
-    )
-
-
 def _when(item: Mapping[str, Any], say: Mapping[str, str]) -> str:
-    """ "09:00" of a timer the kit answered (`TimerKit.shown`), due today in the user's zone; "09:00 on 3
-    December" (`dated`) on another day. Today is its local due time less the seconds left (rounded up by at
-    most one)."""
+    """When a timer the kit answered (`TimerKit.shown`) is due (`_at`). Today is its local due time less the
+    seconds left (rounded up by at most one)."""
     due = datetime.fromisoformat(item["due_at"])
-    if (due - timedelta(seconds=int(item["seconds_left"]))).date() == due.date():
+    return _at(due, (due - timedelta(seconds=int(item["seconds_left"]))).date(), say)
+
+
+def _at(due: datetime, today: date, say: Mapping[str, str]) -> str:
+    """ "09:00" of a local time `due` on the day `today`; "09:00 on 3 December" (`dated`) on another day."""
+    if due.date() == today:
         return due.strftime("%H:%M")
     return say["dated"].format(time=due.strftime("%H:%M"), day=due.day, month=say["months"].split()[due.month - 1])
-
-
-def _clock(iso: str) -> str:
-    """ "09:00" of a local time written in ISO 8601."""
-    return datetime.fromisoformat(iso).strftime("%H:%M")
 
 
 def _listed(items: Sequence[str], say: Mapping[str, str]) -> str:

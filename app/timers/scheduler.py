@@ -36,8 +36,9 @@ class Ringer(Protocol):
         """Ring `timer` until the user stops it (or it gives up); it is already marked rung."""
         ...
 
-    async def missed(self, timers: Sequence[Timer]) -> None:
-        """Say, once, that these were due while Parley was not running; they are already marked missed."""
+    async def missed(self, timers: Sequence[Timer], now: datetime) -> None:
+        """Say, once, at `now`, that these were due while Parley was not running; they are already marked
+        missed."""
         ...
 
 
@@ -80,7 +81,8 @@ class TimerScheduler:
         self._changed.clear()
         try:
             timers = await asyncio.to_thread(self._file.read)
-            decided = plan(timers, self._clock())
+            now = self._clock()
+            decided = plan(timers, now)
             missed = [t for t in decided.missed if await self._marked(t, "missed")]
             ringing = [t for t in decided.ring if await self._marked(t, "rung")]
             for timer in ringing:
@@ -90,7 +92,7 @@ class TimerScheduler:
             if (missed or ringing) and self._on_marked is not None:
                 await self._on_marked()
             if missed:
-                await self._ringer.missed(missed)
+                await self._ringer.missed(missed, now)
         except TimerFileError as error:
             log.warning("timers: %s", error)
             return RESCAN_S

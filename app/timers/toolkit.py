@@ -32,6 +32,11 @@ from voice.live.connection import ToolDeclaration
 
 Listener = Callable[[Sequence[Timer]], None]
 """Told the running timers whenever they change (the window's list)."""
+LISTED_AT_MOST = 5
+"""A list of more timers is answered as how many, and the soonest `NEXT` (500 said in full took 19 s, and
+sent whole they fill the model's context): to the model and to the offline voice alike."""
+NEXT = 3
+"""How many a summarised list names: the offline voice's `many` sentence says "the next three"."""
 
 
 class TimerKit:
@@ -106,7 +111,7 @@ class TimerKit:
             if name == SET_REMINDER.name:
                 return await self._set_reminder(args, chat_id)
             if name == LIST_TIMERS.name:
-                return {"success": True, "timers": [self.shown(t) for t in await self.running()]}
+                return self._listed(await self.running())
             if name == CANCEL_TIMER.name:
                 return await self.cancel(str(args.get("which", "")))
             return {"success": False, "error": f"No timer tool is called {name!r}."}
@@ -172,6 +177,12 @@ class TimerKit:
             except TimerFileError:
                 return
             self._on_change(timers)
+
+    def _listed(self, timers: Sequence[Timer]) -> dict[str, Any]:
+        """The running `timers` (soonest first) as the list tool answers them: their `count`, and each of them,
+        or the soonest `NEXT` of a list longer than `LISTED_AT_MOST`."""
+        named = timers[: NEXT if len(timers) > LISTED_AT_MOST else None]
+        return {"success": True, "count": len(timers), "timers": [self.shown(t) for t in named]}
 
     def shown(self, timer: Timer) -> dict[str, Any]:
         """A timer as the model (and `--json`) sees it: local time, and what is left."""

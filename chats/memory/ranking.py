@@ -211,7 +211,7 @@ Meer."), where MiniLM's 0.15 floor dropped 6 of 24 right answers; unrelated memo
 MINILM_MEMORY_MIN_SIMILARITY = 0.22
 """A short query ("coffee") sits at 0.15-0.21 from unrelated memories ("User lives in Turin", 0.21): at the
 0.15 floor `parley memories search coffee` listed them. On a labelled set of 27 short queries against 10
-memories (tests/app/test_honest_memory.py's `LABELLED`), 0.22 keeps 21 of the 23 right pairs (as 0.15 did:
+memories (tests/hostile/test_memory.py's `LABELLED`), 0.22 keeps 21 of the 23 right pairs (as 0.15 did:
 the two below, "how do I get around" / "User does not own a car" at 0.08, are below either) and 4 of the
 247 unrelated ones, against 35 at 0.15."""
 

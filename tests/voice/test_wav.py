@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import re
-import tracemalloc
 import warnings
 import wave
 from pathlib import Path
@@ -167,25 +166,6 @@ async def test_chunks_are_frame_ms_long_and_timed_from_zero_and_the_last_is_the_
     small = await collect(WavFileSource(path, frame_ms=20, realtime=False))
     assert [len(chunk.pcm) for chunk in small] == [640] * 25
     assert small[3].start_ms == 60
-
-
-@pytest.mark.parametrize("rate", [16_000, 44_100])
-async def test_a_long_recording_is_read_a_block_at_a_time(tmp_path: Path, rate: int) -> None:
-    # Ten minutes: 19 MB of PCM16 at 16 kHz, and twice that as float32 on the way, were it read whole.
-    path = tmp_path / "ten_minutes.wav"
-    with soundfile.SoundFile(path, "w", samplerate=rate, channels=1, subtype="PCM_16") as file:
-        for _ in range(600):
-            file.write(np.zeros(rate, dtype=np.int16))
-    tracemalloc.start()
-    try:
-        samples = 0
-        async for chunk in WavFileSource(path, realtime=False).chunks():
-            samples += len(chunk.pcm) // 2
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert samples == 600 * 16_000
-    assert peak < 2_000_000  # bytes: a few seconds' blocks, whatever the length
 
 
 def test_a_frame_length_that_is_not_positive_is_refused_at_construction() -> None:

@@ -30,8 +30,12 @@ def test_what_is_said_when_a_timer_rings_or_was_missed() -> None:
     assert rang(pasta, "en") == "Your pasta timer is up."
     assert rang(plumber, "it") == "Promemoria: call the plumber."
     assert rang(Timer("0", "timer", "", START, START), "de") == "Dein Timer ist abgelaufen."
-    assert missed([plumber], ZoneInfo("Europe/Rome"), "en") == (
-        "While Parley was not running, you missed: call the plumber at 09:00."
+    rome, later = ZoneInfo("Europe/Rome"), plumber.due_at + timedelta(hours=2)
+    assert (
+        missed([plumber], rome, "en", later) == "While Parley was not running, you missed: call the plumber at 09:00."
+    )
+    assert missed([pasta, plumber], rome, "it", later) == (
+        "Mentre Parley era spento, hai perso: pasta alle 17:00 del 27 novembre e call the plumber alle 09:00."
     )
 
 

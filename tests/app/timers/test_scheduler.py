@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from app.core.timer import Timer
@@ -29,7 +29,7 @@ class Bell:
         self.rang.append(timer.id)
         self.news.set()
 
-    async def missed(self, timers: Sequence[Timer]) -> None:
+    async def missed(self, timers: Sequence[Timer], now: datetime) -> None:
         self.said_missed.append([t.id for t in timers])
         self.news.set()
 

@@ -1,9 +1,11 @@
-"""The chat list shows the titles the store holds: a chat titled by maintenance after the list was loaded (a
-chat `parley ask` left untitled, titled by the window's backfill) is shown by its title, not as "New chat"."""
+"""Titles claimed are titles held: a chat `parley ask` spoke in has its title when the command ends (every list
+shows it by name, not as "New chat" until a window or `parley listen` maintains it), and the window's chat list
+shows the titles the store holds, even one maintenance wrote after the list was loaded."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from uuid import UUID
@@ -16,9 +18,19 @@ from app.runtime import Runtime
 from app.wiring import open_chat_services
 from chats.models import Turn
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.hostile.conftest import User
 from tests.ui.conftest import settings_on_live_server
 from tests.ui.voice_window import open_on_microphone
 from ui.chat.chat_list import UNTITLED, ChatRole
+
+
+def test_a_chat_made_by_ask_is_titled_when_the_command_ends(offline: Path, user: User) -> None:
+    code, out = user("ask", "Which tiles suit a small bathroom wall?", "--new-chat", "--json")
+    assert code == 0, user.err
+    [listed] = user.json("chats", "list")
+    assert listed["id"] == json.loads(out)["chat_id"]
+    assert listed["title"], listed  # the offline title maker's words, made before `ask` exited
+
 
 MAINTAINED_MS = 120_000
 """The backfill loads the embedding model first: seconds, a minute on a loaded 2-core machine."""

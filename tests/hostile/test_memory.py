@@ -1,8 +1,11 @@
-"""What the offline voice and memory search claim, from the user's side (issue 34): the offline voice's
-intents and answers over a real SQLite store and the real local embedder, and `parley memories search`."""
+"""Memories: what the offline voice and memory search claim, from the user's side. "Remember A and B" saves
+both; a request is understood in the language it was said in; an answer keeps to one language and reads
+memories back in the second person; a search has a floor. The offline voice's intents and answers over a real
+SQLite store and the real local embedder, and `parley memories search`."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -18,7 +21,7 @@ from chats.embedders.minilm import MiniLMEmbedder
 from chats.memory.ranking import Ranking, memory_ranking_for
 from chats.memory.service import MemoryService
 from chats.sqlite.memories import SqliteMemoryStore
-from tests.app.conftest import Parley
+from tests.hostile.conftest import User
 from voice.live.connection import ToolCall
 
 EVERY_TOOL = frozenset(EXAMPLES)
@@ -93,12 +96,12 @@ async def test_an_answer_keeps_to_one_language(tmp_path: Path, minilm: MiniLMEmb
         await store.close()
 
 
-def test_a_search_returns_no_unrelated_memory(parley: Parley) -> None:
-    parley.json("memories", "add", "I live in Turin", "--category", "identity")
-    parley.json("memories", "add", "I prefer green tea to coffee", "--category", "preference")
-    found = parley.json("memories", "search", "coffee")
+def test_a_search_returns_no_unrelated_memory(user: User) -> None:
+    user.json("memories", "add", "I live in Turin", "--category", "identity")
+    user.json("memories", "add", "I prefer green tea to coffee", "--category", "preference")
+    found = json.loads(user.looked_at("memories", "search", "coffee", "--json"))
     assert [memory["content"] for memory in found] == ["User prefers green tea to coffee"]
-    assert parley("memories", "search", "submarine periscope")[1].startswith("No memory matches")
+    assert user.looked_at("memories", "search", "submarine periscope").startswith("No memory matches")
 
 
 SAVED = [

@@ -1,27 +1,34 @@
-"""Timers say only what was done (issue 34): a request for a timer of zero, negative or absurd length, or a
-reminder in the past or years ahead, is claimed by the timer tools and refused in a sentence, nothing set;
-a reminder's confirmation gives its date when it is not today; a long list is summarised. From the user's
-side: the offline voice's words (`app.timers.spoken`, a fixed clock), the tool kit on a real timers file,
-and the sentence said (`app.timers.sayings`)."""
+"""Timers say only what was done: a request for a timer of zero, negative or absurd length, or a reminder in the
+past or years ahead, is claimed by the timer tools and refused in a sentence, nothing set; a confirmation, and
+a missed timer's announcement, give the date when it is not today; a long list is summarised, to the offline
+voice and to the model alike. From the user's side: the offline voice's words (`app.timers.spoken`, a fixed
+clock), the tool kit on a real timers file, and the sentence said (`app.timers.sayings`)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+from datetime import timedelta
 from pathlib import Path
 from uuid import uuid4
 from zoneinfo import ZoneInfo
 
 import pytest
 
+from app.core.events import FrontEvent, TimersMissed
 from app.core.timer import Timer
 from app.timers.declarations import TIMER_TOOL_NAMES
+from app.timers.ringing import SoundRinger
 from app.timers.sayings import SAY, tool_reply
 from app.timers.spoken import timer_call
 from app.timers.store import TimerFile
 from app.timers.toolkit import TimerKit
-from tests.app.timers.clock import ManualClock
+from tests.app.timers.clock import START, ManualClock
 
 ROME = ZoneInfo("Europe/Rome")
 CHAT = uuid4()
+WAIT_S = 10.0
+"""A guard against a hang: the scheduler looks at the file as the kit is entered."""
 
 
 async def said(text: str, folder: Path, language: str = "en", clock: ManualClock | None = None) -> str:
@@ -101,10 +108,13 @@ async def test_a_reminder_s_confirmation_gives_its_date_when_it_is_not_today(tmp
     )
 
 
-async def test_a_long_list_of_timers_is_summarised(tmp_path: Path) -> None:
+async def test_a_long_list_of_timers_is_summarised_to_the_user_and_to_the_model(tmp_path: Path) -> None:
     kit = TimerKit(TimerFile(tmp_path), clock=ManualClock(), zone=ROME, language="en")
     for minutes in range(500, 0, -1):  # the soonest set last: the list is said soonest first
         await kit.call("set_timer", {"seconds": minutes * 60, "label": f"t{minutes}"}, CHAT)
+    to_the_model = await kit.call("list_timers", {}, CHAT)  # what Gemini Live's call is answered
+    assert (to_the_model["count"], [t["label"] for t in to_the_model["timers"]]) == (500, ["t1", "t2", "t3"])
+    assert len(json.dumps(to_the_model)) < 600  # bytes: not the 500 timers (about 60 KB)
     answer = await said("What timers do I have?", tmp_path)
     assert answer == (
         "You have 500 timers and reminders; the next three: t1 timer, 1 minute left, t2 timer, 2 minutes left "
@@ -121,3 +131,20 @@ async def test_a_short_list_is_said_in_full_soonest_first(tmp_path: Path) -> Non
     assert await said("What timers do I have?", tmp_path, clock=clock) == (
         "You have: t5 timer, 5 minutes left, t7 timer, 7 minutes left and t9 timer, 9 minutes left."
     )
+    assert (await kit.call("list_timers", {}, CHAT))["count"] == 3
+
+
+async def test_a_timer_missed_while_parley_was_off_is_said_with_its_date_when_not_today(tmp_path: Path) -> None:
+    clock, file = ManualClock(), TimerFile(tmp_path)  # 17:00 in Rome, 27 November
+    file.add(Timer("a1b2c3", "reminder", "call mum", START - timedelta(days=1), START - timedelta(days=2)))
+    file.add(Timer("d4e5f6", "timer", "pasta", START - timedelta(hours=1), START - timedelta(hours=2)))
+    said = asyncio.Queue[FrontEvent]()
+    ringer = SoundRinger(post=said.put_nowait, language="en", zone=ROME, pause=clock.pause)
+    async with TimerKit(file, clock=clock, zone=ROME, language="en", ringer=ringer, pause=clock.pause):
+        async with asyncio.timeout(WAIT_S):
+            missed = await said.get()
+    assert missed == TimersMissed(
+        "While Parley was not running, you missed: call mum at 17:00 on 26 November and pasta at 16:00.",
+        ("a1b2c3", "d4e5f6"),
+    )
+    assert {t.state for t in file.read()} == {"missed"}

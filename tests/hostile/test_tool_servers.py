@@ -1,7 +1,8 @@
-"""MCP servers that misbehave, from the user's side: one that never answers `initialize` (and ignores its
-stdin closing and SIGTERM), one that complains on stderr and exits, one whose tool answers 5 MB. Nothing
-hangs on them: `parley ask` answers without them, and Ctrl-C or SIGTERM end it and them (how soon:
-bench/signals.py)."""
+"""Tool servers (MCP) that misbehave, from the user's side: one that never answers `initialize` (and ignores
+its stdin closing and SIGTERM), one that complains on stderr and exits, one whose tool answers 5 MB. Nothing
+hangs on them: `parley ask` answers without them, and Ctrl-C or SIGTERM end it and them (how soon: the 2 s goal
+is bench/signals.py's to time; a test's bound is a guard against a hang only); a failing server's own words
+are shown, escaped."""
 
 from __future__ import annotations
 
@@ -20,49 +21,24 @@ from app.cli.main import main
 from app.mcp.config import ServerConfig, StdioServer
 from app.mcp.server_tools import MAX_TEXT, START_TIMEOUT_S
 from bench.signals import SILENT, alive
-from tests.app.conftest import Parley
 from tests.app.mcp import patient_kit
 from tests.fakes.gemini_live_scenario import AfterText, CompleteTurn, OutputTranscript, script
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.hostile.around import raw_controls
+from tests.hostile.conftest import User
+from tests.hostile.servers import BIG_PAGE, COMPLAINS, write_servers
 
-COMPLAINS = """\
-import sys
-for number in range(1, 8):
-    print(f"line {number}", file=sys.stderr)
-print("bad \\x1b[2Jtoken", file=sys.stderr)
-sys.exit(3)
-"""
-BIG_PAGE = """\
-from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
-
-server = MCPServer("big")
-
-
-@server.tool(description="A long page.", annotations=ToolAnnotations(read_only_hint=True))
-def page() -> str:
-    return "x" * 5_000_000
-
-
-server.run()
-"""
+HANG_GUARD_S = 30.0
+"""How long a test waits for a signalled `parley` to end: a guard against a hang, not the goal (2 s)."""
 CHILD_START_S = 120.0
 """A `parley` in another process starts in seconds, and in a minute on a loaded machine."""
-
-
-def write_servers(folder: Path, **scripts: str) -> None:
-    """Each script saved in `folder` and named in the `mcp.json` there, its one argument a file beside it."""
-    servers = {}
-    for name, text in scripts.items():
-        (folder / f"{name}.py").write_text(text, encoding="utf-8")
-        servers[name] = {"command": sys.executable, "args": [str(folder / f"{name}.py"), str(folder / name)]}
-    (folder / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
 
 
 async def parley(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     capsys.readouterr()
     code = await asyncio.to_thread(main, list(args))
     out, err = capsys.readouterr()
+    assert raw_controls(out + err) == [], (out, err)
     return code, out, err
 
 
@@ -107,7 +83,7 @@ async def test_a_signal_ends_an_ask_and_its_server_while_the_server_never_answer
 ) -> None:
     child = await started_with_its_server(environment, "ask", "hello")
     child.send_signal(stop)
-    out, err = await asyncio.wait_for(child.communicate(), timeout=30)
+    out, err = await asyncio.wait_for(child.communicate(), timeout=HANG_GUARD_S)
     # Ended, and the server killed: how soon (the goal is 2 s) is bench/signals.py's to time.
     assert (child.returncode, out) == (1, b"")
     assert err.decode().splitlines()[-1] == "parley: stopped before the message was sent; nothing was saved"
@@ -117,7 +93,7 @@ async def test_a_signal_ends_an_ask_and_its_server_while_the_server_never_answer
 async def test_sigterm_ends_tools_list_as_ctrl_c_does_and_stops_its_server(environment: Path) -> None:
     child = await started_with_its_server(environment, "tools", "list")
     child.send_signal(signal.SIGTERM)
-    await asyncio.wait_for(child.communicate(), timeout=30)
+    await asyncio.wait_for(child.communicate(), timeout=HANG_GUARD_S)
     assert child.returncode == 130  # as after Ctrl-C; the default action would be -15, the server left running
     assert not alive(int((environment / "silent").read_text(encoding="utf-8")))
 
@@ -130,11 +106,9 @@ async def test_the_offline_voice_starts_no_server(offline: Path, capsys: pytest.
     assert "MCP server" not in err
 
 
-def test_tools_list_and_doctor_show_a_failing_servers_last_lines_of_error_output(
-    parley: Parley, tmp_path: Path
-) -> None:
+def test_tools_list_and_doctor_show_a_failing_servers_last_lines_of_error_output(user: User, tmp_path: Path) -> None:
     write_servers(tmp_path, broken=COMPLAINS)
-    code, out = parley("tools", "list")
+    code, out = user("tools", "list")
     assert code == 1
     assert out.splitlines() == [
         "broken: PROBLEM: stopped (its connection closed)",
@@ -144,7 +118,7 @@ def test_tools_list_and_doctor_show_a_failing_servers_last_lines_of_error_output
         "  | line 7",
         "  | bad \\u001b[2Jtoken",  # escaped: it would clear the screen
     ]
-    code, out = parley("doctor", "--json")
+    code, out = user("doctor", "--json")
     [finding] = [f for f in json.loads(out) if f["check"] == "mcp broken"]
     assert finding["status"] == "problem"
     assert finding["detail"].endswith("  | line 7\n  | bad \u001b[2Jtoken")  # exact in JSON: escaped as \u001b

@@ -1,6 +1,6 @@
-"""Audio Whisper cannot read (silence, noise, a stereo recording whose channels cancel out) makes it say its
-prompt back, "A user speaks to Jarvis.": that is no user turn. An 8 kHz stereo recording is read as 16 kHz
-mono, its words heard."""
+"""Recordings: audio Whisper cannot read (silence, noise, a stereo recording whose channels cancel out) makes it
+say its prompt back, "A user speaks to Jarvis.": that is no user turn (heard as nothing). An 8 kHz stereo
+recording is read as 16 kHz mono, its words heard. (An hour-long one read a block at a time: test_costs.py.)"""
 
 from __future__ import annotations
 
