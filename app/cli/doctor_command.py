@@ -80,11 +80,11 @@ async def examine(settings: Settings, *, microphone: bool = False) -> list[Findi
         _live,
     ]
     # At once: the wake word model loads (a second of imports) while PortAudio starts, the store opens and
-    # the MCP servers start.
-    checked, servers = await asyncio.gather(
-        asyncio.gather(*(check(settings) for check in checks)), _mcp_servers(settings)
-    )
-    return [*checked, *servers]
+    # the MCP servers start. A task group: cancelled (Ctrl-C), it waits for the servers to stop (`catalogue`).
+    async with asyncio.TaskGroup() as group:
+        checked = [group.create_task(check(settings)) for check in checks]
+        servers = group.create_task(_mcp_servers(settings))
+    return [*(task.result() for task in checked), *servers.result()]
 
 
 async def _mcp_servers(settings: Settings) -> list[Finding]:

@@ -46,7 +46,11 @@ async def catalogue(
     servers: Sequence[ServerConfig], start_timeout_s: float = LIST_TIMEOUT_S
 ) -> tuple[ServerReport, ...]:
     """Each server's report, in `servers` order (switched-off ones are not started); all start at once."""
-    listed = await asyncio.gather(*(_listed(server, start_timeout_s) for server in servers))
+    # A task group, not `gather`: cancelled (Ctrl-C), it waits for every server to stop; `gather` ends with
+    # the first child cancelled, and the loop's end would then cut the others' shutdown short.
+    async with asyncio.TaskGroup() as group:
+        tasks = [group.create_task(_listed(server, start_timeout_s)) for server in servers]
+    listed = [task.result() for task in tasks]
     enabled = [
         tool
         for server, (tools, _, _) in zip(servers, listed, strict=True)
@@ -80,9 +84,6 @@ async def _listed(server: ServerConfig, start_timeout_s: float) -> tuple[tuple[M
         tools = await connection.start()
     except McpServerError as exc:
         return (), str(exc), None
-    except asyncio.CancelledError:  # the window's page closed while the server started
-        await connection.aclose()
-        raise
     start_ms = (time.perf_counter() - started) * 1000
     await connection.aclose()
     return tools, None, start_ms

@@ -78,7 +78,8 @@ class ServerConnection:
             error = McpServerError(_with_output(reason, self._errlog), reason)
             await self.aclose()
             raise error from None
-        except McpServerError:
+        except (McpServerError, asyncio.CancelledError):  # cancelled: whoever waited gave up (Ctrl-C, a closing
+            # page): the server is stopped here, by this task, not cut short when the loop ends
             await self.aclose()
             raise
         finally:

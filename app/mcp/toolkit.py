@@ -205,9 +205,6 @@ class McpToolKit:
             log.warning("MCP server %s %s: its tools are left out until Parley restarts", server.name, exc.logged)
             self._given_up[server.name] = server
             return
-        except asyncio.CancelledError:  # the voice loop stopped while the server was starting
-            await connection.aclose()
-            raise
         self._connections[server.name] = connection
 
     def _wanted(self, config: ServerConfig) -> bool:

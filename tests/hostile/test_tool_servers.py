@@ -17,7 +17,9 @@ from uuid import uuid4
 
 import pytest
 
+from app.cli.doctor_command import examine
 from app.cli.main import main
+from app.config.settings import load_settings
 from app.mcp.config import ServerConfig, StdioServer
 from app.mcp.server_tools import MAX_TEXT, START_TIMEOUT_S
 from bench.signals import SILENT, alive
@@ -90,14 +92,6 @@ async def test_a_signal_ends_an_ask_and_its_server_while_the_server_never_answer
     assert not alive(int((environment / "silent").read_text(encoding="utf-8")))  # killed, not left behind
 
 
-async def test_sigterm_ends_tools_list_as_ctrl_c_does_and_stops_its_server(environment: Path) -> None:
-    child = await started_with_its_server(environment, "tools", "list")
-    child.send_signal(signal.SIGTERM)
-    await asyncio.wait_for(child.communicate(), timeout=HANG_GUARD_S)
-    assert child.returncode == 130  # as after Ctrl-C; the default action would be -15, the server left running
-    assert not alive(int((environment / "silent").read_text(encoding="utf-8")))
-
-
 async def test_the_offline_voice_starts_no_server(offline: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_servers(offline, silent=SILENT)
     code, out, err = await parley(capsys, "ask", "hello")
@@ -137,3 +131,32 @@ async def test_a_5_mb_answer_reaches_the_model_cut_to_100_kb_with_a_note(tmp_pat
         " [its structured data (5,000,014 characters) was left out]"  # the same text, as {"result": ...}
     )
     assert "structured" not in answer
+
+
+@pytest.mark.parametrize("command", [("tools", "list"), ("doctor",)])
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+async def test_a_signal_ends_tools_list_and_doctor_and_stops_their_server(
+    environment: Path, command: tuple[str, ...], stop: signal.Signals
+) -> None:
+    child = await started_with_its_server(environment, *command)
+    child.send_signal(stop)
+    await asyncio.wait_for(child.communicate(), timeout=HANG_GUARD_S)
+    assert child.returncode == 130  # as after Ctrl-C; SIGTERM's default action would be -15, the server left running
+    assert not alive(int((environment / "silent").read_text(encoding="utf-8")))
+
+
+async def test_a_cancelled_doctor_has_stopped_its_server_when_it_ends(environment: Path) -> None:
+    """`doctor` checks everything at once; with `gather`, a Ctrl-C ended it with its first cancelled check,
+    while the server still stopped, and the loop's end then cut that short: the command hung on the server
+    (5 of 12 runs) or left it running."""
+    write_servers(environment, silent=SILENT)
+    checks = asyncio.create_task(examine(load_settings()))
+    pid_file = environment / "silent"
+    deadline = time.monotonic() + CHILD_START_S
+    while not pid_file.exists() or not pid_file.read_text(encoding="utf-8"):  # the server was started
+        assert not checks.done() and time.monotonic() < deadline, "doctor ended before the server started"
+        await asyncio.sleep(0.05)
+    checks.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await checks
+    assert not alive(int(pid_file.read_text(encoding="utf-8")))  # stopped before doctor ended, not after
