@@ -74,6 +74,31 @@ async def test_a_request_is_understood_in_the_language_it_was_said_in(
         await store.close()
 
 
+@pytest.mark.parametrize(
+    ("said", "content"),
+    [
+        ("Merk dir, dass ich Vegetarier bin", "Der Nutzer ist Vegetarier"),
+        ("Ricordati che sono vegetariano", "L'utente è vegetariano"),
+        ("Recuerda que soy vegetariano", "El usuario es vegetariano"),
+        ("Souviens-toi que je suis végétarien", "L'utilisateur est végétarien"),
+        ("Lembra-te que sou vegetariano", "O utilizador é vegetariano"),  # a language the detector is unsure of
+    ],
+)
+async def test_a_fact_put_in_the_third_person_in_the_users_language_is_saved(
+    tmp_path: Path, minilm: MiniLMEmbedder, said: str, content: str
+) -> None:
+    """The offline voice's own rephrasing ("Der Nutzer ist...") is not taken for words the user did not say."""
+    store = await SqliteMemoryStore.open(tmp_path / "m.sqlite3", "alice")
+    try:
+        intents = OfflineIntents(minilm, language="en")
+        calls, results, _ = await said_to(intents, MemoryTools(MemoryService(store, minilm)), said)
+        assert [(call.name, call.args["content"]) for call in calls] == [("save_memory", content)]
+        assert results[0]["success"], results
+        assert [memory.content for memory in await store.list_memories()] == [content]
+    finally:
+        await store.close()
+
+
 async def test_an_answer_keeps_to_one_language(tmp_path: Path, minilm: MiniLMEmbedder) -> None:
     """Memories saved in another language are not put into the reply's sentence frame."""
     store = await SqliteMemoryStore.open(tmp_path / "m.sqlite3", "alice")
