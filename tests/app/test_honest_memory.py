@@ -126,6 +126,24 @@ def test_a_search_returns_no_unrelated_memory(parley: Parley) -> None:
     assert parley("memories", "search", "submarine periscope")[1].startswith("No memory matches")
 
 
+def test_a_memory_saved_in_another_language_is_found_in_both(parley: Parley, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the setting on English, an Italian memory is embedded by the multilingual model, and a search asks
+    each model that holds memories: English-only MiniLM put "sugar" and "what do I drink?" below its floor."""
+    monkeypatch.setenv("PARLEY_LANGUAGE", "en")
+    parley.json("memories", "add", "I live in Turin", "--category", "identity")
+    parley.json("memories", "add", "I am vegetarian", "--category", "preference")
+    italian = "All'utente piace il caffè senza zucchero"
+    parley.json("memories", "add", italian, "--category", "preference")
+    for question in ["coffee", "sugar", "what do I drink?", "Come prendo il caffè?", "Cosa bevo la mattina?"]:
+        found = [memory["content"] for memory in parley.json("memories", "search", question)]
+        assert found[:1] == [italian], (question, found)
+    assert [memory["content"] for memory in parley.json("memories", "search", "where do I live")] == [
+        "User lives in Turin"
+    ]
+    for unrelated in [query for query, about in LABELLED.items() if not about]:
+        assert parley("memories", "search", unrelated)[1].startswith("No memory matches"), unrelated
+
+
 SAVED = [
     "User lives in Turin",
     "User prefers green tea to coffee",
