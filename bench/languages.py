@@ -168,7 +168,7 @@ async def memory_search(
     memories: Language, questions: Language, embedder: Embedder, folder: Path, other: OtherLanguages | None = None
 ) -> dict[str, float]:
     """`other`: as Parley's own service has it beside MiniLM (memories in other languages embedded by it)."""
-    path = folder / f"memories-{memories.code}-{questions.code}-{embedder.model_name}-{other is not None}.sqlite3"
+    path = folder / f"memories-{memories.code}-{questions.code}-{embedder.model_name}.sqlite3"
     store = await SqliteMemoryStore.open(path, "u", clock=Clock(START))
     service = MemoryService(store, embedder, other)
     keys = list(memories.memories)
@@ -274,7 +274,8 @@ async def parley_memory(
     setting = questions.code
     embedder = models[parley_choice(setting)]
     other = OtherLanguages(setting, models["use"]) if parley_choice(setting) == "minilm" else None
-    return await memory_search(memories, questions, embedder, folder, other)
+    (folder / "parley").mkdir(exist_ok=True)  # a store of its own, not the same embedder's row's
+    return await memory_search(memories, questions, embedder, folder / "parley", other)
 
 
 async def combined(

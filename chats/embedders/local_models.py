@@ -59,6 +59,6 @@ class OtherLanguages:
 def other_languages_for(language: str | None) -> OtherLanguages | None:
     """What embeds a memory the local embedder of a user's `language` cannot read: the multilingual model
     beside MiniLM; None beside the multilingual model, which reads them all."""
-    if local_model_for(language) != MINILM_MODEL_NAME or language is None:
+    if language is None or local_model_for(language) != MINILM_MODEL_NAME:
         return None
     return OtherLanguages(language, MultilingualEmbedder())
