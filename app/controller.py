@@ -146,10 +146,10 @@ class ChatController:
             for info in page:
                 if info.id not in embedded_chats and (await self._s.maintainer.maintain(info.id)).topic_refreshed:
                     added += 1
-        memories = self._s.memory.store
-        stale = [
-            (memory_id, old) for memory_id, old in await memories.embedded_texts() if old.model != embedder.model_name
-        ]
-        for memory_id, old in stale:
-            await memories.set_embedding(memory_id, await embed_one(embedder, old.text, fall_back=False))
-        return ReembedReport(embedder.model_name, rebuilt, added, len(stale))
+        memory, stale = self._s.memory, 0
+        for memory_id, old in await memory.store.embedded_texts():
+            fact_embedder = memory.embedder_for(old.text)  # a fact in another language may have its own
+            if old.model != fact_embedder.model_name:
+                await memory.store.set_embedding(memory_id, await embed_one(fact_embedder, old.text, fall_back=False))
+                stale += 1
+        return ReembedReport(embedder.model_name, rebuilt, added, stale)

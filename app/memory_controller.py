@@ -17,7 +17,7 @@ from chats.memory.export import MemoriesFile, export_json, export_markdown, work
 from chats.memory.models import Memory, MemoryHit, category_of
 from chats.memory.service import Duplicate, Saved
 from chats.memory.store import SEARCH_LIMIT_MAX, MemoryListing
-from chats.models import EmbeddedText, Folder, utc_now
+from chats.models import Folder, utc_now
 
 ExportFormat = Literal["json", "markdown"]
 PAGE = 500
@@ -142,15 +142,12 @@ class MemoryController:
         return uuid5(IMPORT_NAMESPACE, f"memory {self._s.installation} {self._chats.user_id} {memory_id}")
 
     async def _embedded(self, memories: Sequence[Memory]) -> list[Memory]:
-        """`memories` with their content embedded by this embedder (an export holds no vectors)."""
-        embedder, done = self._s.embedder, []
+        """`memories` with their content embedded as a saved fact is (an export holds no vectors)."""
+        done = []
         for start in range(0, len(memories), EMBED_BATCH):
             batch = memories[start : start + EMBED_BATCH]
-            vectors = await embedder.embed([memory.content for memory in batch])
-            done += [
-                replace(memory, embedding=EmbeddedText(memory.content, vector, embedder.model_name))
-                for memory, vector in zip(batch, vectors, strict=True)
-            ]
+            embedded = await self._memory.embedded([memory.content for memory in batch])
+            done += [replace(memory, embedding=value) for memory, value in zip(batch, embedded, strict=True)]
         return done
 
     async def _holds(self, chat_id: UUID) -> bool:

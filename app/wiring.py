@@ -26,6 +26,7 @@ from languages.registry import codes
 if TYPE_CHECKING:
     from chats.embedders.embedding import Embedder
     from chats.embedders.gemini_embedder import GeminiEmbedder
+    from chats.embedders.local_models import OtherLanguages
     from chats.embedders.local_process import LocalModelsProcess
     from chats.embedders.openai_embedder import OpenAIEmbedder
     from chats.maintenance import ChatMaintainer
@@ -255,9 +256,13 @@ class ChatServices:
         embedder: Embedder,
         text_model: TextModel,
         installation: UUID = NO_INSTALLATION,
+        *,
+        other_languages: OtherLanguages | None = None,
     ) -> None:
+        """`other_languages`: what embeds a memory `embedder` cannot read (`chats.embedders.local_models`)."""
         self.store = store
         self.embedder = embedder
+        self.other_languages = other_languages
         self.text_model = text_model
         self.installation = installation
         """This data folder's own random id (`installation_id`): what makes an imported chat's id, derived
@@ -281,7 +286,7 @@ class ChatServices:
     def memory(self) -> MemoryService:
         from chats.memory.service import MemoryService
 
-        return MemoryService(self._memories, self.embedder)
+        return MemoryService(self._memories, self.embedder, self.other_languages)
 
     @cached_property
     def recaller(self) -> Recaller:
@@ -327,25 +332,21 @@ async def open_stores(
     *,
     storage: StorageChoice | None = None,
     clock: Callable[[], datetime] = utc_now,
-    embedder_model: str | None = None,
 ) -> tuple[ChatStore, MemoryStore]:
     """The chat and memory stores of `storage` (None: the one the settings choose), closed with `closing`;
-    `clock` stamps what they write; memory search reads cosines as `embedder_model`'s (None: MiniLM's)."""
-    from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
-    from chats.memory.ranking import memory_ranking_for
-
-    ranking = memory_ranking_for(embedder_model or MINILM_MODEL_NAME)
+    `clock` stamps what they write. Memory search reads each model's cosines with its own floor
+    (`chats.memory.service.MemoryService.search`)."""
     if (storage or settings.storage) == "supabase":
         # Imported when chosen: the supabase client takes a while to import, and most runs use SQLite.
         from app.account.supabase_account import open_supabase_stores
 
-        return await open_supabase_stores(settings, closing, clock, ranking)
+        return await open_supabase_stores(settings, closing, clock)
     from chats.sqlite.memories import SqliteMemoryStore
     from chats.sqlite.store import SqliteChatStore
 
     store = await SqliteChatStore.open(store_path(settings), settings.user_id, clock=clock)
     closing.push_async_callback(store.close)
-    memories = await SqliteMemoryStore.open(store_path(settings), settings.user_id, clock=clock, ranking=ranking)
+    memories = await SqliteMemoryStore.open(store_path(settings), settings.user_id, clock=clock)
     closing.push_async_callback(memories.close)
     return store, memories
 
@@ -366,7 +367,14 @@ async def open_chat_services(
             child = LocalModelsProcess()
             closing.push_async_callback(child.aclose)
         embedder = make_embedder(settings, closing, child)
-        store, memories = await open_stores(settings, closing, clock=clock, embedder_model=embedder.model_name)
+        store, memories = await open_stores(settings, closing, clock=clock)
         part = text_part(settings)
         text_model = TextModelOnFirstUse(functools.partial(make_text_model, settings, closing, child, part=part), part)
-        yield ChatServices(store, memories, embedder, text_model, installation_id(settings.data_dir))
+        other = None
+        if settings.effective_embedder == "local":  # a service's model reads every language
+            from chats.embedders.local_models import other_languages_for
+
+            other = other_languages_for(settings.language)
+        yield ChatServices(
+            store, memories, embedder, text_model, installation_id(settings.data_dir), other_languages=other
+        )

@@ -4,7 +4,8 @@ for duplicates) and never used to choose anything.
 
 - Recall: three users whose memories are saved in three styles (as the assistant saves them, as the user
   said them, full of names and dates), each in its own SQLite store with the store's default ranking and
-  MiniLM; every question through `MemoryService.search(limit=5)`, the path the tools take. recall@1 is
+  MiniLM; every question through `MemoryService.search(limit=5)`, the path the tools take (with MiniLM's
+  floor, `chats.memory.ranking.MINILM_MEMORY_MIN_SIMILARITY`). recall@1 is
   the share of questions whose first hit is one of the memories that answer it, recall@5 the share of
   those memories found in the first five.
 - Duplicates: the store's rule (`judge_duplicate`) and the plain cosine rule on new pairs of the tuning

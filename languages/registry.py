@@ -5,7 +5,7 @@ translator edits without touching code, as gettext catalogs are, listed in `regi
 Code reads concepts ("the words that end a ring", "how a user asks to remember"), never words: a module takes
 the section it needs from `table(code)` and builds its typed values from it; each section's keys are described
 where they are read. A folder's files split its sections by subject (`language.toml`, `words.toml`,
-`requests.toml`, `replies.toml`, `questions.toml`, `timers.toml`, `screen.toml`, English's `memory.toml`); a section is
+`requests.toml`, `replies.toml`, `questions.toml`, `timers.toml`, `screen.toml`, `memory.toml`); a section is
 named once across them.
 
 Read once per language and kept: the modules build their tables at import.

@@ -18,7 +18,6 @@ from app.config.config_file import SettingsError
 from app.config.secrets import Secret, SecretsError
 from app.config.settings import Settings
 from chats.errors import StoreUnavailable
-from chats.memory.ranking import Ranking
 from chats.memory.store import MemoryStore
 from chats.models import utc_now
 from chats.store import ChatStore
@@ -111,16 +110,15 @@ async def open_supabase_stores(
     settings: Settings,
     closing: AsyncExitStack,
     clock: Callable[[], datetime] = utc_now,
-    ranking: Ranking = Ranking(),  # noqa: B008 - frozen, so one shared default is safe
 ) -> tuple[ChatStore, MemoryStore]:
     """The chat and memory stores on one signed-in connection, closed with `closing`; `clock` stamps what
-    they write, `ranking` weighs memory search. Supabase need not be reachable: Parley starts all the same,
+    they write. Supabase need not be reachable: Parley starts all the same,
     keeps the turns in its journal and begins a chat locally if it needs one (`OutageTolerantChatStore`);
     the project's schema is checked by the first call that reaches Supabase."""
     connection = await resume(supabase_project(settings), unreachable_ok=True)
     closing.push_async_callback(connection.close)
     store = OutageTolerantChatStore(connection, StartedChats(settings.data_dir / STARTED_CHATS_FILE), clock=clock)
     closing.push_async_callback(store.close)
-    memories = SupabaseMemoryStore(connection, clock=clock, ranking=ranking)
+    memories = SupabaseMemoryStore(connection, clock=clock)
     closing.push_async_callback(memories.close)
     return store, memories

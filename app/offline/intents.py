@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.offline import chat_facts
-from app.offline.phrases import EMBEDDER_LANGUAGE, PHRASES, leading_phrase, phrasings, without_openers
+from app.offline.phrases import EMBEDDER_LANGUAGE, PHRASES, leading_phrase, phrased_in, phrasings, without_openers
 from app.offline.replies import SAY, remembered, supported, tool_answer
 from app.offline.web_questions import needs_the_screen, needs_the_web
 from app.timers.spoken import timer_call
@@ -185,7 +185,7 @@ class OfflineIntents:
     async def match(self, text: str, tools: Collection[str]) -> tuple[ToolCall, ...]:
         # Understood in the language it was said in, whatever the setting: a user who set English and
         # says "ricordati che..." asked to remember. The answer is in the setting's language (`heard_in`).
-        said_in = detect(text, hint=self._language or self.heard_in)
+        said_in = phrased_in(text, detect(text, hint=self._language or self.heard_in))
         self.heard_in = self._language or said_in
         text = without_openers(text, said_in)
         timer = timer_call(text, set(tools), said_in, now=self._clock(), zone=self._zone)

@@ -59,6 +59,16 @@ def leading_phrase(utterance: str, language: str) -> tuple[str, str] | None:
     return tool, utterance[end:].strip(" ,.;:!?¿¡")
 
 
+def phrased_in(utterance: str, language: str) -> str:
+    """The language to read `utterance` in: `language` (detected, or the hint for a text too short to tell),
+    unless none of its phrasings opens it and another language's does. "Lembra-te que sou vegetariano" is
+    Portuguese to the detector at 0.78, below `chats.language.words.MIN_CONFIDENCE`, and only Portuguese asks
+    this way."""
+    if leading_phrase(utterance, language) is not None:
+        return language
+    return next((code for code in PHRASES if leading_phrase(utterance, code) is not None), language)
+
+
 def _tokens(text: str) -> list[tuple[str, int]]:
     """The lower-case words of `text` with where each ends in it (one apostrophe, NFC)."""
     text = unicodedata.normalize("NFC", text)

@@ -16,7 +16,10 @@ from dataclasses import dataclass
 from typing import Literal
 from uuid import UUID
 
-from chats.embedders.embedding import Embedder, embed_one
+import numpy as np
+
+from chats.embedders.embedding import Embedder, embed_named, embed_one
+from chats.embedders.local_models import OtherLanguages
 from chats.errors import InvalidMemory
 from chats.memory.duplicates import Reason, judge_duplicate
 from chats.memory.importance import importance
@@ -31,6 +34,7 @@ from chats.memory.models import (
     spec_category,
 )
 from chats.memory.preload import importance_order
+from chats.memory.ranking import memory_ranking_for
 from chats.memory.store import (
     SEARCH_LIMIT_MAX,
     UNCHANGED,
@@ -43,7 +47,7 @@ from chats.memory.store import (
 )
 from chats.memory.supersede import contradicts, restates
 from chats.memory.text import third_person
-from chats.models import FolderFilter, search_query
+from chats.models import EmbeddedText, FolderFilter, search_query
 from chats.storable_text import REPLACEMENT, storable_text
 
 REASONING_MIN = 10
@@ -145,13 +149,32 @@ def check_reasoning(reasoning: str) -> str:
 
 
 class MemoryService:
-    def __init__(self, store: MemoryStore, embedder: Embedder) -> None:
+    def __init__(self, store: MemoryStore, embedder: Embedder, other_languages: OtherLanguages | None = None) -> None:
+        """`other_languages`: what embeds a fact `embedder` cannot read (`chats.embedders.local_models`);
+        a search then asks each model that holds memories, each with its own floor."""
         self._store = store
         self._embedder = embedder
+        self._other = other_languages
 
     @property
     def store(self) -> MemoryStore:
         return self._store
+
+    def embedder_for(self, fact: str) -> Embedder:
+        """The embedder of `fact`: the service's, or the other languages' for a fact it cannot read."""
+        return self._other.embedder if self._other is not None and self._other.takes(fact) else self._embedder
+
+    async def embedded(self, facts: Sequence[str]) -> list[EmbeddedText]:
+        """Each of `facts` embedded by its embedder (`embedder_for`), a batch per embedder (an import's)."""
+        chosen = [self.embedder_for(fact) for fact in facts]
+        found: dict[int, EmbeddedText] = {}
+        for embedder in {id(e): e for e in chosen}.values():
+            mine = [i for i, e in enumerate(chosen) if e is embedder]
+            done = await embed_named(embedder, [facts[i] for i in mine])
+            found |= {
+                i: EmbeddedText(facts[i], vector, done.model) for i, vector in zip(mine, done.matrix, strict=True)
+            }
+        return [found[i] for i in range(len(facts))]
 
     async def save(
         self,
@@ -215,7 +238,7 @@ class MemoryService:
         tags: Sequence[str],
     ) -> Saved | Duplicate:
         title, tags = clean_title(title), clean_tags(tags)
-        embedded = await embed_one(self._embedder, content)
+        embedded = await embed_one(self.embedder_for(content), content)
         candidates = await self._store.find_similar(
             embedded.vector,
             embedded.model,
@@ -254,9 +277,10 @@ class MemoryService:
             raise InvalidMemory(f"limit must be between 1 and {SEARCH_LIMIT_MAX}, not {limit}")
         kind, tags = spec_category(category, clean_tags(tags))
         query = search_query(query)
-        embedded = await embed_one(self._embedder, query)
-        return await self._store.search(
-            MemoryQuery(
+        found: dict[UUID, MemoryHit] = {}
+        for embedder in await self._searched(scope):
+            embedded = await embed_one(embedder, query)
+            asked = MemoryQuery(
                 vector=embedded.vector,
                 model=embedded.model,
                 text=query,
@@ -264,8 +288,21 @@ class MemoryService:
                 limit=limit,
                 category=kind,
                 tags=tags,
+                min_similarity=memory_ranking_for(embedded.model).min_similarity,
             )
-        )
+            found |= {hit.memory.id: hit for hit in await self._store.search(asked)}
+        # Each model's own ranking, then the best of them: their scores are cosines and shares of one BM25.
+        return sorted(found.values(), key=lambda hit: -hit.score)[:limit]
+
+    async def _searched(self, scope: FolderFilter) -> list[Embedder]:
+        """The embedders a search asks: the service's, and the other languages' when a memory visible from
+        `scope` is of its model (asked with any unit vector: its weights load only then)."""
+        if self._other is None:
+            return [self._embedder]
+        other = self._other.embedder
+        probe = np.eye(1, other.dimensions, dtype=np.float32)[0]
+        held = await self._store.find_similar(probe, other.model_name, scope=scope, limit=1, min_similarity=-2.0)
+        return [self._embedder, other] if held else [self._embedder]
 
     async def saved(
         self, *, scope: FolderFilter, category: str | None = None, tags: Sequence[str] = ()
@@ -298,7 +335,7 @@ class MemoryService:
         current = await self._store.get(memory_id, scope=scope)
         new_category = current.category if category is None else category_of(category)
         text = None if content is None else third_person(storable_content(content))
-        embedded = None if text is None else await embed_one(self._embedder, text)
+        embedded = None if text is None else await embed_one(self.embedder_for(text), text)
         rescored = None
         if text is not None or new_category != current.category:
             rescored = importance(new_category, text or current.content)

@@ -25,6 +25,7 @@ from chats.memory.models import (
     clean_title,
 )
 from chats.memory.preload import DEFAULT_MAX_TOKENS
+from chats.memory.ranking import Ranking
 from chats.models import EmbeddedText, FolderFilter, Vector
 
 SEARCH_LIMIT_MAX = 10
@@ -46,6 +47,12 @@ class MemoryQuery:
     category: Category | None = None
     tags: tuple[str, ...] = ()
     """Only memories carrying every one of these tags (ignoring case)."""
+    min_similarity: float | None = None
+    """The floor of `model`'s cosines (`chats.memory.ranking.memory_ranking_for`); None: the store's ranking's."""
+
+    def ranking(self, ranking: Ranking) -> Ranking:
+        """The store's `ranking`, with this query's floor."""
+        return ranking if self.min_similarity is None else replace(ranking, min_similarity=self.min_similarity)
 
 
 class Unchanged:

@@ -188,7 +188,8 @@ class SqliteMemoryStore(ThreadedStore):
             if position is not None:
                 lexical[position] = score
         mask = index.mask(query.scope, query.category, query.tags)
-        worth = relevant(similarity, lexical, self._ranking)
+        ranking = query.ranking(self._ranking)
+        worth = relevant(similarity, lexical, ranking)
         rows = np.flatnonzero(worth if mask is None else worth & mask)
         scores = fuse(
             similarity[rows],
@@ -196,13 +197,11 @@ class SqliteMemoryStore(ThreadedStore):
             chat=index.chat[rows],
             created=index.created[rows],
             window=date_window(query.text),
-            ranking=self._ranking,
+            ranking=ranking,
         )
-        best = top(scores, max(self._ranking.pool, query.limit))
+        best = top(scores, max(ranking.pool, query.limit))
         candidates, candidate_scores = rows[best], scores[best]
-        picked = candidates[
-            diversify(candidate_scores, index.vectors[candidates], query.limit, self._ranking.diversity)
-        ]
+        picked = candidates[diversify(candidate_scores, index.vectors[candidates], query.limit, ranking.diversity)]
         fused = dict(zip(candidates.tolist(), candidate_scores.tolist(), strict=True))
         return self._hits(index, [int(p) for p in picked], [fused[int(p)] for p in picked], similarity)
 

@@ -128,7 +128,7 @@ class SupabaseMemoryStore(SupabaseStore):
     async def search(self, query: MemoryQuery) -> list[MemoryHit]:
         if not 1 <= query.limit <= SEARCH_LIMIT_MAX:
             raise InvalidMemory(f"limit must be between 1 and {SEARCH_LIMIT_MAX}, not {query.limit}")
-        ranking = self._ranking
+        ranking = query.ranking(self._ranking)
         window = date_window(query.text)
         params: dict[str, object] = {
             "query_embedding": vector_text(query.vector),

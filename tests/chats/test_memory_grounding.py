@@ -46,3 +46,24 @@ def test_an_explicit_request_is_recognised() -> None:
     assert asked_to_remember("please don't forget: the meeting moved")
     assert asked_to_remember("This is important, I'm vegetarian")
     assert not asked_to_remember("I take my coffee black")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Merk dir, dass ich Vegetarier bin",
+        "Ricordati che sono vegetariano",
+        "Recuerda que soy vegetariano",
+        "Souviens-toi que je suis végétarien",
+        "Lembra-te que sou vegetariano",
+    ],
+)
+def test_an_explicit_request_is_recognised_in_every_language(said: str) -> None:
+    assert asked_to_remember(said)
+    assert not asked_to_remember(said.split(maxsplit=2)[-1])  # the fact alone
+
+
+def test_a_rephrasing_in_the_users_language_adds_no_content() -> None:
+    assert grounded("Der Nutzer ist Vegetarier", ["Merk dir, dass ich Vegetarier bin"])
+    assert not grounded("Der Nutzer ist Koch", ["Merk dir, dass ich Vegetarier bin"])
+    assert not grounded("L'utente è vegetariano", ["Che tempo fa domani?"])

@@ -77,6 +77,31 @@ async def test_a_request_is_understood_in_the_language_it_was_said_in(
         await store.close()
 
 
+@pytest.mark.parametrize(
+    ("said", "content"),
+    [
+        ("Merk dir, dass ich Vegetarier bin", "Der Nutzer ist Vegetarier"),
+        ("Ricordati che sono vegetariano", "L'utente è vegetariano"),
+        ("Recuerda que soy vegetariano", "El usuario es vegetariano"),
+        ("Souviens-toi que je suis végétarien", "L'utilisateur est végétarien"),
+        ("Lembra-te que sou vegetariano", "O utilizador é vegetariano"),  # a language the detector is unsure of
+    ],
+)
+async def test_a_fact_put_in_the_third_person_in_the_users_language_is_saved(
+    tmp_path: Path, minilm: MiniLMEmbedder, said: str, content: str
+) -> None:
+    """The offline voice's own rephrasing ("Der Nutzer ist...") is not taken for words the user did not say."""
+    store = await SqliteMemoryStore.open(tmp_path / "m.sqlite3", "alice")
+    try:
+        intents = OfflineIntents(minilm, language="en")
+        calls, results, _ = await said_to(intents, MemoryTools(MemoryService(store, minilm)), said)
+        assert [(call.name, call.args["content"]) for call in calls] == [("save_memory", content)]
+        assert results[0]["success"], results
+        assert [memory.content for memory in await store.list_memories()] == [content]
+    finally:
+        await store.close()
+
+
 async def test_an_answer_keeps_to_one_language(tmp_path: Path, minilm: MiniLMEmbedder) -> None:
     """Memories saved in another language are not put into the reply's sentence frame."""
     store = await SqliteMemoryStore.open(tmp_path / "m.sqlite3", "alice")
@@ -102,6 +127,24 @@ def test_a_search_returns_no_unrelated_memory(user: User) -> None:
     found = json.loads(user.looked_at("memories", "search", "coffee", "--json"))
     assert [memory["content"] for memory in found] == ["User prefers green tea to coffee"]
     assert user.looked_at("memories", "search", "submarine periscope").startswith("No memory matches")
+
+
+def test_a_memory_saved_in_another_language_is_found_in_both(user: User, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the setting on English, an Italian memory is embedded by the multilingual model, and a search asks
+    each model that holds memories: English-only MiniLM put "sugar" and "what do I drink?" below its floor."""
+    monkeypatch.setenv("PARLEY_LANGUAGE", "en")
+    user.json("memories", "add", "I live in Turin", "--category", "identity")
+    user.json("memories", "add", "I am vegetarian", "--category", "preference")
+    italian = "All'utente piace il caffè senza zucchero"
+    user.json("memories", "add", italian, "--category", "preference")
+    for question in ["coffee", "sugar", "what do I drink?", "Come prendo il caffè?", "Cosa bevo la mattina?"]:
+        found = [memory["content"] for memory in json.loads(user.looked_at("memories", "search", question, "--json"))]
+        assert found[:1] == [italian], (question, found)
+    assert [
+        memory["content"] for memory in json.loads(user.looked_at("memories", "search", "where do I live", "--json"))
+    ] == ["User lives in Turin"]
+    for unrelated in [query for query, about in LABELLED.items() if not about]:
+        assert user.looked_at("memories", "search", unrelated).startswith("No memory matches"), unrelated
 
 
 SAVED = [
