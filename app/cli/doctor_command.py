@@ -10,9 +10,9 @@ import asyncio
 import functools
 import json
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from app.config.config_file import SettingsError
 from app.config.secrets import secret_source
@@ -68,7 +68,7 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
 
 async def examine(settings: Settings, *, microphone: bool = False) -> list[Finding]:
     """Every check in turn; with `microphone`, the level test after the audio devices."""
-    checks: list[Callable[[Settings], Awaitable[Finding]]] = [
+    checks: list[Callable[[Settings], Coroutine[Any, Any, Finding]]] = [
         _store,
         _listening,
         _keys,
