@@ -18,7 +18,7 @@ from PySide6.QtGui import QImage
 from app.cli.main import main
 from app.core.events import FrontEvent, StatusChanged
 from app.core.status import VoiceStatus
-from app.screen.grab import take_screen
+from app.screen.grab import Look, take_screen
 from app.screen.toolkit import LOOK_AT_SCREEN, ScreenKit
 from languages.registry import table
 from tests.fakes.gemini_live_record import pick
@@ -37,7 +37,6 @@ from tests.fakes.gemini_live_scenario import (
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.fakes.screenshot_portal import FakeScreenshotPortal, private_bus
 from tests.fakes.virtual_screen import virtual_screen
-from voice.live.connection import Picture
 
 SCREEN = "1920x1080x24"
 QUESTION = "What does the error on my screen mean?"
@@ -80,9 +79,9 @@ async def history(capsys: pytest.CaptureFixture[str], chat_id: str) -> list[dict
     return turns
 
 
-def note_of(width: int, height: int, language: str = "en") -> re.Pattern[str]:
-    """The chat's note of a look at the screen, any minute of the day."""
-    template = re.escape(table(language)["screen"]["note"])
+def note_of(width: int, height: int, language: str = "en", what: str = "screen") -> re.Pattern[str]:
+    """The chat's note of a look at the screen (or the active window: `what`), any minute of the day."""
+    template = re.escape(table(language)["screen"]["note"][what])
     for name, value in (("time", r"\d\d:\d\d"), ("width", str(width)), ("height", str(height))):
         template = template.replace(re.escape("{" + name + "}"), value)
     return re.compile(template)
@@ -111,7 +110,13 @@ async def test_a_typed_question_about_the_screen_sends_one_picture_after_the_cal
     assert sent.received_at[at] > sent.sent_at("toolCall")[0]  # after the model's call...
     assert at < sent.frame_kinds.index("tool_response")  # ...and before the tool's answer, which says it was sent
     [response] = sent.tool_responses
-    assert pick(response, "response") == {"shown": True, "width": 1280, "height": 720, "jpeg_bytes": len(picture)}
+    assert pick(response, "response") == {
+        "shown": True,
+        "looked_at": "screen",  # no window manager in Xvfb: no active window
+        "width": 1280,
+        "height": 720,
+        "jpeg_bytes": len(picture),
+    }
     turns = await history(capsys, answer["chat_id"])
     assert [(turn["role"], turn.get("note", False)) for turn in turns] == [
         ("user", False),
@@ -186,7 +191,7 @@ async def test_the_status_says_looking_while_the_screen_is_taken_and_thinking_af
     posted: list[FrontEvent] = []
     while_taking: list[FrontEvent] = []
 
-    async def take() -> Picture:
+    async def take() -> Look:
         while_taking.extend(posted)
         return await take_screen()
 
@@ -256,6 +261,7 @@ async def test_the_portals_screenshot_is_sent_scaled_and_its_file_removed(waylan
         reply = await ScreenKit(enabled=True, language=None).call(LOOK_AT_SCREEN.name, {}, uuid4())
     assert reply.picture is not None
     assert size_of(reply.picture.jpeg) == (reply.picture.width, reply.picture.height) == (1280, 800)
+    assert reply.result["looked_at"] == "screen"
     assert note_of(1280, 800).fullmatch(reply.note)
     [written] = portal.written
     assert not written.exists()  # Parley asked for it only to send it
