@@ -8,6 +8,7 @@ import asyncio
 import json
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -23,6 +24,7 @@ from app.screen.toolkit import LOOK_AT_SCREEN, ScreenKit
 from languages.registry import table
 from tests.fakes.gemini_live_record import pick
 from tests.fakes.gemini_live_scenario import (
+    AfterSpeech,
     AfterText,
     AfterToolResponse,
     AtOnce,
@@ -30,6 +32,7 @@ from tests.fakes.gemini_live_scenario import (
     CallTools,
     Close,
     CompleteTurn,
+    InputTranscript,
     NewHandle,
     OutputTranscript,
     script,
@@ -38,6 +41,7 @@ from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.fakes.screenshot_portal import FakeScreenshotPortal, private_bus
 from tests.fakes.virtual_screen import virtual_screen
 
+ASSETS = Path(__file__).resolve().parents[2] / "assets" / "audio"
 SCREEN = "1920x1080x24"
 QUESTION = "What does the error on my screen mean?"
 ANSWER = "It says the disk is full: free some space."
@@ -134,6 +138,32 @@ async def test_the_answer_is_printed(
     gemini_live_server.script(script(*LOOKED_AT))
     code, out, err = await parley(capsys, "ask", QUESTION)
     assert (code, out) == (0, ANSWER + "\n"), err
+
+
+async def test_parley_listen_prints_looking_as_a_state_between_the_call_and_its_answer(
+    environment: Path, display: str, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gemini_live_server.script(
+        script(
+            (AfterSpeech(), (InputTranscript(QUESTION), CallTools((LOOK,)))),
+            (AfterToolResponse("s-1"), (OutputTranscript(ANSWER), CompleteTurn())),
+        )
+    )
+    wav = str(ASSETS / "wake_weather.wav")
+    code, out, err = await parley(capsys, "listen", "--fast", "--events", "--audio-in", wav)
+    assert code == 0, err
+    events = [json.loads(line) for line in out.splitlines()]
+    states = [(e["old"], e["new"]) for e in events if e["event"] == "state"]
+    assert all(old == new for (_, old), (new, _) in pairwise(states)), states  # unbroken
+    [looking] = [at for at, (_, new) in enumerate(states) if new == VoiceStatus.LOOKING]
+    assert states[looking : looking + 2] == [
+        (VoiceStatus.THINKING, VoiceStatus.LOOKING),
+        (VoiceStatus.LOOKING, VoiceStatus.THINKING),
+    ]
+    kinds = [e["event"] if e["event"] != "state" else e["new"] for e in events]
+    assert kinds.index(VoiceStatus.LOOKING) < kinds.index("tool_call")
+    [tool] = [e for e in events if e["event"] == "tool_call"]
+    assert tool["result"]["shown"] is True
 
 
 async def test_with_screen_looking_off_the_tool_is_not_declared(
