@@ -49,7 +49,9 @@ SDK_HOMES = {
     "ctranslate2": ("voice/offline/chat_model.py", "voice/offline/convert.py"),
     "gguf": ("voice/offline/convert.py",),
     "mcp": ("app/mcp/",),
-    "Xlib": ("app/front/shortcut/x11.py",),
+    # Two homes, one job each: the talk shortcut's key grab, and the screen's active window (which mss, the
+    # screen's other X11 SDK, does not read); neither sees the other.
+    "Xlib": ("app/front/shortcut/x11.py", "app/screen/active_window.py"),
     "jeepney": ("app/front/shortcut/portal.py", "app/screen/portal.py"),
 }
 """SDK -> the only modules (or folders) that may import it: one SDK per module."""

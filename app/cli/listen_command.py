@@ -15,6 +15,7 @@ from uuid import UUID, uuid4
 from app.cli.command_runner import UsageError, chat_id_argument
 from app.config.settings import Settings
 from app.core.events import TurnSpoken
+from app.core.status import VoiceStatus
 from voice.audio.devices import AudioDevice, audio_devices
 from voice.errors import NoAudioDevice
 from voice.session_events import ConnectionFailed, ToolUsed
@@ -88,7 +89,7 @@ async def _listen(settings: Settings, args: argparse.Namespace) -> int:
             chat_id=chat_id,
             new_chat=new_chat,
             observer=printer,
-            toolkits=tool_kits(settings, services, post=printer.timer, sink=sink).all,
+            toolkits=tool_kits(settings, services, post=printer.front, sink=sink).all,
         )
         await loop.run()
     # A conversation that could not connect is a failure of the command, so scripts and CI notice a wrong
@@ -137,17 +138,23 @@ class EventPrinter:
         self._enabled = enabled
         self.connection_failed: str | None = None
         """Why a conversation could not connect to the live model, in one line."""
+        self._status: str = VoiceStatus.SLEEPING.value
+        """The status the last `state` line gave (the loop starts asleep)."""
 
     def emit(self, event: dict[str, Any]) -> None:
         if self._enabled:
             sys.stdout.write(json.dumps(event, ensure_ascii=False) + "\n")
             sys.stdout.flush()
 
-    def timer(self, event: FrontEvent) -> None:
-        """A timer rang, stopped or was missed (the list of running timers is `parley timers`'s)."""
-        from app.core.events import TimerRinging, TimersMissed  # loaded with the loop already
+    def front(self, event: FrontEvent) -> None:
+        """What the tool kits tell a front end: a timer rang, stopped or was missed (the list of running timers is
+        `parley timers`'s); Parley looks at the screen (`looking`, a status between two of the loop's states,
+        printed as a `state` line like them)."""
+        from app.core.events import StatusChanged, TimerRinging, TimersMissed  # loaded with the loop already
 
-        if isinstance(event, TimerRinging):
+        if isinstance(event, StatusChanged):
+            self._changed(self._status, event.status.value)
+        elif isinstance(event, TimerRinging):
             self.emit({"event": "timer", "id": event.timer.id, "message": event.message})
         elif isinstance(event, TimersMissed):
             self.emit({"event": "timers_missed", "ids": list(event.timer_ids), "message": event.message})
@@ -156,7 +163,11 @@ class EventPrinter:
         self.emit({"event": "ready", "wake_word": wake_word, "chat_id": str(chat_id)})
 
     def state(self, change: StateChanged) -> None:
-        self.emit({"event": "state", "old": change.old.value, "new": change.new.value})
+        self._changed(change.old.value, change.new.value)
+
+    def _changed(self, old: str, new: str) -> None:
+        self._status = new
+        self.emit({"event": "state", "old": old, "new": new})
 
     def muted(self, muted: bool) -> None:
         return None  # `parley listen` has no mute control: never called

@@ -20,10 +20,10 @@ from uuid import UUID
 from app.config.settings import Settings
 from app.core.events import Post, StatusChanged
 from app.core.status import VoiceStatus
-from app.screen.grab import ScreenUnavailable, take_screen
+from app.screen.grab import Look, ScreenUnavailable, take_screen
 from app.wiring import spoken_language
 from languages.registry import DEFAULT, table
-from voice.live.connection import Picture, ToolDeclaration
+from voice.live.connection import ToolDeclaration
 from voice.session_events import ToolReply
 
 log = logging.getLogger(__name__)
@@ -32,12 +32,13 @@ LOOK_AT_SCREEN = ToolDeclaration(
     "look_at_screen",
     "See the user's screen: Parley takes one picture of it and shows it to you just before this call's "
     "answer. Call it when the user asks you to look at the screen or speaks of something on it ('what does "
-    "this error mean?', 'which of these is cheaper?'); never otherwise. If the answer says `shown` false, say "
+    "this error mean?', 'which of these is cheaper?'); never otherwise. Its `looked_at` says whether the picture "
+    "shows the window the user is in or their whole screen. If the answer says `shown` false, say "
     "its `say` to the user in your own words, in one sentence, and go on.",
     {"type": "object", "properties": {}, "additionalProperties": False},
 )
 
-TakeScreen = Callable[[], Awaitable[Picture]]
+TakeScreen = Callable[[], Awaitable[Look]]
 
 
 def screen_words(language: str | None) -> Mapping[str, Any]:
@@ -88,16 +89,17 @@ class ScreenKit:
         # A tool runs while the assistant is THINKING (`voice.session`): that is the status to go back to.
         self._post(StatusChanged(VoiceStatus.LOOKING))
         try:
-            picture = await self._take()
+            look = await self._take()
         except ScreenUnavailable as error:
             log.info("the screen could not be taken: %s", error)
             return ToolReply({"shown": False, "say": self._words[error.why]})
         finally:
             self._post(StatusChanged(VoiceStatus.THINKING))
+        picture = look.picture
         size = {"width": picture.width, "height": picture.height}
         return ToolReply(
-            {"shown": True, **size, "jpeg_bytes": len(picture.jpeg)},
+            {"shown": True, "looked_at": look.what, **size, "jpeg_bytes": len(picture.jpeg)},
             picture=picture,
             unshown={"shown": False, "say": self._words["not_sent"]},
-            note=self._words["note"].format(time=f"{self._clock():%H:%M}", **size),
+            note=self._words["note"][look.what].format(time=f"{self._clock():%H:%M}", **size),
         )

@@ -8,6 +8,7 @@ import asyncio
 import json
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -18,11 +19,12 @@ from PySide6.QtGui import QImage
 from app.cli.main import main
 from app.core.events import FrontEvent, StatusChanged
 from app.core.status import VoiceStatus
-from app.screen.grab import take_screen
+from app.screen.grab import Look, take_screen
 from app.screen.toolkit import LOOK_AT_SCREEN, ScreenKit
 from languages.registry import table
 from tests.fakes.gemini_live_record import pick
 from tests.fakes.gemini_live_scenario import (
+    AfterSpeech,
     AfterText,
     AfterToolResponse,
     AtOnce,
@@ -30,6 +32,7 @@ from tests.fakes.gemini_live_scenario import (
     CallTools,
     Close,
     CompleteTurn,
+    InputTranscript,
     NewHandle,
     OutputTranscript,
     script,
@@ -37,8 +40,8 @@ from tests.fakes.gemini_live_scenario import (
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.fakes.screenshot_portal import FakeScreenshotPortal, private_bus
 from tests.fakes.virtual_screen import virtual_screen
-from voice.live.connection import Picture
 
+ASSETS = Path(__file__).resolve().parents[2] / "assets" / "audio"
 SCREEN = "1920x1080x24"
 QUESTION = "What does the error on my screen mean?"
 ANSWER = "It says the disk is full: free some space."
@@ -80,9 +83,9 @@ async def history(capsys: pytest.CaptureFixture[str], chat_id: str) -> list[dict
     return turns
 
 
-def note_of(width: int, height: int, language: str = "en") -> re.Pattern[str]:
-    """The chat's note of a look at the screen, any minute of the day."""
-    template = re.escape(table(language)["screen"]["note"])
+def note_of(width: int, height: int, language: str = "en", what: str = "screen") -> re.Pattern[str]:
+    """The chat's note of a look at the screen (or the active window: `what`), any minute of the day."""
+    template = re.escape(table(language)["screen"]["note"][what])
     for name, value in (("time", r"\d\d:\d\d"), ("width", str(width)), ("height", str(height))):
         template = template.replace(re.escape("{" + name + "}"), value)
     return re.compile(template)
@@ -111,7 +114,13 @@ async def test_a_typed_question_about_the_screen_sends_one_picture_after_the_cal
     assert sent.received_at[at] > sent.sent_at("toolCall")[0]  # after the model's call...
     assert at < sent.frame_kinds.index("tool_response")  # ...and before the tool's answer, which says it was sent
     [response] = sent.tool_responses
-    assert pick(response, "response") == {"shown": True, "width": 1280, "height": 720, "jpeg_bytes": len(picture)}
+    assert pick(response, "response") == {
+        "shown": True,
+        "looked_at": "screen",  # no window manager in Xvfb: no active window
+        "width": 1280,
+        "height": 720,
+        "jpeg_bytes": len(picture),
+    }
     turns = await history(capsys, answer["chat_id"])
     assert [(turn["role"], turn.get("note", False)) for turn in turns] == [
         ("user", False),
@@ -129,6 +138,32 @@ async def test_the_answer_is_printed(
     gemini_live_server.script(script(*LOOKED_AT))
     code, out, err = await parley(capsys, "ask", QUESTION)
     assert (code, out) == (0, ANSWER + "\n"), err
+
+
+async def test_parley_listen_prints_looking_as_a_state_between_the_call_and_its_answer(
+    environment: Path, display: str, gemini_live_server: FakeGeminiLiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gemini_live_server.script(
+        script(
+            (AfterSpeech(), (InputTranscript(QUESTION), CallTools((LOOK,)))),
+            (AfterToolResponse("s-1"), (OutputTranscript(ANSWER), CompleteTurn())),
+        )
+    )
+    wav = str(ASSETS / "wake_weather.wav")
+    code, out, err = await parley(capsys, "listen", "--fast", "--events", "--audio-in", wav)
+    assert code == 0, err
+    events = [json.loads(line) for line in out.splitlines()]
+    states = [(e["old"], e["new"]) for e in events if e["event"] == "state"]
+    assert all(old == new for (_, old), (new, _) in pairwise(states)), states  # unbroken
+    [looking] = [at for at, (_, new) in enumerate(states) if new == VoiceStatus.LOOKING]
+    assert states[looking : looking + 2] == [
+        (VoiceStatus.THINKING, VoiceStatus.LOOKING),
+        (VoiceStatus.LOOKING, VoiceStatus.THINKING),
+    ]
+    kinds = [e["event"] if e["event"] != "state" else e["new"] for e in events]
+    assert kinds.index(VoiceStatus.LOOKING) < kinds.index("tool_call")
+    [tool] = [e for e in events if e["event"] == "tool_call"]
+    assert tool["result"]["shown"] is True
 
 
 async def test_with_screen_looking_off_the_tool_is_not_declared(
@@ -186,7 +221,7 @@ async def test_the_status_says_looking_while_the_screen_is_taken_and_thinking_af
     posted: list[FrontEvent] = []
     while_taking: list[FrontEvent] = []
 
-    async def take() -> Picture:
+    async def take() -> Look:
         while_taking.extend(posted)
         return await take_screen()
 
@@ -256,6 +291,7 @@ async def test_the_portals_screenshot_is_sent_scaled_and_its_file_removed(waylan
         reply = await ScreenKit(enabled=True, language=None).call(LOOK_AT_SCREEN.name, {}, uuid4())
     assert reply.picture is not None
     assert size_of(reply.picture.jpeg) == (reply.picture.width, reply.picture.height) == (1280, 800)
+    assert reply.result["looked_at"] == "screen"
     assert note_of(1280, 800).fullmatch(reply.note)
     [written] = portal.written
     assert not written.exists()  # Parley asked for it only to send it
