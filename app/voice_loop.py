@@ -159,7 +159,7 @@ class VoiceLoop:
         self._toolkits = tuple(toolkits)
         self._background = background
         self._typed = TypedText()
-        self._asks = AskServer(settings.data_dir, self, services.store, self._toolkits) if serve_asks else None
+        self._asks = AskServer(settings.data_dir, self, services, self._toolkits) if serve_asks else None
         self._conversation: ChatConversation | None = None
         """Made when the loop runs; `apply_settings` gives it the settings its next session reads."""
         self._assistant: Assistant | None = None
