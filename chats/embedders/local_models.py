@@ -16,6 +16,8 @@ backfill re-embeds (`chats.maintenance.TurnIndexer`), as for any other change of
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from chats.embedders.embedding import Embedder
 from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
 from chats.embedders.minilm import MiniLMEmbedder
@@ -28,6 +30,7 @@ def local_model_for(language: str | None) -> str:
     return MINILM_MODEL_NAME if language == "en" else USE_MODEL_NAME
 
 
-def local_embedder_for(language: str | None) -> Embedder:
-    """A new local embedder for a user's language (see `local_model_for`)."""
-    return MiniLMEmbedder() if local_model_for(language) != USE_MODEL_NAME else MultilingualEmbedder()
+def local_embedder_for(language: str | None, cache: Path | None = None) -> Embedder:
+    """A new local embedder for a user's language (see `local_model_for`); `cache`: where the multilingual
+    model is kept ready to read fast (None: read as its package reads it)."""
+    return MiniLMEmbedder() if local_model_for(language) != USE_MODEL_NAME else MultilingualEmbedder(cache=cache)
