@@ -385,7 +385,9 @@ class VoiceLoop:
         voice = await OfflineVoice.load(model_cache(), language=spoken_language(settings), language_of=language_of)
         stack.push_async_callback(voice.aclose)
         self._offline_voice = voice
-        intents = OfflineIntents(self._services.embedder, language=spoken_language(settings), zone=local_zone())
+        intents = OfflineIntents(
+            self._services.embedder, language=spoken_language(settings), zone=local_zone(), cache=model_cache()
+        )
         await intents.prepare()
         factory: LiveConnectionFactory = functools.partial(
             offline.connect,
