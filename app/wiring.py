@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID, uuid4
 
 from app.config.config_file import SettingsError
+from app.config.paths import model_cache
 from app.config.secrets import Secret
 from app.config.settings import Settings, StorageChoice
 from chats.degrade import RemotePart
@@ -114,8 +115,6 @@ def make_local_embedder(settings: Settings, child: LocalModelsProcess | None = N
     from chats.embedders.minilm import MiniLMEmbedder
 
     if local_model_for(settings.language) != MINILM_MODEL_NAME:
-        from app.config.paths import model_cache
-
         # Cheap enough to run here, even beside the window; read from the model cache, ready in a tenth of the time.
         return local_embedder_for(settings.language, model_cache())
     return MiniLMEmbedder() if child is None else ProcessEmbedder(child)
@@ -361,7 +360,6 @@ async def open_chat_services(
     embedding and text models run in a child process (started when first needed), off this interpreter's
     lock, for the window and the voice loop. `clock` stamps what the stores write (an import's
     `StampClock` keeps the times of what it imports)."""
-    from app.config.paths import model_cache
     from chats.language.words import keep_detector_in
 
     keep_detector_in(model_cache())  # every search reads the language of its request: read fast
