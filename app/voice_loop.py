@@ -125,7 +125,7 @@ class VoiceLoop:
         self._toolkits = tuple(toolkits)
         self._background = background
         self._typed = TypedText()
-        self._asks = AskServer(settings.data_dir, self, services.store, self._toolkits) if serve_asks else None
+        self._asks = AskServer(settings.data_dir, self, services, self._toolkits) if serve_asks else None
         self._conversation: ChatConversation | None = None
         """Made when the loop runs; `apply_settings` gives it the settings its next session reads."""
         self._assistant: Assistant | None = None
@@ -352,7 +352,11 @@ class VoiceLoop:
         stack.push_async_callback(voice.aclose)
         self._offline_voice = voice
         intents = OfflineIntents(
-            self._services.embedder, language=spoken_language(settings), zone=local_zone(), instructions=INSTRUCTIONS
+            self._services.embedder,
+            language=spoken_language(settings),
+            zone=local_zone(),
+            instructions=INSTRUCTIONS,
+            cache=model_cache(),
         )
         await intents.prepare()
         factory: LiveConnectionFactory = functools.partial(

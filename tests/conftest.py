@@ -25,8 +25,10 @@ def _same_umask_for_every_test() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _desktop_folders_of_the_test(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The window puts Parley in the application menu and `parley autostart` writes a login entry: into
-    folders of the test, never the home of whoever runs the suite."""
+    """The window puts Parley in the application menu and `parley autostart` writes a login entry, and the
+    services keep models ready in the model cache (the language detector's): into folders of the test (the
+    cache shared by the session, as the offline models' is), never the home of whoever runs the suite."""
     home = tmp_path_factory.mktemp("desktop")
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "share"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))

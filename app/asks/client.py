@@ -1,4 +1,5 @@
-"""`parley ask`'s end of the socket: the question to the Parley running on these chats, if one does."""
+"""The commands' end of the socket: `parley ask`'s question, and the searches of `parley chats search` and
+`parley memories search`, to the Parley running on these chats, if one does."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from app.asks.answer import Answer
-from app.asks.wire import MAX_REQUEST_BYTES, line, socket_path
+from app.asks.wire import MAX_REQUEST_BYTES, Search, line, search_request, socket_path
 from voice.errors import VoiceError
 
 if TYPE_CHECKING:
@@ -18,6 +19,11 @@ if TYPE_CHECKING:
 ANSWER_WAIT_S = 120.0
 """How long `parley ask` waits for the running Parley's answer: seconds as a rule, longer while that
 Parley's user is in the middle of a conversation (the question waits its turn)."""
+
+
+SEARCH_WAIT_S = 30.0
+"""How long a search waits for the running Parley (which answers in tenths of a second, or in seconds while its
+embedding model loads on a loaded machine) before the command searches itself."""
 
 
 class NoAnswerInTime(VoiceError):
@@ -77,6 +83,28 @@ async def ask_running(
     if "error" in message:
         raise VoiceError(str(message["error"]))
     return Answer.of_json(message["answer"])
+
+
+async def search_running(data_dir: Path, search: Search, *, wait_s: float = SEARCH_WAIT_S) -> dict[str, Any] | None:
+    """What the Parley running on these chats found for `search` (`app.asks.searches`), or None when none
+    answers it: none runs (no socket, or one left by a Parley that is gone: refused at once), it refused the
+    search (an older Parley, or its store out of reach) or took longer than `wait_s`. The command then
+    searches itself, and says what went wrong, if anything, as it would have anyway."""
+    connection = await _connect(data_dir)
+    if connection is None:
+        return None
+    reader, writer = connection
+    try:
+        writer.write(search_request(search))
+        await writer.drain()
+        async with asyncio.timeout(wait_s):
+            response = await reader.readline()
+        found = json.loads(response).get("found") if response else None
+    except (TimeoutError, ConnectionError, ValueError, AttributeError):  # ValueError: a line too long, or not JSON
+        return None
+    finally:
+        writer.close()
+    return found if isinstance(found, dict) else None
 
 
 def _consent_asked(response: bytes) -> dict[str, Any] | None:

@@ -1,8 +1,10 @@
-"""The running Parley's end of `parley ask`: a Unix socket in the data folder, served on the voice loop's
-event loop for as long as the loop holds the folder's listening lock. A question that comes over it is
-typed to the loop (`send_text`, as the window's text box does: queued while a conversation runs), and its
+"""The running Parley's end of `parley ask` and of the commands' searches: a Unix socket in the data folder,
+served on the voice loop's event loop for as long as the loop holds the folder's listening lock. A search is
+answered with the loop's services (their models loaded already: `app.asks.searches`). A question that comes
+over it is typed to the loop (`send_text`, as the window's text box does: queued while a conversation runs), and its
 answer goes back once the loop has recorded it; the conversation, its chat and its journal are the running
-Parley's. Only questions are taken (`app.asks.wire`); the socket is this user's alone. A tool that asks
+Parley's. Only questions and searches are taken (`app.asks.wire`); the socket is this user's alone (its
+mode, and the connecting process's user where the system tells it). A tool that asks
 first, called for a question from the socket, is asked about over that socket (`parley ask` asks its user on
 the terminal, or refuses): the one who typed the question decides, as when no Parley runs; a call for the
 window's user or the voice waits for their own yes, as ever."""
@@ -11,6 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
+import struct
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -18,23 +23,25 @@ from typing import TYPE_CHECKING, Any, Protocol
 from uuid import UUID
 
 from app.asks.answer import Answer
+from app.asks.searches import found
 from app.asks.wire import (
     MAX_REQUEST_BYTES,
     BadRequest,
     Question,
+    Search,
     allowed,
     consent_request,
     line,
-    question_of,
+    request_of,
     socket_path,
 )
 from app.core.toolkit import AsksTheAsker
 from chats.errors import ChatsError
-from chats.store import ChatStore
 from voice.state import AssistantState, StateChanged
 
 if TYPE_CHECKING:
     from app.conversation import ConversationEvent
+    from app.wiring import ChatServices
 
 log = logging.getLogger(__name__)
 
@@ -64,13 +71,16 @@ class AskServer:
     """Serves questions from other processes while entered; feed it the loop's `state` and `conversation`
     events, from which it gathers each question's answer."""
 
-    def __init__(self, data_dir: Path, target: AskTarget, store: ChatStore, toolkits: Sequence[object] = ()) -> None:
-        """`toolkits`: the loop's; those whose tools may ask first ask the question's asker while one is
-        answered."""
+    def __init__(
+        self, data_dir: Path, target: AskTarget, services: ChatServices, toolkits: Sequence[object] = ()
+    ) -> None:
+        """`services`: the loop's (its store, and what searches use); `toolkits`: the loop's, those whose tools
+        may ask first ask the question's asker while one is answered."""
         self._path = socket_path(data_dir)
         self._consenting = [kit for kit in toolkits if isinstance(kit, AsksTheAsker)]
         self._target = target
-        self._store = store
+        self._services = services
+        self._store = services.store
         self._asleep = asyncio.Event()
         """No conversation runs: the loop starts asleep."""
         self._asleep.set()
@@ -137,18 +147,25 @@ class AskServer:
             await self._target.switch_to(back_to)
         await self._store.delete(chat_id)
 
-    # One connection: one question.
+    # One connection: one question, or one search.
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         handler = asyncio.current_task()
         assert handler is not None
         self._handlers.add(handler)
         try:
+            if not _same_user(writer):
+                return
             async with asyncio.timeout(REQUEST_WAIT_S):
                 request = await reader.readline()
-            if request:  # empty: a client that only looked whether Parley runs
-                writer.write(line(await self._answer(question_of(request), reader, writer)))
-                await writer.drain()
+            if not request:  # a client that only looked whether Parley runs
+                return
+            asked = request_of(request)
+            if isinstance(asked, Search):
+                writer.write(line({"found": await found(self._services, asked)}))
+            else:
+                writer.write(line(await self._answer(asked, reader, writer)))
+            await writer.drain()
         except (BadRequest, ChatsError) as bad:  # a chat it does not hold, a store out of reach
             writer.write(line({"error": str(bad)}))
         except (TimeoutError, ValueError, ConnectionError):
@@ -204,3 +221,17 @@ class AskServer:
         except (TimeoutError, ValueError, ConnectionError):
             log.warning("`parley ask` gave no answer for %s on %s: refused", tool, server)
             return False
+
+
+def _same_user(writer: asyncio.StreamWriter) -> bool:
+    """Whether the connecting process runs as this user, where the system says (Linux's `SO_PEERCRED`); the
+    socket's mode keeps others out already, except in the moment between its making and its `chmod`."""
+    connection = writer.get_extra_info("socket")
+    if not hasattr(socket, "SO_PEERCRED") or connection is None:
+        return True
+    credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", credentials)
+    if uid != os.getuid():
+        log.warning("refused a connection to the socket from another user (uid %d)", uid)
+        return False
+    return True

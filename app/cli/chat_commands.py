@@ -9,17 +9,17 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from app.cli.command_runner import Subcommands, chat_id_argument, json_action, listing, query_argument
+from app.cli.command_runner import Subcommands, chat_id_argument, json_action, listing, query_argument, searched
 from app.cli.out_file import add_out_arguments, check_out, write_out
 from app.config.settings import Settings
 
 # What an action needs is imported when it runs, not here: `parley --help` and `parley chats list` would
 # otherwise pay for the importer, the exporter and search (ijson, tqdm, the language tables).
 if TYPE_CHECKING:
+    from app.asks.wire import Search
     from app.controller import ChatController
     from app.wiring import ChatServices
     from chats.models import ChatInfo, Folder, FolderFilter
-    from chats.search import ChatMatch
 
 Handler = Callable[["ChatController", argparse.Namespace], Awaitable[Any]]
 
@@ -38,7 +38,10 @@ def add_parser(commands: Subcommands) -> None:
     only.add_argument("--folder", metavar="ID", help="only the chats of this folder")
     only.add_argument("--no-folder", action="store_true", help="only the chats in no folder")
     action("show", _show, "one whole chat").add_argument("id")
-    action("search", _search, "find the chat a description means").add_argument("query", type=query_argument)
+    search = sub.add_parser("search", help="find the chat a description means")
+    search.add_argument("--json", action="store_true", help="print JSON instead of text")
+    search.add_argument("query", type=query_argument)
+    search.set_defaults(handler=searched(_search_of, _show_found))
     action("new", _new, "start an empty chat").add_argument("--title")
     rename = action("rename", _rename, "give a chat a title")
     rename.add_argument("id")
@@ -144,36 +147,35 @@ async def _show(controller: ChatController, args: argparse.Namespace) -> Any:
     return None
 
 
-def _match_json(match: ChatMatch) -> dict[str, Any]:
-    return {
-        "outcome": match.outcome,
-        "chats": [
-            {
-                "id": str(option.chat_id),
-                "title": option.title,
-                "score": round(option.score, 4),
-                "similarity": None if option.similarity is None else round(option.similarity, 4),
-                "lexical": round(option.lexical, 4),
-                "last_activity_at": option.last_activity_at.isoformat(),
-            }
-            for option in match.options
-        ],
-    }
+def _search_of(args: argparse.Namespace) -> Search:
+    from app.asks.wire import Search
+
+    return Search("chats", args.query)
 
 
-async def _search(controller: ChatController, args: argparse.Namespace) -> Any:
-    match = await controller.find(args.query)
+def _show_found(found: dict[str, Any], args: argparse.Namespace) -> Any:
+    """What `app.asks.searches.chats_found` gives, as JSON (its scores rounded) or as lines."""
     if args.json:
-        return _match_json(match)
+        return {"outcome": found["outcome"], "chats": [_rounded(chat) for chat in found["chats"]]}
     headline = {
         "switch": "One chat matches:",
         "ask": "Several chats could be meant:",
         "none": "No chat matches.",
-    }[match.outcome]
+    }[found["outcome"]]
     print(headline)
-    for option in match.options:
-        print(f"  {option.chat_id}  {option.title or '(untitled)'}  (score {option.score:.2f})")
+    for chat in found["chats"]:
+        print(f"  {chat['id']}  {chat['title'] or '(untitled)'}  (score {chat['score']:.2f})")
     return None
+
+
+def _rounded(chat: dict[str, Any]) -> dict[str, Any]:
+    similarity = chat["similarity"]
+    return {
+        **chat,
+        "score": round(chat["score"], 4),
+        "similarity": None if similarity is None else round(similarity, 4),
+        "lexical": round(chat["lexical"], 4),
+    }
 
 
 async def _new(controller: ChatController, args: argparse.Namespace) -> Any:

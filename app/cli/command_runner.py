@@ -1,5 +1,6 @@
-"""Running one `parley` subcommand: open the services, call the handler, print its JSON when asked; and
-`UsageError`, what every command raises for input it cannot use."""
+"""Running one `parley` subcommand: open the services, call the handler, print its JSON when asked (or, for a
+search, ask the Parley running on these chats first); and `UsageError`, what every command raises for input it
+cannot use."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from uuid import UUID
 from app.config.settings import Settings
 
 if TYPE_CHECKING:  # the stores and models are imported when a command runs, not when `parley` reads its options
+    from app.asks.wire import Search
     from app.wiring import ChatServices
 
 S = TypeVar("S")
@@ -69,6 +71,36 @@ def command(
             return 0
 
         return asyncio.run(with_services())
+
+    return run
+
+
+def searched(
+    search_of: Callable[[argparse.Namespace], Search], show: Callable[[dict[str, Any], argparse.Namespace], Any]
+) -> Command:
+    """The command that shows (`show`, which returns what `--json` prints, or prints its text itself) what
+    `search_of(args)` finds (`app.asks.searches`): found by the Parley running on these chats, whose models are
+    loaded already, else here, as quickly as a refused connection says none runs. The same either way."""
+
+    def run(settings: Settings, args: argparse.Namespace) -> int:
+        from app.asks.client import search_running
+
+        search = search_of(args)
+
+        async def searching() -> dict[str, Any]:
+            found = await search_running(settings.data_dir, search)
+            if found is not None:
+                return found
+            from app.asks.searches import found as found_here
+            from app.wiring import open_chat_services
+
+            async with open_chat_services(settings) as services:
+                return await found_here(services, search)
+
+        result = show(asyncio.run(searching()), args)
+        if args.json and result is not None:
+            print(json.dumps(result, indent=2, ensure_ascii=False))
+        return 0
 
     return run
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from app.cli.command_runner import UsageError, command, query_argument
+from app.cli.command_runner import UsageError, command, query_argument, searched
 from app.cli.out_file import add_out_arguments, check_out, write_out
 from app.config.settings import Settings
 from chats.errors import InvalidMemory
@@ -21,10 +21,11 @@ from chats.memory.category_names import CATEGORIES
 # `parley` reads its options.
 if TYPE_CHECKING:
     from app.account.sync import StampClock
+    from app.asks.wire import Search
     from app.memory_controller import MemoryController
     from app.wiring import ChatServices
     from chats.memory.export import MemoriesFile
-    from chats.memory.models import Memory, MemoryHit
+    from chats.memory.models import Memory
 
 Handler = Callable[["MemoryController", argparse.Namespace], Awaitable[Any]]
 
@@ -44,10 +45,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     listing.add_argument("--all", action="store_true", help="include facts a newer one replaced")
     listing.add_argument("--limit", type=int, default=200)
     listing.add_argument("--offset", type=int, default=0)
-    search = action("search", _search, "the memories that best match a query")
+    search = sub.add_parser("search", help="the memories that best match a query")
+    search.add_argument("--json", action="store_true", help="print JSON instead of text")
     search.add_argument("query", type=query_argument)
     search.add_argument("--limit", type=int, default=5)
     search.add_argument("--category", choices=CATEGORIES)
+    search.set_defaults(handler=searched(_search_of, _show_found))
     add = action("add", _add, "remember a fact (say it as you would: 'I prefer tea')")
     add.add_argument("text")
     add.add_argument(
@@ -84,8 +87,13 @@ def _memory_id(text: str) -> UUID:
 
 
 def _line(memory: Memory) -> str:
-    replaced = "  (replaced)" if memory.superseded_by is not None else ""
-    return f"{memory.id}  {memory.category:12} {memory.importance:2d}  {memory.content}{replaced}"
+    return _line_of(memory.to_json())
+
+
+def _line_of(memory: dict[str, Any]) -> str:
+    """One memory's line, from its JSON (`Memory.to_json`)."""
+    replaced = "  (replaced)" if memory["supersededBy"] is not None else ""
+    return f"{memory['id']}  {memory['category']:12} {memory['importance']:2d}  {memory['content']}{replaced}"
 
 
 async def _list(memory: MemoryController, args: argparse.Namespace) -> Any:
@@ -99,29 +107,28 @@ async def _list(memory: MemoryController, args: argparse.Namespace) -> Any:
     return None
 
 
-def _hit_json(hit: MemoryHit) -> dict[str, Any]:
-    return {**hit.memory.to_json(), "score": round(hit.score, 4), "similarity": round(hit.similarity, 4)}
+def _search_of(args: argparse.Namespace) -> Search:
+    from app.asks.wire import Search
+
+    return Search("memories", args.query, args.limit, args.category)
 
 
-async def _search(memory: MemoryController, args: argparse.Namespace) -> Any:
-    """A query, or a question about what is saved as a whole ("what do you know about me"), which lists
-    what is saved, most important first, as the `search_memories` tool answers it."""
-    from app.offline.memory_questions import broad_question
-
-    hits = await memory.search(args.query, limit=args.limit, category=args.category)
+def _show_found(found: dict[str, Any], args: argparse.Namespace) -> Any:
+    """What `app.asks.searches.memories_found` gives: a query's matches, or for a question about what is saved
+    as a whole ("what do you know about me") what is saved, most important first, as the `search_memories`
+    tool answers it; as JSON (the scores rounded) or as lines."""
+    hits = found["hits"]
     if args.json:
-        return [_hit_json(hit) for hit in hits]
-    broad = broad_question(args.query) is not None
+        return [{**hit, "score": round(hit["score"], 4), "similarity": round(hit["similarity"], 4)} for hit in hits]
     for hit in hits:
-        print(_line(hit.memory) if broad else f"{_line(hit.memory)}  (score {hit.score:.2f})")
+        print(_line_of(hit) if found["broad"] else f"{_line_of(hit)}  (score {hit['score']:.2f})")
     if not hits:
-        print("No memories yet." if broad else await _no_match(memory, args.query))
+        print("No memories yet." if found["broad"] else _no_match(found["saved"], args.query))
     return None
 
 
-async def _no_match(memory: MemoryController, query: str) -> str:
+def _no_match(saved: int, query: str) -> str:
     """Says what is saved besides, so that no match never reads as nothing saved."""
-    saved = await memory.count()
     if not saved:
         return "No memories yet."
     others = "1 other is" if saved == 1 else f"{saved} others are"

@@ -20,11 +20,15 @@ How a match is made (pure parts: `candidates`, `best_intent`, `arguments`):
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import re
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,12 +39,13 @@ from app.offline.phrases import EMBEDDER_LANGUAGE, PHRASES, leading_phrase, phra
 from app.offline.replies import SAY, remembered, supported, tool_answer
 from app.offline.web_questions import needs_the_screen, needs_the_web
 from app.timers.spoken import timer_call
-from chats.embedders.embedding import Embedder
+from chats.embedders.embedding import Embedder, embed_named
 from chats.errors import ChatsError, InvalidMemory
 from chats.language.words import detect
 from chats.memory.categories import guess_category
 from chats.memory.preload import memories_in
 from chats.memory.text import third_person
+from chats.prepared_files import COMPLETE, mapped, prepared
 from languages.registry import DEFAULT, table
 from voice.live.connection import ToolCall
 from voice.offline.router import FromChat, ToolAnswer
@@ -49,6 +54,8 @@ THRESHOLD = 0.8
 MARGIN = 0.1
 MAX_LEAD_WORDS = 8
 REASONING = "The user asked to remember this."
+EXAMPLE_VECTORS = "vectors.npy"
+"""The examples' vectors, in their folder of the model cache (`OfflineIntents.prepare`)."""
 
 EXAMPLES: Mapping[str, tuple[str, ...]] = phrasings(EMBEDDER_LANGUAGE)
 """Tool -> how a user asks for it, said first in the sentence (the argument follows), in the embedder's language."""
@@ -159,12 +166,15 @@ class OfflineIntents:
         clock: Callable[[], datetime] | None = None,
         zone: tzinfo = UTC,
         instructions: Sequence[str] = (),
+        cache: Path | None = None,
     ) -> None:
         """`language`: the code of the language the user speaks; None ("auto") to take each utterance's.
         `clock` and `zone`: the time now and the user's zone, for "in five minutes" and "tomorrow at 9".
-        `instructions`: what the system prompt tells the model to do, never to be read out (`unfit`)."""
+        `instructions`: what the system prompt tells the model to do, never to be read out (`unfit`).
+        `cache`: where the examples' vectors are kept once made (`prepare`); None: made at every start."""
         self._instructions = instructions
         self._embedder = embedder
+        self._cache = cache
         self._clock = clock or (lambda: datetime.now(UTC))
         self._zone = zone
         self._language = language
@@ -178,9 +188,21 @@ class OfflineIntents:
         self._examples: npt.NDArray[np.float32] | None = None
 
     async def prepare(self) -> None:
-        """Embed the examples now (about 1.5 s with the local model), not in the first conversation."""
-        if self._examples is None:
-            self._examples = await self._embedder.embed(self._phrases)
+        """Embed the examples now (about 1.5 s with the local model, 15 s at load 11), not in the first
+        conversation; or read their vectors from the cache, where the first start keeps them (by model, and by
+        the examples themselves: a change of either makes them again)."""
+        if self._examples is not None:
+            return
+        digest = hashlib.sha256("\n".join([self._embedder.model_name, *self._phrases]).encode()).hexdigest()
+        kept = None if self._cache is None else self._cache / f"intent-examples-{digest[:32]}"
+        if kept is not None:
+            self._examples = await asyncio.to_thread(_kept_vectors, kept)
+        if self._examples is not None:
+            return
+        embedded = await embed_named(self._embedder, self._phrases)
+        self._examples = embedded.matrix
+        if kept is not None and embedded.model == self._embedder.model_name:  # not a fallen-back twin's
+            await asyncio.to_thread(_keep_vectors, kept, embedded.matrix)
 
     async def match(self, text: str, tools: Collection[str]) -> tuple[ToolCall, ...]:
         # Understood in the language it was said in, whatever the setting: a user who set English and
@@ -246,3 +268,18 @@ class OfflineIntents:
         if needs_the_screen(text):
             return str(table(self.heard_in if self.heard_in in SAY else DEFAULT)["screen"]["offline"])
         return None
+
+
+def _kept_vectors(folder: Path) -> npt.NDArray[np.float32] | None:
+    """The examples' vectors kept in `folder`; None when there are none (or they cannot be read)."""
+    if not (folder / COMPLETE).is_file():
+        return None
+    try:
+        return mapped(folder / EXAMPLE_VECTORS)
+    except (OSError, ValueError):
+        return None
+
+
+def _keep_vectors(folder: Path, vectors: npt.NDArray[np.float32]) -> None:
+    with suppress(OSError):  # a read-only cache: made at each start, as before
+        prepared(folder, lambda work: np.save(work / EXAMPLE_VECTORS, vectors))

@@ -22,6 +22,7 @@ Italian memories they were about (13 of 23 German ones at its 0.22 floor); with 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from chats.embedders.embedding import Embedder
 from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
@@ -37,9 +38,10 @@ def local_model_for(language: str | None) -> str:
     return MINILM_MODEL_NAME if language == "en" else USE_MODEL_NAME
 
 
-def local_embedder_for(language: str | None) -> Embedder:
-    """A new local embedder for a user's language (see `local_model_for`)."""
-    return MiniLMEmbedder() if local_model_for(language) != USE_MODEL_NAME else MultilingualEmbedder()
+def local_embedder_for(language: str | None, cache: Path | None = None) -> Embedder:
+    """A new local embedder for a user's language (see `local_model_for`); `cache`: where the multilingual
+    model is kept ready to read fast (None: read as its package reads it)."""
+    return MiniLMEmbedder() if local_model_for(language) != USE_MODEL_NAME else MultilingualEmbedder(cache=cache)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +58,9 @@ class OtherLanguages:
         return detect(text, hint=self.reads) != self.reads
 
 
-def other_languages_for(language: str | None) -> OtherLanguages | None:
+def other_languages_for(language: str | None, cache: Path | None = None) -> OtherLanguages | None:
     """What embeds a memory the local embedder of a user's `language` cannot read: the multilingual model
     beside MiniLM; None beside the multilingual model, which reads them all."""
     if language is None or local_model_for(language) != MINILM_MODEL_NAME:
         return None
-    return OtherLanguages(language, MultilingualEmbedder())
+    return OtherLanguages(language, MultilingualEmbedder(cache=cache))

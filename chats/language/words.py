@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import re
 import threading
+from array import array
 from collections.abc import Iterator
+from contextlib import suppress
 from functools import cache
-from typing import Protocol, cast
+from pathlib import Path
+from typing import Any, Protocol, cast
 
 from languages.registry import DEFAULT, SUPPORTED, Language, codes, is_supported, table
 
@@ -52,6 +55,8 @@ class _Identifier(Protocol):
 
 
 _load_lock = threading.Lock()
+_model_cache: list[Path] = []
+"""Where the detector's model is kept ready to read (`keep_detector_in`); empty: read from the package's file."""
 _stem_lock = threading.Lock()
 """A PyStemmer object is not safe to share between threads; the stores search on worker threads."""
 
@@ -117,9 +122,18 @@ def _stemmer(language: Language) -> _Stemmer:
         return cast(_Stemmer, Stemmer.Stemmer(codes("snowball")[language]))
 
 
+def keep_detector_in(cache: Path) -> None:
+    """Read the language detector's model from `cache`, where its arrays are kept uncompressed (written the first
+    time, `chats.prepared_files`) and read memory-mapped: py3langid unpacks 68 MB from its LZMA file at each
+    load, 0.5 s on a 2-core CPU and 2 s at load 10, which every `parley chats search` paid. Before the first
+    `detect`."""
+    _model_cache[:] = [cache]
+
+
 def load_detector() -> None:
     """Load the language detector's model now, in the caller's thread: py3langid reads it from an lzma file
-    (1.2 s on a 2-core CPU), which the first `detect` would otherwise pay wherever it runs."""
+    (1.2 s on a 2-core CPU; a tenth of that from `keep_detector_in`'s folder), which the first `detect` would
+    otherwise pay wherever it runs."""
     _identifier()
 
 
@@ -133,7 +147,50 @@ def _identifier() -> _Identifier:
 def _loaded_identifier() -> _Identifier:
     from py3langid import langid
 
-    # norm_probs: a probability over the supported languages, comparable with MIN_CONFIDENCE.
-    identifier = langid.LanguageIdentifier.from_model_file(langid.MODEL_FILE, norm_probs=True)
+    identifier = None
+    for cache_folder in _model_cache:
+        with suppress(OSError):  # a read-only cache, a full disk: the package's own file, slowly
+            identifier = prepared_identifier(cache_folder)
+    if identifier is None:
+        # norm_probs: a probability over the supported languages, comparable with MIN_CONFIDENCE.
+        identifier = langid.LanguageIdentifier.from_model_file(langid.MODEL_FILE, norm_probs=True)
     identifier.set_languages(list(SUPPORTED))
     return cast(_Identifier, identifier)
+
+
+def prepared_identifier(cache_folder: Path) -> Any:
+    """py3langid's identifier, as `from_model_file` makes it, from the arrays of its model file kept in
+    `cache_folder`."""
+    from importlib.metadata import version
+
+    import numpy as np
+    from py3langid import langid
+
+    from chats.prepared_files import mapped, prepared
+
+    def unpack(work: Path) -> None:
+        import io
+        import lzma
+
+        with lzma.open(langid.MODEL_DIR / langid.MODEL_FILE) as packed, np.load(io.BytesIO(packed.read())) as model:
+            for name in model.files:
+                np.save(work / f"{name}.npy", model[name], allow_pickle=False)
+
+    folder = prepared(cache_folder / f"py3langid-{version('py3langid')}", unpack)
+    model = {path.stem: mapped(path) for path in folder.glob("*.npy")}
+    return langid.LanguageIdentifier(
+        model["ptc"],
+        model["pc"],
+        model["classes"].tolist(),
+        _unsigned(model["nextmove"]),
+        model["out_feat"].tolist(),
+        norm_probs=True,
+        tk_row=_unsigned(model["nextmove_row"]),
+    )
+
+
+def _unsigned(values: Any) -> array[int]:
+    """An unsigned integer array as the stdlib array py3langid walks its automaton with (its `modelio`'s form)."""
+    out = array({2: "H", 4: "I", 8: "L"}[values.dtype.itemsize])
+    out.frombytes(values.tobytes())
+    return out

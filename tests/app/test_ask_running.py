@@ -232,7 +232,10 @@ async def test_the_socket_takes_questions_only_and_only_its_user_may_connect(
     async with running_loop(environment) as running:
         path = socket_path(environment / "data")
         assert path.stat().st_mode & 0o777 == 0o600
-        only = 'not a request: the only one is {"ask": "TEXT"}, with "chat": "CHAT ID", "new_chat": true or neither'
+        only = (
+            'not a request: the only ones are {"ask": "TEXT"}, with "chat": "CHAT ID", "new_chat": true or'
+            ' neither, and {"search": "chats" or "memories", "query": "TEXT"}'
+        )
         for request, refused in (
             (b'{"run": "rm -rf ~"}\n', only),
             (b'{"ask": "Hi", "new_chat": false}\n', only),

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from app.offline.intents import EXAMPLES, Intent, OfflineIntents, arguments, best_intent, candidates
@@ -106,3 +111,34 @@ def test_a_memory_that_instructs_the_assistant_is_not_saved_by_the_offline_voice
     assert arguments(Intent("save_memory", 1.0, injected), f"remember that {injected}") == []
     fact = "my sister lives in Rome"
     assert arguments(Intent("save_memory", 1.0, fact), f"remember that {fact}") != []
+
+
+class CountedEmbedder(MiniLMEmbedder):
+    """The real local model, counting the texts it embeds: what shows whether the examples were made or read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embedded = 0
+
+    def embed_sync(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        self.embedded += len(texts)
+        return super().embed_sync(texts)
+
+
+async def test_the_examples_vectors_are_kept_in_the_cache_and_read_at_the_next_start(tmp_path: Path) -> None:
+    first = CountedEmbedder()
+    made = OfflineIntents(first, cache=tmp_path)
+    await made.prepare()
+    assert first.embedded > 20  # every example, once
+    again = CountedEmbedder()
+    read = OfflineIntents(again, cache=tmp_path)
+    await read.prepare()
+    assert again.embedded == 0  # read, not made
+    for said in ("Start a new chat.", "What do you remember about my job?", "Switch to the chat about the garden"):
+        assert [c.name for c in await read.match(said, EVERY_TOOL)] == [
+            c.name for c in await made.match(said, EVERY_TOOL)
+        ]
+    # Other examples (another language's) are other vectors: made, and kept beside.
+    other = CountedEmbedder()
+    await OfflineIntents(other, language="it", cache=tmp_path).prepare()
+    assert other.embedded > 0 and len(await asyncio.to_thread(os.listdir, tmp_path)) == 2

