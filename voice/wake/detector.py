@@ -128,13 +128,18 @@ TRAINER_MODULE = "openwakeword.custom_verifier_model"
 
 
 def _model_class() -> Any:
-    """`openwakeword.model.Model`, imported without its package's verifier trainer (see the module's notes)."""
+    """`openwakeword.model.Model`, its package imported with a stand-in for the verifier trainer (see the module's
+    notes), taken away once imported: whoever imports the trainer itself later gets the real one."""
+    stand_in = None
     if "openwakeword" not in sys.modules:
-        sys.modules.setdefault(TRAINER_MODULE, _untrained())
+        stand_in = sys.modules.setdefault(TRAINER_MODULE, _untrained())
     try:
         from openwakeword.model import Model
     except ImportError as error:
         raise WakeModelError("openWakeWord is not installed: pip install --no-deps openwakeword==0.5.1") from error
+    finally:
+        if stand_in is not None and sys.modules.get(TRAINER_MODULE) is stand_in:
+            del sys.modules[TRAINER_MODULE]
     return Model
 
 
