@@ -21,7 +21,7 @@ import os
 import sys
 from collections.abc import Sequence
 from contextlib import suppress
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -102,13 +102,24 @@ class LocalModelsProcess:
         return self._process
 
 
+class ModelsChild(Protocol):
+    """What the models' embedder and text model ask: `LocalModelsProcess`, or the app's holder that starts it
+    when needed and stops it after a quiet spell (`app.wiring.LocalModelsOnDemand`)."""
+
+    async def call(self, request: dict[str, Any], payload_bytes: int = 0) -> tuple[dict[str, Any], bytes]: ...
+
+
+WARM_UP = {"op": "embed", "texts": ["warm"]}
+"""A request that makes the child load its model (an empty text would not: it is a zero row)."""
+
+
 class ProcessEmbedder(FixedModelEmbedder):
     """`MiniLMEmbedder`, answered by the child: the same model and the same vectors."""
 
     MODEL_NAME = MODEL_NAME
     DIMENSIONS = DIMENSIONS
 
-    def __init__(self, child: LocalModelsProcess) -> None:
+    def __init__(self, child: ModelsChild) -> None:
         self._child = child
 
     async def embed(self, texts: Sequence[str]) -> Matrix:
@@ -125,7 +136,7 @@ class ProcessEmbedder(FixedModelEmbedder):
 class ProcessTextModel:
     """`OfflineTextModel`, answered by the child: the same summaries and titles."""
 
-    def __init__(self, child: LocalModelsProcess) -> None:
+    def __init__(self, child: ModelsChild) -> None:
         self._child = child
 
     @property
@@ -144,7 +155,7 @@ class ProcessTextModel:
 
 
 async def _ask(
-    child: LocalModelsProcess, request: dict[str, Any], error: type[ChatsError], payload_bytes: int = 0
+    child: ModelsChild, request: dict[str, Any], error: type[ChatsError], payload_bytes: int = 0
 ) -> tuple[dict[str, Any], bytes]:
     """The child's answer and payload (`LocalModelsProcess.call`); `error` (the caller's kind) with one line
     when the child failed or answered an error."""
