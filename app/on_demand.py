@@ -125,7 +125,7 @@ class OnDemand(Generic[T]):
             return
         await self._release(part)
         await asyncio.to_thread(give_back_memory)
-        log.info("%s released after %.0f s unused", self.name, self.quiet_s)
+        log.info("%s released", self.name)
 
     async def _loaded(self) -> T:
         part = await self._load()
@@ -178,9 +178,12 @@ class LocalModelsOnDemand:
 
     def __init__(self, process: LocalModelsProcess, quiet_s: float) -> None:
         async def load() -> LocalModelsProcess:
-            from chats.embedders.local_process import WARM_UP
+            from chats.embedders.local_process import warm_up
+            from chats.errors import EmbeddingError
 
-            await process.call(WARM_UP)
+            # A child that cannot start, or a model that cannot load, is said by the request that needs it.
+            with suppress(EmbeddingError):
+                await warm_up(process)
             return process
 
         self.part = OnDemand("the local models' process", load, _stopped, quiet_s=quiet_s)

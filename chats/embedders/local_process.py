@@ -109,10 +109,6 @@ class ModelsChild(Protocol):
     async def call(self, request: dict[str, Any], payload_bytes: int = 0) -> tuple[dict[str, Any], bytes]: ...
 
 
-WARM_UP = {"op": "embed", "texts": ["warm"]}
-"""A request that makes the child load its model (an empty text would not: it is a zero row)."""
-
-
 class ProcessEmbedder(FixedModelEmbedder):
     """`MiniLMEmbedder`, answered by the child: the same model and the same vectors."""
 
@@ -152,6 +148,12 @@ class ProcessTextModel:
     async def _text(self, request: dict[str, Any]) -> str:
         answer, _ = await _ask(self._child, request, TextModelError)
         return str(answer["text"])
+
+
+async def warm_up(child: ModelsChild) -> None:
+    """Start the child and have it load its model: one text embedded (an empty one would not load it: it is a zero
+    row). Raises `EmbeddingError` as `ProcessEmbedder.embed` does."""
+    await _ask(child, {"op": "embed", "texts": ["warm"]}, EmbeddingError, VECTOR_BYTES)
 
 
 async def _ask(

@@ -6,9 +6,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+import numpy as np
+import psutil
 import pytest
 
-from app.on_demand import OnDemand
+from app.on_demand import LocalModelsOnDemand, OnDemand
+from chats.embedders.local_process import LocalModelsProcess, ProcessEmbedder
 
 WAIT_S = 10.0
 """Only how long a failing test waits: nothing here is timed."""
@@ -141,3 +144,22 @@ async def test_a_load_that_fails_is_said_to_its_user_and_tried_again_by_the_next
         assert loaded == 1
     await part.until_released()
     assert part.released == [1]
+
+
+def model_children() -> list[psutil.Process]:
+    return [child for child in psutil.Process().children() if "chats.embedders.local_process" in child.cmdline()]
+
+
+async def test_the_local_models_child_stops_when_released_and_starts_again_for_the_next_request() -> None:
+    models = LocalModelsOnDemand(LocalModelsProcess(), quiet_s=WAIT_S * 10)
+    embedder = ProcessEmbedder(models)
+    try:
+        assert model_children() == []  # nothing started before a request
+        first = await embedder.embed(["a cat on the mat"])
+        assert len(model_children()) == 1
+        await models.aclose()
+        assert model_children() == []  # stopped: its memory is the OS's again
+        again = await embedder.embed(["a cat on the mat"])
+        assert len(model_children()) == 1 and np.array_equal(first, again)
+    finally:
+        await models.aclose()
