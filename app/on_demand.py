@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import ctypes.util
+import gc
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, suppress
@@ -124,6 +125,7 @@ class OnDemand(Generic[T]):
         except Exception:  # nothing was loaded: nothing to release (the lease that waited for it was told)
             return
         await self._release(part)
+        del part, loading  # the last references: what the part held is freed before the heap is trimmed
         await asyncio.to_thread(give_back_memory)
         log.info("%s released", self.name)
 
@@ -134,7 +136,9 @@ class OnDemand(Generic[T]):
 
 
 def give_back_memory() -> None:
-    """Hand the heap the process freed back to the OS (glibc's `malloc_trim`); nothing where there is none."""
+    """Free what only cycles still hold, then hand the heap the process freed back to the OS (glibc's
+    `malloc_trim`; nothing more where there is none)."""
+    gc.collect()
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
@@ -183,7 +187,7 @@ class LocalModelsOnDemand:
 
             # A child that cannot start, or a model that cannot load, is said by the request that needs it.
             with suppress(EmbeddingError):
-                await warm_up(process)
+                await warm_up(process, process.model)
             return process
 
         self.part = OnDemand("the local models' process", load, _stopped, quiet_s=quiet_s)

@@ -107,15 +107,14 @@ REMOTE_TEXT_TIMEOUT_SECONDS = 20.0
 
 
 def make_local_embedder(settings: Settings, child: ModelsChild | None = None) -> Embedder:
-    """The local embedder of the user's language; `child`: MiniLM runs there (see `open_chat_services`)."""
+    """The local embedder of the user's language; `child`: it runs there (see `open_chat_services`), which must
+    run the model `local_model_for(settings.language)` names."""
     from chats.embedders.local_models import local_embedder_for, local_model_for
     from chats.embedders.local_process import ProcessEmbedder
-    from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
-    from chats.embedders.minilm import MiniLMEmbedder
 
-    if local_model_for(settings.language) != MINILM_MODEL_NAME:
-        return local_embedder_for(settings.language)  # cheap enough to run here, even beside the window
-    return MiniLMEmbedder() if child is None else ProcessEmbedder(child)
+    if child is None:
+        return local_embedder_for(settings.language)
+    return ProcessEmbedder(child, local_model_for(settings.language))
 
 
 def make_embedder(
@@ -367,9 +366,11 @@ async def open_chat_services(
         child = None
         if local_models_in_child:
             from app.on_demand import LocalModelsOnDemand
+            from chats.embedders.local_models import local_model_for
             from chats.embedders.local_process import LocalModelsProcess
 
-            child = LocalModelsOnDemand(LocalModelsProcess(), settings.models_release_s)
+            process = LocalModelsProcess(local_model_for(settings.language))
+            child = LocalModelsOnDemand(process, settings.models_release_s)
             closing.push_async_callback(child.aclose)
         embedder = make_embedder(settings, closing, child)
         store, memories = await open_stores(settings, closing, clock=clock, embedder_model=embedder.model_name)

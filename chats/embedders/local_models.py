@@ -16,7 +16,9 @@ backfill re-embeds (`chats.maintenance.TurnIndexer`), as for any other change of
 
 from __future__ import annotations
 
-from chats.embedders.embedding import Embedder
+from typing import Any
+
+from chats.embedders.local_embedder import InProcessEmbedder
 from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.embedders.use_multilingual import MODEL_NAME as USE_MODEL_NAME
@@ -28,6 +30,16 @@ def local_model_for(language: str | None) -> str:
     return MINILM_MODEL_NAME if language == "en" else USE_MODEL_NAME
 
 
-def local_embedder_for(language: str | None) -> Embedder:
+def local_embedder_for(language: str | None) -> InProcessEmbedder[Any]:
     """A new local embedder for a user's language (see `local_model_for`)."""
-    return MiniLMEmbedder() if local_model_for(language) != USE_MODEL_NAME else MultilingualEmbedder()
+    return local_embedder_named(local_model_for(language))
+
+
+def local_embedder_named(model: str) -> InProcessEmbedder[Any]:
+    """A new local embedder of the model named `model` (MiniLM's or the multilingual encoder's); its weights load
+    on its first use."""
+    if model == MINILM_MODEL_NAME:
+        return MiniLMEmbedder()
+    if model == USE_MODEL_NAME:
+        return MultilingualEmbedder()
+    raise ValueError(f"no local embedding model is named {model!r}: {MINILM_MODEL_NAME} or {USE_MODEL_NAME}")
