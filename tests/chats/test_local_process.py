@@ -147,7 +147,7 @@ def chatty(self, texts):
 
 
 minilm.MiniLMEmbedder.embed_sync = chatty
-local_process.serve()
+local_process.serve(minilm.MODEL_NAME)
 """
 
 
