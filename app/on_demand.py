@@ -59,11 +59,14 @@ class OnDemand(Generic[T]):
         return self._loading is not None
 
     def prepare(self) -> None:
-        """Start loading now, in the background, unless it is loaded or loading."""
+        """Start loading now, in the background, unless it is loaded or loading; unused, it is released after the
+        quiet spell as after a use."""
         if self._loading is None:
             self._loading = asyncio.create_task(self._loaded(), name=f"load {self.name}")
             # Read here too: a load nobody waits for (a conversation that ended first) logs nothing at exit.
             self._loading.add_done_callback(lambda done: done.cancelled() or done.exception())
+            if self._users == 0:
+                self._start_timer()
 
     @asynccontextmanager
     async def held(self) -> AsyncIterator[None]:
@@ -102,6 +105,7 @@ class OnDemand(Generic[T]):
         await self._released()
 
     def _start_timer(self) -> None:
+        self._stop_timer()
         if self._loading is not None:
             self._timer = asyncio.create_task(self._release_when_quiet(), name=f"release {self.name}")
 

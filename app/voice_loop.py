@@ -12,7 +12,7 @@ import functools
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 from uuid import UUID
 
 from app.asks.server import AskServer
@@ -27,7 +27,7 @@ from app.listening_lock import listening_lock
 from app.live_settings import voice_settings
 from app.mcp.server_tools import DECLARE_WAIT_S
 from app.mcp.toolkit import McpToolKit, mcp_toolkits
-from app.on_demand import holding
+from app.on_demand import OnDemand, holding
 from app.outbox import Outbox
 from app.timers.ringing import SoundRinger
 from app.timers.toolkit import TimerKit
@@ -167,6 +167,8 @@ class VoiceLoop:
         """The offline voice's Whisper on a short command, for the kits that listen by themselves (None: Gemini's
         voice)."""
         self._wake: OpenWakeWordDetector | None = None
+        self._on_demand: tuple[OnDemand[Any], ...] = ()
+        """What a conversation needs that loads on demand (`prepare`), once the loop runs."""
         for kit in self._toolkits:
             if isinstance(kit, ListensByItself):
                 kit.listen_through(self.overhear)
@@ -229,6 +231,12 @@ class VoiceLoop:
         if text.strip():
             self._typed.put(text.strip())
 
+    def prepare(self) -> None:
+        """Start loading what a conversation needs (the models: `app.on_demand`), without waiting: a message is
+        being typed, and its answer comes sooner. Unused, they go again after the quiet spell."""
+        for part in self._on_demand:
+            part.prepare()
+
     def apply_settings(self, settings: Settings) -> None:
         """Settings saved while the loop runs (on its event loop): the wake threshold counts at once, the idle
         time and the language from the next conversation on (`app.live_settings` says which settings wait
@@ -271,6 +279,7 @@ class VoiceLoop:
             # What a conversation may need loads as it opens and goes after a quiet spell (`app.on_demand`).
             detector = language_detector(settings.models_release_s)
             stack.push_async_callback(detector.aclose)
+            self._on_demand = (detector, *self._services.on_demand, *self._on_demand)
             opening = holding((detector, *self._services.on_demand), opening)
             stack.push_async_callback(self._sink.aclose)
             stack.push_async_callback(self._sink.drain)
@@ -383,4 +392,5 @@ class VoiceLoop:
 
         voice = await offline_voice(settings, self._services.embedder, stack)
         self._transcribe_in = voice.transcribe_in
+        self._on_demand = (voice.models,)
         return voice.opening, voice.model_name

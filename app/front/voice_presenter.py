@@ -151,6 +151,11 @@ class VoicePresenter:
         else:
             await self._loop.send_text(text)
 
+    async def prepare(self) -> None:
+        """A message is being typed: what its answer needs starts loading (`VoiceLoop.prepare`)."""
+        if self._loop is not None:
+            self._loop.prepare()
+
     async def stop_timer(self, timer_id: str | None = None) -> None:
         """Stop a ringing timer (None: every one that rings)."""
         if self._kits is not None and self._kits.ringer is not None:

@@ -23,6 +23,7 @@ from voice.live.connection import LiveConfig, LiveConnection, LiveConnectionFact
 
 if TYPE_CHECKING:
     from chats.embedders.embedding import Embedder
+    from voice.offline.engine import OfflineVoice
     from voice.offline.heard import Heard
 
 
@@ -33,6 +34,7 @@ class OfflineVoiceOnDemand:
     transcribe_in: Callable[[bytes, str, str], Awaitable[Heard]]
     """`OfflineVoice.transcribe_in` (a short command: pcm, prompt, language), the models loaded for it."""
     model_name: str
+    models: OnDemand[OfflineVoice]
 
 
 async def offline_voice(settings: Settings, embedder: Embedder, stack: AsyncExitStack) -> OfflineVoiceOnDemand:
@@ -70,4 +72,4 @@ async def offline_voice(settings: Settings, embedder: Embedder, stack: AsyncExit
         async with voices.lease() as voice:
             return await voice.transcribe_in(pcm, prompt, language)
 
-    return OfflineVoiceOnDemand(opening, transcribe_in, OfflineVoice.model_name)
+    return OfflineVoiceOnDemand(opening, transcribe_in, OfflineVoice.model_name, voices)

@@ -163,3 +163,11 @@ async def test_the_local_models_child_stops_when_released_and_starts_again_for_t
         assert len(model_children()) == 1 and np.array_equal(first, again)
     finally:
         await models.aclose()
+
+
+async def test_a_part_prepared_and_never_used_is_released_after_the_quiet_spell() -> None:
+    part = Part()
+    model = on_demand(part, quiet_s=0.01)
+    model.prepare()  # a message being typed, never sent
+    await part.until_released()
+    assert part.loads == 1 and part.released == [1] and not model.loaded

@@ -35,6 +35,8 @@ class VoiceControls(QObject):
     """Push-to-talk: start a conversation as the wake word does."""
     text_typed = Signal(str)
     """A message typed to the assistant instead of spoken."""
+    typing_started = Signal()
+    """The first character of a message typed into an empty box: its answer's models may start loading."""
 
     def __init__(self, window: QWidget) -> None:
         """Shortcuts (Ctrl+K talk, Ctrl+M mute) work anywhere in `window`."""
@@ -68,6 +70,7 @@ class VoiceControls(QObject):
         self.talk_shortcut.activated.connect(self.talk_requested)
         self.talk_button.clicked.connect(self.talk_requested)
         self.text_box.returnPressed.connect(self.send_text)
+        self.text_box.textEdited.connect(self._edited)
         self.send_button.clicked.connect(self.send_text)
         self.mute_action.toggled.connect(self.show_muted)
         self._state = VoiceStatus.SLEEPING
@@ -92,6 +95,11 @@ class VoiceControls(QObject):
 
     def focus_chain(self) -> list[QWidget]:
         return [self.talk_button, self.text_box, self.send_button, self.mute_button]
+
+    @Slot(str)
+    def _edited(self, text: str) -> None:
+        if len(text) == 1:
+            self.typing_started.emit()
 
     @Slot()
     def send_text(self) -> None:

@@ -40,6 +40,7 @@ class WindowVoice:
         """Push-to-talk, the typed text and the mute switch of the window act on this loop."""
         controls.talk_requested.connect(self.talk)
         controls.text_typed.connect(self.send_text)
+        controls.typing_started.connect(self.prepare)
         controls.mute_action.toggled.connect(self.set_muted)
 
     def bind_timers(self, panel: TimersPanel, confirmations: ConfirmationsPanel) -> None:
@@ -75,6 +76,9 @@ class WindowVoice:
 
     def send_text(self, text: str) -> None:
         self._submit(self._presenter.send_text(text))
+
+    def prepare(self) -> None:
+        self._submit(self._presenter.prepare())
 
     def set_muted(self, muted: bool) -> None:
         self._submit(self._presenter.set_muted(muted))
