@@ -20,7 +20,9 @@ reads every frame behind its quiet gate), a null speaker. This process samples t
 Memory is summed over the tree as PSS (proportional set size: a page shared by two processes counts half in
 each, so the sum is what the tree costs), with RSS (shared pages counted in every process) and USS (pages
 no other process holds) beside. Goal: PSS at most 300 MB asleep and after the release. Results in
-`bench/results/footprint.json`, with the machine's load (`os.getloadavg()`), and a summary on stdout.
+`bench/results/footprint.json`, with the machine's load (`os.getloadavg()`), and a summary on stdout;
+`bench/results/footprint_before.json` is the run before issue 35 (commit b31381a: every model loaded at start
+and kept; its question was sent whole, without the typing).
 """
 
 from __future__ import annotations
