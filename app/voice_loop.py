@@ -11,23 +11,23 @@ import dataclasses
 import functools
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 from uuid import UUID
 
 from app.asks.server import AskServer
 from app.chat_in_conversation import ChatInConversation
 from app.config.config_file import SettingsError
-from app.config.paths import model_cache
 from app.config.settings import Settings
 from app.config.tls import ssl_context
 from app.conversation import ChatConversation, ChatSwitched, ConversationEvent, Maintained, Saved
 from app.core.toolkit import ConversationVoice, ListensByItself, SpeaksByItself, ToolKit
 from app.listening_lock import listening_lock
 from app.live_settings import voice_settings
+from app.on_demand import OnDemand, holding
 from app.outbox import Outbox
 from app.tools.prompt import INSTRUCTIONS
 from app.wake_enrolment import wake_detector
-from app.wiring import ChatServices, language_detector_loading, language_of, live_language_code, spoken_language
+from app.wiring import ChatServices, language_detector, live_language_code
 from chats.journal import JOURNAL_FILE, Delivery, TurnJournal
 from chats.maintenance import MaintenanceWorker
 from voice.assistant import Assistant
@@ -45,7 +45,7 @@ from voice.wake.detector import OpenWakeWordDetector
 from voice.wake.protocol import WakeEvent
 
 if TYPE_CHECKING:
-    from voice.offline.engine import OfflineVoice
+    from voice.offline.heard import Heard
 
 AudioDevice = Literal["microphone", "speaker"]
 
@@ -129,8 +129,12 @@ class VoiceLoop:
         self._conversation: ChatConversation | None = None
         """Made when the loop runs; `apply_settings` gives it the settings its next session reads."""
         self._assistant: Assistant | None = None
-        self._offline_voice: OfflineVoice | None = None
+        self._transcribe_in: Callable[[bytes, str, str], Awaitable[Heard]] | None = None
+        """The offline voice's Whisper on a short command, for the kits that listen by themselves (None: Gemini's
+        voice)."""
         self._wake: OpenWakeWordDetector | None = None
+        self._on_demand: tuple[OnDemand[Any], ...] = ()
+        """What a conversation needs that loads on demand (`prepare`), once the loop runs."""
         for kit in self._toolkits:
             if isinstance(kit, ListensByItself):
                 kit.listen_through(self.overhear)
@@ -193,6 +197,12 @@ class VoiceLoop:
         if text.strip():
             self._typed.put(text.strip())
 
+    def prepare(self) -> None:
+        """Start loading what a conversation needs (the models: `app.on_demand`), without waiting: a message is
+        being typed, and its answer comes sooner. Unused, they go again after the quiet spell."""
+        for part in self._on_demand:
+            part.prepare()
+
     def apply_settings(self, settings: Settings) -> None:
         """Settings saved while the loop runs (on its event loop): the wake threshold counts at once, the idle
         time and the language from the next conversation on (`app.live_settings` says which settings wait
@@ -232,6 +242,11 @@ class VoiceLoop:
                 await stack.enter_async_context(kit)
             wake = await self._wake_detector(stack)
             opening, live_model = await self._live_model(stack)
+            # What a conversation may need loads as it opens and goes after a quiet spell (`app.on_demand`).
+            detector = language_detector(settings.models_release_s)
+            stack.push_async_callback(detector.aclose)
+            self._on_demand = (detector, *self._services.on_demand, *self._on_demand)
+            opening = holding((detector, *self._services.on_demand), opening)
             stack.push_async_callback(self._sink.aclose)
             stack.push_async_callback(self._sink.drain)
             conversation = ChatConversation(
@@ -267,8 +282,6 @@ class VoiceLoop:
             if self._asks is not None:
                 await stack.enter_async_context(self._asks)  # closed first: the questions waiting are told
             self._observer.ready(wake.model_name if wake else "", self._chat.chat_id)
-            if wake is not None:  # while it waits for the wake word: not in the way of its start, nor of an answer
-                await stack.enter_async_context(language_detector_loading())
             try:
                 await self._until_stopped(assistant)
             finally:
@@ -276,13 +289,12 @@ class VoiceLoop:
 
     def _lend_voice(self, opening: LiveConnectionFactory, live_model: str, states: StateMachine) -> None:
         """Kits that speak or listen by themselves (a ringing timer) do so in the conversations' voice."""
-        offline = self._offline_voice
         voice = ConversationVoice(
             connected=lambda: states.state is not AssistantState.SLEEPING,
-            gemini=opening if offline is None else None,
+            gemini=opening if self._transcribe_in is None else None,
             live_model=live_model,
             language_code=live_language_code(self._settings),
-            transcribe=None if offline is None else offline.transcribe_in,
+            transcribe=self._transcribe_in,
         )
         for kit in self._toolkits:
             if isinstance(kit, SpeaksByItself):
@@ -326,8 +338,8 @@ class VoiceLoop:
         await self._observer.conversation(Maintained(chat_id))
 
     async def _live_model(self, stack: AsyncExitStack) -> tuple[LiveConnectionFactory, str]:
-        """Who answers: Gemini Live, or the offline voice (its models loaded now, once, and closed with
-        `stack`); and the model's name."""
+        """Who answers: Gemini Live, or the offline voice (its models loaded as a conversation opens and let go
+        after a quiet spell, `app.offline.voice`; closed with `stack`); and the model's name."""
         settings = self._settings
         if settings.effective_voice_model == "gemini":
             # Imported when a loop starts, not with this module: google-genai takes 0.4 s to import, and
@@ -342,27 +354,9 @@ class VoiceLoop:
             )
             return gemini, settings.gemini_live_model
         # Imported here for the same reason: faster-whisper and CTranslate2 take a quarter of a second.
-        from app.offline.intents import OfflineIntents
-        from app.timers.wiring import local_zone
-        from voice.offline import connection as offline
-        from voice.offline.engine import OfflineVoice
-        from voice.offline.text import wake_phrase_of
+        from app.offline.voice import offline_voice
 
-        voice = await OfflineVoice.load(model_cache(), language=spoken_language(settings), language_of=language_of)
-        stack.push_async_callback(voice.aclose)
-        self._offline_voice = voice
-        intents = OfflineIntents(
-            self._services.embedder,
-            language=spoken_language(settings),
-            zone=local_zone(),
-            instructions=INSTRUCTIONS,
-            cache=model_cache(),
-        )
-        await intents.prepare()
-        factory: LiveConnectionFactory = functools.partial(
-            offline.connect,
-            voice=voice,
-            intents=intents,
-            wake_phrase=wake_phrase_of(settings.wake_word),
-        )
-        return factory, voice.model_name
+        voice = await offline_voice(settings, self._services.embedder, stack, instructions=INSTRUCTIONS)
+        self._transcribe_in = voice.transcribe_in
+        self._on_demand = (voice.models,)
+        return voice.opening, voice.model_name

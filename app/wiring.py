@@ -9,7 +9,7 @@ from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from uuid import UUID, uuid4
 
 from app.config.config_file import SettingsError
@@ -25,10 +25,11 @@ from languages.registry import codes
 # the memory service's language tables (simplemma) and the offline text model (yake) each take tenths of a
 # second to import on a 2-core machine.
 if TYPE_CHECKING:
+    from app.on_demand import OnDemand
     from chats.embedders.embedding import Embedder
     from chats.embedders.gemini_embedder import GeminiEmbedder
     from chats.embedders.local_models import OtherLanguages
-    from chats.embedders.local_process import LocalModelsProcess
+    from chats.embedders.local_process import ModelsChild
     from chats.embedders.openai_embedder import OpenAIEmbedder
     from chats.maintenance import ChatMaintainer
     from chats.memory.service import MemoryService
@@ -76,19 +77,18 @@ def language_of(text: str, hint: str) -> str:
     return detect(text, hint=hint)
 
 
-@asynccontextmanager
-async def language_detector_loading() -> AsyncIterator[None]:
-    """The language detector's model loaded on a thread while a voice loop waits for the wake word (1.2 s on
-    a 2-core CPU, 5 s at load 18): loaded by the first spoken answer that asks a text's language (the offline
-    voice's, to pick each sentence's voice; a memory's grounding), it stalled the event loop, and the voice
-    with it. Waited for as the context closes: a thread cannot be cancelled."""
-    from chats.language.words import load_detector
+def language_detector(quiet_s: float) -> OnDemand[None]:
+    """The language detector's model (70 MB), loaded on a thread as a conversation opens (1.2 s on a 2-core CPU,
+    5 s at load 18) and let go after `quiet_s` unused. Loaded by the first spoken answer that asks a text's
+    language (the offline voice's, to pick each sentence's voice; a memory's grounding), it stalled the event
+    loop, and the voice with it."""
+    from app.on_demand import OnDemand
+    from chats.language.words import load_detector, unload_detector
 
-    loading = asyncio.create_task(asyncio.to_thread(load_detector), name="language-detector-load")
-    try:
-        yield
-    finally:
-        await asyncio.gather(loading, return_exceptions=True)
+    async def released(_: None) -> None:
+        unload_detector()
+
+    return OnDemand("the language detector", lambda: asyncio.to_thread(load_detector), released, quiet_s=quiet_s)
 
 
 def chosen_key(key: Secret | None, chosen: str, variable: str) -> str:
@@ -108,23 +108,21 @@ REMOTE_TEXT_TIMEOUT_SECONDS = 20.0
 """The same for a summary or title: written in the background, but leaving Parley waits for it."""
 
 
-def make_local_embedder(settings: Settings, child: LocalModelsProcess | None = None) -> Embedder:
-    """The local embedder of the user's language; `child`: MiniLM runs there (see `open_chat_services`)."""
+def make_local_embedder(settings: Settings, child: ModelsChild | None = None) -> Embedder:
+    """The local embedder of the user's language; `child`: it runs there (see `open_chat_services`), which must
+    run the model `local_model_for(settings.language)` names."""
     from chats.embedders.local_models import local_embedder_for, local_model_for
     from chats.embedders.local_process import ProcessEmbedder
-    from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
-    from chats.embedders.minilm import MiniLMEmbedder
 
-    if local_model_for(settings.language) != MINILM_MODEL_NAME:
-        # Cheap enough to run here, even beside the window; read from the model cache, ready in a tenth of the time.
+    if child is None:  # the multilingual model read from the model cache: ready in a tenth of the time
         return local_embedder_for(settings.language, model_cache())
-    return MiniLMEmbedder() if child is None else ProcessEmbedder(child)
+    return ProcessEmbedder(child, local_model_for(settings.language))
 
 
 def make_embedder(
     settings: Settings,
     closing: AsyncExitStack,
-    child: LocalModelsProcess | None = None,
+    child: ModelsChild | None = None,
     *,
     clock: Callable[[], datetime] = utc_now,
 ) -> Embedder:
@@ -171,7 +169,7 @@ def make_embedder(
 def make_text_model(
     settings: Settings,
     closing: AsyncExitStack,
-    child: LocalModelsProcess | None = None,
+    child: ModelsChild | None = None,
     *,
     clock: Callable[[], datetime] = utc_now,
     part: RemotePart | None = None,
@@ -260,9 +258,13 @@ class ChatServices:
         installation: UUID = NO_INSTALLATION,
         *,
         other_languages: OtherLanguages | None = None,
+        on_demand: tuple[OnDemand[Any], ...] = (),
     ) -> None:
-        """`other_languages`: what embeds a memory `embedder` cannot read (`chats.embedders.local_models`)."""
+        """`other_languages`: what embeds a memory `embedder` cannot read (`chats.embedders.local_models`).
+        `on_demand`: the models behind the embedder and the text model that load when needed and go after a
+        quiet spell (the local models' child process): a conversation holds them while it lasts."""
         self.store = store
+        self.on_demand = on_demand
         self.embedder = embedder
         self.other_languages = other_languages
         self.text_model = text_model
@@ -367,9 +369,12 @@ async def open_chat_services(
     async with AsyncExitStack() as closing:
         child = None
         if local_models_in_child:
+            from app.on_demand import LocalModelsOnDemand
+            from chats.embedders.local_models import local_model_for
             from chats.embedders.local_process import LocalModelsProcess
 
-            child = LocalModelsProcess()
+            process = LocalModelsProcess(local_model_for(settings.language), model_cache())
+            child = LocalModelsOnDemand(process, settings.models_release_s)
             closing.push_async_callback(child.aclose)
         embedder = make_embedder(settings, closing, child)
         store, memories = await open_stores(settings, closing, clock=clock)
@@ -380,6 +385,13 @@ async def open_chat_services(
             from chats.embedders.local_models import other_languages_for
 
             other = other_languages_for(settings.language, model_cache())
+        on_demand = () if child is None else (child.part,)
         yield ChatServices(
-            store, memories, embedder, text_model, installation_id(settings.data_dir), other_languages=other
+            store,
+            memories,
+            embedder,
+            text_model,
+            installation_id(settings.data_dir),
+            other_languages=other,
+            on_demand=on_demand,
         )

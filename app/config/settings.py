@@ -161,6 +161,14 @@ class Settings:
             "Seconds of silence after Parley's last answer before the chat is saved and Parley sleeps.", kind="number"
         ),
     )
+    models_release_s: float = field(
+        default=600.0,
+        metadata=_about(
+            "Seconds a model (the offline voice's, the language detector, the local embedding models) stays loaded "
+            "after its last use; Parley asleep holds only the wake word, a few hundred MB less.",
+            kind="number",
+        ),
+    )
     input_device: str | None = field(
         default=None,
         metadata=_about(

@@ -162,6 +162,11 @@ class VoicePresenter:
         """The user asks the model to look at the screen: their words for it, sent as typed (`look_request`)."""
         await self.send_text(look_request(self._settings))
 
+    async def prepare(self) -> None:
+        """A message is being typed: what its answer needs starts loading (`VoiceLoop.prepare`)."""
+        if self._loop is not None:
+            self._loop.prepare()
+
     async def stop_timer(self, timer_id: str | None = None) -> None:
         """Stop a ringing timer (None: every one that rings)."""
         if self._kits is not None and self._kits.ringer is not None:

@@ -1,8 +1,8 @@
 """What the local embedders share: one model of a fixed name and size, and, for those run in this
 process, weights loaded once on first use and the work done off the event loop.
 
-`FixedModelEmbedder` is the name and size alone (the child-process embedder answers for a model it
-does not hold); `InProcessEmbedder` adds the loading and the threads.
+`FixedModelEmbedder` is the name and size alone (the child-process embedder reads them from a new
+`InProcessEmbedder` that never loads); `InProcessEmbedder` adds the loading and the threads.
 """
 
 from __future__ import annotations

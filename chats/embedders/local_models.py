@@ -23,8 +23,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from chats.embedders.embedding import Embedder
+from chats.embedders.local_embedder import InProcessEmbedder
 from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
 from chats.embedders.minilm import MiniLMEmbedder
 from chats.embedders.use_multilingual import MODEL_NAME as USE_MODEL_NAME
@@ -38,10 +40,20 @@ def local_model_for(language: str | None) -> str:
     return MINILM_MODEL_NAME if language == "en" else USE_MODEL_NAME
 
 
-def local_embedder_for(language: str | None, cache: Path | None = None) -> Embedder:
+def local_embedder_for(language: str | None, cache: Path | None = None) -> InProcessEmbedder[Any]:
     """A new local embedder for a user's language (see `local_model_for`); `cache`: where the multilingual
     model is kept ready to read fast (None: read as its package reads it)."""
-    return MiniLMEmbedder() if local_model_for(language) != USE_MODEL_NAME else MultilingualEmbedder(cache=cache)
+    return local_embedder_named(local_model_for(language), cache)
+
+
+def local_embedder_named(model: str, cache: Path | None = None) -> InProcessEmbedder[Any]:
+    """A new local embedder of the model named `model` (MiniLM's or the multilingual encoder's, read from `cache`
+    when given); its weights load on its first use."""
+    if model == MINILM_MODEL_NAME:
+        return MiniLMEmbedder()
+    if model == USE_MODEL_NAME:
+        return MultilingualEmbedder(cache=cache)
+    raise ValueError(f"no local embedding model is named {model!r}: {MINILM_MODEL_NAME} or {USE_MODEL_NAME}")
 
 
 @dataclass(frozen=True, slots=True)

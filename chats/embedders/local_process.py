@@ -1,12 +1,14 @@
 """The local models in a child process, for the window and the voice loop.
 
-all-MiniLM-L6-v2 runs with numpy and the offline summariser is plain Python: much of their work holds
+The local embedding model (all-MiniLM-L6-v2, or the multilingual encoder: `chats.embedders.local_models`)
+runs with numpy and the offline summariser is plain Python: much of their work holds
 the interpreter's lock, which the window's GUI thread needs for every slot and paint, and the audio
 callbacks for every block. In the window's process, a backfill of recall vectors, the turns embedded
 after a save or a compaction's summary froze the window for 100-300 ms at a time. In a child process
-the same work costs this one nothing but a CPU core.
+the same work costs this one nothing but a CPU core; and a child that is stopped gives all its memory back,
+which a model let go in this process may not (the app stops it after a quiet spell: `app.on_demand`).
 
-`LocalModelsProcess` starts `python -m chats.embedders.local_process` on its first call and keeps it; a child that
+`LocalModelsProcess` starts `python -m chats.embedders.local_process MODEL` on its first call and keeps it; a child that
 dies is started again at the next call, and the call it died in raises. Requests are one JSON line
 each, `{"op": ..., ...}`; the answer is one JSON line, `{"error": "..."}` or the result, and for
 `embed` the vectors follow as little-endian float32. `ProcessEmbedder` and `ProcessTextModel` are the
@@ -21,13 +23,15 @@ import os
 import sys
 from collections.abc import Sequence
 from contextlib import suppress
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 
 from chats.embedders.embedding import Matrix
-from chats.embedders.local_embedder import FixedModelEmbedder
-from chats.embedders.minilm import DIMENSIONS, MODEL_NAME, MiniLMEmbedder
+from chats.embedders.local_embedder import InProcessEmbedder
+from chats.embedders.local_models import local_embedder_named
+from chats.embedders.minilm import MODEL_NAME as MINILM_MODEL_NAME
 from chats.errors import ChatsError, EmbeddingError, TextModelError
 from chats.models import Turn, turns_from_json, turns_to_json
 
@@ -37,7 +41,6 @@ backfill waits."""
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 """The child's BLAS keeps to one core, leaving the other to the window on a 2-core laptop."""
 CLOSE_TIMEOUT_S = 5.0
-VECTOR_BYTES = DIMENSIONS * 4
 OFFLINE_TEXT_MODEL = "offline-extractive"
 """`chats.text.offline_text.NAME`, without importing it (yake) into this process."""
 
@@ -47,9 +50,12 @@ class ChildFailed(ChatsError):
 
 
 class LocalModelsProcess:
-    """One child process answering the local models' requests, one at a time."""
+    """One child process answering the local models' requests, one at a time; `model`: the embedding model it
+    runs (`chats.embedders.local_models`), read from `cache` when given (the multilingual model's prepared files)."""
 
-    def __init__(self) -> None:
+    def __init__(self, model: str = MINILM_MODEL_NAME, cache: Path | None = None) -> None:
+        self.model = model
+        self._cache = cache
         self._process: asyncio.subprocess.Process | None = None
         self._lock = asyncio.Lock()
 
@@ -93,6 +99,8 @@ class LocalModelsProcess:
                 sys.executable,
                 "-m",
                 __name__,
+                self.model,
+                *([] if self._cache is None else [str(self._cache)]),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 env=os.environ | ONE_THREAD,
@@ -102,30 +110,39 @@ class LocalModelsProcess:
         return self._process
 
 
-class ProcessEmbedder(FixedModelEmbedder):
-    """`MiniLMEmbedder`, answered by the child: the same model and the same vectors."""
+class ModelsChild(Protocol):
+    """What the models' embedder and text model ask: `LocalModelsProcess`, or the app's holder that starts it
+    when needed and stops it after a quiet spell (`app.wiring.LocalModelsOnDemand`)."""
 
-    MODEL_NAME = MODEL_NAME
-    DIMENSIONS = DIMENSIONS
+    async def call(self, request: dict[str, Any], payload_bytes: int = 0) -> tuple[dict[str, Any], bytes]: ...
 
-    def __init__(self, child: LocalModelsProcess) -> None:
+
+class ProcessEmbedder:
+    """The local embedder of `model` (MiniLM, or the multilingual encoder), answered by the child: the same
+    model and the same vectors. The child must run the same model (`LocalModelsProcess.model`)."""
+
+    def __init__(self, child: ModelsChild, model: str = MINILM_MODEL_NAME) -> None:
         self._child = child
+        local = local_embedder_named(model)  # its name and size alone: its weights load in the child
+        self.model_name, self.dimensions = local.model_name, local.dimensions
+        self.reads_whole_texts = bool(getattr(local, "reads_whole_texts", False))
+        """As the model's own embedder (`chats.embedders.embedding.ReadsWholeTexts`)."""
 
     async def embed(self, texts: Sequence[str]) -> Matrix:
         texts = list(texts)
         chunks = [await self._embed_chunk(texts[i : i + CHUNK_TEXTS]) for i in range(0, len(texts), CHUNK_TEXTS)]
-        return np.concatenate(chunks) if chunks else np.empty((0, DIMENSIONS), dtype=np.float32)
+        return np.concatenate(chunks) if chunks else np.empty((0, self.dimensions), dtype=np.float32)
 
     async def _embed_chunk(self, texts: list[str]) -> Matrix:
         request = {"op": "embed", "texts": texts}
-        _, data = await _ask(self._child, request, EmbeddingError, len(texts) * VECTOR_BYTES)
-        return np.frombuffer(data, dtype="<f4").reshape(len(texts), DIMENSIONS).astype(np.float32)
+        _, data = await _ask(self._child, request, EmbeddingError, len(texts) * self.dimensions * 4)
+        return np.frombuffer(data, dtype="<f4").reshape(len(texts), self.dimensions).astype(np.float32)
 
 
 class ProcessTextModel:
     """`OfflineTextModel`, answered by the child: the same summaries and titles."""
 
-    def __init__(self, child: LocalModelsProcess) -> None:
+    def __init__(self, child: ModelsChild) -> None:
         self._child = child
 
     @property
@@ -143,8 +160,14 @@ class ProcessTextModel:
         return str(answer["text"])
 
 
+async def warm_up(child: ModelsChild, model: str) -> None:
+    """Start the child and have it load its model (`model`): one text embedded (an empty one would not load it:
+    it is a zero row). Raises `EmbeddingError` as `ProcessEmbedder.embed` does."""
+    await ProcessEmbedder(child, model).embed(["warm"])
+
+
 async def _ask(
-    child: LocalModelsProcess, request: dict[str, Any], error: type[ChatsError], payload_bytes: int = 0
+    child: ModelsChild, request: dict[str, Any], error: type[ChatsError], payload_bytes: int = 0
 ) -> tuple[dict[str, Any], bytes]:
     """The child's answer and payload (`LocalModelsProcess.call`); `error` (the caller's kind) with one line
     when the child failed or answered an error."""
@@ -190,7 +213,7 @@ class BadRequest(ValueError):
     """A request the child cannot read."""
 
 
-def answer(request: object, embedder: MiniLMEmbedder) -> tuple[dict[str, Any], bytes]:
+def answer(request: object, embedder: InProcessEmbedder[Any]) -> tuple[dict[str, Any], bytes]:
     """The child's answer to one request, raising `BadRequest` or the models' own errors."""
     if not isinstance(request, dict):
         raise BadRequest("a request must be a JSON object")
@@ -199,7 +222,7 @@ def answer(request: object, embedder: MiniLMEmbedder) -> tuple[dict[str, Any], b
         texts = request.get("texts")
         if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
             raise BadRequest("an embed request's texts must be a list of strings")
-        vectors = embedder.embed_sync(texts) if texts else np.empty((0, DIMENSIONS), dtype=np.float32)
+        vectors = embedder.embed_sync(texts) if texts else np.empty((0, embedder.dimensions), dtype=np.float32)
         return {"rows": len(vectors)}, vectors.astype("<f4").tobytes()
     # Imported on the first text request: yake and its dependencies take 0.2 s.
     from chats.text.offline_text import summarize_extractively
@@ -218,12 +241,12 @@ def answer(request: object, embedder: MiniLMEmbedder) -> tuple[dict[str, Any], b
     raise BadRequest(f"unknown request {op!r}: embed, summarize or title")
 
 
-def serve() -> None:
-    """The child: answer requests on stdin until it closes. The answers keep the original stdout to
+def serve(model: str, cache: Path | None = None) -> None:
+    """The child, running `model`: answer requests on stdin until it closes. The answers keep the original stdout to
     themselves: anything else printed there (by a library, from Python or C) goes to stderr instead."""
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    embedder = MiniLMEmbedder()
+    embedder = local_embedder_named(model, cache)
     for line in sys.stdin.buffer:
         try:
             header, payload = answer(json.loads(line), embedder)
@@ -234,4 +257,4 @@ def serve() -> None:
 
 
 if __name__ == "__main__":
-    serve()
+    serve(sys.argv[1] if len(sys.argv) > 1 else MINILM_MODEL_NAME, Path(sys.argv[2]) if len(sys.argv) > 2 else None)

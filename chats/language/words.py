@@ -137,6 +137,14 @@ def load_detector() -> None:
     _identifier()
 
 
+def unload_detector() -> None:
+    """Let the language detector's model go (70 MB resident): the next `detect` or `load_detector` reads it
+    again. For a Parley asleep, which detects nothing."""
+    with _load_lock:
+        _identifier.cache_clear()
+        _loaded_identifier.cache_clear()
+
+
 @cache
 def _identifier() -> _Identifier:
     with _load_lock:  # a second thread asking meanwhile waits for this load, and does not start its own

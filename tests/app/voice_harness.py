@@ -25,8 +25,9 @@ from voice.session_events import SpokenTurn
 from voice.state import StateChanged
 from voice.wake.protocol import WakeEvent
 
-LOOP_WAIT_S = 30.0
-"""Safety net for a whole conversation, the wake word model's loading included."""
+LOOP_WAIT_S = 90.0
+"""Safety net for a whole conversation, the wake word model's loading included, and the offline voice's models
+(they load as a conversation opens: 3 s on a quiet 2-core machine, 20 s and more at load 9)."""
 
 
 class Watcher:

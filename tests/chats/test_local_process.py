@@ -19,6 +19,8 @@ import pytest
 
 from chats.embedders.local_process import CHUNK_TEXTS, LocalModelsProcess, ProcessEmbedder, ProcessTextModel
 from chats.embedders.minilm import DIMENSIONS, MiniLMEmbedder
+from chats.embedders.use_multilingual import MODEL_NAME as USE_MODEL_NAME
+from chats.embedders.use_multilingual import MultilingualEmbedder
 from chats.errors import EmbeddingError, TextModelError
 from chats.models import Turn
 from chats.text.offline_text import OfflineTextModel
@@ -65,6 +67,19 @@ async def test_the_child_gives_the_vectors_this_process_would(child: LocalModels
     np.testing.assert_allclose(there, here, atol=1e-6)
     assert (await embedder.embed([])).shape == (0, DIMENSIONS)
     assert embedder.model_name == MiniLMEmbedder().model_name
+
+
+async def test_a_child_runs_the_multilingual_encoder_when_started_with_it() -> None:
+    # Stopped after a quiet spell like MiniLM's, it gives its memory back (issue 35): in this process it would not.
+    process = LocalModelsProcess(USE_MODEL_NAME)
+    try:
+        embedder = ProcessEmbedder(process, USE_MODEL_NAME)
+        there = await embedder.embed(TEXTS)
+        np.testing.assert_allclose(there, MultilingualEmbedder().embed_sync(TEXTS), atol=1e-5)
+        assert embedder.model_name == USE_MODEL_NAME and embedder.dimensions == there.shape[1]
+        assert embedder.reads_whole_texts and not ProcessEmbedder(process).reads_whole_texts
+    finally:
+        await process.aclose()
 
 
 async def test_the_child_gives_the_summaries_and_titles_this_process_would(child: LocalModelsProcess) -> None:
@@ -147,7 +162,7 @@ def chatty(self, texts):
 
 
 minilm.MiniLMEmbedder.embed_sync = chatty
-local_process.serve()
+local_process.serve(minilm.MODEL_NAME)
 """
 
 

@@ -42,6 +42,18 @@ def test_typing_sends_the_text_once_and_clears_the_box(qtbot: QtBot) -> None:
     assert controls.text_box.text() == ""
 
 
+def test_the_first_character_of_each_message_says_typing_started(qtbot: QtBot) -> None:
+    window = make_window(qtbot)
+    controls = window.controls
+    started: list[bool] = []
+    controls.typing_started.connect(lambda: started.append(True))
+    QTest.keyClicks(controls.text_box, "hello")
+    assert started == [True]  # once, not at every character
+    QTest.keyClick(controls.text_box, Qt.Key.Key_Return)
+    QTest.keyClicks(controls.text_box, "again")
+    assert started == [True, True]
+
+
 def test_push_to_talk_from_the_button(qtbot: QtBot) -> None:
     window = make_window(qtbot)
     controls = window.controls

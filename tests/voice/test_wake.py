@@ -4,6 +4,8 @@ committed fixtures (assets/audio, made with espeak-ng and sox)."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from pathlib import Path
@@ -257,3 +259,27 @@ async def test_a_threshold_changed_while_a_stream_is_read_counts_from_the_next_c
     assert events[0].offset_ms > heard[0]  # in the second recording
     with pytest.raises(ValueError, match="between 0 and 1"):
         detector.threshold = 1.0
+
+
+LOADS_A_DETECTOR = """
+import asyncio, sys
+from voice.wake.detector import OpenWakeWordDetector
+
+async def main():
+    async with OpenWakeWordDetector("hey_jarvis") as detector:
+        await detector.warm_up()
+
+asyncio.run(main())
+print(sorted(name for name in ("sklearn", "scipy") if name in sys.modules))
+import openwakeword.custom_verifier_model as trainer
+print(hasattr(trainer, "train_verifier_model"))
+"""
+
+
+def test_a_detector_loads_without_scikit_learn_and_the_trainer_stays_importable() -> None:
+    # A fresh interpreter: this test process may have imported scikit-learn for another test.
+    root = Path(__file__).resolve().parents[2]
+    shown = subprocess.run(
+        [sys.executable, "-c", LOADS_A_DETECTOR], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert shown.stdout.split() == ["[]", "True"]

@@ -38,6 +38,8 @@ class VoiceControls(QObject):
     """A message typed to the assistant instead of spoken."""
     look_requested = Signal()
     """The user asks the assistant to look at the screen (the Look button)."""
+    typing_started = Signal()
+    """The first character of a message typed into an empty box: its answer's models may start loading."""
 
     def __init__(self, window: QWidget) -> None:
         """Shortcuts (Ctrl+K talk, Ctrl+M mute) work anywhere in `window`."""
@@ -72,6 +74,7 @@ class VoiceControls(QObject):
         self.talk_shortcut.activated.connect(self.talk_requested)
         self.talk_button.clicked.connect(self.talk_requested)
         self.text_box.returnPressed.connect(self.send_text)
+        self.text_box.textEdited.connect(self._edited)
         self.send_button.clicked.connect(self.send_text)
         self.look_button.clicked.connect(self.look_requested)
         self.mute_action.toggled.connect(self.show_muted)
@@ -98,6 +101,11 @@ class VoiceControls(QObject):
 
     def focus_chain(self) -> list[QWidget]:
         return [self.talk_button, self.text_box, self.send_button, self.look_button, self.mute_button]
+
+    @Slot(str)
+    def _edited(self, text: str) -> None:
+        if len(text) == 1:
+            self.typing_started.emit()
 
     @Slot()
     def send_text(self) -> None:

@@ -43,6 +43,7 @@ class WindowVoice:
         controls.look_requested.connect(self.look_at_screen)
         if not self._presenter.looks_at_screen:  # hidden, never shown here: before it has a parent, that opens a window
             controls.look_button.hide()
+        controls.typing_started.connect(self.prepare)
         controls.mute_action.toggled.connect(self.set_muted)
 
     def bind_timers(self, panel: TimersPanel, confirmations: ConfirmationsPanel) -> None:
@@ -81,6 +82,9 @@ class WindowVoice:
 
     def look_at_screen(self) -> None:
         self._submit(self._presenter.look_at_screen())
+
+    def prepare(self) -> None:
+        self._submit(self._presenter.prepare())
 
     def set_muted(self, muted: bool) -> None:
         self._submit(self._presenter.set_muted(muted))

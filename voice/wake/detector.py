@@ -25,6 +25,9 @@ The only module that imports `openwakeword`. Facts that shape it:
   goal room against 26 without it; nor does slowing fast talkers down (12 % slower: 53 lost). What works
   is the user's own verifier (voice/wake/verifier.py), asked from `VERIFIER_THRESHOLD` on; except in
   babble, where it rejects more of the user's wakes than it saves.
+- Its package's `__init__` imports its custom verifier's trainer, and with it scikit-learn and scipy: 80 MB
+  resident and 3 s of import on a 2-core machine, for a function Parley never calls (its own verifier is
+  voice/wake/verifier.py). `_model_class` imports the package with that one module stood in for.
 - Silence costs nothing: `QuietGate` keeps frames under -60 dBFS from the model and hands the last
   2 s of them over when sound comes, so scores are exactly those of a model that heard everything.
 
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import sys
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -42,8 +46,8 @@ from dataclasses import dataclass
 from functools import partial
 from importlib.util import find_spec
 from pathlib import Path
-from types import TracebackType
-from typing import Self, TypeVar
+from types import ModuleType, TracebackType
+from typing import Any, Self, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -120,6 +124,35 @@ def _bundled_models() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "resources" / "models"
 
 
+TRAINER_MODULE = "openwakeword.custom_verifier_model"
+
+
+def _model_class() -> Any:
+    """`openwakeword.model.Model`, its package imported with a stand-in for the verifier trainer (see the module's
+    notes), taken away once imported: whoever imports the trainer itself later gets the real one."""
+    stand_in = None
+    if "openwakeword" not in sys.modules:
+        stand_in = sys.modules.setdefault(TRAINER_MODULE, _untrained())
+    try:
+        from openwakeword.model import Model
+    except ImportError as error:
+        raise WakeModelError("openWakeWord is not installed: pip install --no-deps openwakeword==0.5.1") from error
+    finally:
+        if stand_in is not None and sys.modules.get(TRAINER_MODULE) is stand_in:
+            del sys.modules[TRAINER_MODULE]
+    return Model
+
+
+def _untrained() -> ModuleType:
+    stand_in = ModuleType(TRAINER_MODULE)
+
+    def train_custom_verifier(*_args: object, **_kwargs: object) -> None:
+        raise NotImplementedError("Parley trains its own verifier: voice/wake/verifier.py")
+
+    stand_in.train_custom_verifier = train_custom_verifier  # type: ignore[attr-defined]
+    return stand_in
+
+
 class _Scorer:
     """One openWakeWord model, for one stream. Built and used on the detector's worker thread only."""
 
@@ -136,11 +169,7 @@ class _Scorer:
         self._verifier_threshold = verifier_threshold
         self._gate = QuietGate() if gate else None
         try:
-            from openwakeword.model import Model
-        except ImportError as error:
-            raise WakeModelError("openWakeWord is not installed: pip install --no-deps openwakeword==0.5.1") from error
-        try:
-            self._model = Model(
+            self._model = _model_class()(
                 wakeword_models=[str(model.path)], inference_framework="onnx", vad_threshold=vad_threshold
             )
             # openWakeWord 0.5.1 keeps 10 s of samples in a deque of Python ints and copies all of it
