@@ -2,7 +2,8 @@
 `python -m bench.signals [--runs N] [--out FILE]`.
 
 The server (`SILENT`) answers nothing, ignores its stdin closing and SIGTERM, and dies only killed: the worst
-a tool server can do. `parley tools list` starts it and waits on it; once the server has written its pid,
+a tool server can do. `parley tools list` and `parley doctor` (which checks everything else at the same time)
+start it and wait on it; once the server has written its pid,
 SIGINT or SIGTERM is sent, and the seconds from the signal to Parley's exit are timed, with whether the
 server was left running. Goal (issue 34): every command ends within 2 s of Ctrl-C or SIGTERM. Writes
 bench/results/signals.json (with the machine's load) and prints a summary.
@@ -44,7 +45,12 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-def one_run(folder: Path, stop: signal.Signals) -> dict[str, Any]:
+COMMANDS = (("tools", "list"), ("doctor",))
+"""The commands that start every server in `mcp.json` and wait on them (`parley ask` with Gemini does too:
+tests/hostile/test_tool_servers.py ends it by both signals against the fake Live service)."""
+
+
+def one_run(folder: Path, command: tuple[str, ...], stop: signal.Signals) -> dict[str, Any]:
     pid_file = folder / "silent.pid"
     pid_file.unlink(missing_ok=True)
     (folder / "silent.py").write_text(SILENT, encoding="utf-8")
@@ -53,7 +59,7 @@ def one_run(folder: Path, stop: signal.Signals) -> dict[str, Any]:
     (folder / "config.toml").write_text("", encoding="utf-8")
     env = {**os.environ, "PARLEY_CONFIG": str(folder / "config.toml"), "PARLEY_DATA_DIR": str(folder / "data")}
     child = subprocess.Popen(
-        [sys.executable, "-m", "app.cli.main", "tools", "list"],
+        [sys.executable, "-m", "app.cli.main", *command],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -82,16 +88,22 @@ def main() -> None:
     load = os.getloadavg()[0]
     results: dict[str, Any] = {"load_1min_before": round(load, 2), "goal_s": 2.0}
     with tempfile.TemporaryDirectory() as scratch:
-        for stop in (signal.SIGINT, signal.SIGTERM):
-            runs = [one_run(Path(scratch), stop) for _ in range(args.runs)]
-            seconds = [run["seconds"] for run in runs]
-            results[stop.name] = {
-                "p50_s": round(statistics.median(seconds), 3),
-                "max_s": max(seconds),
-                "servers_left_running": sum(run["server_left_running"] for run in runs),
-                "runs": runs,
-            }
-            print(f"{stop.name}: p50 {statistics.median(seconds):.2f} s, max {max(seconds):.2f} s (goal 2 s)")
+        for command in COMMANDS:
+            name = " ".join(command)
+            for stop in (signal.SIGINT, signal.SIGTERM):
+                runs = [one_run(Path(scratch), command, stop) for _ in range(args.runs)]
+                seconds = [run["seconds"] for run in runs]
+                left = sum(run["server_left_running"] for run in runs)
+                results.setdefault(name, {})[stop.name] = {
+                    "p50_s": round(statistics.median(seconds), 3),
+                    "max_s": max(seconds),
+                    "servers_left_running": left,
+                    "runs": runs,
+                }
+                print(
+                    f"parley {name}, {stop.name}: p50 {statistics.median(seconds):.2f} s, max {max(seconds):.2f} s"
+                    f" (goal 2 s), servers left running {left}"
+                )
     results["load_1min_after"] = round(os.getloadavg()[0], 2)
     args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 
