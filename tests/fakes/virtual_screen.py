@@ -27,7 +27,9 @@ def virtual_screen(size: str) -> Iterator[str]:
     assert executable is not None, "Xvfb is not installed (apt package `xvfb`)"
     read, write = os.pipe()
     server = subprocess.Popen(
-        [executable, "-displayfd", str(write), "-screen", "0", size, "-nolisten", "tcp"],
+        # -noreset: by default the server resets when its last client leaves, and a client connecting then is
+        # refused (ECONNRESET): the shortcut tests' other client met it after Parley let its grab go.
+        [executable, "-displayfd", str(write), "-screen", "0", size, "-nolisten", "tcp", "-noreset"],
         pass_fds=(write,),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

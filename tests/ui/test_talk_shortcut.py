@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 from app.config.settings import Settings
 from app.front.shortcut.talk import NO_DESKTOP, ON_X11
 from app.runtime import Runtime
-from tests.app.shortcut.x_session import grabbed_by_another_client, press, virtual_display
+from tests.app.shortcut.x_session import SIZE, grabbed_by_another_client, press
 from tests.fakes.gemini_live_scenario import (
     AfterAudio,
     CompleteTurn,
@@ -24,6 +24,7 @@ from tests.fakes.gemini_live_scenario import (
     script,
 )
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.fakes.virtual_screen import virtual_screen
 from tests.ui.conftest import TIMEOUT_MS, MakeSettings
 from tests.ui.live_settings_window import DEVICES, Devices, close, feed, save, settings_of
 from tests.ui.settings_dialog_parts import make_dialog, reload
@@ -34,7 +35,7 @@ from voice.audio.synthetic import silence
 @pytest.fixture
 def x_display(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A virtual X session, named in the environment Settings look at (Qt itself stays offscreen)."""
-    with virtual_display() as name:
+    with virtual_screen(SIZE) as name:
         monkeypatch.setenv("DISPLAY", name)
         yield name
 

@@ -10,10 +10,11 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from app.front.shortcut.talk import NO_DESKTOP, ON_X11, TalkShortcut, shortcut_support
-from tests.app.shortcut.x_session import grabbed_by_another_client, press, virtual_display
+from tests.app.shortcut.x_session import SIZE, grabbed_by_another_client, press
 from tests.app.voice_harness import history, running_loop
 from tests.fakes.gemini_live_scenario import AfterAudio, CompleteTurn, InputTranscript, OutputTranscript, script
 from tests.fakes.gemini_live_server import FakeGeminiLiveServer
+from tests.fakes.virtual_screen import virtual_screen
 from voice.audio.synthetic import silence
 from voice.state import AssistantState
 from voice.wake.protocol import PUSH_TO_TALK
@@ -121,7 +122,7 @@ def test_an_x_display_that_cannot_be_reached_is_said_in_one_line() -> None:
 
 def test_an_x_server_that_goes_away_ends_the_listener_and_closing_still_works() -> None:
     problems: list[str] = []
-    with virtual_display() as name:
+    with virtual_screen(SIZE) as name:
         shortcut = TalkShortcut(lambda: None, problems.append, {"DISPLAY": name})
         shortcut.set("Ctrl+Alt+Space")
     # The desktop session ended under the grab: the listener ends by itself, and closing is quiet.

@@ -1,10 +1,8 @@
-"""A virtual X session for the shortcut tests: Xvfb on a display number it picks itself (`-displayfd`, so two
-runs side by side never meet), and key presses sent into it with the XTEST extension, as a keyboard would."""
+"""Key presses sent into a virtual X session (`tests.fakes.virtual_screen`) with the XTEST extension, as a
+keyboard would, and another client holding a combination."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -13,31 +11,9 @@ from Xlib.display import Display
 from Xlib.error import BadAccess, CatchError
 from Xlib.ext import xtest
 
-XVFB = "/usr/bin/Xvfb"
-START_WAIT_S = 30.0
-
+SIZE = "640x480x24"
+"""The virtual screen the shortcut tests press keys on."""
 _KEYS = {"Ctrl": "Control_L", "Alt": "Alt_L", "Shift": "Shift_L", "Meta": "Super_L", "Space": "space"}
-
-
-@contextmanager
-def virtual_display() -> Iterator[str]:
-    """An Xvfb server from start to end of the block: its display name (":N")."""
-    read, write = os.pipe()
-    server = subprocess.Popen(
-        [XVFB, "-displayfd", str(write), "-nolisten", "tcp", "-screen", "0", "640x480x24"],
-        pass_fds=(write,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write)
-    try:
-        with os.fdopen(read, "rb") as said:
-            number = said.readline().strip()  # written once the server accepts clients
-        assert number, "Xvfb did not start"
-        yield f":{number.decode()}"
-    finally:
-        server.terminate()
-        server.wait(START_WAIT_S)
 
 
 def press(display_name: str, combination: str) -> None:
