@@ -220,7 +220,8 @@ class SettingsDialog(QDialog):
         voice_form.addRow("T&hreshold:", self.threshold)
         voice_form.addRow("Lan&guage:", self.language)
         voice_form.addRow("&Idle timeout:", self.idle_seconds)
-        voice_form.addRow(form_label("T&alk shortcut:", self.talk_shortcut.edit), self.talk_shortcut)
+        shortcut = self.talk_shortcut
+        voice_form.addRow(form_label("T&alk shortcut:", shortcut.edit), stacked(shortcut.edit, shortcut.support))
         voice_form.addRow("&Live model:", self.live_model)
         voice_form.addRow(self.close_to_tray)
         voice_form.addRow(self.start_at_login)

@@ -5,7 +5,7 @@ work."""
 from __future__ import annotations
 
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QKeySequenceEdit, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QKeySequenceEdit, QLabel, QLineEdit, QSizePolicy
 
 from app.front.shortcut.combination import KeyCombination, ShortcutError
 from app.front.shortcut.talk import Support
@@ -15,10 +15,11 @@ _PORTABLE = QKeySequence.SequenceFormat.PortableText
 """The text the setting holds: Qt's names in English ("Ctrl+Alt+Space"), whatever the desktop's language."""
 
 
-class TalkShortcutRow(QWidget):
+class TalkShortcutRow:
+    """The key field and, under it, the line about this desktop (the form stacks them: `ui.widgets.stacked`)."""
+
     def __init__(self, shortcut: str | None, support: Support) -> None:
         """`shortcut`: the setting as saved (None: none); `support`: what this desktop allows."""
-        super().__init__()
         self.edit = QKeySequenceEdit(QKeySequence.fromString(shortcut or "", _PORTABLE))
         self.edit.setMaximumSequenceLength(1)  # one combination, not a sequence of them
         self.edit.setClearButtonEnabled(True)
@@ -30,10 +31,10 @@ class TalkShortcutRow(QWidget):
         self.support = QLabel(for_window(support.line))
         self.support.setWordWrap(True)
         self.support.setAccessibleName("Talk shortcut availability")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.edit)
-        layout.addWidget(self.support)
+        # Neither is squeezed when the dialog is taller than the screen (a small laptop's): the other rows are
+        # fields of a fixed height too.
+        for part in (self.edit, self.support):
+            part.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
 
     def text(self) -> str:
         """The combination shown, as the setting writes it ("" for none)."""
