@@ -1,7 +1,7 @@
 """The language detector's model (py3langid's, read from an lzma file: 1.2 s on a 2-core CPU) is loaded on a
 thread as the voice loop starts, not on its event loop when the first spoken answer asks a text's language:
 there it stalled the loop, and the voice with it. In a `parley listen` of its own, so that nothing this test
-process loaded before counts; py3langid's loader is wrapped to say where it ran."""
+process loaded before counts; py3langid's identifier is wrapped to say where it was made ready."""
 
 from __future__ import annotations
 
@@ -32,19 +32,20 @@ import sys
 
 from py3langid import langid
 
-load = langid.LanguageIdentifier.from_model_file.__func__
+narrow = langid.LanguageIdentifier.set_languages
 
 
-def said_where(cls, *args, **kwargs):
+def said_where(self, *args, **kwargs):
     try:
         asyncio.get_running_loop()
         print("language detector loaded on an event loop", file=sys.stderr)
     except RuntimeError:
         print("language detector loaded off the event loop", file=sys.stderr)
-    return load(cls, *args, **kwargs)
+    return narrow(self, *args, **kwargs)
 
 
-langid.LanguageIdentifier.from_model_file = classmethod(said_where)
+# The last step of every load, from the package's file or from the model cache's prepared arrays.
+langid.LanguageIdentifier.set_languages = said_where
 
 from app.cli.main import main
 
