@@ -41,6 +41,12 @@ from tests.fakes.gemini_live_server import FakeGeminiLiveServer
 from tests.fakes.screenshot_portal import FakeScreenshotPortal, private_bus
 from tests.fakes.virtual_screen import virtual_screen
 
+# Qt takes the first thread that makes one of its objects for its main thread. The picture's JPEG buffer is made
+# on a worker thread (`take_screen`): made before the session's QApplication, it made that thread Qt's main
+# thread, and a later window test's close event was then delivered late, so the tray could not refuse it
+# (tests/ui/test_tray.py failed in every whole run). The application is made first, on the main thread.
+pytestmark = pytest.mark.usefixtures("qapp")
+
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "audio"
 SCREEN = "1920x1080x24"
 QUESTION = "What does the error on my screen mean?"

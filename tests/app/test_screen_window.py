@@ -17,6 +17,12 @@ from app.screen.toolkit import LOOK_AT_SCREEN, ScreenKit
 from tests.app.test_screen import SCREEN, note_of, size_of
 from tests.fakes.virtual_screen import active_window, virtual_screen
 
+# Qt takes the first thread that makes one of its objects for its main thread. The picture's JPEG buffer is made
+# on a worker thread (`take_screen`): made before the session's QApplication, it made that thread Qt's main
+# thread, and a later window test's close event was then delivered late, so the tray could not refuse it
+# (tests/ui/test_tray.py failed in every whole run). The application is made first, on the main thread.
+pytestmark = pytest.mark.usefixtures("qapp")
+
 RED = 0xDC2626
 CLOSE = 16
 """How far (0-255, each of R, G, B) a JPEG's pixel may be from the colour it encoded."""
