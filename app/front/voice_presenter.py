@@ -61,7 +61,7 @@ MEMORY_WRITES = frozenset({"save_memory", "add_memory", "forget_memory"})
 
 AudioFactory = Callable[[], tuple[AudioSource, AudioSink]]
 """Makes the microphone (or a recording) and the speaker when the loop starts, on a worker thread: it may
-load native libraries (the echo canceller's) and scipy."""
+load native libraries (the echo canceller's)."""
 
 
 class VoicePresenter:
@@ -113,8 +113,8 @@ class VoicePresenter:
             recent = await services.store.list_chats(limit=1)
             chat_id = recent[0].id if recent else (await services.store.create()).id
         try:
-            # Off the event loop: the echo canceller loads its native library and scipy (half a second), while
-            # the chat list waits on this loop for its first page.
+            # Off the event loop: the echo canceller loads its native library, while the chat list waits on
+            # this loop for its first page.
             source, sink = await asyncio.to_thread(self._audio)
             self._kits = tool_kits(self._settings, services, post=self._post, sink=sink)
             self._loop = VoiceLoop(
