@@ -13,17 +13,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import Enum
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from urllib.parse import urlencode
 from uuid import UUID
 
-import numpy as np
-import numpy.typing as npt
-
 from chats.errors import ChatsError, InvalidFolderName, InvalidTitle, InvalidTurn
 
+if TYPE_CHECKING:  # numpy only names the type here: `parley --help` and the terminal's escaping read this module
+    import numpy as np
+    import numpy.typing as npt
+
 Role = Literal["user", "model"]
-Vector = npt.NDArray[np.float32]
+Vector: TypeAlias = "npt.NDArray[np.float32]"
 """A 1-d float32 embedding, L2-normalised so that a dot product is the cosine similarity."""
 
 ROLES: tuple[Role, ...] = ("user", "model")

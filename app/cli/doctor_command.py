@@ -21,7 +21,6 @@ from app.config.tls import ssl_context
 from app.core.status import OFFLINE_NOTICE
 from chats.errors import ChatsError
 from voice.errors import VoiceError
-from voice.live.connection import LiveConfig
 
 if TYPE_CHECKING:  # the MCP client is imported when the check runs
     from app.mcp.catalogue import ServerReport
@@ -245,6 +244,7 @@ async def _live(settings: Settings) -> Finding:
         return await _offline(settings)
     if settings.gemini_api_key is None:
         return Finding("live model", "problem", "voice_model is gemini but no Gemini key is set")
+    from voice.live.connection import LiveConfig
     from voice.live.gemini import connect
 
     opening = functools.partial(

@@ -14,11 +14,9 @@ from uuid import UUID, uuid4
 
 from app.cli.command_runner import UsageError, chat_id_argument
 from app.config.settings import Settings
-from app.core.events import TurnSpoken
 from app.core.status import VoiceStatus
 from voice.audio.devices import AudioDevice, audio_devices
 from voice.errors import NoAudioDevice
-from voice.session_events import ConnectionFailed, ToolUsed
 
 NO_SOUND = "no sound card, and no sound server running"
 
@@ -179,7 +177,11 @@ class EventPrinter:
         self.emit({"event": "wake", "model": wake.model, "score": round(wake.score, 3), "offset_ms": wake.offset_ms})
 
     async def conversation(self, event: ConversationEvent) -> None:
-        from app.conversation import ChatSwitched, Saved  # loaded with the loop already (see `_listen`)
+        # Loaded with the loop already (see `_listen`): `parley --help` reads this module, and `app.core.events`
+        # brings numpy with the chats' models.
+        from app.conversation import ChatSwitched, Saved
+        from app.core.events import TurnSpoken
+        from voice.session_events import ConnectionFailed, ToolUsed
 
         if isinstance(event, TurnSpoken):
             turn = event.turn
