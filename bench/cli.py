@@ -1,4 +1,4 @@
-"""How long `parley` commands take, as a user feels it: `python -m bench.cli [--runs N] [--out FILE]`.
+"""How long `parley` commands take, as a user feels it: `python -m bench.cli [--runs N] [--out FILE] [--only NAME]`.
 
 Each command runs as a user runs it: the `parley` entry point of this interpreter's environment, in a child
 process, on a fresh data folder with an empty config file and no API key (so offline), the model cache
@@ -35,7 +35,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -280,30 +280,37 @@ def cpu_of_tree(pid: int) -> float:
     return total
 
 
-def measure(runs: int) -> dict[str, Any]:
+def measure(runs: int, only: Sequence[str] = ()) -> dict[str, Any]:
+    """Every case, or those whose names start with one of `only` (the figures of the others are not written)."""
+
+    def wanted(name: str) -> bool:
+        return not only or name.startswith(tuple(only))
+
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         env = child_env(folder)
         build_store(folder, STORE_CHATS, STORE_MEMORIES)
         bare = runs_of([sys.executable, "-c", "pass"], env, runs * 2)["p50_s"]
         timed([*PARLEY, *ASK], env)  # the model cache prepared (the intents' vectors), as after a first start
-        ask_answered, ask_saved_to_exit = ask_timings(env, max(1, runs // 2))
-        cases = {
-            "--help": runs_of([*PARLEY, "--help"], env, runs),
-            "chats list": runs_of([*PARLEY, "chats", "list"], env, runs),
-            "chats search": runs_of([*PARLEY, *SEARCH_CHATS], env, runs, warm_up=1),
-            "memories search": runs_of([*PARLEY, *SEARCH_MEMORIES], env, runs, warm_up=1),
-            "doctor": runs_of([*PARLEY, "doctor"], env, max(1, runs // 2)),
-            "listen, no microphone": listen_timing(env, max(1, runs // 2)),
-            "ask, to the answer": ask_answered,
-            "ask, saved to exit": ask_saved_to_exit,
+        alone: dict[str, Callable[[], dict[str, Any]]] = {
+            "--help": lambda: runs_of([*PARLEY, "--help"], env, runs),
+            "chats list": lambda: runs_of([*PARLEY, "chats", "list"], env, runs),
+            "chats search": lambda: runs_of([*PARLEY, *SEARCH_CHATS], env, runs, warm_up=1),
+            "memories search": lambda: runs_of([*PARLEY, *SEARCH_MEMORIES], env, runs, warm_up=1),
+            "doctor": lambda: runs_of([*PARLEY, "doctor"], env, max(1, runs // 2)),
+            "listen, no microphone": lambda: listen_timing(env, max(1, runs // 2)),
         }
-        with running_parley(env):
-            cases |= {
-                "chats search, Parley running": runs_of([*PARLEY, *SEARCH_CHATS], env, runs, warm_up=1),
-                "memories search, Parley running": runs_of([*PARLEY, *SEARCH_MEMORIES], env, runs, warm_up=1),
-                "ask, Parley running": runs_of([*PARLEY, *ASK_RUNNING], env, max(1, runs // 2), warm_up=1),
-            }
+        cases = {name: measured() for name, measured in alone.items() if wanted(name)}
+        if wanted("ask, to the answer") or wanted("ask, saved to exit"):
+            cases["ask, to the answer"], cases["ask, saved to exit"] = ask_timings(env, max(1, runs // 2))
+        beside: dict[str, Callable[[], dict[str, Any]]] = {
+            "chats search, Parley running": lambda: runs_of([*PARLEY, *SEARCH_CHATS], env, runs, warm_up=1),
+            "memories search, Parley running": lambda: runs_of([*PARLEY, *SEARCH_MEMORIES], env, runs, warm_up=1),
+            "ask, Parley running": lambda: runs_of([*PARLEY, *ASK_RUNNING], env, max(1, runs // 2), warm_up=1),
+        }
+        if any(wanted(name) for name in beside):
+            with running_parley(env):
+                cases |= {name: measured() for name, measured in beside.items() if wanted(name)}
     for name, case in cases.items():
         case["ratio_to_bare_python"] = round(case["p50_s"] / bare, 1)
         case["goal_s"] = GOALS[name]
@@ -346,10 +353,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS / "cli.json")
     parser.add_argument("--module", action="store_true", help="run `python -m ui.launcher` from the current folder")
     parser.add_argument("--note", help="kept in the JSON: what was measured, and the machine's load by others")
+    parser.add_argument("--only", action="append", default=[], help="only the cases whose names start so (repeatable)")
     args = parser.parse_args()
     if args.module:
         PARLEY[:] = [sys.executable, "-m", "ui.launcher"]
-    results = measure(args.runs) | ({"note": args.note} if args.note else {})
+    results = measure(args.runs, args.only) | ({"note": args.note} if args.note else {})
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     report(results)
