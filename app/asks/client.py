@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from app.asks.answer import Answer
 from app.asks.wire import MAX_REQUEST_BYTES, Search, line, search_request, socket_path
 from voice.errors import VoiceError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # an answer gathers the voice loop's events: a search reads none of their modules
+    from app.asks.answer import Answer
     from app.core.toolkit import Asker
 
 ANSWER_WAIT_S = 120.0
@@ -82,6 +82,8 @@ async def ask_running(
     message = json.loads(response)
     if "error" in message:
         raise VoiceError(str(message["error"]))
+    from app.asks.answer import Answer
+
     return Answer.of_json(message["answer"])
 
 

@@ -79,8 +79,10 @@ class Forms:
     first person in "-o" turns third by its infinitive's conjugation (`_regular`)."""
 
 
-def _forms(language: str) -> Forms:
-    """`language`'s `[person_forms]`."""
+@cache
+def forms_of(language: str) -> Forms:
+    """`language`'s `[person_forms]`, from `languages/<code>/words.toml` (read on first use: every language's,
+    read with the memory store that every command opens, took 0.12 s); English is `chats.memory.text`'s."""
     file = table(language)
     forms = file["person_forms"]
     return Forms(
@@ -107,19 +109,16 @@ def _forms(language: str) -> Forms:
     )
 
 
-FORMS: dict[str, Forms] = {code: _forms(code) for code in SUPPORTED if code != "en"}
-"""Language code -> its forms, from `languages/<code>/words.toml`; English is `chats.memory.text`'s."""
-
 _QUOTE_OPEN, _QUOTE_CLOSE = "\u201c", "\u201d"
 
 
 def supported(language: str) -> bool:
-    return language in FORMS
+    return language in SUPPORTED and language != "en"
 
 
 def third_person_sentence(sentence: str, language: Other) -> str:
     """One sentence rewritten in the third person where its form is a simple one (see the module)."""
-    forms = FORMS[language]
+    forms = forms_of(language)
     rewritten = _opening(sentence, language, forms)
     subject_first = rewritten != sentence
     if subject_first:
@@ -137,13 +136,13 @@ def third_person_sentence(sentence: str, language: Other) -> str:
 
 def first_person_left(text: str, language: Other) -> str | None:
     """The first first-person word of `text` in `language`, or None."""
-    found = FORMS[language].first_person.search(text)
+    found = forms_of(language).first_person.search(text)
     return found.group(0) if found else None
 
 
 def said(text: str, language: Other) -> str:
     """The user's own words with a clear subject: 'L'utente ha detto: “Ci siamo sposati a maggio”'."""
-    return f"{FORMS[language].said} {_QUOTE_OPEN}{text}{_QUOTE_CLOSE}"
+    return f"{forms_of(language).said} {_QUOTE_OPEN}{text}{_QUOTE_CLOSE}"
 
 
 # -- the opening of a sentence -------------------------------------------------------------------------
@@ -228,7 +227,7 @@ def _is_german_verb(word: str, forms: Forms) -> bool:
 def _is_verb_form(lower: str, language: Other) -> bool:
     """A conjugated verb: simplemma takes it to an infinitive other than itself."""
     lemma = _lemma(lower, language)
-    return lemma != lower and lemma.endswith(FORMS[language].infinitives)
+    return lemma != lower and lemma.endswith(forms_of(language).infinitives)
 
 
 def _third(verb: str, language: Other, forms: Forms) -> str:
@@ -256,7 +255,7 @@ def _regular(verb: str, language: Other) -> str:
     `verb` or of the candidate third person; `verb` itself when neither is a verb."""
     if not verb.endswith("o"):
         return verb
-    first, *other_endings = FORMS[language].infinitives
+    first, *other_endings = forms_of(language).infinitives
     other = tuple(other_endings)
     lemma = _lemma(verb, language)
     if lemma.endswith(first) and lemma != verb:
@@ -274,7 +273,7 @@ def _regular(verb: str, language: Other) -> str:
 
 
 def _possessive_opening(sentence: str, language: Other) -> str | None:
-    forms = FORMS[language]
+    forms = forms_of(language)
     m = forms.possessive_opening.match(sentence)
     if m is None:
         return None

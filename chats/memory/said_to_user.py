@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
-from chats.memory.person_forms import FORMS, Other
+from chats.memory.person_forms import Other, forms_of
 from languages.registry import table
 
 
 def second_person_sentence(sentence: str, language: Other) -> str:
     """A third-person sentence said to the user: "L'utente si chiama Marco" -> "Ti chiami Marco", "La
     moglie dell'utente" -> "La tua moglie"; other sentences as they are."""
-    forms, to_user = FORMS[language], _SECOND[language]
+    forms, to_user = forms_of(language), _second_person(language)
     for pattern, replacement in to_user.openings:
         new, count = re.subn(pattern, replacement, sentence, count=1, flags=re.IGNORECASE)
         if count:
@@ -57,8 +58,9 @@ class SecondPerson:
     """(third person's ending, second's) for the regular verbs, the first that fits replaced ("-a" -> "-i")."""
 
 
+@cache
 def _second_person(language: str) -> SecondPerson:
-    """`language`'s `[said_to_user]`."""
+    """How `language`'s memories are said to the user: its `[said_to_user]`, from `languages/<code>/words.toml`."""
     said = table(language)["said_to_user"]
     third, second = said["reflexive"]
     return SecondPerson(
@@ -67,10 +69,6 @@ def _second_person(language: str) -> SecondPerson:
         pronoun=said["pronoun"],
         second_endings=tuple((third, second) for third, second in said["second_endings"]),
     )
-
-
-_SECOND: dict[str, SecondPerson] = {code: _second_person(code) for code in FORMS}
-"""Language code -> how its memories are said to the user, from `languages/<code>/words.toml`."""
 
 
 def _second_regular(verb: str, to_user: SecondPerson) -> str:
