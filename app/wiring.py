@@ -211,23 +211,26 @@ def _remote_text_part(clock: Callable[[], datetime]) -> RemotePart:
 
 
 class TextModelOnFirstUse:
-    """The text model `make` makes, made when first asked for a summary or a title: the offline one takes
-    most of a second to import (yake, its cue tables), which a command or a conversation that writes
-    neither would pay at its start. `part`: the health of the remote model it will make (None for the
-    offline one), known before it is made, so that maintenance reads it (`chats.degrade.part_of`)."""
+    """The text model `make(part)` makes, made when first asked for a summary or a title: the offline one
+    takes most of a second to import (yake, its cue tables), which a command or a conversation that writes
+    neither would pay at its start. `part` gives the health of the remote model it will make (None for the
+    offline one), known before it is made, so that maintenance reads it (`chats.degrade.part_of`); asked for
+    when first read, since choosing the model may read the OS keyring."""
 
-    def __init__(self, make: Callable[[], TextModel], part: RemotePart | None = None) -> None:
+    def __init__(
+        self, make: Callable[[RemotePart | None], TextModel], part: Callable[[], RemotePart | None] = lambda: None
+    ) -> None:
         self._make = make
         self._model: TextModel | None = None
         self._part = part
 
-    @property
+    @cached_property
     def part(self) -> RemotePart | None:
-        return self._part
+        return self._part()
 
     def _made(self) -> TextModel:
         if self._model is None:
-            self._model = self._make()
+            self._model = self._make(self.part)
         return self._model
 
     @property
@@ -253,26 +256,37 @@ class ChatServices:
         self,
         store: ChatStore,
         memories: MemoryStore,
-        embedder: Embedder,
+        embedder: Callable[[], Embedder],
         text_model: TextModel,
         installation: UUID = NO_INSTALLATION,
         *,
-        other_languages: OtherLanguages | None = None,
+        other_languages: Callable[[], OtherLanguages | None] = lambda: None,
         on_demand: tuple[OnDemand[Any], ...] = (),
     ) -> None:
-        """`other_languages`: what embeds a memory `embedder` cannot read (`chats.embedders.local_models`).
-        `on_demand`: the models behind the embedder and the text model that load when needed and go after a
-        quiet spell (the local models' child process): a conversation holds them while it lasts."""
+        """`embedder` makes the embedder, when first used: choosing it may read the OS keyring (which key is
+        set), and making it imports the model's code, which a command that embeds nothing (a chat list) does
+        not pay. `other_languages` makes what embeds a memory the embedder cannot read
+        (`chats.embedders.local_models`). `on_demand`: the models behind the embedder and the text model that
+        load when needed and go after a quiet spell (the local models' child process): a conversation holds
+        them while it lasts."""
         self.store = store
         self.on_demand = on_demand
-        self.embedder = embedder
-        self.other_languages = other_languages
+        self._make_embedder = embedder
+        self._make_other_languages = other_languages
         self.text_model = text_model
         self.installation = installation
         """This data folder's own random id (`installation_id`): what makes an imported chat's id, derived
         from its content so that importing it again finds it, differ from another installation's import of
         the same file, which a shared Supabase project could not hold twice."""
         self._memories = memories
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        return self._make_embedder()
+
+    @cached_property
+    def other_languages(self) -> OtherLanguages | None:
+        return self._make_other_languages()
 
     @cached_property
     def maintainer(self) -> ChatMaintainer:
@@ -327,7 +341,7 @@ def compose_services(
     installation: UUID = NO_INSTALLATION,
 ) -> ChatServices:
     """The services over a chat store and a memory store of the same user."""
-    return ChatServices(store, memories, embedder, text_model, installation)
+    return ChatServices(store, memories, lambda: embedder, text_model, installation)
 
 
 async def open_stores(
@@ -376,22 +390,27 @@ async def open_chat_services(
             process = LocalModelsProcess(local_model_for(settings.language), model_cache())
             child = LocalModelsOnDemand(process, settings.models_release_s)
             closing.push_async_callback(child.aclose)
-        embedder = make_embedder(settings, closing, child)
         store, memories = await open_stores(settings, closing, clock=clock)
-        part = text_part(settings)
-        text_model = TextModelOnFirstUse(functools.partial(make_text_model, settings, closing, child, part=part), part)
-        other = None
-        if settings.effective_embedder == "local":  # a service's model reads every language
-            from chats.embedders.local_models import other_languages_for
-
-            other = other_languages_for(settings.language, model_cache())
+        text_model = TextModelOnFirstUse(
+            lambda part: make_text_model(settings, closing, child, part=part), functools.partial(text_part, settings)
+        )
         on_demand = () if child is None else (child.part,)
         yield ChatServices(
             store,
             memories,
-            embedder,
+            functools.partial(make_embedder, settings, closing, child),
             text_model,
             installation_id(settings.data_dir),
-            other_languages=other,
+            other_languages=functools.partial(_other_languages, settings),
             on_demand=on_demand,
         )
+
+
+def _other_languages(settings: Settings) -> OtherLanguages | None:
+    """What embeds a memory in a language the local embedder does not read; None with a service's embedder,
+    whose model reads every language."""
+    if settings.effective_embedder != "local":
+        return None
+    from chats.embedders.local_models import other_languages_for
+
+    return other_languages_for(settings.language, model_cache())

@@ -103,6 +103,7 @@ async def _running_parleys_answer(
                 return answer
             if stopping.is_set():
                 raise Stopped("stopped waiting for the answer; the question stays with the running Parley, in its chat")
+    settings.api_keys.read_all()  # this process answers: a key it cannot use is refused before it writes anything
     owner = who_listens(data_dir)
     if owner is not None:
         raise AlreadyListening(owner)

@@ -44,6 +44,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(settings: Settings, args: argparse.Namespace) -> int:
     if args.fast and args.audio_in is None:
         raise UsageError("--fast only applies to a recording (--audio-in)")
+    settings.api_keys.read_all()  # a key that cannot be used is refused before the conversation starts
     # Before the models load and the chats open (seconds): a wrong file, or no microphone, is said at once.
     if args.audio_in is not None:
         from voice.audio.wav import read_header

@@ -8,7 +8,7 @@ backups, support chats.
 The redaction filter is a safety net for mistakes, not a licence to log sensitive values. It replaces,
 in the final message, in the arguments and in exception and stack text:
 
-- every API key the settings resolved (`Settings.gemini_api_key`, `Settings.openai_api_key`), exactly;
+- every API key the run has read (`Settings.gemini_api_key`, `Settings.openai_api_key`), exactly;
 - strings shaped like keys: Google `AIza...`, OpenAI `sk-...`, `Bearer <token>` and JWTs (`eyJ...`).
 """
 
@@ -18,7 +18,7 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
@@ -69,24 +69,31 @@ class RedactingFilter(logging.Filter):
     redacted into `exc_text` / `stack_info`, which formatters print instead of re-rendering.
     """
 
-    def __init__(self, known_secrets: Iterable[str] = ()) -> None:
+    def __init__(self, known_secrets: Iterable[str] | Callable[[], Iterable[str]] = ()) -> None:
+        """`known_secrets`: the values to redact, or what gives them as each record comes (keys read as the run
+        goes: `app.config.secrets.ApiKeys`)."""
         super().__init__()
-        self._secrets = tuple(s for s in known_secrets if s)
+        if callable(known_secrets):
+            self._known = known_secrets
+        else:
+            fixed = tuple(known_secrets)
+            self._known = lambda: fixed
 
     def filter(self, record: logging.LogRecord) -> bool:
+        secrets = tuple(self._known())
         try:
             message = record.getMessage()
         except Exception:
             # A bad format string: keep the parts so the line still says something useful.
             message = f"{record.msg} {record.args!r}"
-        record.msg = redact(message, self._secrets)
+        record.msg = redact(message, secrets)
         record.args = None
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
-            record.exc_text = redact(record.exc_text, self._secrets)
+            record.exc_text = redact(record.exc_text, secrets)
         if record.stack_info:
-            record.stack_info = redact(record.stack_info, self._secrets)
+            record.stack_info = redact(record.stack_info, secrets)
         return True
 
 
@@ -103,8 +110,11 @@ def configure_logging(settings: Settings, *, stderr: bool = True, stderr_level: 
             root.removeHandler(handler)
             handler.close()
 
-    keys = (settings.gemini_api_key, settings.openai_api_key, settings.supabase_anon_key)
-    known = [s.reveal() for s in keys if s is not None]
+    api_keys, anon_key = settings.api_keys, settings.supabase_anon_key
+
+    def known() -> list[str]:  # the API keys read so far: the OS keyring is read when a key is first used
+        return [key.reveal() for key in (*api_keys.read(), anon_key) if key is not None]
+
     redactor = RedactingFilter(known)
     root.setLevel(settings.log_level)
 

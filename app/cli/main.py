@@ -140,6 +140,7 @@ def _command(argv: Sequence[str] | None, default: Opening) -> int:
         configure_logging(settings, stderr_level=args.log_level or "WARNING")
         handler = getattr(args, "handler", None)
         if handler is None:
+            settings.api_keys.read_all()  # the window refuses a key it cannot use before it opens
             return default(settings, hidden=args.hidden)
         with _terminated_as_interrupted():
             result: int = handler(settings, args)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -165,12 +166,67 @@ def keyring_available() -> bool:
     return not isinstance(keyring.get_keyring(), fail.Keyring | null.Keyring)
 
 
+class ApiKeys:
+    """The API keys of one run, each read from the OS keyring only when first asked for, then kept: importing
+    `keyring` and finding its backend costs 0.15-0.25 s of CPU, which a command that needs no key does not pay
+    (a chat list; a search or a question the running Parley answers). A key in the environment is read and
+    checked at once (`SecretsError`), as the settings load; one in the OS keyring, at its first use."""
+
+    def __init__(self, env: Mapping[str, str] | None = None, *, keyring: bool = True) -> None:
+        """`env`: where to look first (None: `os.environ`); `keyring`: then the OS keyring (else a key not in `env`
+        is None)."""
+        env = os.environ if env is None else env
+        self._keys: dict[str, Secret | None] = {}
+        for spec in SECRETS:
+            found = _from_environment(spec, env)
+            if found is not None or not keyring:
+                self._keys[spec.name] = found
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, **keys: Secret | None) -> ApiKeys:
+        """These keys (`gemini=Secret(...)`), the others none: looked up nowhere."""
+        api_keys = cls({}, keyring=False)
+        api_keys._keys |= keys
+        return api_keys
+
+    def read_all(self) -> None:
+        """Read every key now: what is about to use them (a conversation) refuses a bad one before it has
+        written anything (`SecretsError`)."""
+        for name in SECRET_NAMES:
+            self.get(name)
+
+    def read(self) -> list[Secret]:
+        """The keys read so far: what the logs redact (a key never read cannot reach one)."""
+        with self._lock:
+            return [key for key in self._keys.values() if key is not None]
+
+    def get(self, name: str) -> Secret | None:
+        """The key named `name` (`SECRET_NAMES`), or None; `SecretsError` for one in the keyring that cannot be used."""
+        with self._lock:  # one lookup, whichever thread asks first
+            if name not in self._keys:
+                self._keys[name] = _from_keyring(secret_spec(name))
+            return self._keys[name]
+
+
 def _lookup(spec: SecretSpec, env: Mapping[str, str]) -> tuple[Secret, SecretSource] | None:
+    found = _from_environment(spec, env)
+    if found is not None:
+        return found, "environment"
+    stored = _from_keyring(spec)
+    return None if stored is None else (stored, "keyring")
+
+
+def _from_environment(spec: SecretSpec, env: Mapping[str, str]) -> Secret | None:
     for var in spec.env_vars:
         # An empty variable (`GEMINI_API_KEY=`) counts as unset, as shells make it easy to leave one.
         value = checked_key(spec.name, env.get(var, ""), f"in {var}")
         if value:
-            return Secret(value), "environment"
+            return Secret(value)
+    return None
+
+
+def _from_keyring(spec: SecretSpec) -> Secret | None:
     import keyring.errors
 
     try:
@@ -181,7 +237,7 @@ def _lookup(spec: SecretSpec, env: Mapping[str, str]) -> tuple[Secret, SecretSou
         return None
     if stored is None or not stored.strip():
         return None
-    return Secret(checked_key(spec.name, stored, "in the OS keyring")), "keyring"
+    return Secret(checked_key(spec.name, stored, "in the OS keyring"))
 
 
 def _require_keyring(spec: SecretSpec) -> None:

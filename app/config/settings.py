@@ -28,7 +28,7 @@ from typing import Any, Literal, cast, get_args, get_origin, get_type_hints
 from app.config.config_file import SettingsError, read_config
 from app.config.desktop_language import desktop_language
 from app.config.paths import default_config_file, default_data_dir
-from app.config.secrets import SECRETS, Secret, SecretSpec, get_secret
+from app.config.secrets import SECRETS, ApiKeys, Secret, SecretSpec
 from app.config.setting_values import LOG_LEVELS, Kind, SettingSpec, convert_value, typed_value
 from languages.registry import SUPPORTED, about
 
@@ -217,8 +217,16 @@ class Settings:
             kind="masked",
         ),
     )
-    gemini_api_key: Secret | None = field(default=None, metadata={"kind": "secret"})
-    openai_api_key: Secret | None = field(default=None, metadata={"kind": "secret"})
+    api_keys: ApiKeys = field(default_factory=ApiKeys.of, repr=False, compare=False, metadata={"kind": "keys"})
+    """Where `gemini_api_key` and `openai_api_key` come from (read when first asked for); none by default."""
+
+    @property
+    def gemini_api_key(self) -> Secret | None:
+        return self.api_keys.get("gemini")
+
+    @property
+    def openai_api_key(self) -> Secret | None:
+        return self.api_keys.get("openai")
 
     @property
     def effective_embedder(self) -> Literal["local", "openai", "gemini"]:
@@ -254,11 +262,11 @@ KEYS = {secret.setting: secret for secret in SECRETS}
 def _specs() -> tuple[SettingSpec, ...]:
     """Every setting's `SettingSpec`, read from its `Settings` field (API keys from their `SecretSpec`)."""
     hints = get_type_hints(Settings)
-    specs = []
+    specs: list[SettingSpec] = []
     for setting in dataclasses.fields(Settings):
         meta = setting.metadata
-        if setting.name in KEYS:
-            specs.append(_secret_spec(KEYS[setting.name]))
+        if meta["kind"] == "keys":
+            specs.extend(_secret_spec(secret) for secret in SECRETS)
             continue
         hint = hints[setting.name]
         specs.append(
@@ -309,7 +317,7 @@ def load_settings(overrides: Mapping[str, Override] | None = None, env: Mapping[
     """Resolve every setting through the four layers; `SettingsError` on any bad value.
 
     `overrides` maps `Settings` field names to command-line values (None: not given); `env` defaults to
-    `os.environ`. API keys are looked up in `env`, then the OS keyring.
+    `os.environ`. API keys are looked up in `env`, then (when first asked for) the OS keyring.
     """
     return load_with_origins(overrides, env)[0]
 
@@ -345,9 +353,7 @@ def load_with_origins(
 
     values: dict[str, Any] = {}
     for spec in SETTINGS:
-        if spec.kind == "secret":
-            values[spec.name] = get_secret(KEYS[spec.name].name, env)
-        elif spec.name != "config_file":
+        if spec.kind != "secret" and spec.name != "config_file":
             values[spec.name] = typed_value(spec, resolve(spec.name))
     origins["config_file"] = "command line" if "config_file" in given else ("environment" if explicit else "default")
     computed = {
@@ -357,7 +363,7 @@ def load_with_origins(
     }
     if values["language"] is None:
         origins["language"] = "desktop"
-    return Settings(**(values | computed)), origins
+    return Settings(**(values | computed), api_keys=ApiKeys(env)), origins
 
 
 def check_config_values(path: Path, table: Mapping[str, object]) -> None:

@@ -15,25 +15,30 @@ budget").
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from chats.errors import InvalidMemory
 from languages.registry import SUPPORTED, table
 
-_TO_THE_ASSISTANT = re.compile(
-    "|".join(
-        pattern
-        for code in SUPPORTED
-        for pattern in table(code).get("memory_instructions", {}).get("to_the_assistant", [])
-    ),
-    re.IGNORECASE,
-)
-"""Each language's phrasings of prompt injection (`[memory_instructions]`), whatever the memory's language."""
+
+@cache
+def _to_the_assistant() -> re.Pattern[str]:
+    """Each language's phrasings of prompt injection (`[memory_instructions]`), whatever the memory's language:
+    read when a memory is first checked, not with the memory store that every command opens."""
+    return re.compile(
+        "|".join(
+            pattern
+            for code in SUPPORTED
+            for pattern in table(code).get("memory_instructions", {}).get("to_the_assistant", [])
+        ),
+        re.IGNORECASE,
+    )
 
 
 def refuse_instructions(text: str) -> None:
     """Raise `InvalidMemory` when `text` speaks to the assistant instead of describing the user. The
     message quotes only the words found, never the whole content."""
-    found = _TO_THE_ASSISTANT.search(text)
+    found = _to_the_assistant().search(text)
     if found:
         words = " ".join(found.group(0).split())[:40]
         raise InvalidMemory(

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.cli.logs import REDACTED, RedactingFilter, configure_logging, log_file_path, redact
-from app.config.secrets import Secret
+from app.config.secrets import ApiKeys, Secret
 from app.config.settings import Settings
 
 # Configured secrets deliberately look like nothing the patterns know: only the exact value can catch them.
@@ -38,8 +38,7 @@ def make_settings(data_dir: Path, log_level: str = "DEBUG") -> Settings:
         data_dir=data_dir,
         config_file=data_dir / "config.toml",
         log_level=log_level,
-        gemini_api_key=Secret(GEMINI_SECRET),
-        openai_api_key=Secret(OPENAI_SECRET),
+        api_keys=ApiKeys.of(gemini=Secret(GEMINI_SECRET), openai=Secret(OPENAI_SECRET)),
     )
 
 

@@ -10,6 +10,7 @@ truncation by 5e-2.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,14 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from chats.embedders.minilm import DIMENSIONS, MAX_TOKENS, MODEL_NAME, MiniLMEmbedder
+from chats.embedders.minilm import (
+    DIMENSIONS,
+    MAX_TOKENS,
+    MODEL_NAME,
+    MiniLMEmbedder,
+    bundled_model_dir,
+    mapped_safetensors,
+)
 from chats.errors import EmbeddingError
 
 REFERENCE = Path(__file__).parent.parent / "fixtures" / "minilm_reference.json"
@@ -122,3 +130,26 @@ async def test_a_missing_model_folder_raises_embedding_error(tmp_path: Path) -> 
     message = str(caught.value)
     assert str(missing) in message
     assert "\n" not in message
+
+
+def test_the_mapped_weights_are_the_safetensors_packages_own() -> None:
+    from safetensors.numpy import load_file
+
+    path = bundled_model_dir() / "model.safetensors"
+    loaded, mapped = load_file(str(path)), mapped_safetensors(path)
+    assert mapped.keys() == loaded.keys()
+    for name, tensor in loaded.items():
+        assert (mapped[name].dtype, mapped[name].shape) == (tensor.dtype, tensor.shape), name
+        assert np.array_equal(mapped[name], tensor), name
+        assert not mapped[name].flags.writeable  # read-only: a model never writes its weights
+
+
+@pytest.mark.parametrize("cut", [4, 8 + 100, -1000])
+async def test_a_cut_weights_file_raises_embedding_error(tmp_path: Path, cut: int) -> None:
+    model = tmp_path / "model"
+    shutil.copytree(bundled_model_dir(), model)
+    whole = (model / "model.safetensors").read_bytes()
+    (model / "model.safetensors").write_bytes(whole[:cut])
+
+    with pytest.raises(EmbeddingError, match="cannot load the local embedding model"):
+        await MiniLMEmbedder(model).embed(["hello"])

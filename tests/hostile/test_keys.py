@@ -30,11 +30,11 @@ def test_a_key_with_a_line_break_is_refused_in_one_line_wherever_it_comes_from(
     user.refused("keys", "set", "openai", line="the openai key given holds a space: give it again without it")
     assert user("keys", "status")[1].count("not set") == 2
     keyring.set_password("parley", "gemini_api_key", "AIza\x1bbad")  # written by another program
-    user.refused(
-        "chats",
-        "list",
-        line="the gemini key in the OS keyring holds the control character U+001B: give it again without it",
-    )
+    # Read when first used: a command that needs no key (a chat list) does not read the keyring at all.
+    assert user("chats", "list") == (0, "No chats yet.\n")
+    in_keyring = "the gemini key in the OS keyring holds the control character U+001B: give it again without it"
+    for command in (("ask", "hello"), ("chats", "search", "kitchen"), ("memories", "list")):
+        user.refused(*command, line=in_keyring)
 
 
 async def test_a_key_with_a_line_break_never_reaches_the_service(
