@@ -17,7 +17,7 @@ from app.config.paths import model_cache
 from app.config.settings import Settings
 from app.core.events import ChatSaved, FrontEvent, TimersChanged
 from app.core.toolkit import Transcribe
-from app.on_demand import OnDemand
+from app.on_demand import OnDemand, dropped
 from app.timers.ring_voice import RingVoice
 from app.timers.ringing import SoundRinger, Speak
 from app.timers.scheduler import Clock, Pause
@@ -139,15 +139,11 @@ class StopSpotter:
         async def load() -> PhraseSpotter | None:
             return await asyncio.to_thread(_loaded, model_cache(), shared())
 
-        self.part: OnDemand[PhraseSpotter | None] = OnDemand("the timer's stop spotter", load, _let_go, quiet_s=quiet_s)
+        self.part: OnDemand[PhraseSpotter | None] = OnDemand("the timer's stop spotter", load, dropped, quiet_s=quiet_s)
 
     async def spot(self, chunks: AsyncIterable[AudioChunk], words: Sequence[str], language: str) -> bool:
         async with self.part.lease() as spotter:
             return spotter is not None and await spotter.spot(chunks, words, language) is not None
-
-
-async def _let_go(_: PhraseSpotter | None) -> None:
-    """Nothing to close: the models go with the last reference, which `OnDemand` drops."""
 
 
 def _loaded(cache: Path, shared: Transcribe | None) -> PhraseSpotter | None:
