@@ -26,6 +26,7 @@ _NAMES = {
     "wake_word": "the wake word",
     "gemini_live_model": "the live model",
     "language": "the language (of the offline voice)",
+    "models_release_s": "the time before the models are freed",
 }
 
 

@@ -29,6 +29,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
+    from chats.embedders.embedding import Matrix
+    from chats.embedders.local_embedder import InProcessEmbedder
     from chats.embedders.local_process import LocalModelsProcess
 
 T = TypeVar("T")
@@ -206,3 +208,40 @@ class LocalModelsOnDemand:
 
 async def _stopped(process: LocalModelsProcess) -> None:
     await process.aclose()
+
+
+class EmbedderOnDemand:
+    """An embedder of this process (`InProcessEmbedder`, whose weights stay once read) as an `OnDemand`: a fresh
+    one made by `make` at the first `embed`, its weights read then, and let go after `quiet_s` unused. The
+    multilingual encoder beside MiniLM (`chats.embedders.local_models.OtherLanguages`, a memory said in another
+    language) holds 100 MB once it has embedded, 13 MB after the release."""
+
+    def __init__(self, make: Callable[[], InProcessEmbedder[Any]], quiet_s: float) -> None:
+        self._named = make()  # its weights are read at its first embed only: this one gives the names
+        self.part: OnDemand[InProcessEmbedder[Any]] = OnDemand(
+            f"the {self._named.model_name} embedder", _made(make), dropped, quiet_s=quiet_s
+        )
+
+    @property
+    def model_name(self) -> str:
+        return self._named.model_name
+
+    @property
+    def dimensions(self) -> int:
+        return self._named.dimensions
+
+    async def embed(self, texts: Sequence[str]) -> Matrix:
+        async with self.part.lease() as embedder:
+            return await embedder.embed(texts)
+
+
+def _made(make: Callable[[], T]) -> Callable[[], Awaitable[T]]:
+    async def made() -> T:
+        return make()
+
+    return made
+
+
+async def dropped(_: object) -> None:
+    """A release for a part with nothing to close: what it holds goes with its last reference, which `OnDemand`
+    drops."""

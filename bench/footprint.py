@@ -38,9 +38,12 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psutil
+
+if TYPE_CHECKING:
+    from app.config.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "footprint.json"
@@ -116,14 +119,13 @@ def window_child(folder: Path, release_s: float) -> None:
 
     from app.front.first_start import mark_guide_done
     from app.runtime import Runtime
-    from bench.window_common import bench_settings
     from ui.app import open_window
     from voice.audio.chunks import MODEL_VOICE_FORMAT, AudioSink, AudioSource
     from voice.audio.null_sink import NullSink
     from voice.audio.pacing import RealTimePacer
     from voice.audio.synthetic import SyntheticSource, silence
 
-    settings = bench_settings(folder, {"PARLEY_MODELS_RELEASE_S": str(release_s), "PARLEY_IDLE_SECONDS": "3"})
+    settings = fresh_settings(folder, {"PARLEY_MODELS_RELEASE_S": str(release_s), "PARLEY_IDLE_SECONDS": "3"})
     mark_guide_done(settings)
 
     def quiet_room(_settings: object) -> tuple[AudioSource, AudioSink]:
@@ -162,6 +164,20 @@ def window_child(folder: Path, release_s: float) -> None:
 
         commands.activated.connect(command)
         app.exec()
+
+
+def fresh_settings(folder: Path, env: dict[str, str]) -> Settings:
+    """Settings on `folder` with an empty config file and no key, as `bench.window_common.bench_settings` makes
+    them. Not imported from there: that module brings the other benches' chat stores, and with them MiniLM's
+    tokenizer and every offline text model (yake, networkx, lemminflect: 33 MB resident measured here), into
+    the window's process, which Parley asleep does not hold."""
+    from app.config.settings import load_settings
+    from tests.app import MemoryKeyring, using_keyring
+
+    config = folder / "config.toml"
+    config.write_text("", encoding="utf-8")
+    with using_keyring(MemoryKeyring()):
+        return load_settings({"data_dir": str(folder / "data"), "config_file": str(config)}, env=env)
 
 
 def bare_qt_child() -> None:

@@ -14,6 +14,7 @@ from uuid import UUID
 
 from app.core.timer import Kind, Timer
 from app.core.toolkit import ConversationVoice, ListensByItself, Overhear, SpeaksByItself
+from app.on_demand import OnDemand
 from app.timers.declarations import (
     CANCEL_TIMER,
     LIST_TIMERS,
@@ -51,12 +52,14 @@ class TimerKit:
         on_change: Listener | None = None,
         pause: Pause = asyncio.sleep,
         voice: SpeaksByItself | None = None,
+        on_demand: Sequence[OnDemand[Any]] = (),
     ) -> None:
         """`ringer`: rings the timers while the kit is entered; None for a kit that only sets and lists them
         (`parley ask`, which ends long before they are due, and must not take a missed timer's only
         announcement). `zone`: the user's, for "tomorrow at 9". `language`: the user's ("en"), None for
         "auto" (English words then). `voice`: what the ringer speaks and hears with, lent the voice loop's
-        voice (`speak_with`)."""
+        voice (`speak_with`). `on_demand`: the ringer's models that load when needed (`app.on_demand`), let go
+        for good as the kit exits."""
         self._file = file
         self._clock = clock
         self._zone = zone
@@ -67,6 +70,7 @@ class TimerKit:
         )
         self._ringer = ringer
         self._voice = voice
+        self._on_demand = on_demand
         self._task: asyncio.Task[None] | None = None
         self._warming: asyncio.Task[datetime | None] | None = None
 
@@ -97,6 +101,8 @@ class TimerKit:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        for part in self._on_demand:
+            await part.aclose()
 
     async def declarations(self) -> tuple[ToolDeclaration, ...]:
         return TIMER_TOOLS

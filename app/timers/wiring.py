@@ -9,7 +9,7 @@ import os
 from collections.abc import AsyncIterable, Callable, Sequence
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -17,8 +17,9 @@ from app.config.paths import model_cache
 from app.config.settings import Settings
 from app.core.events import ChatSaved, FrontEvent, TimersChanged
 from app.core.toolkit import Transcribe
+from app.on_demand import OnDemand, dropped
 from app.timers.ring_voice import RingVoice
-from app.timers.ringing import SoundRinger, Speak, Spot
+from app.timers.ringing import SoundRinger, Speak
 from app.timers.scheduler import Clock, Pause
 from app.timers.store import TimerFile
 from app.timers.toolkit import TimerKit
@@ -78,21 +79,23 @@ def timer_kit(
         await services.store.append(chat_id, [Turn(role="model", text=text, at=clock(), id=line_id)])
         tell(ChatSaved(chat_id))
 
-    voice = RingVoice(_espeak(), pause=pause) if rings else None
-    ringer = (
-        SoundRinger(
+    voice: RingVoice | None = None
+    ringer: SoundRinger | None = None
+    on_demand: tuple[OnDemand[Any], ...] = ()
+    if rings:
+        voice = RingVoice(_espeak(), pause=pause)
+        spotter = StopSpotter(voice.shared_whisper, quiet_s=settings.models_release_s)
+        on_demand = (spotter.part,)
+        ringer = SoundRinger(
             post=tell,
             language=language or "en",
             zone=zone,
             sink=sink,
             speak=voice.speak,
             note=note,
-            spot=stop_spotter(voice.shared_whisper),
+            spot=spotter.spot,
             pause=pause,
         )
-        if voice is not None
-        else None
-    )
     kit = TimerKit(
         TimerFile(settings.data_dir),
         clock=clock,
@@ -102,6 +105,7 @@ def timer_kit(
         on_change=lambda timers: tell(TimersChanged(tuple(timers))),
         pause=pause,
         voice=voice,
+        on_demand=on_demand,
     )
     return kit, ringer
 
@@ -123,25 +127,23 @@ def _espeak() -> Speak | None:
     return speak
 
 
-def stop_spotter(shared: Callable[[], Transcribe | None] = lambda: None) -> Spot:
-    """Hears a stop word with the offline Whisper base and Silero VAD (`voice.offline.spotter`), loaded at the
-    first ring (about 0.5 s, while the chime plays) and kept; without them, hears nothing (the button stops
-    the ring), said once in the log. `shared`: a Whisper already loaded (the offline voice's), asked at the
-    first ring: then only the VAD is loaded."""
-    loading: asyncio.Task[PhraseSpotter | None] | None = None
+class StopSpotter:
+    """Hears a stop word with the offline Whisper base and Silero VAD (`voice.offline.spotter`): `spot` is the
+    ringer's. They load at a ring (about 0.5 s, while the chime plays) and are let go after `quiet_s` seconds
+    unused (`app.on_demand`, the `models_release_s` setting), as a conversation's models are: with Gemini's voice
+    its own Whisper is 150 MB that a day of sleep does not need. Without them it hears nothing (the button stops
+    the ring), said in the log. `shared`: a Whisper already loaded (the offline voice's), asked at each load:
+    then only the VAD is loaded."""
 
-    async def spot(chunks: AsyncIterable[AudioChunk], words: Sequence[str], language: str) -> bool:
-        nonlocal loading
-        if loading is None:
-            loading = asyncio.create_task(
-                asyncio.to_thread(_loaded, model_cache(), shared()), name="timer-stop-spotter"
-            )
-        spotter = await asyncio.shield(loading)
-        if spotter is None:
-            return False
-        return await spotter.spot(chunks, words, language) is not None
+    def __init__(self, shared: Callable[[], Transcribe | None] = lambda: None, *, quiet_s: float) -> None:
+        async def load() -> PhraseSpotter | None:
+            return await asyncio.to_thread(_loaded, model_cache(), shared())
 
-    return spot
+        self.part: OnDemand[PhraseSpotter | None] = OnDemand("the timer's stop spotter", load, dropped, quiet_s=quiet_s)
+
+    async def spot(self, chunks: AsyncIterable[AudioChunk], words: Sequence[str], language: str) -> bool:
+        async with self.part.lease() as spotter:
+            return spotter is not None and await spotter.spot(chunks, words, language) is not None
 
 
 def _loaded(cache: Path, shared: Transcribe | None) -> PhraseSpotter | None:

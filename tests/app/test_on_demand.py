@@ -4,14 +4,17 @@ part here is a counter of loads and releases: what is tested is when `OnDemand` 
 from __future__ import annotations
 
 import asyncio
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
 import psutil
 import pytest
 
-from app.on_demand import LocalModelsOnDemand, OnDemand
+from app.on_demand import EmbedderOnDemand, LocalModelsOnDemand, OnDemand
 from chats.embedders.local_process import LocalModelsProcess, ProcessEmbedder
+from chats.embedders.use_multilingual import MODEL_NAME as USE_MODEL_NAME
+from chats.embedders.use_multilingual import MultilingualEmbedder
 
 WAIT_S = 10.0
 """Only how long a failing test waits: nothing here is timed."""
@@ -171,3 +174,23 @@ async def test_a_part_prepared_and_never_used_is_released_after_the_quiet_spell(
     model.prepare()  # a message being typed, never sent
     await part.until_released()
     assert part.loads == 1 and part.released == [1] and not model.loaded
+
+
+async def test_an_embedder_of_this_process_reads_its_weights_at_its_first_embed_and_lets_them_go() -> None:
+    made: list[weakref.ref[MultilingualEmbedder]] = []
+
+    def make() -> MultilingualEmbedder:
+        embedder = MultilingualEmbedder()
+        made.append(weakref.ref(embedder))
+        return embedder
+
+    embedder = EmbedderOnDemand(make, quiet_s=WAIT_S * 10)  # longer than the test: released by `aclose` alone
+    assert (embedder.model_name, embedder.dimensions) == (USE_MODEL_NAME, 512)
+    assert not embedder.part.loaded and len(made) == 1  # named, nothing read
+    first = await embedder.embed(["Il mio gatto si chiama Miele"])
+    assert first.shape == (1, 512) and len(made) == 2
+    await embedder.part.aclose()
+    assert made[1]() is None  # nothing holds its weights any more
+    again = await embedder.embed(["Il mio gatto si chiama Miele"])
+    assert len(made) == 3 and np.allclose(first, again)
+    await embedder.part.aclose()

@@ -103,6 +103,7 @@ def test_other_values_persist_to_the_config_file(qtbot: QtBot, settings: Setting
     dialog.threshold.setValue(0.3)
     dialog.idle_seconds.setValue(25)
     dialog.live_model.setText("gemini-live-test")
+    dialog.models_release.setValue(90)
     dialog.input_device.setCurrentText("USB Microphone")
     dialog.output_device.setCurrentText("Headphones")
     dialog.close_to_tray.setChecked(False)
@@ -115,6 +116,7 @@ def test_other_values_persist_to_the_config_file(qtbot: QtBot, settings: Setting
     assert fresh.wake_threshold == 0.3
     assert fresh.idle_seconds == 25.0
     assert fresh.gemini_live_model == "gemini-live-test"
+    assert fresh.models_release_s == 90.0
     assert (fresh.input_device, fresh.output_device) == ("USB Microphone", "Headphones")
 
 
@@ -228,6 +230,7 @@ def test_tab_walks_the_controls_in_reading_order(qtbot: QtBot, settings: Setting
         dialog.idle_seconds,
         dialog.talk_shortcut.edit,
         dialog.live_model,
+        dialog.models_release,
         dialog.close_to_tray,
         dialog.start_at_login,
         dialog.input_device,
@@ -334,3 +337,16 @@ def test_start_at_login_writes_and_removes_the_autostart_entry_on_save(
         dialog.start_at_login.setChecked(on)
         assert dialog.save()
         assert autostart_is_on(paths) is on
+
+
+def test_the_models_release_shows_the_saved_seconds_and_takes_effect_at_the_next_start(
+    qtbot: QtBot, settings: Settings, runtime: Runtime
+) -> None:
+    settings.config_file.write_text("models_release_s = 20.5\n", encoding="utf-8")
+    dialog = make_dialog(qtbot, reload(settings), runtime)
+    assert dialog.models_release.text() == "20.5 s"
+    assert dialog.changes() == {}
+    dialog.models_release.setValue(900)
+    assert dialog.save()
+    assert reload(settings).models_release_s == 900.0
+    assert dialog.saved_note == "Settings saved: the time before the models are freed when Parley restarts."

@@ -149,6 +149,19 @@ class SettingsDialog(QDialog):
         self.language.setAccessibleDescription("Parley answers in it; the window stays in English")
         self.live_model = QLineEdit(settings.gemini_live_model)
         self.live_model.setAccessibleName("Gemini Live model name")
+        self.models_release = QDoubleSpinBox()
+        self.models_release.setRange(0.1, 86400.0)  # a day at most: past that they are as good as kept
+        self.models_release.setDecimals(1)
+        self.models_release.setSingleStep(60.0)
+        self.models_release.setSuffix(" s")
+        self.models_release.setValue(settings.models_release_s)
+        self.models_release.setAccessibleName("Free the models after, in seconds")
+        why = (
+            "Seconds unused before the offline voice, the language detector and the local embedding models are "
+            "let go: shorter keeps Parley smaller asleep, longer answers the next conversation sooner"
+        )
+        self.models_release.setToolTip(why)
+        self.models_release.setAccessibleDescription(why)
         self.close_to_tray = QCheckBox("Keep listening in the tray when the window is &closed")
         self.close_to_tray.setChecked(settings.close_to_tray)
         self.close_to_tray.setAccessibleName("Keep listening in the tray when the window is closed")
@@ -223,6 +236,7 @@ class SettingsDialog(QDialog):
         shortcut = self.talk_shortcut
         voice_form.addRow(form_label("T&alk shortcut:", shortcut.edit), stacked(shortcut.edit, shortcut.support))
         voice_form.addRow("&Live model:", self.live_model)
+        voice_form.addRow("&Free the models after:", self.models_release)
         voice_form.addRow(self.close_to_tray)
         voice_form.addRow(self.start_at_login)
         audio = QGroupBox("Audio devices")
@@ -299,6 +313,7 @@ class SettingsDialog(QDialog):
             "language": (self.language.currentData(), settings.language),
             "idle_seconds": (round(self.idle_seconds.value(), 1), round(settings.idle_seconds, 1)),
             "gemini_live_model": (self.live_model.text().strip(), settings.gemini_live_model),
+            "models_release_s": (round(self.models_release.value(), 1), round(settings.models_release_s, 1)),
             "input_device": (self.input_device.currentData(), settings.input_device),
             "output_device": (self.output_device.currentData(), settings.output_device),
             "close_to_tray": (self.close_to_tray.isChecked(), settings.close_to_tray),

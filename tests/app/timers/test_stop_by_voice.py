@@ -4,6 +4,7 @@ Silero VAD and Whisper base): another word does not stop it, and without a micro
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Iterator
 from datetime import UTC
 from pathlib import Path
@@ -15,7 +16,7 @@ from app.core.timer import Timer
 from app.core.toolkit import ConversationVoice, Overhear
 from app.timers.ring_voice import RingVoice
 from app.timers.ringing import ROUND_GAP_S, SoundRinger
-from app.timers.wiring import stop_spotter
+from app.timers.wiring import StopSpotter
 from tests.app.test_timers_by_voice import WAIT_S, Front, Speaker
 from tests.app.timers.clock import START, ManualClock
 from tests.voice.fixtures import silence, split
@@ -25,6 +26,8 @@ from voice.offline.engine import OfflineVoice
 from voice.offline.heard import Heard
 
 TIMER = Timer("a1b2c3", "timer", "pasta", START, START)
+QUIET_S = 600.0
+"""The spotter's models are kept over a test, as between the rings of a day, unless a test lets them go."""
 
 
 @pytest.fixture(autouse=True)
@@ -33,10 +36,17 @@ def models(model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]
     yield
 
 
-async def ringing(front: Front, speaker: Speaker, clock: ManualClock, language: str, overhear: Overhear) -> SoundRinger:
-    ringer = SoundRinger(
-        post=front.post, language=language, zone=UTC, sink=speaker, spot=stop_spotter(), pause=clock.pause
-    )
+async def ringing(
+    front: Front,
+    speaker: Speaker,
+    clock: ManualClock,
+    language: str,
+    overhear: Overhear,
+    *,
+    spotter: StopSpotter | None = None,
+) -> SoundRinger:
+    spot = (spotter or StopSpotter(quiet_s=QUIET_S)).spot
+    ringer = SoundRinger(post=front.post, language=language, zone=UTC, sink=speaker, spot=spot, pause=clock.pause)
     ringer.listen_through(overhear)
     return ringer
 
@@ -77,6 +87,40 @@ async def test_a_stop_word_stops_the_ring_and_another_word_does_not(language: st
     assert len(speaker.played) == (1 if stops else 2)
 
 
+async def stopped_by_voice(ringer: SoundRinger, speaker: Speaker, microphone: PrerollStream) -> None:
+    """Ring, say "stop" after the first chime; until the ring ends."""
+    ring = asyncio.create_task(ringer.ring(TIMER))
+    await speaker.until(len(speaker.played) + 1)
+    for chunk in split(silence(500) + await said("stop", "en") + silence(1_500)):
+        microphone.append(chunk)
+    microphone.end()
+    async with asyncio.timeout(WAIT_S):
+        await ring
+
+
+async def test_the_spotters_models_are_let_go_after_a_quiet_spell_and_load_again_at_the_next_ring() -> None:
+    spotter = StopSpotter(quiet_s=0.0)
+    front, speaker, microphones = Front(), Speaker(), [PrerollStream(), PrerollStream()]
+    ringer = await ringing(
+        front, speaker, ManualClock(), "en", lambda: microphones[0].since(microphones[0].end_ms), spotter=spotter
+    )
+    await stopped_by_voice(ringer, speaker, microphones[0])
+    assert len(front.of(TimerStopped)) == 1 and len(speaker.played) == 1  # heard: loaded for the ring
+    async with spotter.part.lease() as loaded:  # what the ring used, still held until its quiet spell
+        assert loaded is not None
+        kept = weakref.ref(loaded)
+    del loaded
+    releases = [t for t in asyncio.all_tasks() if t.get_name() == "release the timer's stop spotter"]
+    async with asyncio.timeout(WAIT_S):
+        await asyncio.gather(*releases)
+    assert not spotter.part.loaded and kept() is None  # nothing holds Whisper and the VAD any more
+
+    microphones.pop(0)
+    await stopped_by_voice(ringer, speaker, microphones[0])
+    assert len(front.of(TimerStopped)) == 2 and len(speaker.played) == 2  # loaded again, and heard
+    await spotter.part.aclose()
+
+
 async def test_without_a_microphone_only_the_button_stops_a_ring() -> None:
     clock, front, speaker = ManualClock(), Front(), Speaker()
     ringer = await ringing(front, speaker, clock, "en", lambda: None)
@@ -109,7 +153,7 @@ async def test_offline_a_stop_is_heard_by_the_offline_voices_own_whisper_not_a_s
         language="en",
         zone=UTC,
         sink=speaker,
-        spot=stop_spotter(lent.shared_whisper),
+        spot=StopSpotter(lent.shared_whisper, quiet_s=QUIET_S).spot,
         pause=clock.pause,
     )
     ringer.listen_through(lambda: microphone.since(microphone.end_ms))

@@ -8,6 +8,7 @@ from uuid import uuid4
 from zoneinfo import ZoneInfo
 
 from app.core.timer import Timer
+from app.on_demand import OnDemand
 from app.timers.store import TimerFile
 from app.timers.toolkit import TimerKit
 from tests.app.timers.clock import ManualClock
@@ -84,3 +85,20 @@ async def test_a_damaged_timers_file_is_an_answer_not_a_failure(tmp_path: Path) 
     (tmp_path / "timers.json").write_text("not json", encoding="utf-8")
     answer = await kit(tmp_path, ManualClock()).call("set_timer", {"seconds": 60}, CHAT)
     assert answer["success"] is False and "damaged" in answer["error"]
+
+
+async def test_the_kit_lets_its_models_go_as_it_exits(tmp_path: Path) -> None:
+    released: list[str] = []
+
+    async def load() -> str:
+        return "the spotter's models"
+
+    async def release(part: str) -> None:
+        released.append(part)
+
+    models = OnDemand("the test models", load, release, quiet_s=3600.0)  # long: only the exit lets them go
+    async with TimerKit(TimerFile(tmp_path), clock=ManualClock(), zone=ROME, language="en", on_demand=(models,)):
+        async with models.lease():
+            pass
+        assert models.loaded and released == []
+    assert not models.loaded and released == ["the spotter's models"]
