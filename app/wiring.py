@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from datetime import datetime
 from functools import cached_property
@@ -18,6 +19,7 @@ from app.config.secrets import Secret
 from app.config.settings import Settings, StorageChoice
 from chats.degrade import RemotePart
 from chats.models import utc_now
+from chats.text.text_model import TextModelOnFirstUse
 from languages.registry import codes
 
 # What a command may not need is imported where it is built (in `ChatServices` and the `make_` functions),
@@ -34,7 +36,6 @@ if TYPE_CHECKING:
     from chats.maintenance import ChatMaintainer
     from chats.memory.service import MemoryService
     from chats.memory.store import MemoryStore
-    from chats.models import Turn
     from chats.recall import Recaller
     from chats.search import ChatFinder
     from chats.store import ChatStore
@@ -210,40 +211,6 @@ def _remote_text_part(clock: Callable[[], datetime]) -> RemotePart:
     return RemotePart("Gemini summaries and titles", "the offline writer", clock=clock)
 
 
-class TextModelOnFirstUse:
-    """The text model `make(part)` makes, made when first asked for a summary or a title: the offline one
-    takes most of a second to import (yake, its cue tables), which a command or a conversation that writes
-    neither would pay at its start. `part` gives the health of the remote model it will make (None for the
-    offline one), known before it is made, so that maintenance reads it (`chats.degrade.part_of`); asked for
-    when first read, since choosing the model may read the OS keyring."""
-
-    def __init__(
-        self, make: Callable[[RemotePart | None], TextModel], part: Callable[[], RemotePart | None] = lambda: None
-    ) -> None:
-        self._make = make
-        self._model: TextModel | None = None
-        self._part = part
-
-    @cached_property
-    def part(self) -> RemotePart | None:
-        return self._part()
-
-    def _made(self) -> TextModel:
-        if self._model is None:
-            self._model = self._make(self.part)
-        return self._model
-
-    @property
-    def name(self) -> str:
-        return self._made().name
-
-    async def summarize(self, turns: Sequence[Turn], max_chars: int) -> str:
-        return await self._made().summarize(turns, max_chars)
-
-    async def title(self, text: str) -> str:
-        return await self._made().title(text)
-
-
 NO_INSTALLATION = UUID(int=0)
 """Services composed without a data folder (tests, benches): one store, so one installation."""
 
@@ -401,16 +368,28 @@ async def open_chat_services(
             functools.partial(make_embedder, settings, closing, child),
             text_model,
             installation_id(settings.data_dir),
-            other_languages=functools.partial(_other_languages, settings),
+            other_languages=functools.partial(_other_languages, settings, closing, child),
             on_demand=on_demand,
         )
 
 
-def _other_languages(settings: Settings) -> OtherLanguages | None:
+def _other_languages(settings: Settings, closing: AsyncExitStack, child: ModelsChild | None) -> OtherLanguages | None:
     """What embeds a memory in a language the local embedder does not read; None with a service's embedder,
-    whose model reads every language."""
+    whose model reads every language. Where the local models run in a child (`child`: a Parley that runs all
+    day), the multilingual encoder beside MiniLM is let go after `models_release_s` unused, as the child is;
+    closed with `closing`."""
     if settings.effective_embedder != "local":
         return None
     from chats.embedders.local_models import other_languages_for
 
-    return other_languages_for(settings.language, model_cache())
+    other = other_languages_for(settings.language, model_cache())
+    if other is None or child is None:
+        return other
+    from app.on_demand import EmbedderOnDemand
+    from chats.embedders.use_multilingual import MultilingualEmbedder
+
+    multilingual = EmbedderOnDemand(
+        functools.partial(MultilingualEmbedder, cache=model_cache()), settings.models_release_s
+    )
+    closing.push_async_callback(multilingual.part.aclose)
+    return dataclasses.replace(other, embedder=multilingual)

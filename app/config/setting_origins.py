@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.config.secrets import secret_source
-from app.config.settings import KEYS, Override, load_with_origins
+from app.config.secrets import SECRETS, secret_source
+from app.config.settings import Override, load_with_origins
 
 
 def setting_origins(
@@ -14,6 +14,6 @@ def setting_origins(
     """Where the value in force of each setting (by field name) comes from, for people: "default", "config
     file", "environment PARLEY_...", "command line", "keyring", or "not set" (an API key that is missing)."""
     origins = load_with_origins(overrides, env)[1]
-    for setting, secret in KEYS.items():  # looked up again only here: a keyring can be slow to answer
-        origins[setting] = secret_source(secret.name, env) or "not set"
+    for secret in SECRETS:  # looked up again only here: a keyring can be slow to answer
+        origins[secret.setting] = secret_source(secret.name, env) or "not set"
     return origins

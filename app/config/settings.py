@@ -255,10 +255,6 @@ class Settings:
         return self.voice_model
 
 
-KEYS = {secret.setting: secret for secret in SECRETS}
-"""`Settings` field -> the API key it carries."""
-
-
 def _specs() -> tuple[SettingSpec, ...]:
     """Every setting's `SettingSpec`, read from its `Settings` field (API keys from their `SecretSpec`)."""
     hints = get_type_hints(Settings)
