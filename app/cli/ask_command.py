@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import signal
 import sys
@@ -190,7 +191,7 @@ async def ask(
         )
         # The offline title maker reads its language data on first use (py3langid's and lemminflect's, 1-2 s
         # on 2 cores): read while the question is answered, it titles the chat in milliseconds once saved.
-        warm_up = asyncio.create_task(_warm_titles(settings, services), name="ask-title-warm-up")
+        warm_up = asyncio.create_task(_warm_titles(settings, services, answer.opening), name="ask-title-warm-up")
         try:
             await _until_answered(loop, answer, text)
             if answer.failure is None and not answer.model:
@@ -210,9 +211,15 @@ async def ask(
 WARM_UP_CHAT = "User: What should we plan for the weekend?\nAssistant: A walk by the lake."
 
 
-async def _warm_titles(settings: Settings, services: ChatServices) -> None:
-    if settings.effective_text_model == "offline":  # Gemini's titles need nothing read first
-        await services.text_model.title(WARM_UP_CHAT)
+async def _warm_titles(settings: Settings, services: ChatServices, opening: asyncio.Event) -> None:
+    if settings.effective_text_model != "offline":  # Gemini's titles need nothing read first
+        return
+    # Once the conversation opens: until then this process imports and opens what answers (pure Python,
+    # which one thread runs at a time); then the models load in native code, which leaves the interpreter
+    # free. Its modules (yake and networkx, half a second) are imported off the event loop too.
+    await opening.wait()
+    await asyncio.to_thread(importlib.import_module, "chats.text.offline_text")
+    await services.text_model.title(WARM_UP_CHAT)
 
 
 async def _until_answered(loop: VoiceLoop, answer: Answer, text: str) -> None:
