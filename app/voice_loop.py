@@ -35,7 +35,6 @@ from voice.audio.chunks import AudioSink, AudioSource
 from voice.audio.microphone_gate import MicrophoneGate
 from voice.audio.optional_sink import OptionalSink
 from voice.audio.preroll import StreamCursor
-from voice.echo.barge_in import speech_over_playback
 from voice.errors import AudioError
 from voice.live.connection import LiveConnectionFactory
 from voice.races import unless
@@ -252,6 +251,11 @@ class VoiceLoop:
             opening = holding((detector, *self._services.on_demand), opening)
             stack.push_async_callback(self._sink.aclose)
             stack.push_async_callback(self._sink.drain)
+            barge_in = None
+            if self._source is not None:  # imported here: its echo canceller (livekit's) takes 0.1 s, which `ask` skips
+                from voice.echo.barge_in import speech_over_playback
+
+                barge_in = await asyncio.to_thread(speech_over_playback)
             conversation = ChatConversation(
                 services=self._services,
                 journal=self._journal,
@@ -262,7 +266,7 @@ class VoiceLoop:
                 settings=voice_settings(self._settings, live_model),
                 chat=self._chat,
                 on_event=self._told,
-                barge_in=None if self._source is None else await asyncio.to_thread(speech_over_playback),
+                barge_in=barge_in,
                 toolkits=self._toolkits,
             )
             self._conversation = conversation
