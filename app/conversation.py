@@ -15,6 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 from uuid import UUID, uuid4
 
 from app.chat_in_conversation import ChatInConversation
@@ -35,12 +36,15 @@ from chats.models import AssistantContext, Source, Turn, utc_now
 from chats.storable_text import storable_text
 from voice.audio.chunks import AudioSink
 from voice.audio.earcon import earcon
-from voice.echo.barge_in import SpeechOverPlaybackFactory
 from voice.live.connection import HistoryTurn, LiveConfig, LiveConnectionFactory, ToolCall, ToolDeclaration
 from voice.session import VoiceSession
 from voice.session_events import EndReason, Microphone, SessionEvent, SpokenTurn, ToolReply, ToolUsed
 from voice.state import AssistantState, StateMachine
 from voice.typed import TypedText
+
+# The echo canceller (livekit's, 0.1 s to import) loads where the barge-in detector is made: not for `parley ask`.
+if TYPE_CHECKING:
+    from voice.echo.barge_in import SpeechOverPlaybackFactory
 
 log = logging.getLogger(__name__)
 

@@ -35,14 +35,13 @@ from voice.audio.chunks import AudioSink, AudioSource
 from voice.audio.microphone_gate import MicrophoneGate
 from voice.audio.optional_sink import OptionalSink
 from voice.audio.preroll import StreamCursor
-from voice.echo.barge_in import speech_over_playback
 from voice.errors import AudioError
 from voice.live.connection import LiveConnectionFactory
 from voice.races import unless
 from voice.state import AssistantState, StateChanged, StateMachine
 from voice.typed import TypedText
 from voice.wake.detector import OpenWakeWordDetector
-from voice.wake.protocol import WakeEvent
+from voice.wake.protocol import TYPED_TEXT, WakeEvent
 
 if TYPE_CHECKING:
     from voice.offline.heard import Heard
@@ -135,6 +134,9 @@ class VoiceLoop:
         self._wake: OpenWakeWordDetector | None = None
         self._on_demand: tuple[OnDemand[Any], ...] = ()
         """What a conversation needs that loads on demand (`prepare`), once the loop runs."""
+        self._hearing: tuple[OnDemand[Any], ...] = ()
+        """What hearing the user needs that loads on demand (the offline voice's Whisper): started at the wake word
+        or a press of Talk, not for a typed message."""
         for kit in self._toolkits:
             if isinstance(kit, ListensByItself):
                 kit.listen_through(self.overhear)
@@ -249,6 +251,11 @@ class VoiceLoop:
             opening = holding((detector, *self._services.on_demand), opening)
             stack.push_async_callback(self._sink.aclose)
             stack.push_async_callback(self._sink.drain)
+            barge_in = None
+            if self._source is not None:  # imported here: its echo canceller (livekit's) takes 0.1 s, which `ask` skips
+                from voice.echo.barge_in import speech_over_playback
+
+                barge_in = await asyncio.to_thread(speech_over_playback)
             conversation = ChatConversation(
                 services=self._services,
                 journal=self._journal,
@@ -259,7 +266,7 @@ class VoiceLoop:
                 settings=voice_settings(self._settings, live_model),
                 chat=self._chat,
                 on_event=self._told,
-                barge_in=None if self._source is None else await asyncio.to_thread(speech_over_playback),
+                barge_in=barge_in,
                 toolkits=self._toolkits,
             )
             self._conversation = conversation
@@ -273,7 +280,7 @@ class VoiceLoop:
                 wake=wake,
                 conversation=conversation,
                 states=states,
-                on_wake=self._observer.wake,
+                on_wake=self._woken,
                 typed=self._typed,
                 on_microphone_lost=None if self._on_device_lost is None else self._microphone_lost,
                 on_microphone_back=self._on_microphone_back,
@@ -322,6 +329,12 @@ class VoiceLoop:
         assert self._on_device_lost is not None
         self._on_device_lost("speaker", str(error))
 
+    async def _woken(self, wake: WakeEvent) -> None:
+        if wake.model != TYPED_TEXT:  # the user is about to speak: Whisper loads while they do
+            for part in self._hearing:
+                part.prepare()
+        await self._observer.wake(wake)
+
     async def _told(self, event: ConversationEvent) -> None:
         await self._observer.conversation(event)
         if self._asks is not None:
@@ -359,4 +372,5 @@ class VoiceLoop:
         voice = await offline_voice(settings, self._services.embedder, stack, instructions=INSTRUCTIONS)
         self._transcribe_in = voice.transcribe_in
         self._on_demand = (voice.models,)
+        self._hearing = (voice.transcriber,)
         return voice.opening, voice.model_name

@@ -21,7 +21,6 @@ import numpy as np
 
 from app.config.settings import Settings
 from voice.audio.chunks import MIC_FORMAT, AudioChunk, AudioSource
-from voice.echo.canceller import EchoCanceller
 from voice.errors import VoiceError, WakeModelError
 from voice.wake.detector import OpenWakeWordDetector, resolve_model
 from voice.wake.verifier import Run, WakeVerifier, enrolment_examples, train_verifier
@@ -149,6 +148,8 @@ async def enrolment_runs(detector: OpenWakeWordDetector, recording: bytes) -> tu
 def as_heard(recording: bytes) -> bytes:
     """`recording` (16 kHz PCM16) as the sleeping assistant hears the microphone: through the echo
     canceller (WebRTC's high-pass filter shapes what the wake word model hears, even with nothing playing)."""
+    from voice.echo.canceller import EchoCanceller  # livekit's (0.1-0.2 s): not with the module, which `ask` imports
+
     canceller = EchoCanceller()
     size = MIC_FORMAT.bytes_per_second * 80 // 1000
     return b"".join(

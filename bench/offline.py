@@ -54,11 +54,12 @@ from tests.voice.fixtures import read_pcm, silence, split, utterances
 from tests.voice.rooms import SimulatedRoom, condition
 from voice.audio.chunks import MIC_FORMAT, MODEL_VOICE_FORMAT
 from voice.audio.pcm import convert, pcm16_to_float
+from voice.echo.vad import load_session
 from voice.live.connection import LiveConfig, ModelAudio, ToolCall, TurnComplete
 from voice.offline.chat_model import ChatModel
 from voice.offline.connection import connect
 from voice.offline.endpoint import EndpointConfig, Endpointer, SpeechEnded
-from voice.offline.engine import OfflineVoice, prepare_files
+from voice.offline.engine import LoadedTranscriber, OfflineVoice, load_transcriber, prepare_files
 from voice.offline.prompt import ChatMessage
 from voice.offline.speech import EspeakSynthesizer
 from voice.offline.text import whisper_prompt, without_wake_phrase
@@ -139,7 +140,7 @@ def rss_mb() -> float:
 
 def heard_question(pcm: bytes) -> bytes:
     """What the VAD hands to Whisper from the pre-roll on: the question, the wake phrase's tail dropped."""
-    from voice.echo.vad import SileroVad, load_session
+    from voice.echo.vad import SileroVad
 
     start = utterances(pcm)[0][1]  # the wake word fires about 150 ms after the phrase: pre-roll from there
     offset = int(max(start + 150.0 - PREROLL_MS, 0) * MIC_FORMAT.bytes_per_second / 1000) & ~1
@@ -308,7 +309,9 @@ async def measure(repeats: int) -> dict[str, Any]:
     folders = await asyncio.to_thread(prepare_files, cache)
     prepared_s = time.perf_counter() - started
     started = time.perf_counter()
-    voice = await OfflineVoice.load(cache)
+    # Side by side, as the app loads them at the wake word.
+    whisper, chat = await asyncio.gather(load_transcriber(cache), asyncio.to_thread(ChatModel, folders.chat))
+    voice = OfflineVoice(transcribers=LoadedTranscriber(whisper), chat=chat, vad=await asyncio.to_thread(load_session))
     loaded_s = time.perf_counter() - started
     loaded = rss_mb()
     load_before = os.getloadavg()

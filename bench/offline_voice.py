@@ -52,7 +52,7 @@ from voice.echo.vad import load_session
 from voice.live.connection import HistoryTurn, LiveConfig, ModelTranscript, ToolCall, TurnComplete
 from voice.offline.chat_model import ChatModel
 from voice.offline.connection import connect
-from voice.offline.engine import OfflineVoice, prepare_files
+from voice.offline.engine import LoadedTranscriber, OfflineVoice, prepare_files
 from voice.offline.transcriber import WhisperTranscriber
 
 BENCH = Path(__file__).resolve().parent
@@ -109,7 +109,11 @@ async def ask_chat(
 ) -> list[dict[str, Any]]:
     transcriber, model, vad = models
     voice = OfflineVoice(
-        transcriber=transcriber, chat=model, vad=vad, language=chat["language"], language_of=language_of
+        transcribers=LoadedTranscriber(transcriber),
+        chat=model,
+        vad=vad,
+        language=chat["language"],
+        language_of=language_of,
     )
     asked: list[dict[str, Any]] = []
     try:

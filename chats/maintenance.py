@@ -289,10 +289,9 @@ class MaintenanceWorker:
     while no chat waits for maintenance, so the chats just spoken in come first: their turns get their
     vectors, and a chat never maintained (imported, or spoken in by `parley ask`, which only titles it) its
     topic, title and summary too. A backfill is never waited for: leaving the worker finishes the requested
-    chats (unless `finish` is False: then they wait for the next backfill too) and drops the rest of it,
-    and a store that is unavailable or an embedder that fails stops it (the next start plans it again).
-    `on_changed` hears of each chat whose title or summary maintenance wrote: a list loaded before shows
-    neither.
+    chats and drops the rest of it, and a store that is unavailable or an embedder that fails stops it (the
+    next start plans it again). `on_changed` hears of each chat whose title or summary maintenance wrote: a
+    list loaded before shows neither.
     """
 
     def __init__(
@@ -302,6 +301,9 @@ class MaintenanceWorker:
         finish: bool = True,
         on_changed: Callable[[UUID], Awaitable[None]] | None = None,
     ) -> None:
+        """`finish` False (`parley ask`: one message, and gone): requested chats are not maintained here but left
+        to the next backfill, not even begun: the work would be dropped at the exit, and an embedding under way
+        (tenths of a second) would hold the exit up."""
         self._maintainer = maintainer
         self._finish = finish
         self._on_changed = on_changed
@@ -332,6 +334,8 @@ class MaintenanceWorker:
                 await asyncio.gather(self._task, return_exceptions=True)
 
     def request(self, chat_id: UUID) -> None:
+        if not self._finish:
+            return
         self._pending[chat_id] = None
         self._idle.clear()
         self._wake.set()

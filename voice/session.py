@@ -19,10 +19,10 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from voice.audio.chunks import AudioSink
 from voice.backoff import Backoff, Pause
-from voice.echo.barge_in import SpeechOverPlayback, SpeechOverPlaybackFactory
 from voice.errors import LiveConnectionError
 from voice.idle import IdleWatch
 from voice.live.connection import (
@@ -57,6 +57,10 @@ from voice.session_events import (
 )
 from voice.state import AssistantState, StateMachine
 from voice.typed import TypedText
+
+# The echo canceller (livekit's, 0.1 s to import) loads where the barge-in detector is made: not for `parley ask`.
+if TYPE_CHECKING:
+    from voice.echo.barge_in import SpeechOverPlayback, SpeechOverPlaybackFactory
 
 log = logging.getLogger(__name__)
 

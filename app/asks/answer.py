@@ -34,6 +34,8 @@ class Answer:
     """The web pages the answer drew on (`{"title", "uri"}`), when the model searched the web."""
     failure: str | None = None
     """Why the model could not be reached, in one line."""
+    opening: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once a conversation opens (its models load): what the answer needs next may be prepared."""
     over: asyncio.Event = field(default_factory=asyncio.Event)
     """Set once there is nothing more to wait for: the answer came, the model could not be reached, or the
     conversation ended."""
@@ -73,6 +75,8 @@ class Answer:
         return None
 
     def state(self, change: StateChanged) -> None:
+        if change.new is AssistantState.CONNECTING:
+            self.opening.set()
         # The conversation ended without an answer (the answer would have ended it first). A question waiting
         # its turn in a running Parley goes out in the next conversation: that one's end says nothing yet.
         if change.new is AssistantState.SLEEPING and (self.question is None or self.user):

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -62,20 +63,27 @@ def run(settings: Settings, args: argparse.Namespace) -> int:
         raise UsageError(f"cannot write audio to {args.audio_out}: folder {args.audio_out.parent} does not exist")
     consent = TerminalConsent(allow_all=args.yes)
     answer = asyncio.run(_running_parleys_answer(settings, text, args, consent))
-    if answer is None:  # no Parley runs on these chats: this process answers
+    if answer is None:  # no Parley runs on these chats: this process answers (and prints it as it comes)
         answer = _answer_here(settings, text, args, consent)
+    elif answer.failure is None:
+        _print_answer(answer, as_json=args.json)
     if answer.failure is not None:
         print(f"parley: {answer.failure}", file=sys.stderr)
         return 1
-    if args.json:
+    for refused in consent.refused:  # answered, but not as asked: a script must not take it for done
+        print(f"parley: {refused}", file=sys.stderr)
+    return 1 if consent.refused else 0
+
+
+def _print_answer(answer: Answer, *, as_json: bool) -> None:
+    if as_json:
         print(json.dumps(answer.as_json(), ensure_ascii=False))
     else:
         print(answer.model)
         for source in answer.sources:
             print(f"  {source['title']}: {source['uri']}")  # the pages a web answer drew on
-    for refused in consent.refused:  # answered, but not as asked: a script must not take it for done
-        print(f"parley: {refused}", file=sys.stderr)
-    return 1 if consent.refused else 0
+    # Flushed (a pipe's stdout is held until the exit): the reader has the answer while the chat is titled.
+    sys.stdout.flush()
 
 
 async def _running_parleys_answer(
@@ -112,21 +120,22 @@ async def _running_parleys_answer(
 
 def _answer_here(settings: Settings, text: str, args: argparse.Namespace, consent: TerminalConsent) -> Answer:
     """The answer of a voice loop run in this process, for this one question."""
-    # The voice is written beside its file, and put in its place only once the answer came: a failed ask
-    # leaves no half-written file (nor an older one overwritten).
+    # The voice is written beside its file, and put in its place only once the answer came (before the answer
+    # is printed): a failed ask leaves no half-written file (nor an older one overwritten).
     partial = None if args.audio_out is None else args.audio_out.with_name(f".{args.audio_out.name}.partial")
-    answered = False
-    try:
-        answer = asyncio.run(
-            ask(settings, text, chat=args.chat, new_chat=args.new_chat, audio_out=partial, asker=consent)
-        )
-        answered = answer.failure is None
-    finally:
-        if partial is not None and answered:
+
+    def told(answer: Answer) -> None:
+        if partial is not None:
             partial.replace(args.audio_out)
-        elif partial is not None:
+        _print_answer(answer, as_json=args.json)
+
+    try:
+        return asyncio.run(
+            ask(settings, text, chat=args.chat, new_chat=args.new_chat, audio_out=partial, asker=consent, told=told)
+        )
+    finally:
+        if partial is not None:  # not answered (once answered, it is in its place already)
             partial.unlink(missing_ok=True)
-    return answer
 
 
 async def ask(
@@ -137,13 +146,15 @@ async def ask(
     new_chat: bool = False,
     audio_out: Path | None = None,
     asker: Asker | None = None,
+    told: Callable[[Answer], None] | None = None,
 ) -> Answer:
     """Send `text` as one typed turn in `chat` (default: the most recent chat; `new_chat`: a new one) and
     wait for the answer, saved with the message. `audio_out`: a WAV file for the voice (else it goes
     nowhere). The answer's `failure` says when the model could not be reached; raises what the loop
     raises, `NoAnswer`, or `ChatNotFound` for an unknown chat. A new chat is created only once the message
     reaches it: no empty chat is left behind. `asker`: whether to run a tool that asks first (else the tool
-    waits for a yes no one can say)."""
+    waits for a yes no one can say). `told`: given the answer as soon as it is saved, before the chat is titled
+    (not for a failure)."""
     # Imported here, not with the module: the voice loop (the offline voice, the echo canceller, the tools)
     # takes a second to import, which every other `parley` command would pay.
     from app.asks.answer import Answer
@@ -181,12 +192,14 @@ async def ask(
         )
         # The offline title maker reads its language data on first use (py3langid's and lemminflect's, 1-2 s
         # on 2 cores): read while the question is answered, it titles the chat in milliseconds once saved.
-        warm_up = asyncio.create_task(_warm_titles(settings, services), name="ask-title-warm-up")
+        warm_up = asyncio.create_task(_warm_titles(settings, services, answer.opening), name="ask-title-warm-up")
         try:
             await _until_answered(loop, answer, text)
             if answer.failure is None and not answer.model:
                 raise NoAnswer("the conversation ended without an answer")
             if answer.failure is None:  # titled before it ends: no list shows it as "New chat" till a window
+                if told is not None:
+                    told(answer)
                 await asyncio.gather(warm_up, return_exceptions=True)
                 with suppress(ChatsError):  # not delivered (the delivery said so): the next window titles it
                     await services.maintainer.title(answer.chat_id)
@@ -199,9 +212,15 @@ async def ask(
 WARM_UP_CHAT = "User: What should we plan for the weekend?\nAssistant: A walk by the lake."
 
 
-async def _warm_titles(settings: Settings, services: ChatServices) -> None:
-    if settings.effective_text_model == "offline":  # Gemini's titles need nothing read first
-        await services.text_model.title(WARM_UP_CHAT)
+async def _warm_titles(settings: Settings, services: ChatServices, opening: asyncio.Event) -> None:
+    if settings.effective_text_model != "offline":  # Gemini's titles need nothing read first
+        return
+    # Once the conversation opens: until then this process imports and opens what answers (pure Python,
+    # which one thread runs at a time); then the models load in native code, which leaves the interpreter
+    # free. Its modules (yake and networkx, half a second) are imported off the event loop too.
+    await opening.wait()
+    await asyncio.to_thread(importlib.import_module, "chats.text.offline_text")
+    await services.text_model.title(WARM_UP_CHAT)
 
 
 async def _until_answered(loop: VoiceLoop, answer: Answer, text: str) -> None:

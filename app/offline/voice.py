@@ -1,10 +1,12 @@
-"""The offline voice as a voice loop answers with it: Whisper and SmolLM2 (`voice.offline.engine.OfflineVoice`,
-about 320 MB resident) loaded as a conversation opens and let go after `models_release_s` unused
-(`app.on_demand`), the intent router's examples embedded as the first one opens.
+"""The offline voice as a voice loop answers with it: SmolLM2 (`voice.offline.engine.OfflineVoice`) loaded as a
+conversation opens, Whisper when the user is to speak (at the wake word: `transcriber`, or when the VAD hears
+speech), each let go after `models_release_s` unused (`app.on_demand`; about 320 MB resident together), the
+intent router's examples embedded as the first conversation opens.
 
 Loaded at the wake word, the models are ready before the user has finished speaking (1.5 s of loading against
 2 s or more of a question), so the first answer comes as soon as when they were loaded at start. A typed
-message has no such head start: it waits for the load."""
+message has no such head start: it waits for the chat model's load, and none for Whisper's, which it does not
+need."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from chats.embedders.embedding import Embedder
     from voice.offline.engine import OfflineVoice
     from voice.offline.heard import Heard
+    from voice.offline.transcriber import WhisperTranscriber
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +38,8 @@ class OfflineVoiceOnDemand:
     """`OfflineVoice.transcribe_in` (a short command: pcm, prompt, language), the models loaded for it."""
     model_name: str
     models: OnDemand[OfflineVoice]
+    transcriber: OnDemand[WhisperTranscriber]
+    """Whisper: `prepare` it when the user is about to speak (the wake word), not for a typed message."""
 
 
 async def offline_voice(
@@ -46,14 +51,21 @@ async def offline_voice(
     from app.offline.intents import OfflineIntents
     from app.timers.wiring import local_zone
     from voice.offline import connection as offline
-    from voice.offline.engine import OfflineVoice, prepare_files
+    from voice.offline.engine import OfflineVoice, load_transcriber, prepare_files
     from voice.offline.text import wake_phrase_of
 
     cache, language = model_cache(), spoken_language(settings)
     await asyncio.to_thread(prepare_files, cache)
+    transcriber = OnDemand(
+        "the offline transcriber",
+        functools.partial(load_transcriber, cache),
+        _let_go,
+        quiet_s=settings.models_release_s,
+    )
+    stack.push_async_callback(transcriber.aclose)
     voices = OnDemand(
         "the offline voice",
-        functools.partial(OfflineVoice.load, cache, language=language, language_of=language_of),
+        functools.partial(OfflineVoice.load, cache, transcriber, language=language, language_of=language_of),
         OfflineVoice.aclose,
         quiet_s=settings.models_release_s,
     )
@@ -75,4 +87,8 @@ async def offline_voice(
         async with voices.lease() as voice:
             return await voice.transcribe_in(pcm, prompt, language)
 
-    return OfflineVoiceOnDemand(opening, transcribe_in, OfflineVoice.model_name, voices)
+    return OfflineVoiceOnDemand(opening, transcribe_in, OfflineVoice.model_name, voices, transcriber)
+
+
+async def _let_go(transcriber: WhisperTranscriber) -> None:
+    """Nothing to close: Whisper's memory goes with the last reference (`OnDemand` drops it, then trims)."""

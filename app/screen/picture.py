@@ -2,17 +2,20 @@
 
 Qt's `QImage` (PySide6's QtGui, already Parley's for the window) scales and writes JPEG without an application
 object or a display, on any thread; Pillow would be a second image library for the same two calls. Only this
-module outside `ui/` imports PySide6, and only `QImage` and a byte buffer: no widget, no event loop.
+module outside `ui/` imports PySide6, and only `QImage` and a byte buffer: no widget, no event loop; it does so when
+a picture is made, not with the module: once imported, PySide6 hooks every later import (shibokensupport reads
+each importing module's source), which cost `parley ask`, whose tools include the screen's, 0.5-0.7 s of its start.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
-from PySide6.QtGui import QImage
+from typing import TYPE_CHECKING
 
 from voice.live.connection import Picture
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QImage
 
 MAX_SIDE = 1280
 """Pixels on the longest side: Gemini Live reads a frame at about this size (it tiles images of 768 px), and a
@@ -27,6 +30,8 @@ class UnreadablePicture(Exception):
 
 def picture_of_pixels(bgra: bytes, width: int, height: int) -> Picture:
     """`width` x `height` pixels, 4 bytes each in B, G, R, A order (what X11 gives), as a `Picture`."""
+    from PySide6.QtGui import QImage
+
     # On a little-endian machine, B G R A bytes are Qt's 32-bit 0xAARRGGBB words.
     image = QImage(bgra, width, height, 4 * width, QImage.Format.Format_RGB32)
     return _jpeg(image)
@@ -34,6 +39,8 @@ def picture_of_pixels(bgra: bytes, width: int, height: int) -> Picture:
 
 def picture_of_file(path: Path) -> Picture:
     """An image file (the PNG a screenshot portal wrote) as a `Picture`."""
+    from PySide6.QtGui import QImage
+
     image = QImage(str(path))
     if image.isNull():
         raise UnreadablePicture(f"cannot read the screenshot {path.name}")
@@ -41,6 +48,8 @@ def picture_of_file(path: Path) -> Picture:
 
 
 def _jpeg(image: QImage) -> Picture:
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
+
     if image.isNull() or image.width() == 0 or image.height() == 0:
         raise UnreadablePicture("the screenshot is empty")
     if max(image.width(), image.height()) > MAX_SIDE:

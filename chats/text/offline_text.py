@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-import yake
 from segtok.segmenter import split_single
 
 from chats.errors import TextModelError
@@ -235,6 +234,8 @@ def keyphrases(text: str, top: int = KEYPHRASES, *, language: str = "en") -> lis
     """YAKE keyphrases (1 to 3 words) of `text` in `language`, best first, role labels ignored."""
     if not _WORD.search(text):
         return []
+    import yake  # here, not with the module: it brings networkx (0.25 s), which a title does not need
+
     extractor = yake.KeywordExtractor(lan=language, n=3, top=top, stopwords=stopwords(language))
     return [str(phrase) for phrase, _score in extractor.extract_keywords(text)]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 from functools import cache
-
-import yake
+from importlib.util import find_spec
+from pathlib import Path
 
 from chats.language.words import stop_words
 from languages.registry import is_supported
@@ -30,7 +30,20 @@ def stopwords(language: str = "en") -> frozenset[str]:
     """YAKE's own list for `language` (a code), plus the role labels that transcripts and summaries carry on
     every line; in other languages than English, also `chats.language.words`'s function words and the ways
     people ask for a chat."""
-    words = frozenset(yake.KeywordExtractor(lan=language).stopword_set) | {"user", "assistant"}
+    words = yake_stopwords(language) | {"user", "assistant"}
     if language != "en" and is_supported(language):
         words |= stop_words(language)
     return words
+
+
+def yake_stopwords(language: str) -> frozenset[str]:
+    """YAKE's own stop-word list for `language`, read from its package as `yake.KeywordExtractor` reads it, without
+    importing yake: its import brings networkx (a quarter of a second), which a title, needing only the list, would
+    pay (`parley ask` titles its chat before it exits)."""
+    spec = find_spec("yake")
+    assert spec is not None and spec.submodule_search_locations is not None, "yake is a dependency"
+    lists = Path(next(iter(spec.submodule_search_locations))) / "core" / "StopwordsList"
+    path = lists / f"stopwords_{language[:2].lower()}.txt"
+    if not path.exists():
+        path = lists / "stopwords_noLang.txt"
+    return frozenset(path.read_text(encoding="utf-8").lower().split("\n"))

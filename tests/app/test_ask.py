@@ -7,15 +7,19 @@ import asyncio
 import json
 import os
 import signal
+import sqlite3
 import sys
 import wave
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
 import pytest
 
+from app.cli.ask_command import ask
 from app.cli.main import main
+from app.config.settings import load_settings
 from tests.fakes.gemini_live_scenario import (
     AfterText,
     AfterToolResponse,
@@ -272,3 +276,20 @@ async def test_an_ask_stopped_before_its_answer_saves_the_question_once_and_leav
         ("user", "Just milk then?"),
         ("model", "Milk."),
     ]
+
+
+async def test_offline_the_answer_is_told_once_saved_and_the_chat_titled_before_the_ask_ends(offline: Path) -> None:
+    # Told before the title: `parley ask` prints it then, and a reader has it while the chat is titled.
+    store = offline / "data" / "chats.sqlite3"
+
+    def rows() -> list[tuple[str | None, int]]:
+        with closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True)) as db:
+            return db.execute("SELECT title, turn_count FROM chats").fetchall()
+
+    told: list[list[tuple[str | None, int]]] = []
+    answer = await ask(
+        load_settings(), "What should we plan for the weekend?", new_chat=True, told=lambda _: told.append(rows())
+    )
+    assert answer.model and told == [[(None, 2)]]  # saved, both turns, not titled yet
+    [(title, turns)] = rows()
+    assert title and turns == 2

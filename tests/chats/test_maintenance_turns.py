@@ -183,5 +183,7 @@ async def test_a_worker_that_does_not_finish_leaves_requested_chats_to_the_next_
     chat = await store.create(turns=talk(2, "just asked"))
     async with MaintenanceWorker(ChatMaintainer(store, minilm, ScriptedTextModel()), finish=False) as worker:
         worker.request(chat.id)
+        await worker.idle()  # not begun either: nothing to wait for
+        assert (await store.load_assistant_context(chat.id)).title is None
     assert (await store.load_assistant_context(chat.id)).title is None
     assert await store.chats_without_turn_vectors(minilm.model_name) == [chat.id]

@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 from chats.models import Turn
 from chats.text.offline_text import OfflineTextModel, Sentence, salience, split_turns, summarize_extractively
 from chats.text.offline_title import subject_title
-from chats.text.offline_words import OPEN_USER_LABEL, USER_LABEL
+from chats.text.offline_words import OPEN_USER_LABEL, USER_LABEL, yake_stopwords
 from chats.text.text_model import TextModel
+from languages.registry import SUPPORTED
 
 
 def user(text: str) -> Turn:
@@ -235,3 +236,10 @@ def test_any_turns_any_budget_never_exceed_the_budget(turns: list[Turn], max_cha
     summary = summarize_extractively(turns, max_chars)
 
     assert len(summary) <= max(max_chars, 0)
+
+
+@pytest.mark.parametrize("language", [*SUPPORTED, "xx"])
+def test_yakes_stop_words_are_read_as_yake_reads_them(language: str) -> None:
+    import yake
+
+    assert yake_stopwords(language) == frozenset(yake.KeywordExtractor(lan=language).stopword_set)

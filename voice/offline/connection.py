@@ -123,12 +123,20 @@ class OfflineLiveConnection:
 
     async def send_audio(self, chunk: AudioChunk) -> None:
         self._check_open()
+        if self._warming is None:
+            # The chat model reads the system prompt while the user speaks, not waited for: the models' one
+            # thread takes the transcription after it, and an answer that needs neither model is said at once.
+            # Typed text starts no warm-up: an answer of the chat model's reads the prompt itself, and one that
+            # needs no model (a tool's, a template's: most typed questions offline) leaves the thread idle, so that
+            # `parley ask` ends at once instead of waiting 1-2 s for a warm-up nobody used.
+            self._warming = asyncio.create_task(self._voice.warm(self._system), name="offline-warm")
         pcm = chunk.pcm
         if chunk.format != MIC_FORMAT:
             pcm = convert(pcm16_to_float(pcm, chunk.format.channels), chunk.format.rate, MIC_FORMAT)
         for window, probability in await self._voice.detect(self._vad, pcm):
             for event in self._endpoint.push(window, probability):
                 if isinstance(event, SpeechStarted):
+                    self._voice.expect_speech()  # loaded at the wake word already, unless typing opened the talk
                     self._user_started()
                 else:
                     self._inputs.put_nowait(_Heard(event.pcm))
@@ -178,10 +186,6 @@ class OfflineLiveConnection:
 
     async def _work(self) -> None:
         try:
-            # Started, not waited for: the models' one thread takes a transcription or the chat model's answer
-            # after it, in order, while an answer that needs neither (a tool's, a template's: most typed
-            # questions offline) is said at once instead of 0.4-1.5 s later.
-            self._warming = asyncio.create_task(self._voice.warm(self._system), name="offline-warm")
             waiting: list[str] = []
             while True:
                 item = await self._inputs.get()

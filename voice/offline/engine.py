@@ -5,6 +5,10 @@ they run on. Every blocking call goes through here, off the event loop:
   the two cores, and an abandoned answer stops within a token (about 20 ms) before the next job starts;
 - one "offline-vad" thread scores the microphone, in order, like the wake word detector's own thread.
 
+Whisper is not one of the models loaded with the rest: it is leased from `Transcribers`, which load it when
+speech is expected (the app's `OnDemand`: at the wake word, or when the VAD hears speech) and let it go after a
+quiet spell. A typed question needs no transcriber, nor faster-whisper's import (0.3 s with PyAV's).
+
 Language: Whisper is told the user's language, or finds it per utterance ("auto": `language` None), and
 espeak-ng speaks each sentence in its own language's voice (`language_of`, the app's detector: the chat
 model's English and a template in the user's language differ). The chat model writes English only
@@ -18,11 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import onnxruntime
 
@@ -34,7 +39,9 @@ from voice.offline.convert import convert_gguf
 from voice.offline.heard import Heard
 from voice.offline.prompt import ChatMessage
 from voice.offline.speech import VOICES, EspeakSynthesizer, espeak_path, voice_for
-from voice.offline.transcriber import WhisperTranscriber
+
+if TYPE_CHECKING:  # faster-whisper is imported where Whisper loads (`load_transcriber`)
+    from voice.offline.transcriber import WhisperTranscriber
 
 _T = TypeVar("_T")
 _DONE = object()
@@ -66,6 +73,43 @@ def prepare_files(cache: Path) -> ModelFolders:
     return ModelFolders(whisper=files.whisper_base(cache), chat=chat)
 
 
+async def load_transcriber(cache: Path) -> WhisperTranscriber:
+    """Whisper from `cache` (joined there by `prepare_files`), loaded off the loop (about 0.7 s)."""
+
+    def load() -> WhisperTranscriber:
+        from voice.offline.transcriber import WhisperTranscriber
+
+        return WhisperTranscriber(files.whisper_base(cache))
+
+    return await asyncio.to_thread(load)
+
+
+class Transcribers(Protocol):
+    """Whisper as the voice gets it: loaded when speech is expected, kept while leased (the app's `OnDemand`)."""
+
+    def prepare(self) -> None:
+        """Start loading it, without waiting."""
+        ...
+
+    def lease(self) -> AbstractAsyncContextManager[WhisperTranscriber]:
+        """It, loaded (waiting for the load), kept while the context is open."""
+        ...
+
+
+class LoadedTranscriber:
+    """`Transcribers` of one Whisper loaded already, never let go (benches and tests)."""
+
+    def __init__(self, transcriber: WhisperTranscriber) -> None:
+        self._transcriber = transcriber
+
+    def prepare(self) -> None:
+        return None
+
+    @asynccontextmanager
+    async def lease(self) -> AsyncIterator[WhisperTranscriber]:
+        yield self._transcriber
+
+
 def check_installed() -> None:
     """Raise `OfflineVoiceError` for the first part of the offline voice that is not installed; quick (no
     model is loaded or prepared)."""
@@ -83,7 +127,7 @@ class OfflineVoice:
     def __init__(
         self,
         *,
-        transcriber: WhisperTranscriber,
+        transcribers: Transcribers,
         chat: ChatModel,
         vad: onnxruntime.InferenceSession,
         language: str | None = "en",
@@ -91,7 +135,7 @@ class OfflineVoice:
     ) -> None:
         """`language`: the code of the language the user speaks, None to find it in each utterance;
         `language_of`: tells the language of a sentence to speak (None: every sentence in `language`)."""
-        self._transcriber = transcriber
+        self._transcribers = transcribers
         self._chat = chat
         self._vad_session = vad
         self._told_language = language
@@ -105,31 +149,31 @@ class OfflineVoice:
 
     @classmethod
     async def load(
-        cls, cache: Path, *, language: str | None = "en", language_of: LanguageOf | None = None
+        cls,
+        cache: Path,
+        transcribers: Transcribers,
+        *,
+        language: str | None = "en",
+        language_of: LanguageOf | None = None,
     ) -> OfflineVoice:
-        """Prepare the files (first run: about 5 s) and load every model (about 1.5 s), off the loop.
-        Raises `OfflineVoiceError` naming what is missing. `language`, `language_of`: see `__init__`."""
+        """Prepare the files (first run: about 5 s) and load the chat model and the VAD (about 0.6 s), off the
+        loop; Whisper comes from `transcribers`. Raises `OfflineVoiceError` naming what is missing. `language`,
+        `language_of`: see `__init__`."""
 
-        return await asyncio.to_thread(cls.load_sync, cache, language=language, language_of=language_of)
+        return await asyncio.to_thread(cls.load_sync, cache, transcribers, language=language, language_of=language_of)
 
     @classmethod
     def load_sync(
-        cls, cache: Path, *, language: str | None = "en", language_of: LanguageOf | None = None
+        cls,
+        cache: Path,
+        transcribers: Transcribers,
+        *,
+        language: str | None = "en",
+        language_of: LanguageOf | None = None,
     ) -> OfflineVoice:
         """`load`, on the calling thread."""
-        folders = prepare_files(cache)
-        # Side by side: CTranslate2 reads each model without holding the interpreter's lock, so on 2 cores the
-        # two load in the time of the longer (Whisper, 0.7 s) rather than of both (1.2 s).
-        with ThreadPoolExecutor(2, thread_name_prefix="offline-load") as loading:
-            transcriber = loading.submit(WhisperTranscriber, folders.whisper)
-            chat = loading.submit(ChatModel, folders.chat)
-            return cls(
-                transcriber=transcriber.result(),
-                chat=chat.result(),
-                vad=load_session(),
-                language=language,
-                language_of=language_of,
-            )
+        chat = ChatModel(prepare_files(cache).chat)
+        return cls(transcribers=transcribers, chat=chat, vad=load_session(), language=language, language_of=language_of)
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self.close)
@@ -145,15 +189,22 @@ class OfflineVoice:
     async def detect(self, vad: SileroVad, pcm: bytes) -> list[tuple[bytes, float]]:
         return await self._run(self._vad, vad.push, pcm)
 
+    def expect_speech(self) -> None:
+        """Someone is speaking: Whisper starts loading now, if it is not loaded, so that it is ready by the end
+        of what they say."""
+        self._transcribers.prepare()
+
     async def transcribe_in(self, pcm: bytes, prompt: str, language: str) -> Heard:
         """A short command said in `language` (a code), with the model the conversation uses (one at a time with
         it), on Whisper's short window (`WhisperTranscriber.transcribe_command`)."""
-        return await self._run(self._models, self._transcriber.transcribe_command, pcm, prompt, language)
+        async with self._transcribers.lease() as transcriber:
+            return await self._run(self._models, transcriber.transcribe_command, pcm, prompt, language)
 
     async def transcribe(self, pcm: bytes, prompt: str | None = None) -> str:
-        heard = await self._run(
-            self._models, self._transcriber.transcribe, pcm, prompt, self._told_language, tuple(VOICES)
-        )
+        async with self._transcribers.lease() as transcriber:
+            heard = await self._run(
+                self._models, transcriber.transcribe, pcm, prompt, self._told_language, tuple(VOICES)
+            )
         found = self._told_language is None and heard.text and heard.language in VOICES
         if found and heard.language_probability >= FOUND_LANGUAGE_PROBABILITY:
             self.language = heard.language

@@ -22,7 +22,7 @@ from tests.app.timers.clock import START, ManualClock
 from tests.voice.fixtures import silence, split
 from tests.voice.offline.said import said
 from voice.audio.preroll import PrerollStream
-from voice.offline.engine import OfflineVoice
+from voice.offline.engine import LoadedTranscriber, OfflineVoice, load_transcriber
 from voice.offline.heard import Heard
 
 TIMER = Timer("a1b2c3", "timer", "pasta", START, START)
@@ -137,7 +137,7 @@ async def test_without_a_microphone_only_the_button_stops_a_ring() -> None:
 
 
 async def test_offline_a_stop_is_heard_by_the_offline_voices_own_whisper_not_a_second_copy(model_cache: Path) -> None:
-    voice = await OfflineVoice.load(model_cache, language="en")
+    voice = await OfflineVoice.load(model_cache, LoadedTranscriber(await load_transcriber(model_cache)), language="en")
     heard: list[str] = []
 
     async def transcribe(pcm: bytes, prompt: str, language: str) -> Heard:  # the offline voice's, counted

@@ -9,7 +9,7 @@ import pytest
 
 from tests.voice.offline.models import AskedChatModel, prepared_models
 from voice.echo.vad import load_session
-from voice.offline.engine import ModelFolders, OfflineVoice
+from voice.offline.engine import LoadedTranscriber, ModelFolders, OfflineVoice
 from voice.offline.transcriber import WhisperTranscriber
 
 
@@ -24,7 +24,12 @@ def asked_model(model_folders: ModelFolders) -> AskedChatModel:
 
 
 @pytest.fixture(scope="session")
-def offline_voice(model_folders: ModelFolders, asked_model: AskedChatModel) -> Iterator[OfflineVoice]:
-    voice = OfflineVoice(transcriber=WhisperTranscriber(model_folders.whisper), chat=asked_model, vad=load_session())
+def loaded_whisper(model_folders: ModelFolders) -> WhisperTranscriber:
+    return WhisperTranscriber(model_folders.whisper)
+
+
+@pytest.fixture(scope="session")
+def offline_voice(loaded_whisper: WhisperTranscriber, asked_model: AskedChatModel) -> Iterator[OfflineVoice]:
+    voice = OfflineVoice(transcribers=LoadedTranscriber(loaded_whisper), chat=asked_model, vad=load_session())
     yield voice
     voice.close()

@@ -34,6 +34,12 @@ class AskedChatModel(ChatModel):
         super().__init__(folder)
         self.asked: list[tuple[str, list[ChatMessage]]] = []
         """(system prompt, messages) for each answer started, in order."""
+        self.warmed: list[str] = []
+        """The system prompt of each warm-up, in order."""
+
+    def warm(self, system: str) -> None:
+        self.warmed.append(system)
+        super().warm(system)
 
     def stream(self, system: str, messages: Sequence[ChatMessage], cancel: threading.Event) -> Iterator[str]:
         self.asked.append((system, list(messages)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Collection, Iterator, Mapping, Sequence
-from contextlib import aclosing
+from contextlib import aclosing, asynccontextmanager
 from typing import Any
 
 import numpy as np
@@ -14,6 +14,7 @@ import pytest
 from tests.voice.fixtures import read_pcm, silence, split
 from tests.voice.offline.models import AskedChatModel
 from voice.audio.chunks import MODEL_VOICE_FORMAT
+from voice.echo.vad import load_session
 from voice.live.connection import (
     HistoryTurn,
     Interrupted,
@@ -27,9 +28,10 @@ from voice.live.connection import (
     UserTranscript,
 )
 from voice.offline.connection import NO_ANSWER, OfflineLiveConnection, connect
-from voice.offline.engine import ENGLISH_ONLY_NOTICE, ModelFolders, OfflineVoice
+from voice.offline.engine import ENGLISH_ONLY_NOTICE, LoadedTranscriber, ModelFolders, OfflineVoice
 from voice.offline.prompt import ChatMessage
 from voice.offline.router import FromChat, ToolAnswer
+from voice.offline.transcriber import WhisperTranscriber
 
 CONFIG = LiveConfig(model="offline", system_prompt="You are Parley, a voice assistant. Answer briefly.")
 PREROLL_START = 800 * 32
@@ -135,6 +137,75 @@ async def test_a_spoken_question_is_transcribed_answered_and_spoken(offline_voic
     assert kinds.index(ModelTranscript) < kinds.index(ModelAudio) and kinds[-1] is TurnComplete
 
 
+class WatchedTranscriber(LoadedTranscriber):
+    """The real Whisper, counting when the voice expects speech (`prepare`: the app's Whisper starts loading)
+    and when it transcribes."""
+
+    def __init__(self, transcriber: WhisperTranscriber) -> None:
+        super().__init__(transcriber)
+        self.prepared = 0
+        self.leased = 0
+
+    def prepare(self) -> None:
+        self.prepared += 1
+
+    @asynccontextmanager
+    async def lease(self) -> AsyncIterator[WhisperTranscriber]:
+        self.leased += 1
+        async with super().lease() as transcriber:
+            yield transcriber
+
+
+@pytest.fixture
+def watched_whisper(loaded_whisper: WhisperTranscriber) -> WatchedTranscriber:
+    return WatchedTranscriber(loaded_whisper)
+
+
+@pytest.fixture
+def watched_voice(watched_whisper: WatchedTranscriber, asked_model: AskedChatModel) -> Iterator[OfflineVoice]:
+    voice = OfflineVoice(transcribers=watched_whisper, chat=asked_model, vad=load_session())
+    yield voice
+    voice.close()
+
+
+async def test_a_typed_question_a_tool_answers_needs_neither_whisper_nor_the_chat_models_warm_up(
+    watched_voice: OfflineVoice, watched_whisper: WatchedTranscriber, asked_model: AskedChatModel
+) -> None:
+    intents = ScriptedIntents("kitchen", "switch_chat", {}, SWITCHED)
+    warmed = len(asked_model.warmed)
+    async with (
+        connect(CONFIG, voice=watched_voice, intents=intents) as connection,
+        aclosing(connection.events()) as events,
+    ):
+        await connection.send_text("Let's go back to the kitchen chat.")
+        call = (await events_until(events, lambda e: isinstance(e, ToolCall)))[-1]
+        assert isinstance(call, ToolCall)
+        await connection.send_tool_result(call.id, call.name, {"outcome": "switched", "title": "Kitchen"})
+        seen = await events_until(events, lambda e: isinstance(e, TurnComplete))
+    assert said(seen) == "Switching to Kitchen."
+    assert (watched_whisper.prepared, watched_whisper.leased) == (0, 0)
+    assert len(asked_model.warmed) == warmed  # the models' thread stayed idle: closing waits for nothing
+
+
+async def test_speech_warms_the_chat_model_and_loads_whisper_before_it_ends(
+    watched_voice: OfflineVoice, watched_whisper: WatchedTranscriber, asked_model: AskedChatModel
+) -> None:
+    intents = ScriptedIntents("kitchen", "switch_chat", {}, SWITCHED)
+    warmed = len(asked_model.warmed)
+    async with (
+        connect(CONFIG, voice=watched_voice, intents=intents, wake_phrase="hey jarvis") as connection,
+        aclosing(connection.events()) as events,
+    ):
+        pcm = read_pcm("wake_weather")[PREROLL_START:]
+        chunks = split(pcm + silence(800))
+        await connection.send_audio(chunks[0])
+        assert asked_model.warmed[warmed:] == [CONFIG.system_prompt]  # from the first chunk of sound
+        for chunk in chunks[1:]:
+            await connection.send_audio(chunk)
+        await events_until(events, lambda e: isinstance(e, TurnComplete))
+    assert watched_whisper.prepared >= 1 and watched_whisper.leased == 1
+
+
 async def test_a_tool_intent_is_called_and_its_result_spoken(offline_voice: OfflineVoice) -> None:
     intents = ScriptedIntents("kitchen", "switch_chat", {"query": "the kitchen renovation"}, SWITCHED)
     async with (
@@ -168,7 +239,8 @@ async def test_a_free_answer_says_nothing_that_tells_the_user_what_they_never_sa
 @pytest.fixture
 def spanish_voice(model_folders: ModelFolders) -> Iterator[OfflineVoice]:
     """A voice of its own for each test: whether the notice that the model writes English was given is its state."""
-    voice = OfflineVoice.load_sync(model_folders.whisper.parent, language="es")
+    whisper = LoadedTranscriber(WhisperTranscriber(model_folders.whisper))
+    voice = OfflineVoice.load_sync(model_folders.whisper.parent, whisper, language="es")
     yield voice
     voice.close()
 

@@ -13,7 +13,7 @@ import pytest
 from tests.voice.offline.said import said
 from voice.audio.chunks import MODEL_VOICE_FORMAT
 from voice.offline.chat_model import LANGUAGES
-from voice.offline.engine import ENGLISH_ONLY_NOTICE, ModelFolders, OfflineVoice
+from voice.offline.engine import ENGLISH_ONLY_NOTICE, LoadedTranscriber, ModelFolders, OfflineVoice
 from voice.offline.speech import VOICES, EspeakSynthesizer, voice_for
 from voice.offline.transcriber import WhisperTranscriber
 
@@ -78,7 +78,8 @@ def auto_voice(model_folders: ModelFolders) -> Iterator[OfflineVoice]:
         # A stand-in for the app's detector (chats.language.words): the notices and Spanish here, else the hint.
         return "es" if text.startswith(("Mi pequeño", "Vale", "¿")) else hint
 
-    voice = OfflineVoice.load_sync(model_folders.whisper.parent, language=None, language_of=language_of)
+    whisper = LoadedTranscriber(WhisperTranscriber(model_folders.whisper))
+    voice = OfflineVoice.load_sync(model_folders.whisper.parent, whisper, language=None, language_of=language_of)
     yield voice
     voice.close()
 
