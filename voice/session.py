@@ -1,16 +1,15 @@
 """One conversation with the live model, from the wake word until it goes idle or is ended.
 
-The session owns four tasks per connection: the uplink (microphone to model, and to the barge-in
-detector), the typist (typed text to the model), the downlink (model events: voice to the speaker,
-transcripts merged into turns, tool calls answered) and the idle watch (`voice.idle`).
-It rotates the connection on `GoAway` and resumes it after a drop (waiting a little longer after each failure
-in a row: `RECONNECT_BACKOFF`), so the conversation goes on.
+The session owns four tasks per connection: the uplink (microphone to model, and to the barge-in detector), the typist
+(typed text to the model), the downlink (model events: voice to the speaker, transcripts merged into turns, tool calls
+answered) and the idle watch (`voice.idle`). It rotates the connection on `GoAway` and resumes it after a drop
+(waiting a little longer after each failure in a row: `RECONNECT_BACKOFF`), so the conversation goes on.
 
-What the chat keeps is what the user heard. The live model's voice arrives faster than real time, so a
-model turn is complete (`TurnComplete`) while the speaker still holds seconds of it: the turn is recorded
-once its voice has played out, and if the user speaks over it first (`voice.echo.barge_in`, on the microphone;
-or the service's `Interrupted` while it still generates) the speaker is cleared and the turn is recorded
-as far as it was played, marked interrupted. The idle countdown starts when the voice has played out.
+What the chat keeps is what the user heard. The live model's voice arrives faster than real time, so a model turn is
+complete (`TurnComplete`) while the speaker still holds seconds of it: the turn is recorded once its voice has played
+out, and if the user speaks over it first (`voice.echo.barge_in`, on the microphone; or the service's `Interrupted`
+while it still generates) the speaker is cleared and the turn is recorded as far as it was played, marked interrupted.
+The idle countdown starts when the voice has played out.
 """
 
 from __future__ import annotations
@@ -58,8 +57,7 @@ from voice.session_events import (
 from voice.state import AssistantState, StateMachine
 from voice.typed import TypedText
 
-# The echo canceller (livekit's, 0.1 s to import) loads where the barge-in detector is made: not for `parley ask`.
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the echo canceller (livekit's, 0.1 s to import) loads where the detector is made: not for `ask`
     from voice.echo.barge_in import SpeechOverPlayback, SpeechOverPlaybackFactory
 
 log = logging.getLogger(__name__)
@@ -67,10 +65,9 @@ log = logging.getLogger(__name__)
 RECONNECT_ATTEMPTS = 3
 """Reconnections in a row without a completed turn before the session gives up."""
 RECONNECT_BACKOFF = Backoff(first_s=0.5, max_s=4.0)
-"""Waits before each of those reconnections: 0.5, 1 and 2 s, so a network that drops for a moment (a
-Wi-Fi roam, a sleeping laptop's first seconds) is ridden out, and a service that closes at once is not
-hammered; 3.5 s in all before the session gives up. A rotation (`GoAway`) and a refused resumption handle
-reconnect at once: the service is there."""
+"""Waits before each of those reconnections: 0.5, 1 and 2 s, so a network that drops for a moment (a Wi-Fi roam,
+a sleeping laptop's first seconds) is ridden out, and a service that closes at once is not hammered; 3.5 s in all
+before the session gives up. A rotation (`GoAway`) and a refused resumption handle reconnect at once."""
 
 
 class _Rotate(Exception):
@@ -117,8 +114,8 @@ class VoiceSession:
         """The last model turn, complete, while its voice plays out: recorded when it has played out, or cut
         where the user speaks over it."""
         self._written_ms = sink.queued_ms
-        """Audio written to the speaker in this session (milliseconds), counting what it held at the start
-        (the earcon): `_written_ms - queued_ms` is how far playback has gone."""
+        """Audio written to the speaker in this session (ms), counting what it held at the start (the earcon):
+        `_written_ms - queued_ms` is how far playback has gone."""
         self._over_playback: SpeechOverPlayback | None = barge_in() if barge_in is not None else None
         self._ending = False
         self._failures = 0
@@ -384,8 +381,7 @@ class VoiceSession:
         await self._record_model(playing, None if played_out else played_ms)
 
     async def _record_model(self, turn: ModelTurn, played_ms: float | None) -> None:
-        """The model's turn (cut at `played_ms` when given, and marked interrupted), then what was typed
-        while it spoke."""
+        """The model's turn (cut at `played_ms` when given, and marked interrupted), then what was typed meanwhile."""
         text = turn.text(heard_until_ms=played_ms)
         if text:
             sources, searches = tuple(turn.sources.values()), tuple(turn.searches)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from app.config.paths import model_cache
 from app.config.settings import Settings
-from app.on_demand import OnDemand
+from app.on_demand import OnDemand, dropped
 from app.wiring import language_of, spoken_language
 from voice.live.connection import LiveConfig, LiveConnection, LiveConnectionFactory
 
@@ -59,7 +59,7 @@ async def offline_voice(
     transcriber = OnDemand(
         "the offline transcriber",
         functools.partial(load_transcriber, cache),
-        _let_go,
+        dropped,
         quiet_s=settings.models_release_s,
     )
     stack.push_async_callback(transcriber.aclose)
@@ -88,7 +88,3 @@ async def offline_voice(
             return await voice.transcribe_in(pcm, prompt, language)
 
     return OfflineVoiceOnDemand(opening, transcribe_in, OfflineVoice.model_name, voices, transcriber)
-
-
-async def _let_go(transcriber: WhisperTranscriber) -> None:
-    """Nothing to close: Whisper's memory goes with the last reference (`OnDemand` drops it, then trims)."""
