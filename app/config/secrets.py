@@ -197,9 +197,10 @@ class ApiKeys:
             self.get(name)
 
     def read(self) -> list[Secret]:
-        """The keys read so far: what the logs redact (a key never read cannot reach one)."""
-        with self._lock:
-            return [key for key in self._keys.values() if key is not None]
+        """The keys read so far: what the logs redact (a key never read cannot reach one). Without the lock: a
+        lookup under way logs (it would wait for itself), and a log line of another thread does not wait for
+        the keyring (a copy of the dict is made whole, under the interpreter's lock)."""
+        return [key for key in self._keys.copy().values() if key is not None]
 
     def get(self, name: str) -> Secret | None:
         """The key named `name` (`SECRET_NAMES`), or None; `SecretsError` for one in the keyring that cannot be used."""

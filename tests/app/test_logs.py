@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import dataclasses
 import logging
+import threading
 from collections.abc import Iterator
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
@@ -8,10 +10,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from keyring.backends import fail
 
 from app.cli.logs import REDACTED, RedactingFilter, configure_logging, log_file_path, redact
 from app.config.secrets import ApiKeys, Secret
 from app.config.settings import Settings
+from tests.app import MemoryKeyring, using_keyring
 
 # Configured secrets deliberately look like nothing the patterns know: only the exact value can catch them.
 GEMINI_SECRET = "gm-plain-value-7f3a9c"
@@ -122,6 +126,31 @@ def test_a_configured_secret_is_redacted_from_the_message(tmp_path: Path, capsys
     for text in (read_log(tmp_path), capsys.readouterr().err):
         assert GEMINI_SECRET not in text
         assert f"calling Gemini with key {REDACTED}" in text
+
+
+def test_a_key_read_from_the_keyring_after_logging_began_is_redacted(tmp_path: Path) -> None:
+    settings = dataclasses.replace(make_settings(tmp_path), api_keys=ApiKeys({}))
+    with using_keyring(MemoryKeyring()) as backend:
+        backend.set_password("parley", "gemini_api_key", GEMINI_SECRET)
+        configure_logging(settings, stderr=False)
+        assert settings.gemini_api_key == Secret(GEMINI_SECRET)  # read now, as a conversation first uses it
+        log.info(f"calling Gemini with key {GEMINI_SECRET}")
+    assert GEMINI_SECRET not in read_log(tmp_path)
+    assert f"calling Gemini with key {REDACTED}" in read_log(tmp_path)
+
+
+def test_a_keyring_lookup_that_logs_is_not_kept_waiting_by_the_log_filter(tmp_path: Path) -> None:
+    # The lookup logs why the keyring gave nothing (at DEBUG); the filter asks the keys read so far. A lock held by
+    # the lookup and asked for by the filter would leave `parley --log-level DEBUG ask` waiting for ever.
+    settings = dataclasses.replace(make_settings(tmp_path), api_keys=ApiKeys({}))
+    configure_logging(settings, stderr=False)
+    found: list[Secret | None] = []
+    with using_keyring(fail.Keyring()):  # type: ignore[no-untyped-call]  # keyring has no hints here
+        lookup = threading.Thread(target=lambda: found.append(settings.gemini_api_key), daemon=True)
+        lookup.start()
+        lookup.join(timeout=30)
+    assert found == [None]
+    assert "no gemini key from the OS keyring: NoKeyringError" in read_log(tmp_path)
 
 
 def test_a_configured_secret_is_redacted_from_the_args(tmp_path: Path) -> None:
