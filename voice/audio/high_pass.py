@@ -45,7 +45,7 @@ class HighPass:
                 driven[1] -= a2 * last
             signal = _all_pole(driven, a1, a2)
             self._inputs[index] = given[-2:]
-            self._outputs[index] = np.concatenate([self._outputs[index], signal])[-2:]
+            self._outputs[index] = np.concatenate([self._outputs[index], signal[-2:]])[-2:]
         return signal
 
 
